@@ -1,0 +1,143 @@
+"""Answer types: what a method returns, with its support artifact and accounting."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from foresci.taxonomy.models import Trajectory
+
+
+class RetrievedItem(BaseModel):
+    """A paper a method retrieved (always dated on or before the task cutoff)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paper_id: str
+    title: str
+    announced: date
+    score: float | None = None
+    query: str | None = None
+
+
+class Evidence(BaseModel):
+    """The papers used for one claim of the answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claim: str
+    paper_ids: list[str] = Field(default_factory=list)
+
+
+class ToolCall(BaseModel):
+    """One logged tool call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result_ids: list[str] = Field(default_factory=list)
+
+
+class SupportArtifact(BaseModel):
+    """What an answer rests on: queries, retrieved items with dates, evidence per claim."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    queries: list[str] = Field(default_factory=list)
+    retrieved: list[RetrievedItem] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="e.g. how trends were normalised")
+
+
+# ---- family-specific structured outputs -------------------------------------------------------
+
+class DirectionAnswer(BaseModel):
+    """direction_forecasting: the candidate that gains momentum and its trajectory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    direction: str = Field(description="option_id of the chosen candidate")
+    trajectory: Trajectory
+    rationale: str
+    signals: list[str] = Field(default_factory=list)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+
+
+class BottleneckAnswer(BaseModel):
+    """bottleneck_opportunity: one root bottleneck, the opportunity it unlocks, and the mechanism."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bottleneck: str
+    opportunity: str
+    mechanism: str
+    evidence_summary: str = ""
+
+
+class RankedOption(BaseModel):
+    """One entry of a ranked plan or venue list."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    option_id: str
+    reason: str = ""
+
+
+class PlanningAnswer(BaseModel):
+    """strategic_planning: ranked options with milestones and risks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ranking: list[RankedOption]
+    milestones: list[str] = Field(default_factory=list)
+    risks: list[str] = Field(default_factory=list)
+    go_no_go: str = ""
+
+
+class VenueAnswer(BaseModel):
+    """venue_positioning: ranked venue families with framing and reviewer risks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ranking: list[RankedOption]
+    framing: str = ""
+    reviewer_risks: list[str] = Field(default_factory=list)
+    evidence_upgrades: list[str] = Field(default_factory=list)
+
+
+class ForecastAnswer(BaseModel):
+    """Answer to a forecast question: quantiles for numeric, a probability for binary."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question_id: str
+    p10: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    probability: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class Answer(BaseModel):
+    """One method's answer to one task, as appended to ``answers.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    family: str
+    method: str
+    model: str | None = Field(default=None, description="backbone name; None for non-LLM methods")
+    mode: Literal["full", "name_only"] = "full"
+    text: str = Field(default="", description="rendered final answer")
+    payload: dict[str, Any] = Field(default_factory=dict, description="the family schema as data")
+    support: SupportArtifact | None = Field(default=None, description="None for native / name_only")
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = None
+    contamination_risk: bool = False
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    elapsed_s: float = 0.0

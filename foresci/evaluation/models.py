@@ -1,0 +1,38 @@
+"""Score types: one metric result, one scored answer row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class MetricResult(BaseModel):
+    """The value of one metric on one answer (None = not applicable, shown as '–')."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="metric name, e.g. 'fact', 'fta', 'trace', 'pers', 'fact_offline'")
+    value: float | None
+    precision: float | None = None
+    recall: float | None = None
+    runs: list[float] = Field(default_factory=list, description="per-run values of rubric metrics")
+    variance: float | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+    available: bool = True
+    reason: str | None = Field(default=None, description="why unavailable, when it is")
+
+
+class Score(BaseModel):
+    """All metric results of one answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    family: str
+    domain: str
+    method: str
+    model: str | None = None
+    mode: str = "full"
+    metrics: dict[str, MetricResult] = Field(default_factory=dict)
+    contamination_risk: bool = False

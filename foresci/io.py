@@ -1,0 +1,114 @@
+"""Small, shared file helpers: JSONL reading/writing and atomic writes.
+
+Every module that reads or writes JSONL goes through here (one ``iter_jsonl``, not 33).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+
+class JsonlError(ValueError):
+    """A JSONL line that could not be parsed; carries the file and 1-based line number."""
+
+    def __init__(self, path: Path, line_number: int, reason: str) -> None:
+        super().__init__(f"{path}:{line_number}: {reason}")
+        self.path = path
+        self.line_number = line_number
+        self.reason = reason
+
+
+def open_text(path: Path) -> IO[str]:
+    """Open a (possibly gzipped) text file for reading as UTF-8."""
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open("r", encoding="utf-8")
+
+
+def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object of a JSONL file (blank lines skipped); raise JsonlError naming the line."""
+    path = Path(path)
+    with open_text(path) as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise JsonlError(path, line_number, f"invalid JSON: {error.msg}") from error
+            if not isinstance(value, dict):
+                raise JsonlError(path, line_number, "expected a JSON object")
+            yield value
+
+
+def _to_jsonable(row: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(row, BaseModel):
+        return row.model_dump(mode="json")
+    return row
+
+
+def dumps_line(row: BaseModel | dict[str, Any]) -> str:
+    """Serialise one row as a compact JSON line (keys sorted for byte-stable output)."""
+    return json.dumps(_to_jsonable(row), ensure_ascii=False, sort_keys=True) + "\n"
+
+
+@contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it replaces ``path`` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    temporary_path = Path(temporary)
+    try:
+        yield temporary_path
+        os.replace(temporary_path, path)
+    finally:
+        if temporary_path.exists():
+            temporary_path.unlink()
+
+
+def write_jsonl(path: Path | str, rows: Iterable[BaseModel | dict[str, Any]]) -> int:
+    """Write rows to a JSONL file atomically; return how many were written."""
+    count = 0
+    with atomic_path(path) as temporary, temporary.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(dumps_line(row))
+            count += 1
+    return count
+
+
+def append_jsonl(path: Path | str, row: BaseModel | dict[str, Any]) -> None:
+    """Append one row to a JSONL file and flush it to disk (safe against a later kill)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(dumps_line(row))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_json(path: Path | str, value: BaseModel | dict[str, Any] | list[Any]) -> None:
+    """Write a JSON document atomically, pretty-printed with sorted keys."""
+    payload = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    with atomic_path(path) as temporary:
+        temporary.write_text(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+                             encoding="utf-8")
+
+
+def read_json(path: Path | str) -> Any:
+    """Read a JSON document; errors name the file."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from error

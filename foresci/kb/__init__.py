@@ -1,0 +1,1 @@
+"""foresci.kb package."""

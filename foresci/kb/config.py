@@ -1,0 +1,17 @@
+"""Settings of the knowledge base (the ``kb`` section of :class:`foresci.settings.Settings`)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class KBSettings(BaseModel):
+    """How the knowledge base ingests, screens, indexes and retrieves papers."""
+
+    domains: list[str] = Field(default_factory=list,
+                               description="domain slugs to screen for (files kb/domains/<slug>.yaml); empty = all")
+    rrf_k: int = Field(default=60, description="reciprocal rank fusion constant k")
+    candidates_per_retriever: int = Field(default=100, description="hits taken from BM25 and from dense before fusion")
+    screen_threshold: float = Field(default=0.35, description="embedding similarity to a domain seed for 'support'")
+    llm_screen: bool = Field(default=False, description="ask the builder LLM to screen borderline papers")
+    max_row_bytes: int = Field(default=200_000, description="a raw row larger than this is quarantined")

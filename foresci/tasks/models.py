@@ -1,0 +1,77 @@
+"""Public task types: what an answering method may see. Hidden targets live in ``tasks/hidden.py``."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Family = Literal["direction_forecasting", "bottleneck_opportunity", "strategic_planning", "venue_positioning"]
+FAMILIES: tuple[Family, ...] = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning",
+                                "venue_positioning")
+Horizon = Literal["3m", "6m", "venue_cycle"]
+QuestionKind = Literal["numeric", "binary"]
+
+
+class Candidate(BaseModel):
+    """A fixed option the answer must choose among or rank."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    option_id: str = Field(description="short stable id, e.g. 'A'")
+    name: str
+    description: str = ""
+    node_id: str | None = Field(default=None, description="taxonomy node the option was drawn from")
+
+
+class Task(BaseModel):
+    """A public foresight task x = (q, t, K<=t, f). Carries nothing computed after the cutoff."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    family: Family
+    domain: str
+    cutoff: date
+    horizon: Horizon
+    window_start: date
+    window_end: date
+    title: str
+    question: str
+    candidates: list[Candidate] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict,
+                                    description="pre-cutoff context: sub-direction, contribution, node ids")
+    deliverable: list[str] = Field(default_factory=list, description="requirements on the answer")
+    source: str = Field(default="foresci", description="who built it: foresci, researchforesight, sim")
+    subtype: str | None = None
+
+
+class ForecastQuestion(BaseModel):
+    """A resolvable numeric or binary question about the window after the cutoff."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question_id: str
+    kind: QuestionKind
+    domain: str
+    cutoff: date
+    window_start: date
+    window_end: date
+    text: str
+    resolution_rule: str = Field(description="how the outcome is computed from newer literature")
+    node_id: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict, description="machine-readable resolution parameters")
+    baseline: float | None = Field(default=None, description="naive (persistence) forecast: count or probability")
+
+
+class ReleaseInfo(BaseModel):
+    """Summary of a release folder (mirrors its manifest counts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    cutoffs: list[date]
+    counts_by_family: dict[str, int] = Field(default_factory=dict)
+    counts_by_domain: dict[str, int] = Field(default_factory=dict)
+    counts_by_horizon: dict[str, int] = Field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""foresci.taxonomy package."""
