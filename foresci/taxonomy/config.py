@@ -1,12 +1,44 @@
-"""Settings of taxonomy induction (the ``taxonomy`` section)."""
+"""Settings of taxonomy induction (the ``taxonomy`` section).
+
+Numbers that shape the tree live here (overridable by env/YAML, e.g. ``FORESCI_TAXONOMY__SEED=7``);
+the slicing policy, dimension cue words and trajectory thresholds live in the declarative files
+``taxonomy/slicing.yaml``, ``taxonomy/dimensions.yaml`` and ``taxonomy/trajectory.yaml``.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 
 class TaxonomySettings(BaseModel):
-    """How temporal taxonomies are induced."""
+    """How temporal taxonomies are induced (offline: embedding clustering + c-TF-IDF labels)."""
 
-    seed: int = Field(default=13, description="random seed for clustering")
-    use_llm: bool = Field(default=False, description="let the builder LLM route papers and write labels")
+    seed: int = Field(default=13, description="random seed for clustering (same seed, same taxonomy)")
+    top_level_size: int = Field(default=120, description="papers per top-level node aimed at when seeding "
+                                                         "the first slice (k = papers / this)")
+    max_top_level: int = Field(default=14, description="most top-level nodes the seed slice creates")
+    min_top_level: int = Field(default=3, description="fewest top-level nodes the seed slice creates")
+    max_leaf_papers: int = Field(default=150, description="density threshold: a leaf holding more papers "
+                                                         "expands in depth (children)")
+    children_per_split: int = Field(default=4, description="children a depth expansion creates (at most)")
+    min_split_gain: float = Field(default=0.02,
+                                  description="mean cosine to own centre a depth split must gain over the "
+                                              "parent (homogeneous nodes stay whole)")
+    max_depth: int = Field(default=3, description="deepest level a node may sit at (root level = 0)")
+    coverage_threshold: float = Field(default=0.35, description="cosine below which a paper is poorly "
+                                                                "covered by its nearest node")
+    min_width_papers: int = Field(default=12, description="poorly covered papers needed under one parent "
+                                                          "before a width expansion (new siblings)")
+    min_node_papers: int = Field(default=5, description="smallest node a split or width expansion keeps")
+    representatives: int = Field(default=5, description="most central papers kept per node")
+    label_terms: int = Field(default=3, description="c-TF-IDF terms joined into a node label")
+    key_terms: int = Field(default=10, description="c-TF-IDF terms kept per node")
+    kmeans_iterations: int = Field(default=40, description="Lloyd iterations per clustering")
+    slicing_file: Path | None = Field(default=None, description="slicing policy YAML; default "
+                                                                "taxonomy/slicing.yaml")
+    dimensions_file: Path | None = Field(default=None, description="dimension cue words YAML; default "
+                                                                   "taxonomy/dimensions.yaml")
+    trajectory_file: Path | None = Field(default=None, description="trajectory thresholds YAML; default "
+                                                                   "taxonomy/trajectory.yaml")

@@ -56,8 +56,15 @@ class Node(BaseModel):
     first_seen: date | None = None
     last_seen: date | None = None
     lineage: Lineage | None = None
-    trajectory: Trajectory | None = Field(default=None, description="trajectory over the last window, if computed")
+    trajectory: Trajectory | None = Field(default=None,
+                                          description="trajectory over the last window, if computed")
     signals: list[Signal] = Field(default_factory=list)
+    centroid: list[float] | None = Field(default=None, description="unit-length mean embedding of the "
+                                         "node's papers; assign_papers routes new papers by it")
+    dimension_shares: dict[str, float] = Field(
+        default_factory=dict, description="share of the node's papers routed to each dimension")
+    cohesion: float | None = Field(default=None,
+                                   description="mean cosine of the node's papers to its centroid")
 
 
 class Edge(BaseModel):
@@ -84,6 +91,20 @@ class Snapshot(BaseModel):
     nodes: list[Node] = Field(default_factory=list)
     edges: list[Edge] = Field(default_factory=list)
     normalised_by: str = Field(default="", description="what monthly shares are relative to")
+    reference_monthly: dict[str, int] = Field(default_factory=dict,
+                                              description="'YYYY-MM' -> papers of the reference that "
+                                                          "normalised_by names")
+    paper_count: int = Field(default=0, description="papers the snapshot was induced from")
+    embedding_model: str = Field(default="", description="embedding model of the centroids")
+
+    def children(self, node_id: str | None) -> list[Node]:
+        """Return the nodes whose parent is ``node_id`` (``None``: the top level), in stored order."""
+        return [candidate for candidate in self.nodes if candidate.parent_id == node_id]
+
+    def leaves(self) -> list[Node]:
+        """Return the nodes without children."""
+        parents = {candidate.parent_id for candidate in self.nodes}
+        return [candidate for candidate in self.nodes if candidate.node_id not in parents]
 
     def node(self, node_id: str) -> Node:
         """Return a node by id; KeyError naming the id if absent."""
