@@ -1,7 +1,159 @@
-"""CLI: foresci sim ..."""
+"""CLI: ``foresci sim generate`` and ``foresci sim truth``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
-app = typer.Typer(help="Generate synthetic research worlds with planted dynamics.", no_args_is_help=True)
+app = typer.Typer(
+    help="Generate synthetic research worlds with planted dynamics.\n\n"
+    "Example: foresci sim generate worlds/w1 --seed 7 --difficulty 0.8 && "
+    "foresci sim truth worlds/w1",
+    no_args_is_help=True,
+)
+
+
+@app.command("generate")
+def generate_command(
+    out: Path = typer.Argument(..., help="folder to write the world into (created; corpus files replaced)"),
+    seed: int = typer.Option(2026, help="world seed; same seed and knobs, byte-identical world"),
+    domains: int = typer.Option(3, "--domains", help="invented research domains"),
+    directions: int = typer.Option(6, "--directions", help="planted directions per domain"),
+    start: str = typer.Option("2024-01", help="first simulated month, YYYY-MM"),
+    months: int = typer.Option(18, help="simulated months"),
+    cutoff_month: str | None = typer.Option(
+        None, help="last month before the cutoff (YYYY-MM); default leaves --window months after it"
+    ),
+    window: int = typer.Option(6, help="hidden months after the cutoff (when --cutoff-month is unset)"),
+    papers_per_month: float = typer.Option(120.0, help="expected papers per month at the cutoff"),
+    difficulty: float = typer.Option(
+        0.5, min=0.0, max=1.0, help="0: trends visible before the cutoff; 1: change only after it"
+    ),
+    noise: float = typer.Option(0.1, min=0.0, max=1.0, help="observation noise: mislabels, missing, delays"),
+    counterfactual: str | None = typer.Option(
+        None,
+        help="same vocabulary, shifted dynamics: reverse "
+        "(accelerating<->cooling), shuffle, null (all steady)",
+    ),
+    gzip: bool = typer.Option(False, "--gzip", help="write corpus days as .jsonl.gz"),
+) -> None:
+    """Generate a world: OUT/corpus/YYYY-MM-DD.jsonl (daily-arXiv format), OUT/domains/*.yaml,
+    OUT/ground_truth.json, OUT/paper_labels.jsonl and OUT/manifest.json.
+
+    Examples:
+
+        foresci sim generate worlds/default
+
+        foresci sim generate worlds/hard --difficulty 1.0 --noise 0.3
+
+        foresci sim generate worlds/cf --counterfactual reverse   # same words, reversed dynamics
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from foresci.sim.world import WorldConfig, generate_world
+
+    try:
+        config = WorldConfig(
+            seed=seed,
+            n_domains=domains,
+            directions_per_domain=directions,
+            start=start,
+            months=months,
+            cutoff_month=cutoff_month,
+            window_months=window,
+            papers_per_month=papers_per_month,
+            difficulty=difficulty,
+            noise=noise,
+            counterfactual=counterfactual,
+            gzip=gzip,
+        )
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error
+    console = Console()
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task("planning world", total=config.months)
+
+        def report(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=stage, completed=done, total=total)
+
+        paths = generate_world(config, out, progress=report)
+    from foresci.sim.world import load_ground_truth
+
+    truth = load_ground_truth(paths.root)
+    console.print(
+        f"[green]world written[/green] to {paths.root}: {truth.paper_count} papers "
+        f"({truth.row_count} rows) over {len(paths.corpus_files)} days, "
+        f"{len(truth.domains)} domains, {len(truth.directions)} directions, cutoff {truth.cutoff}"
+    )
+
+
+@app.command("truth")
+def truth_command(
+    out: Path = typer.Argument(..., help="a world folder written by `foresci sim generate`"),
+    chains: bool = typer.Option(False, "--chains", help="also list bottleneck -> opportunity chains"),
+) -> None:
+    """Print a world's ground truth: every direction's planted trajectory, rates and venue preference.
+
+    Example: foresci sim truth worlds/default --chains
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from foresci.sim.stats import window_counts
+    from foresci.sim.world import load_ground_truth
+
+    try:
+        truth = load_ground_truth(out)
+    except (FileNotFoundError, ValueError) as error:
+        raise typer.BadParameter(str(error)) from error
+    console = Console()
+    table = Table(
+        title=f"planted directions (cutoff {truth.cutoff}, window {truth.window_months[0]}.."
+        f"{truth.window_months[-1]})"
+    )
+    for column in (
+        "direction",
+        "name",
+        "trajectory",
+        "factor",
+        "observed before",
+        "observed window",
+        "children",
+        "top venue",
+    ):
+        table.add_column(column)
+    for direction in truth.directions:
+        before, window = window_counts(truth, direction.direction_id)
+        table.add_row(
+            direction.direction_id,
+            direction.name,
+            direction.trajectory,
+            f"{direction.planted_factor:.2f}",
+            str(before),
+            str(window),
+            ", ".join(child.vocabulary.name for child in direction.children),
+            direction.venue_ranking[0],
+        )
+    console.print(table)
+    if chains:
+        chain_table = Table(title="bottleneck -> opportunity chains")
+        for column in ("direction", "bottleneck", "opportunity", "resolved", "after cutoff"):
+            chain_table.add_column(column)
+        for direction in truth.directions:
+            for chain in direction.bottlenecks:
+                chain_table.add_row(
+                    direction.direction_id,
+                    chain.bottleneck,
+                    chain.opportunity,
+                    chain.resolved,
+                    "yes" if chain.after_cutoff else "no",
+                )
+        console.print(chain_table)
