@@ -10,3 +10,26 @@ class TaskSettings(BaseModel):
 
     seed: int = Field(default=7, description="random seed for candidate sampling")
     llm_polish: bool = Field(default=False, description="let the builder LLM polish question wording")
+    candidates_per_task: int = Field(default=4, description="options per direction/planning task")
+    min_support: int = Field(default=8, description="pre-cutoff papers a candidate node needs (ForeSci B.3)")
+    min_baseline: int = Field(default=2, description="papers a candidate node needs in the baseline period")
+    max_breadth: float = Field(default=0.5, description="a node holding more than this share of the domain's "
+                                                      "pre-cutoff papers is too broad to be a candidate")
+    min_margin: float = Field(default=0.1,
+                              description="log-share-growth lead the winner needs over the runner-up")
+    neighbour_tolerance: float = Field(default=0.25, description="candidates within this log-growth of the "
+                                       "winner "
+                                                               "are acceptable neighbours")
+    min_window_papers: int = Field(default=3, description="window papers the winning/target node needs")
+    min_addressing_papers: int = Field(default=2, description="window papers that must address a bottleneck")
+    min_venue_papers: int = Field(default=3, description="venue-tagged window papers a venue task needs")
+    max_label_share: float = Field(default=0.5,
+                                   description="gate: no trajectory label above this share of a family")
+    max_persistence_share: float = Field(default=0.6, description="rebalancing target for the persistence "
+                                         "match "
+                                                                 "rate of a family")
+    reject_persistence_share: float = Field(default=0.9, description="gate: a family persistence solves at "
+                                            "this "
+                                                                    "rate or more is rejected")
+    enforce_gates: bool = Field(default=True, description="drop families that fail a gate from the release")
+    attempts_per_task: int = Field(default=40, description="candidate sets sampled per wanted task")

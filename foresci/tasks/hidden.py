@@ -39,8 +39,10 @@ class HiddenTarget(BaseModel):
     task_id: str
     family: str
     # direction_forecasting
-    primary_direction: str | None = Field(default=None, description="candidate option_id that gains momentum")
-    acceptable_directions: list[str] = Field(default_factory=list, description="acceptable neighbour option_ids")
+    primary_direction: str | None = Field(default=None,
+                                          description="candidate option_id that gains momentum")
+    acceptable_directions: list[str] = Field(default_factory=list,
+                                             description="acceptable neighbour option_ids")
     trajectory: Trajectory | None = None
     # bottleneck_opportunity
     bottleneck: list[str] = Field(default_factory=list, description="primary bottleneck then variants")

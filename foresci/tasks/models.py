@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Family = Literal["direction_forecasting", "bottleneck_opportunity", "strategic_planning", "venue_positioning"]
+Family = Literal["direction_forecasting", "bottleneck_opportunity", "strategic_planning",
+                 "venue_positioning"]
 FAMILIES: tuple[Family, ...] = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning",
                                 "venue_positioning")
 Horizon = Literal["3m", "6m", "venue_cycle"]
@@ -61,8 +62,10 @@ class ForecastQuestion(BaseModel):
     text: str
     resolution_rule: str = Field(description="how the outcome is computed from newer literature")
     node_id: str | None = None
-    params: dict[str, Any] = Field(default_factory=dict, description="machine-readable resolution parameters")
-    baseline: float | None = Field(default=None, description="naive (persistence) forecast: count or probability")
+    params: dict[str, Any] = Field(default_factory=dict,
+                                   description="machine-readable resolution parameters")
+    baseline: float | None = Field(default=None,
+                                   description="naive (persistence) forecast: count or probability")
 
 
 class ReleaseInfo(BaseModel):

@@ -1,0 +1,171 @@
+"""Build a release from a KB: taxonomy at the cutoff, window evidence, family builders, gates, files."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from foresci.artifacts import write_manifest
+from foresci.kb.models import Paper
+from foresci.tasks.audit import AuditReport, audit_tasks
+from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
+from foresci.tasks.builders.common import Built, select_balanced
+from foresci.tasks.builders.direction import build_direction_tasks
+from foresci.tasks.builders.planning import build_planning_tasks
+from foresci.tasks.builders.venue import build_venue_tasks
+from foresci.tasks.config import TaskSettings
+from foresci.tasks.evidence import Classifier, DomainEvidence, collect_evidence
+from foresci.tasks.hidden_io import write_hidden
+from foresci.tasks.lint import lint_task
+from foresci.tasks.models import FAMILIES
+from foresci.tasks.release import write_public
+from foresci.tasks.text import content_tokens
+from foresci.tasks.windows import Window, make_window
+from foresci.taxonomy.models import Snapshot
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from foresci.settings import Settings
+
+DOMAIN_NAMES = {"llm_agent": "LLM agents", "llm_finetuning_post_training": "LLM fine-tuning and "
+                "post-training",
+                "rag_and_retrieval_structuring": "RAG and retrieval structuring",
+                "visual_generative_modeling_and_diffusion": "visual generative modelling and diffusion"}
+
+Builder = Callable[[DomainEvidence, TaskSettings, str, int], list[Built]]
+BUILDERS: dict[str, Builder] = {"direction_forecasting": build_direction_tasks,
+                                "bottleneck_opportunity": build_bottleneck_tasks,
+                                "strategic_planning": build_planning_tasks,
+                                "venue_positioning": build_venue_tasks}
+HORIZON_FAMILIES = {"venue_cycle": ("venue_positioning",)}
+WINDOW_FAMILIES = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning")
+
+
+def domain_name(slug: str) -> str:
+    """Readable name of a domain slug."""
+    return DOMAIN_NAMES.get(slug, slug.replace("_", " "))
+
+
+def evidence_for_windows(snapshot: Snapshot, papers: Sequence[Paper], embeddings: np.ndarray,
+                         windows: Sequence[Window],
+                         classify: Classifier | None = None) -> list[DomainEvidence]:
+    """Route pre- and post-cutoff papers to T(t) once, then collect evidence for each window."""
+    from foresci.taxonomy.assign import assign_papers
+    from foresci.taxonomy.trajectory import classify_trajectory
+
+    assignment = assign_papers(snapshot, papers, embeddings)
+    return [collect_evidence(snapshot, papers, assignment, window, classify or classify_trajectory)
+            for window in windows]
+
+
+def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, per_family: int,
+                   families: Sequence[str] = FAMILIES) -> tuple[dict[str, list[Built]], list[str]]:
+    """Run every family builder on every window's evidence; drop tasks the leakage lint flags.
+
+    Returns the candidates per family and the lint problems of dropped tasks.
+    """
+    pools: dict[str, list[Built]] = {family: [] for family in families}
+    problems: list[str] = []
+    for evidence in evidences:
+        name = domain_name(evidence.domain)
+        allowed = frozenset(content_tokens(name))
+        first_seen = {node.node_id: node.first_seen for node in evidence.snapshot.nodes}
+        wanted = HORIZON_FAMILIES.get(evidence.window.horizon, WINDOW_FAMILIES)
+        for family in families:
+            if family not in wanted:
+                continue
+            for item in BUILDERS[family](evidence, settings, name, per_family):
+                found = lint_task(item.task, item.hidden, evidence.pre_vocabulary, first_seen, allowed)
+                if found:
+                    problems.extend(found)
+                    continue
+                pools[family].append(item)
+    return pools, problems
+
+
+def select_tasks(pools: Mapping[str, list[Built]], per_family: int, settings: TaskSettings) -> dict[str,
+                                                                                                    list[Built]]:
+    """Balanced selection per family, spreading picks over domains and horizons."""
+    selected: dict[str, list[Built]] = {}
+    for family, items in pools.items():
+        shuffled = list(items)
+        random.Random(f"{settings.seed}:select:{family}").shuffle(shuffled)
+        selected[family] = select_balanced(shuffled, per_family, settings,
+                                           group_of=lambda item: f"{item.task.domain}|{item.task.horizon}")
+    return selected
+
+
+def write_release(out: Path, selected: Mapping[str, list[Built]], settings: TaskSettings, *,
+                  inputs: dict[str, Any], extra_counts: dict[str, Any] | None = None) -> AuditReport:
+    """Audit, apply the gates, then write tasks.jsonl, hidden.jsonl and manifest.json into ``out``."""
+    items = [item for family in FAMILIES for item in selected.get(family, [])]
+    tasks = [item.task for item in items]
+    hidden = {item.hidden.task_id: item.hidden for item in items}
+    report = audit_tasks(tasks, hidden, settings)
+    rejected = [family for family, audit in report.families.items() if not audit.passed]
+    if settings.enforce_gates and rejected:
+        items = [item for item in items if item.task.family not in rejected]
+        tasks = [item.task for item in items]
+    out.mkdir(parents=True, exist_ok=True)
+    files = write_public(out, tasks)
+    files.append(write_hidden(out, [item.hidden for item in items]))
+    counts = {"tasks": len(tasks),
+              "by_family": dict(Counter(task.family for task in tasks)),
+              "by_domain": dict(Counter(task.domain for task in tasks)),
+              "by_horizon": dict(Counter(task.horizon for task in tasks)),
+              "cutoffs": sorted({task.cutoff.isoformat() for task in tasks}),
+              "windows": sorted({f"{task.horizon}:{task.window_start}..{task.window_end}" for task in tasks}),
+              "rejected_families": {family: report.families[family].reasons for family in rejected},
+              "audit": report.model_dump(mode="json"), **(extra_counts or {})}
+    write_manifest(out, "release", inputs=inputs, config=settings.model_dump(mode="json"), files=files,
+                   counts=counts)
+    return report
+
+
+def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3m", "6m"),
+                  domains: Sequence[str] | None = None, settings: Settings | None = None,
+                  per_family: int = 25,
+                  snapshots: Mapping[str, Snapshot] | None = None,
+                  progress: Callable[[str], None] | None = None) -> Path:
+    """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows plus a venue cycle, four families.
+
+    ``snapshots``: taxonomies T(d, t) already induced (domain -> Snapshot); others are induced here with
+    ``build_taxonomy`` from papers up to the cutoff. Refuses windows the KB has not yet closed.
+    """
+    from foresci.settings import Settings
+    from foresci.taxonomy.build import build_taxonomy
+
+    settings = settings or Settings()
+    task_settings = settings.tasks
+    window_list = [make_window(cutoff, horizon) for horizon in windows] + [make_window(cutoff,
+                                                                                       "venue_cycle")]
+    last_end = max(window.end for window in window_list)
+    if kb.max_date < last_end:
+        raise ValueError(f"the KB ends on {kb.max_date}; the window to {last_end} has not closed in it")
+    evidences: list[DomainEvidence] = []
+    for domain in domains or kb.domains:
+        if progress:
+            progress(f"{domain}: taxonomy at {cutoff}")
+        snapshot = (snapshots or {}).get(domain) or build_taxonomy(kb, domain, cutoff, settings).final
+        papers = kb.papers(until=last_end, domain=domain)
+        if progress:
+            progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
+        embeddings = kb.embeddings([paper.paper_id for paper in papers])
+        evidences.extend(evidence_for_windows(snapshot, papers, embeddings, window_list))
+    if progress:
+        progress("building tasks")
+    pools, problems = candidate_pool(evidences, task_settings, per_family)
+    selected = select_tasks(pools, per_family, task_settings)
+    inputs = {"kb": str(getattr(kb, "path", "")), "kb_fingerprint": str(getattr(kb, "fingerprint", "")),
+              "cutoff": cutoff.isoformat(), "windows": list(windows), "domains": list(domains or kb.domains),
+              "per_family": per_family}
+    write_release(out, selected, task_settings, inputs=inputs,
+                  extra_counts={"candidates_by_family": {family: len(items) for family,
+                                                         items in pools.items()},
+                                "lint_dropped": len(problems), "lint_examples": problems[:10]})
+    return out

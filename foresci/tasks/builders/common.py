@@ -1,0 +1,211 @@
+"""What every family builder shares: the built pair, task ids, candidate eligibility (ForeSci B.3), option
+naming and the rebalancing selection that keeps labels and persistence from dominating a family."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from foresci.artifacts import sha256_json
+from foresci.tasks.config import TaskSettings
+from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+from foresci.tasks.hidden import HiddenTarget
+from foresci.tasks.models import Candidate, Task
+from foresci.tasks.text import content_tokens
+from foresci.taxonomy.models import Node
+
+FAMILY_ABBREVIATION = {"direction_forecasting": "df", "bottleneck_opportunity": "bo",
+                       "strategic_planning": "sp", "venue_positioning": "vp"}
+OPTION_IDS = "ABCDEFGHIJ"
+
+
+@dataclass
+class Built:
+    """One task and its hidden target, plus what the selection needs to know about it."""
+
+    task: Task
+    hidden: HiddenTarget
+    decision_key: tuple[str, ...]
+    label: str | None = None
+    persistence_match: bool | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def task_id(family: str, domain: str, horizon: str, decision_key: Sequence[str], cutoff_iso: str) -> str:
+    """A stable task id: family abbreviation, cutoff, horizon and a hash of the decision."""
+    digest = sha256_json({"family": family, "domain": domain, "horizon": horizon,
+                          "decision": list(decision_key),
+                          "cutoff": cutoff_iso})[:10]
+    return f"{FAMILY_ABBREVIATION[family]}-{cutoff_iso.replace('-', '')}-{horizon}-{digest}"
+
+
+def display_name(node: Node) -> str:
+    """Human-readable name of a node (its label with separators turned into spaces)."""
+    return node.label.replace("_", " ").replace("/", " / ").strip()
+
+
+def node_description(node: Node) -> str:
+    """Pre-cutoff description of a node: its description or, failing that, its key terms."""
+    if node.description:
+        return node.description
+    return "Key terms: " + ", ".join(node.key_terms[:8]) if node.key_terms else ""
+
+
+def is_eligible(evidence: NodeEvidence, domain: DomainEvidence, settings: TaskSettings) -> bool:
+    """ForeSci B.3: enough pre-cutoff support, specific (not the domain itself), separable from the future.
+
+    Separable: the node exists in T(t) (first seen on or before the cutoff) and every content word of its
+    name already occurs in pre-cutoff text, so naming it cannot leak a post-cutoff term.
+    """
+    node = evidence.node
+    domain_pre = sum(item.pre_total for item in domain.nodes.values() if item.node.parent_id is None)
+    if evidence.pre_total < settings.min_support or evidence.baseline < settings.min_baseline:
+        return False
+    if domain_pre and evidence.pre_total > settings.max_breadth * domain_pre:
+        return False
+    if node.first_seen is not None and node.first_seen > domain.cutoff:
+        return False
+    words = content_tokens(display_name(node))
+    return bool(words) and all(word in domain.pre_vocabulary for word in words)
+
+
+def eligible_nodes(domain: DomainEvidence, settings: TaskSettings) -> list[NodeEvidence]:
+    """Eligible nodes, near-duplicate names removed (the better supported one kept), in a stable order."""
+    kept: list[NodeEvidence] = []
+    for evidence in sorted(domain.nodes.values(), key=lambda item: (-item.pre_total, item.node_id)):
+        if not is_eligible(evidence, domain, settings):
+            continue
+        words = set(content_tokens(display_name(evidence.node)))
+        if any(_jaccard(words, set(content_tokens(display_name(other.node)))) >= 0.8 for other in kept):
+            continue
+        kept.append(evidence)
+    return sorted(kept, key=lambda item: item.node_id)
+
+
+def _jaccard(left: set[str], right: set[str]) -> float:
+    return len(left & right) / len(left | right) if left | right else 1.0
+
+
+def related(left: NodeEvidence, right: NodeEvidence) -> bool:
+    """True when one node lies in the other's subtree (they cannot be separate options)."""
+    return left.node_id in right.subtree or right.node_id in left.subtree
+
+
+def sample_option_sets(pool: Sequence[NodeEvidence], size: int, attempts: int,
+                       rng: random.Random) -> list[list[NodeEvidence]]:
+    """Distinct random sets of ``size`` mutually unrelated nodes, each sorted by node id."""
+    seen: set[tuple[str, ...]] = set()
+    sets: list[list[NodeEvidence]] = []
+    if len(pool) < size:
+        return sets
+    for _ in range(attempts):
+        chosen: list[NodeEvidence] = []
+        for candidate in rng.sample(list(pool), len(pool)):
+            if all(not related(candidate, other) for other in chosen):
+                chosen.append(candidate)
+            if len(chosen) == size:
+                break
+        if len(chosen) < size:
+            continue
+        key = tuple(sorted(item.node_id for item in chosen))
+        if key in seen:
+            continue
+        seen.add(key)
+        sets.append(sorted(chosen, key=lambda item: item.node_id))
+    return sets
+
+
+def candidates_from(options: Sequence[NodeEvidence], rng: random.Random) -> list[tuple[Candidate,
+                                                                                       NodeEvidence]]:
+    """Shuffle options (so the id order carries no signal) and name them A, B, C..."""
+    shuffled = list(options)
+    rng.shuffle(shuffled)
+    return [(Candidate(option_id=OPTION_IDS[index], name=display_name(item.node),
+                       description=node_description(item.node), node_id=item.node_id), item)
+            for index, item in enumerate(shuffled)]
+
+
+def pre_cutoff_context(item: NodeEvidence) -> dict[str, Any]:
+    """What a public task may say about a node: pre-cutoff counts and names only."""
+    return {"pre_cutoff_papers": item.pre_total, "recent_papers": item.baseline,
+            "key_terms": list(item.node.key_terms[:8])}
+
+
+def is_duplicate(key: tuple[str, ...], kept: Sequence[tuple[str, ...]], overlap: float = 0.75) -> bool:
+    """Duplicate decision: same first element (the answer) and most of the remaining elements shared."""
+    for other in kept:
+        if key == other:
+            return True
+        if key[0] != other[0]:
+            continue
+        left, right = set(key[1:]), set(other[1:])
+        if not left and not right:
+            return True
+        if left and right and len(left & right) / max(len(left), len(right)) >= overlap:
+            return True
+    return False
+
+
+def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
+                    group_of: Callable[[Built], str] | None = None) -> list[Built]:
+    """Pick up to ``wanted`` non-duplicate tasks keeping labels and persistence matches under their caps.
+
+    Greedy in the given order (callers shuffle with the seed) with caps computed on ``wanted``; then trims
+    the dominant label or persistence-matching tasks until the shares hold on the final count. ``group_of``
+    spreads picks round-robin over groups (domains, horizons) so one group cannot take every slot.
+    """
+    label_cap = max(1, int(settings.max_label_share * wanted))
+    persistence_cap = max(1, int(settings.max_persistence_share * wanted))
+    ordered = _round_robin(items, group_of) if group_of else list(items)
+    chosen: list[Built] = []
+    keys: list[tuple[str, ...]] = []
+    labels: Counter[str] = Counter()
+    matches = 0
+    for item in ordered:
+        if len(chosen) >= wanted:
+            break
+        if is_duplicate(item.decision_key, keys):
+            continue
+        if item.label is not None and labels[item.label] >= label_cap:
+            continue
+        if item.persistence_match and matches >= persistence_cap:
+            continue
+        chosen.append(item)
+        keys.append(item.decision_key)
+        if item.label is not None:
+            labels[item.label] += 1
+        matches += bool(item.persistence_match)
+    return _trim(chosen, settings)
+
+
+def _round_robin(items: Sequence[Built], group_of: Callable[[Built], str]) -> list[Built]:
+    groups: dict[str, list[Built]] = {}
+    for item in items:
+        groups.setdefault(group_of(item), []).append(item)
+    ordered: list[Built] = []
+    queues = [groups[name] for name in sorted(groups)]
+    while any(queues):
+        for queue in queues:
+            if queue:
+                ordered.append(queue.pop(0))
+    return ordered
+
+
+def _trim(chosen: list[Built], settings: TaskSettings) -> list[Built]:
+    result = list(chosen)
+    while result:
+        labels = Counter(item.label for item in result if item.label is not None)
+        top_label, top_count = labels.most_common(1)[0] if labels else (None, 0)
+        if top_label is not None and top_count > settings.max_label_share * len(result) and len(labels) > 1:
+            result.remove(next(item for item in reversed(result) if item.label == top_label))
+            continue
+        matches = sum(bool(item.persistence_match) for item in result)
+        non_matches = len(result) - matches
+        if matches > settings.max_persistence_share * len(result) and non_matches > 0:
+            result.remove(next(item for item in reversed(result) if item.persistence_match))
+            continue
+        break
+    return result

@@ -1,0 +1,111 @@
+"""Direction forecasting: from a fixed set of candidate directions, which gains momentum in the window."""
+
+from __future__ import annotations
+
+import random
+
+from foresci.tasks.builders.common import (
+    Built,
+    candidates_from,
+    eligible_nodes,
+    pre_cutoff_context,
+    sample_option_sets,
+    task_id,
+)
+from foresci.tasks.config import TaskSettings
+from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+from foresci.tasks.hidden import Claim, HiddenTarget, Slot
+from foresci.tasks.models import Task
+from foresci.tasks.templates import DELIVERABLES, direction_question
+
+FAMILY = "direction_forecasting"
+TRAJECTORY_VARIANTS = {
+    "accelerating": ["accelerating", "gaining momentum faster than the domain", "rapid growth"],
+    "fragmenting": ["fragmenting", "splitting into sub-directions", "diversifying into several branches"],
+    "steady": ["steady", "holding its share", "stable growth in line with the domain"],
+    "cooling": ["cooling", "losing share", "declining momentum"],
+}
+
+
+def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
+                          wanted: int) -> list[Built]:
+    """Candidate direction tasks for one domain and window (more than ``wanted``; selection happens later)."""
+    rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
+    pool = eligible_nodes(domain, settings)
+    built: list[Built] = []
+    for options in sample_option_sets(pool, settings.candidates_per_task,
+                                      settings.attempts_per_task * wanted, rng):
+        item = _build_one(domain, options, settings, domain_name, rng)
+        if item is not None:
+            built.append(item)
+    return built
+
+
+def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: TaskSettings, domain_name: str,
+               rng: random.Random) -> Built | None:
+    by_growth = sorted(options, key=lambda item: (-item.growth, item.node_id))
+    winner, runner_up = by_growth[0], by_growth[1]
+    if winner.growth - runner_up.growth < settings.min_margin or winner.window < settings.min_window_papers:
+        return None
+    if winner.trajectory is None:
+        return None
+    window = domain.window
+    named = candidates_from(options, rng)
+    option_of = {item.node_id: candidate.option_id for candidate, item in named}
+    neighbours = [item for item in by_growth[1:]
+                  if winner.growth - item.growth <= settings.neighbour_tolerance]
+    persistence = max(options, key=lambda item: (item.pre_total, item.node_id))
+    key = (f"{window.horizon}:{winner.node_id}",
+           *sorted(item.node_id for item in options if item is not winner))
+    identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
+    title, question = direction_question(domain_name, window.cutoff, window.start, window.end)
+    task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
+                horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
+                question=question, candidates=[candidate for candidate, _ in named],
+                context={"domain_name": domain_name,
+                         "candidates": {option_of[item.node_id]: pre_cutoff_context(item)
+                                        for item in options},
+                         "momentum_measure": "growth of the share of the domain's new papers, window vs. the "
+                                             "same-length period before the cutoff"},
+                deliverable=list(DELIVERABLES[FAMILY]))
+    winner_name = next(candidate.name for candidate, item in named if item is winner)
+    label = winner.trajectory
+    slots = [Slot(name="primary_direction",
+                  variants=[winner_name, *(f"{winner_name}: {term}" for term in winner.node.key_terms[:3])]),
+             Slot(name="trajectory", variants=list(TRAJECTORY_VARIANTS[label]))]
+    if neighbours:
+        slots.append(Slot(name="acceptable_neighbours",
+                          variants=[candidate.name for candidate, item in named if item in neighbours]))
+    claims = [
+        Claim(claim_id="c1", text=f"{winner_name} gains the most momentum among the candidates in the "
+              f"window.",
+              variants=[f"Option {option_of[winner.node_id]} is the direction that gains momentum."]),
+        Claim(claim_id="c2", text=f"The trajectory of {winner_name} in the window is {label}.",
+              variants=TRAJECTORY_VARIANTS[label][1:]),
+        Claim(claim_id="c3", text=(f"{winner_name}'s share of the domain's new papers moves from "
+                                   f"{winner.baseline_share:.1%} before the cutoff to "
+                                   f"{winner.window_share:.1%} "
+                                   "in the window.")),
+    ]
+    cooling = [item for item in options if item.growth < -settings.min_margin]
+    for index, item in enumerate(cooling, start=4):
+        name = next(candidate.name for candidate, other in named if other is item)
+        claims.append(Claim(claim_id=f"c{index}", text=f"{name} loses share of the domain in the window."))
+    hidden = HiddenTarget(
+        task_id=identifier, family=FAMILY, primary_direction=option_of[winner.node_id],
+        acceptable_directions=[option_of[item.node_id] for item in neighbours], trajectory=label,
+        ranking=[option_of[item.node_id] for item in by_growth], slots=slots, claims=claims,
+        evidence_ids=winner.window_ids[:20],
+        stats={"normalised_by": domain.normalised_by,
+               "options": {option_of[item.node_id]: _option_stats(item) for item in options},
+               "persistence_answer": option_of[persistence.node_id],
+               "persistence_match": persistence is winner,
+               "node_ids": {option_of[item.node_id]: item.node_id for item in options}})
+    return Built(task=task, hidden=hidden, decision_key=key, label=label,
+                 persistence_match=persistence is winner)
+
+
+def _option_stats(item: NodeEvidence) -> dict[str, object]:
+    return {"pre_total": item.pre_total, "baseline": item.baseline, "window": item.window,
+            "baseline_share": round(item.baseline_share, 6), "window_share": round(item.window_share, 6),
+            "log_share_growth": round(item.growth, 4), "trajectory": item.trajectory}

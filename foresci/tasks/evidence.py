@@ -1,0 +1,180 @@
+"""Per-node evidence for one domain, cutoff and window: the single input every family builder reads.
+
+Counts before and after the cutoff are made the same way (each paper routed to a leaf node of T(t) by
+``assign_papers``, then summed over the node's subtree), so a node's window count and its pre-cutoff count
+are comparable. Shares are relative to the domain's own papers in the same period, which absorbs the
+collection drift of the arXiv stream (SPEC §8): ``normalised_by`` says so on every output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from foresci.kb.models import Paper
+from foresci.tasks.text import content_tokens, vocabulary
+from foresci.tasks.windows import Window, month_key
+from foresci.taxonomy.models import Node, Snapshot, Trajectory
+
+NORMALISED_BY = "share of the domain's papers in the same period (papers routed to any node of T(t))"
+
+Classifier = Callable[..., Trajectory]
+
+
+@dataclass
+class NodeEvidence:
+    """Counts, shares, venues and trajectory of one node (its whole subtree) around the cutoff."""
+
+    node: Node
+    subtree: list[str]
+    pre_total: int
+    baseline: int
+    window: int
+    baseline_share: float
+    window_share: float
+    growth: float
+    window_ids: list[str] = field(default_factory=list)
+    pre_ids: list[str] = field(default_factory=list)
+    monthly: dict[str, int] = field(default_factory=dict)
+    pre_venues: Counter[str] = field(default_factory=Counter)
+    window_venues: Counter[str] = field(default_factory=Counter)
+    trajectory: Trajectory | None = None
+
+    @property
+    def node_id(self) -> str:
+        """The node's id."""
+        return self.node.node_id
+
+
+@dataclass
+class DomainEvidence:
+    """Everything the builders need about one domain at one cutoff for one window."""
+
+    domain: str
+    snapshot: Snapshot
+    window: Window
+    papers: dict[str, Paper]
+    assignment: dict[str, str]
+    nodes: dict[str, NodeEvidence]
+    reference_baseline: int
+    reference_window: int
+    reference_monthly: dict[str, int]
+    pre_vocabulary: frozenset[str]
+    normalised_by: str = NORMALISED_BY
+    _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    def token_set(self, paper_id: str) -> frozenset[str]:
+        """Content tokens of a paper's title and abstract (cached)."""
+        cached = self._token_sets.get(paper_id)
+        if cached is None:
+            cached = frozenset(content_tokens(self.papers[paper_id].text))
+            self._token_sets[paper_id] = cached
+        return cached
+
+    @property
+    def cutoff(self) -> date:
+        """The cutoff t."""
+        return self.window.cutoff
+
+    def texts(self, paper_ids: Sequence[str]) -> list[str]:
+        """Title + abstract of the given papers, skipping unknown ids."""
+        return [self.papers[paper_id].text for paper_id in paper_ids if paper_id in self.papers]
+
+
+def subtree_ids(snapshot: Snapshot) -> dict[str, list[str]]:
+    """Map each node id to the ids of its subtree (itself first, then descendants)."""
+    children: dict[str | None, list[str]] = {}
+    for node in snapshot.nodes:
+        children.setdefault(node.parent_id, []).append(node.node_id)
+    result: dict[str, list[str]] = {}
+    for node in snapshot.nodes:
+        stack, seen = [node.node_id], []
+        while stack:
+            current = stack.pop()
+            seen.append(current)
+            stack.extend(children.get(current, []))
+        result[node.node_id] = seen
+    return result
+
+
+def _venues(papers: Mapping[str, Paper], paper_ids: Sequence[str]) -> Counter[str]:
+    return Counter(family for family in (papers[paper_id].venue_family for paper_id in paper_ids) if family)
+
+
+def smoothed_growth(baseline: int, baseline_total: int, window: int, window_total: int) -> float:
+    """Log ratio of the window share to the baseline share, add-one smoothed (0 = share unchanged)."""
+    return math.log(((window + 1) / (window_total + 1)) / ((baseline + 1) / (baseline_total + 1)))
+
+
+def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Mapping[str, str],
+                     window: Window,
+                     classify: Classifier | None = None) -> DomainEvidence:
+    """Count each node's papers before the cutoff, in the baseline and in the window; classify trajectories.
+
+    ``papers``: the domain's papers up to the window's end (earlier and later ones are ignored);
+    ``assignment``: paper_id -> node id of ``snapshot`` (normally a leaf), for papers on both sides of the
+    cutoff; ``classify``: ``foresci.taxonomy.trajectory.classify_trajectory`` or a stand-in with its
+    signature; None leaves trajectories unset.
+    """
+    by_id = {paper.paper_id: paper for paper in papers if paper.announced <= window.end}
+    subtrees = subtree_ids(snapshot)
+    node_of_leaf: dict[str, list[str]] = {}
+    for node_id, members in subtrees.items():
+        for member in members:
+            node_of_leaf.setdefault(member, []).append(node_id)
+    reference_monthly: Counter[str] = Counter()
+    reference_baseline = reference_window = 0
+    per_node_pre: dict[str, list[str]] = {node.node_id: [] for node in snapshot.nodes}
+    per_node_window: dict[str, list[str]] = {node.node_id: [] for node in snapshot.nodes}
+    per_node_baseline: Counter[str] = Counter()
+    per_node_monthly: dict[str, Counter[str]] = {node.node_id: Counter() for node in snapshot.nodes}
+    for paper_id, paper in by_id.items():
+        leaf = assignment.get(paper_id)
+        if leaf is None or leaf not in node_of_leaf:
+            continue
+        month = month_key(paper.announced)
+        reference_monthly[month] += 1
+        in_window = window.contains(paper.announced)
+        in_baseline = window.in_baseline(paper.announced)
+        reference_window += in_window
+        reference_baseline += in_baseline
+        for node_id in node_of_leaf[leaf]:
+            per_node_monthly[node_id][month] += 1
+            if in_window:
+                per_node_window[node_id].append(paper_id)
+            elif paper.announced <= window.cutoff:
+                per_node_pre[node_id].append(paper_id)
+                per_node_baseline[node_id] += in_baseline
+    nodes: dict[str, NodeEvidence] = {}
+    for node in snapshot.nodes:
+        node_id = node.node_id
+        pre_ids, window_ids = per_node_pre[node_id], per_node_window[node_id]
+        baseline = per_node_baseline[node_id]
+        evidence = NodeEvidence(
+            node=node, subtree=subtrees[node_id], pre_total=len(pre_ids), baseline=baseline,
+            window=len(window_ids),
+            baseline_share=baseline / reference_baseline if reference_baseline else 0.0,
+            window_share=len(window_ids) / reference_window if reference_window else 0.0,
+            growth=smoothed_growth(baseline, reference_baseline, len(window_ids), reference_window),
+            window_ids=window_ids, pre_ids=pre_ids, monthly=dict(sorted(per_node_monthly[node_id].items())),
+            pre_venues=_venues(by_id, pre_ids), window_venues=_venues(by_id, window_ids))
+        nodes[node_id] = evidence
+    if classify is not None:
+        children: dict[str, list[str]] = {}
+        for node in snapshot.nodes:
+            if node.parent_id is not None:
+                children.setdefault(node.parent_id, []).append(node.node_id)
+        for node_id, evidence in nodes.items():
+            child_monthly = [nodes[child].monthly for child in children.get(node_id, [])]
+            evidence.trajectory = classify(
+                evidence.monthly, dict(reference_monthly), (window.start, window.end),
+                (window.baseline_start, window.baseline_end), None, child_monthly or None)
+    pre_texts = (paper.text for paper in by_id.values() if paper.announced <= window.cutoff)
+    return DomainEvidence(domain=snapshot.domain, snapshot=snapshot, window=window, papers=by_id,
+                          assignment=dict(assignment), nodes=nodes, reference_baseline=reference_baseline,
+                          reference_window=reference_window,
+                          reference_monthly=dict(sorted(reference_monthly.items())),
+                          pre_vocabulary=vocabulary(pre_texts))

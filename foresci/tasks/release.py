@@ -1,0 +1,67 @@
+"""Public release IO: what agents may load. This module never imports ``foresci.tasks.hidden``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from foresci.io import iter_jsonl, read_json, write_jsonl
+from foresci.tasks.models import ForecastQuestion, Task
+
+TASKS_FILE = "tasks.jsonl"
+HIDDEN_FILE = "hidden.jsonl"
+FORECAST_FILE = "forecast.jsonl"
+FORECAST_HIDDEN_FILE = "forecast_hidden.jsonl"
+
+
+@dataclass
+class Release:
+    """A release folder's public side: tasks, optional forecast questions and the manifest."""
+
+    path: Path
+    tasks: list[Task]
+    questions: list[ForecastQuestion] = field(default_factory=list)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def task(self, task_id: str) -> Task:
+        """Return one task by id; KeyError naming the id and the release if absent."""
+        for task in self.tasks:
+            if task.task_id == task_id:
+                return task
+        raise KeyError(f"task {task_id!r} not in release {self.path}")
+
+
+def _load_rows(path: Path, model: type[Task] | type[ForecastQuestion]) -> list[Any]:
+    rows = []
+    for line_number, row in enumerate(iter_jsonl(path), start=1):
+        try:
+            rows.append(model.model_validate(row))
+        except ValueError as error:
+            raise ValueError(f"{path}:{line_number}: invalid {model.__name__}: {error}") from error
+    return rows
+
+
+def load_release(path: Path | str) -> Release:
+    """Load the public side of a release folder (``tasks.jsonl``, ``forecast.jsonl``, ``manifest.json``)."""
+    folder = Path(path)
+    tasks_path = folder / TASKS_FILE
+    if not tasks_path.is_file():
+        raise FileNotFoundError(f"{tasks_path}: no tasks file; is {folder} a foresci release?")
+    tasks = _load_rows(tasks_path, Task)
+    questions = _load_rows(folder / FORECAST_FILE,
+                           ForecastQuestion) if (folder / FORECAST_FILE).is_file() else []
+    manifest = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else {}
+    return Release(path=folder, tasks=tasks, questions=questions, manifest=manifest)
+
+
+def write_public(folder: Path | str, tasks: list[Task],
+                 questions: list[ForecastQuestion] | None = None) -> list[str]:
+    """Write ``tasks.jsonl`` (and ``forecast.jsonl`` when questions are given); return the file names."""
+    folder = Path(folder)
+    write_jsonl(folder / TASKS_FILE, tasks)
+    files = [TASKS_FILE]
+    if questions:
+        write_jsonl(folder / FORECAST_FILE, questions)
+        files.append(FORECAST_FILE)
+    return files

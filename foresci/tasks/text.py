@@ -1,0 +1,102 @@
+"""Small text helpers shared by the builders: tokens, phrase matching, distinctive n-grams."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+SENTENCE_BREAK = re.compile(r"[.;:!?,()]\s*")
+TOKEN = re.compile(r"[a-z][a-z0-9\-]+")
+_STOPWORD_TEXT = (
+    "a about above across after again against all also although among an and any are as at be because "
+    "been before being below between both but by can could did do does doing during each either enable "
+    "enables enabling especially et etc even every few for from further had has have having here how "
+    "however if in into is it its itself just large less like made make makes many may more most much "
+    "must new no nor not novel of off often on once only or other our out over own paper papers per "
+    "propose proposed proposes provide provides rather remain remains same several show shows significant "
+    "significantly so some such than that the their them then there these they this those through thus to "
+    "too toward towards under until up upon use used uses using various very via was we well were what "
+    "when where whether which while who whom whose why will with within without would yet approach "
+    "approaches method methods model models results result based work study studies task tasks new "
+    "existing framework frameworks improve improves improved performance data limited limitation "
+    "limitations remains future directions direction problem problems current however "
+)
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def tokens(text: str) -> list[str]:
+    """Return lowercase word tokens of ``text`` (letters, digits, hyphens; at least two characters)."""
+    return TOKEN.findall(text.lower())
+
+
+def content_tokens(text: str) -> list[str]:
+    """Return tokens that are not stopwords and have at least three characters."""
+    return [token for token in tokens(text) if len(token) >= 3 and token not in STOPWORDS]
+
+
+def vocabulary(texts: Iterable[str]) -> frozenset[str]:
+    """Return the set of content tokens over many texts."""
+    seen: set[str] = set()
+    for text in texts:
+        seen.update(content_tokens(text))
+    return frozenset(seen)
+
+
+def phrase_overlap(phrase: str, text: str) -> float:
+    """Share of the phrase's content tokens present in ``text`` (0 when the phrase has none)."""
+    wanted = set(content_tokens(phrase))
+    if not wanted:
+        return 0.0
+    return len(wanted & set(content_tokens(text))) / len(wanted)
+
+
+def ngrams(text: str, sizes: tuple[int, ...] = (2, 3)) -> list[str]:
+    """Return the contiguous content-token n-grams of ``text`` that neither start nor end on a stopword."""
+    grams: list[str] = []
+    for sentence in SENTENCE_BREAK.split(text):
+        grams.extend(_sentence_ngrams(tokens(sentence), sizes))
+    return grams
+
+
+def _sentence_ngrams(words: list[str], sizes: tuple[int, ...]) -> list[str]:
+    grams: list[str] = []
+    for size in sizes:
+        for start in range(len(words) - size + 1):
+            window = words[start:start + size]
+            if window[0] in STOPWORDS or window[-1] in STOPWORDS or len(window[0]) < 3 or len(window[-1]) < 3:
+                continue
+            if any(len(word) < 2 for word in window):
+                continue
+            grams.append(" ".join(window))
+    return grams
+
+
+def distinctive_ngrams(focus: Iterable[str], background: Iterable[str], top: int = 5,
+                       min_count: int = 2) -> list[tuple[str, float]]:
+    """Return n-grams frequent in ``focus`` texts and rare in ``background`` texts, best first.
+
+    Score: document frequency in the focus set times log((1 + background docs) / (1 + background df)).
+    Each n-gram counts once per document. Longer n-grams that contain a kept one are preferred over it.
+    """
+    import math
+
+    focus_df: Counter[str] = Counter()
+    for text in focus:
+        focus_df.update(set(ngrams(text)))
+    background_df: Counter[str] = Counter()
+    background_docs = 0
+    for text in background:
+        background_docs += 1
+        background_df.update(set(ngrams(text)) & set(focus_df))
+    scored = [(gram, count * math.log((1 + background_docs) / (1 + background_df[gram])))
+              for gram, count in focus_df.items() if count >= min_count]
+    scored.sort(key=lambda item: (-item[1], -len(item[0]), item[0]))
+    kept: list[tuple[str, float]] = []
+    for gram, score in scored:
+        if any(gram in other or other in gram for other, _ in kept):
+            continue
+        kept.append((gram, round(score, 4)))
+        if len(kept) >= top:
+            break
+    return kept
