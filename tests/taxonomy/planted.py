@@ -21,7 +21,7 @@ class PlantedTopic:
 
 
 DEFAULT_TOPICS: tuple[PlantedTopic, ...] = (
-    PlantedTopic("zorblax", ("zorblax", "quennet", "tiravel", "mossing"), (30, 30, 30, 30, 30, 30)),
+    PlantedTopic("zorblax", ("zorblax", "quennet", "tiravel", "mossing"), (20, 25, 25, 30, 37, 45)),
     PlantedTopic("vellium", ("vellium", "draskor", "pellune", "hortig"), (40, 35, 30, 20, 12, 8)),
     PlantedTopic("crandor", ("crandor", "ulvet", "snirrel", "beskow"), (5, 8, 14, 24, 40, 60)),
     PlantedTopic("fimbral", ("fimbral", "gostrin", "yarrow", "plenth"), (0, 0, 0, 20, 25, 30)),
