@@ -121,7 +121,7 @@ def test_assign_papers_routes_post_cutoff_papers_to_their_topic(
     assert len(assignment) == len(later)
     leaves = {node.node_id for node in planted_history.final.leaves()}
     assert set(assignment.values()) <= leaves
-    node_topic = {node.node_id: Counter(topic_of(paper_id) for paper_id in node.paper_ids).most_common(1)[0][0]
+    node_topic = {node.node_id: Counter(map(topic_of, node.paper_ids)).most_common(1)[0][0]
                   for node in planted_history.final.nodes}
     correct = sum(node_topic[node_id] == topic_of(paper_id) for paper_id, node_id in assignment.items())
     assert correct / len(assignment) > 0.95

@@ -28,7 +28,8 @@ def monthly(values: list[int], start_month: int = 1) -> dict[str, int]:
 
 
 def test_months_between_is_inclusive_and_crosses_years() -> None:
-    assert months_between(date(2025, 11, 20), date(2026, 2, 1)) == ["2025-11", "2025-12", "2026-01", "2026-02"]
+    expected = ["2025-11", "2025-12", "2026-01", "2026-02"]
+    assert months_between(date(2025, 11, 20), date(2026, 2, 1)) == expected
     with pytest.raises(ValueError):
         months_between(date(2025, 2, 1), date(2025, 1, 1))
 
@@ -43,7 +44,8 @@ def test_a_node_growing_with_its_field_is_steady_not_accelerating() -> None:
 
 def test_share_gain_accelerates_and_share_loss_cools() -> None:
     reference = monthly([100] * 6)
-    assert classify_trajectory(monthly([10, 10, 10, 20, 25, 30]), reference, WINDOW, BASELINE) == "accelerating"
+    rising = monthly([10, 10, 10, 20, 25, 30])
+    assert classify_trajectory(rising, reference, WINDOW, BASELINE) == "accelerating"
     assert classify_trajectory(monthly([20, 20, 20, 8, 6, 4]), reference, WINDOW, BASELINE) == "cooling"
 
 
@@ -69,7 +71,8 @@ def test_rules_come_from_the_yaml_and_can_be_overridden(tmp_path) -> None:
     strict.write_text("rules:\n  accelerating_lift: 5.0\n  cooling_lift: 0.1\n", encoding="utf-8")
     rules = TrajectoryRules.load(strict)
     reference = monthly([100] * 6)
-    assert classify_trajectory(monthly([10, 10, 10, 20, 25, 30]), reference, WINDOW, BASELINE, rules) == "steady"
+    rising = monthly([10, 10, 10, 20, 25, 30])
+    assert classify_trajectory(rising, reference, WINDOW, BASELINE, rules) == "steady"
     broken = tmp_path / "broken.yaml"
     broken.write_text("rules:\n  accelerating_lift: 0.5\n", encoding="utf-8")
     with pytest.raises(ValueError, match="broken.yaml"):
