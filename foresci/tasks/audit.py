@@ -96,15 +96,44 @@ def audit_tasks(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget],
             signatures.setdefault(decision_signature(task, hidden.get(task.task_id)),
                                   []).append(task.task_id)
         audit.duplicates = [ids for ids in signatures.values() if len(ids) > 1]
-        subtypes = Counter(task.subtype for task in members if task.subtype)
-        if subtypes and len(members) >= 4:
-            subtype, count = subtypes.most_common(1)[0]
-            if count / len(members) > settings.max_label_share and len(subtypes) == 1:
-                audit.findings.append(f"every task has subtype {subtype!r}")
+        audit.findings = stat_findings([hidden[task.task_id] for task in members if task.task_id in hidden])
         _gate(audit, settings)
         families[family] = audit
     passed = all(audit.passed for audit in families.values()) and not missing
     return AuditReport(tasks=len(tasks), families=families, passed=passed, missing_hidden=missing)
+
+
+def stat_findings(targets: Sequence[HiddenTarget]) -> list[str]:
+    """Concentrations read from hidden-target stats (mostly what imported releases state about themselves)."""
+    findings: list[str] = []
+    total = len(targets)
+
+    def count(key: str, value: object) -> int:
+        return sum(1 for target in targets if key in target.stats and target.stats[key] == value)
+
+    created_after = count("target_created_after_cutoff", True)
+    if created_after:
+        findings.append(f"{created_after} of {total} hidden targets are taxonomy nodes created after the "
+                        f"cutoff")
+    options_after = sum(int(target.stats.get("options_created_after_cutoff") or 0) > 0 for target in targets)
+    if options_after:
+        findings.append(f"{options_after} of {total} tasks rank options that were created after the cutoff")
+    no_options = count("options", 0)
+    if no_options:
+        findings.append(f"{no_options} of {total} planning targets hold no ranked option at all")
+    single = count("options", 1)
+    if single:
+        findings.append(f"{single} of {total} planning targets hold a single option (no ranking to get "
+                        f"right)")
+    no_opportunity = count("has_realized_opportunity", False)
+    if no_opportunity:
+        findings.append(f"{no_opportunity} of {total} bottleneck targets name no realized opportunity")
+    once = sum(1 for target in targets if target.stats.get("limitation_counts")
+               and max(target.stats["limitation_counts"]) <= 1)
+    if once:
+        findings.append(f"{once} of {total} 'recurring' limitation clusters are each backed by a single "
+                        f"paper")
+    return findings
 
 
 def _gate(audit: FamilyAudit, settings: TaskSettings) -> None:

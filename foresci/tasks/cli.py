@@ -1,9 +1,217 @@
-"""CLI: foresci tasks ... and foresci forecast ..."""
+"""CLI: ``foresci tasks ...`` (releases) and ``foresci forecast ...`` (prospective packages)."""
 
 from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
 
 import typer
 
 app = typer.Typer(help="Build, show, validate and audit foresight task releases.", no_args_is_help=True)
 forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolve later.",
                            no_args_is_help=True)
+
+
+def _date(value: str, option: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError as error:
+        raise typer.BadParameter(f"{option} expects YYYY-MM-DD, got {value!r}") from error
+
+
+def _open_kb(path: Path):  # type: ignore[no-untyped-def]
+    from foresci.kb.store import KnowledgeBase
+    from foresci.settings import Settings
+
+    return KnowledgeBase.open(path, Settings())
+
+
+@app.command("build")
+def build_command(
+    kb: Path = typer.Argument(..., help="KB folder (from `foresci kb build`) covering the windows."),
+    cutoff: str = typer.Option(..., "--cutoff", help="cutoff date t (YYYY-MM-DD); tasks see nothing after "
+                               "it"),
+    out: Path = typer.Option(..., "--out", help="release folder to write"),
+    window: list[str] = typer.Option(["3m", "6m"], "--window", help="forecast windows after t (repeatable)"),
+    per_family: int = typer.Option(25, "--per-family", help="tasks per family (across domains and windows)"),
+    domain: list[str] = typer.Option([], "--domain", help="only these domain slugs (repeatable); default "
+                                     "all"),
+) -> None:
+    """Build a release: tasks.jsonl (public), hidden.jsonl (targets), manifest.json (counts, hashes, audit).
+
+    Example:
+
+        foresci tasks build workspace/kb --cutoff 2025-12-31 --out workspace/release --window 3m --window 6m
+    """
+    from rich.console import Console
+
+    from foresci.settings import Settings
+    from foresci.tasks.audit import audit_tasks, render_audit
+    from foresci.tasks.build import build_release
+    from foresci.tasks.hidden_io import load_hidden
+    from foresci.tasks.release import load_release
+
+    console = Console(stderr=True)
+    with console.status("opening the KB") as status:
+        store = _open_kb(kb)
+        build_release(store, out, _date(cutoff, "--cutoff"), windows=tuple(window), domains=domain or None,
+                      settings=Settings(), per_family=per_family, progress=status.update)
+    release = load_release(out)
+    typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
+    typer.echo(f"wrote {len(release.tasks)} tasks to {out}")
+
+
+@app.command("show")
+def show_command(
+    release: Path = typer.Argument(..., help="release folder"),
+    task: str | None = typer.Option(None, "--task", help="print one public task in full"),
+) -> None:
+    """List a release's public tasks, or print one in full (public fields only).
+
+    Examples:
+
+        foresci tasks show workspace/release
+
+        foresci tasks show workspace/release --task df-20251231-3m-0123456789
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from foresci.tasks.release import load_release
+
+    loaded = load_release(release)
+    if task:
+        typer.echo(json.dumps(loaded.task(task).model_dump(mode="json"), indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"{release} ({len(loaded.tasks)} tasks)")
+    for column in ("task_id", "family", "domain", "horizon", "options", "title"):
+        table.add_column(column)
+    for item in loaded.tasks:
+        table.add_row(item.task_id, item.family, item.domain, item.horizon, str(len(item.candidates)),
+                      item.title)
+    Console().print(table)
+
+
+@app.command("validate")
+def validate_command(release: Path = typer.Argument(..., help="release folder")) -> None:
+    """Check schema, unique ids, public/hidden agreement and the leakage lint; exit 1 on any problem.
+
+    Example:
+
+        foresci tasks validate workspace/release
+    """
+    from foresci.tasks.validate import validate_release
+
+    try:
+        problems = validate_release(release)
+    except (ValueError, FileNotFoundError) as error:
+        typer.echo(f"invalid: {error}", err=True)
+        raise typer.Exit(1) from error
+    for problem in problems:
+        typer.echo(problem)
+    if problems:
+        typer.echo(f"{len(problems)} problem(s)", err=True)
+        raise typer.Exit(1)
+    typer.echo("valid")
+
+
+@app.command("audit")
+def audit_command(
+    release: Path = typer.Argument(..., help="release folder (ours or an imported one)"),
+    as_json: bool = typer.Option(False, "--json", help="print the audit as JSON"),
+) -> None:
+    """Print the triviality audit: label distribution, persistence match rates, duplicates, gates.
+
+    Persistence = "the past continues" (the option with more pre-cutoff papers wins). A family that
+    persistence solves >= 90 % fails; so does a trajectory label above 50 % of a family.
+
+    Example:
+
+        foresci tasks audit workspace/release
+    """
+    from foresci.settings import Settings
+    from foresci.tasks.audit import audit_tasks, render_audit
+    from foresci.tasks.hidden_io import load_hidden
+    from foresci.tasks.release import load_release
+
+    loaded = load_release(release)
+    report = audit_tasks(loaded.tasks, load_hidden(release), Settings().tasks)
+    typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
+
+
+@app.command("import-rf")
+def import_rf_command(
+    source: Path = typer.Argument(..., help="ResearchForesight release folder (tasks.jsonl + "
+                                            "tasks_hidden_eval.jsonl)"),
+    out: Path = typer.Argument(..., help="foresci release folder to write"),
+    kb: Path | None = typer.Option(None, "--kb", help="KB to count each planning option's pre-cutoff papers "
+                                                      "(enables persistence on comparative planning tasks)"),
+) -> None:
+    """Import a ResearchForesight release into foresci types, then print its audit.
+
+    Example:
+
+        foresci tasks import-rf ../shared/releases/researchforesight-quarter workspace/rf --kb workspace/kb
+    """
+    from foresci.tasks.audit import audit_tasks, render_audit
+    from foresci.tasks.hidden_io import load_hidden
+    from foresci.tasks.release import load_release
+    from foresci.tasks.rf_import import import_researchforesight
+
+    papers = None
+    if kb is not None:
+        store = _open_kb(kb)
+        papers = store.papers()
+    import_researchforesight(source, out, papers)
+    loaded = load_release(out)
+    typer.echo(render_audit(audit_tasks(loaded.tasks, load_hidden(out))))
+    typer.echo(f"imported {len(loaded.tasks)} tasks into {out}")
+
+
+@forecast_app.command("package")
+def package_command(
+    kb: Path = typer.Option(..., "--kb", help="KB folder; only papers up to the cutoff are read"),
+    cutoff: str = typer.Option(..., "--cutoff", help="cutoff date (YYYY-MM-DD), usually today"),
+    out: Path = typer.Option(..., "--out", help="package folder to write"),
+    window: str = typer.Option("3m", "--window", help="3m or 6m after the cutoff"),
+    n: int = typer.Option(12, "-n", help="number of questions (balanced over families, numeric/binary)"),
+) -> None:
+    """Freeze N resolvable questions about the window after the cutoff (hashes + creation time).
+
+    Example:
+
+        foresci forecast package --kb workspace/kb --cutoff 2025-12-31 --window 3m --out workspace/pkg -n 12
+    """
+    from rich.console import Console
+
+    from foresci.tasks.forecast import make_package
+
+    with Console(stderr=True).status("building the package"):
+        make_package(_open_kb(kb), out, _date(cutoff, "--cutoff"), window=window, n=n)
+    typer.echo((out / "forecast.jsonl").read_text(encoding="utf-8"))
+    typer.echo(f"package frozen at {out}")
+
+
+@forecast_app.command("resolve")
+def resolve_command(
+    package: Path = typer.Argument(..., help="package folder from `forecast package`"),
+    kb: Path = typer.Option(..., "--kb", help="a newer KB covering the whole window"),
+) -> None:
+    """Resolve a package against newer literature; writes resolutions.jsonl beside the questions.
+
+    Refuses (exit 1) while the KB does not cover the window's last day.
+
+    Example:
+
+        foresci forecast resolve workspace/pkg --kb workspace/kb-newer
+    """
+    from foresci.tasks.forecast import WindowNotClosedError, resolve_package
+
+    try:
+        written = resolve_package(package, _open_kb(kb))
+    except WindowNotClosedError as error:
+        typer.echo(f"refused: {error}", err=True)
+        raise typer.Exit(1) from error
+    typer.echo(written.read_text(encoding="utf-8"))
+    typer.echo(f"wrote {written}")

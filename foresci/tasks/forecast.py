@@ -1,0 +1,290 @@
+"""Prospective forecast packages: resolvable questions frozen at a cutoff, resolved once the window closes.
+
+A package is built from literature up to the cutoff only (a KB truncated there is enough). Questions cycle
+over the four families, alternating numeric and binary kinds:
+
+- direction_forecasting  -> binary: will the node's share of the domain grow >= 10 % (window vs baseline)?
+- strategic_planning     -> numeric: papers routed to the node during the window (p10/p50/p90)
+- bottleneck_opportunity -> numeric: window papers of the node that mention one of its bottleneck signals
+- venue_positioning      -> binary: will a venue family lead the node's venue-tagged window papers?
+
+The taxonomy snapshots are frozen in the package (``snapshots/<domain>.json``) so resolution routes new
+papers with the same centroids. Each question carries a naive persistence baseline.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from foresci.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.io import iter_jsonl, write_json, write_jsonl
+from foresci.kb.models import Paper
+from foresci.tasks.builders.common import display_name, eligible_nodes
+from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
+from foresci.tasks.hidden import Resolution
+from foresci.tasks.models import FAMILIES, ForecastQuestion
+from foresci.tasks.release import FORECAST_FILE
+from foresci.tasks.text import content_tokens
+from foresci.tasks.windows import Window, make_window
+from foresci.taxonomy.models import Snapshot
+
+RESOLUTIONS_FILE = "resolutions.jsonl"
+SNAPSHOT_DIR = "snapshots"
+GROWTH_THRESHOLD = 1.10
+MENTION_SHARE = 0.6
+
+
+class WindowNotClosedError(ValueError):
+    """The KB given for resolution does not yet cover the package's window."""
+
+
+def _kinds() -> Iterator[tuple[str, str]]:
+    kinds = {"direction_forecasting": "binary", "strategic_planning": "numeric",
+             "bottleneck_opportunity": "numeric", "venue_positioning": "binary"}
+    while True:
+        for family in FAMILIES:
+            yield family, kinds[family]
+
+
+def _mentions(words: set[str], paper: Paper) -> bool:
+    return bool(words) and len(words & set(content_tokens(paper.text))) >= MENTION_SHARE * len(words)
+
+
+def _growth_base_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence) -> float:
+    """Share of the pool whose domain share grew >= 10 % in the last pre-cutoff period (a naive prior)."""
+    grown = [previous.nodes[item.node_id].growth for item in pool if item.node_id in previous.nodes]
+    if not grown:
+        return 0.5
+    import math
+
+    hits = sum(1 for value in grown if value >= math.log(GROWTH_THRESHOLD))
+    return round((hits + 0.5) / (len(grown) + 1), 4)
+
+
+def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEvidence, base_rate: float,
+              domain_name: str, rng: random.Random) -> ForecastQuestion | None:
+    window = evidence.window
+    name = display_name(item.node)
+    span = f"between {window.start.isoformat()} and {window.end.isoformat()}"
+    params: dict[str, Any] = {"family": family, "node_id": item.node_id, "domain": evidence.domain,
+                              "baseline_start": window.baseline_start.isoformat(),
+                              "baseline_end": window.baseline_end.isoformat(),
+                              "baseline_count": item.baseline,
+                              "baseline_share": round(item.baseline_share, 6)}
+    if family == "direction_forecasting":
+        text = (f"Will the share of new {domain_name} papers in '{name}' announced {span} be at least 10 % "
+                f"higher "
+                f"than its share in the same-length period before the cutoff ({item.baseline_share:.2%})?")
+        rule = ("1 if (window papers routed to the node / window papers of the domain) >= 1.10 x baseline "
+                "share, "
+                "else 0; papers routed with the frozen snapshot")
+        params["threshold"] = GROWTH_THRESHOLD
+        baseline = base_rate
+    elif family == "strategic_planning":
+        text = f"How many {domain_name} papers on '{name}' will be announced {span}? Give p10, p50 and p90."
+        rule = "number of domain papers announced in the window and routed to the node's subtree"
+        baseline = float(item.baseline)
+    elif family == "bottleneck_opportunity":
+        signals = [signal for signal in item.node.signals if signal.kind == "bottleneck"
+                   and (signal.first_seen is None or signal.first_seen <= evidence.cutoff)]
+        if not signals:
+            return None
+        signal = max(signals, key=lambda entry: (entry.count, entry.text))
+        words = set(content_tokens(signal.text))
+        recent = [evidence.papers[paper_id] for paper_id in item.pre_ids
+                  if window.in_baseline(evidence.papers[paper_id].announced)]
+        mentions = sum(1 for paper in recent if _mentions(words, paper))
+        text = (f"How many {domain_name} papers on '{name}' announced {span} will address the limitation "
+                f"'{signal.text}'? Give p10, p50 and p90.")
+        rule = (f"number of window papers routed to the node whose title+abstract hold >= "
+                f"{MENTION_SHARE:.0%} of "
+                "the limitation's content words")
+        params["phrase"] = signal.text
+        params["baseline_count"] = mentions
+        baseline = float(mentions)
+    else:
+        if not item.pre_venues:
+            return None
+        venue = max(sorted(item.pre_venues), key=lambda family_name: item.pre_venues[family_name])
+        if rng.random() < 0.5 and len(item.pre_venues) > 1:
+            venue = sorted(item.pre_venues, key=lambda family_name: -item.pre_venues[family_name])[1]
+        share = item.pre_venues[venue] / sum(item.pre_venues.values())
+        text = (f"Among {domain_name} papers on '{name}' announced {span} whose arXiv comment names a venue, "
+                f"will {venue} be the most frequent venue family?")
+        rule = "1 if the venue family has the strictly largest count among the node's venue-tagged window "
+        "papers"
+        params["venue_family"] = venue
+        baseline = round(share, 4)
+    identifier = "fq-" + sha256_json({"text": text, "params": params})[:10]
+    return ForecastQuestion(question_id=identifier, kind="binary" if kind == "binary" else "numeric",
+                            domain=evidence.domain, cutoff=evidence.cutoff, window_start=window.start,
+                            window_end=window.end, text=text, resolution_rule=rule,
+                            node_id=item.node_id, params=params, baseline=baseline)
+
+
+def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
+                   settings: Any, n: int, domain_names: Mapping[str, str]) -> list[ForecastQuestion]:
+    """N questions balanced over families (and so over numeric/binary), spread round-robin over domains."""
+    rng = random.Random(f"{settings.seed}:package")
+    pools = {domain: eligible_nodes(evidence, settings) for domain, evidence in evidences.items()}
+    for pool in pools.values():
+        rng.shuffle(pool)
+    base_rates = {domain: _growth_base_rate(pools[domain], previous[domain]) for domain in evidences}
+    used: set[tuple[str, str]] = set()
+    questions: list[ForecastQuestion] = []
+    domains = sorted(evidences)
+    attempts = 0
+    kinds = _kinds()
+    family, kind = next(kinds)
+    while len(questions) < n and attempts < 50 * max(n, 1):
+        domain = domains[attempts % len(domains)]
+        attempts += 1
+        candidates = [item for item in pools[domain] if (family, item.node_id) not in used]
+        made = None
+        for item in candidates:
+            made = _question(family, kind, item, evidences[domain], base_rates[domain],
+                             domain_names[domain], rng)
+            used.add((family, item.node_id))
+            if made is not None:
+                break
+        if made is not None:
+            questions.append(made)
+            family, kind = next(kinds)
+    return questions
+
+
+def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: int = 12,
+                 settings: Any = None, snapshots: Mapping[str, Snapshot] | None = None,
+                 domains: Sequence[str] | None = None) -> Path:
+    """Freeze ``n`` forecast questions about the window after ``cutoff`` into a package folder.
+
+    Reads only papers announced on or before the cutoff. The manifest records the content hash of the
+    questions and snapshots and the creation time (the only wall-clock value of the package).
+    """
+    from foresci.settings import Settings
+    from foresci.tasks.build import domain_name, evidence_for_windows
+    from foresci.taxonomy.build import build_taxonomy
+
+    settings = settings or Settings()
+    out = Path(out)
+    frame = make_window(cutoff, window)
+    earlier = make_window(_shift_back(frame), window)
+    evidences: dict[str, DomainEvidence] = {}
+    previous: dict[str, DomainEvidence] = {}
+    snapshot_files: list[str] = []
+    for domain in domains or kb.domains:
+        snapshot = (snapshots or {}).get(domain) or build_taxonomy(kb, domain, cutoff, settings).final
+        papers = kb.papers(until=cutoff, domain=domain)
+        if not papers:
+            continue
+        embeddings = kb.embeddings([paper.paper_id for paper in papers])
+        evidences[domain], previous[domain] = evidence_for_windows(snapshot, papers, embeddings, [frame,
+                                                                                                  earlier])
+        relative = f"{SNAPSHOT_DIR}/{domain}.json"
+        write_json(out / relative, snapshot)
+        snapshot_files.append(relative)
+    questions = make_questions(evidences, previous, settings.tasks, n,
+                               {name: domain_name(name) for name in evidences})
+    write_jsonl(out / FORECAST_FILE, questions)
+    content_hash = sha256_json({"questions": sha256_file(out / FORECAST_FILE),
+                                "snapshots": {name: sha256_file(out / name) for name in snapshot_files}})
+    write_manifest(out, "package", inputs={"kb": str(getattr(kb, "path", "")), "cutoff": cutoff.isoformat(),
+                                           "window": window, "n": n},
+                   config=settings.tasks.model_dump(mode="json"), files=[FORECAST_FILE, *snapshot_files],
+                   counts={"questions": len(questions), "content_hash": content_hash,
+                           "created_at": datetime.now(UTC).isoformat(),
+                           "by_kind": dict(Counter(question.kind for question in questions)),
+                           "by_family": dict(Counter(question.params["family"] for question in questions)),
+                           "by_domain": dict(Counter(question.domain for question in questions)),
+                           "window_start": frame.start.isoformat(), "window_end": frame.end.isoformat()})
+    return out
+
+
+def _shift_back(frame: Window) -> date:
+    """The cutoff one window earlier (the day before the baseline starts)."""
+    from datetime import timedelta
+
+    return frame.baseline_start - timedelta(days=1)
+
+
+def load_package(path: Path | str) -> tuple[list[ForecastQuestion], dict[str, Snapshot]]:
+    """Load a package's questions and frozen snapshots, checking the files against the manifest hashes."""
+    folder = Path(path)
+    manifest = read_manifest(folder)
+    if manifest.kind != "package":
+        raise ValueError(f"{folder}: manifest kind is {manifest.kind!r}, not a forecast package")
+    for name, digest in manifest.hashes.items():
+        if sha256_file(folder / name) != digest:
+            raise ValueError(f"{folder / name}: content changed since the package was frozen (hash mismatch)")
+    questions = [ForecastQuestion.model_validate(row) for row in iter_jsonl(folder / FORECAST_FILE)]
+    snapshots = {file.stem: Snapshot.model_validate_json(file.read_text(encoding="utf-8"))
+                 for file in sorted((folder / SNAPSHOT_DIR).glob("*.json"))}
+    return questions, snapshots
+
+
+def resolve_package(path: Path | str, kb: Any) -> Path:
+    """Compute every question's outcome from ``kb`` and write ``resolutions.jsonl`` beside the questions.
+
+    Raises WindowNotClosedError when the KB ends before the window does.
+    """
+    from foresci.taxonomy.assign import assign_papers
+
+    folder = Path(path)
+    questions, snapshots = load_package(folder)
+    if not questions:
+        raise ValueError(f"{folder}: package holds no questions")
+    window_end = max(question.window_end for question in questions)
+    if kb.max_date < window_end:
+        raise WindowNotClosedError(f"the KB ends on {kb.max_date} but the package window ends on "
+                                   f"{window_end}; "
+                                   "resolve once newer literature covers the whole window")
+    resolutions: list[Resolution] = []
+    for domain in sorted({question.domain for question in questions}):
+        snapshot = snapshots[domain]
+        first = min(date.fromisoformat(question.params["baseline_start"]) for question in questions
+                    if question.domain == domain)
+        papers = kb.papers(since=first, until=window_end, domain=domain)
+        embeddings = kb.embeddings([paper.paper_id for paper in papers])
+        assignment = assign_papers(snapshot, papers, embeddings)
+        for question in (question for question in questions if question.domain == domain):
+            frame = make_window(question.cutoff, _horizon(question))
+            evidence = collect_evidence(snapshot, papers, assignment, frame)
+            resolutions.append(_resolve(question, evidence, str(getattr(kb, "fingerprint", ""))))
+    write_jsonl(folder / RESOLUTIONS_FILE, resolutions)
+    return folder / RESOLUTIONS_FILE
+
+
+def _horizon(question: ForecastQuestion) -> str:
+    months = (question.window_end.year - question.window_start.year) * 12 + question.window_end.month \
+        - question.window_start.month + 1
+    return "3m" if months <= 3 else "6m"
+
+
+def _resolve(question: ForecastQuestion, evidence: DomainEvidence, fingerprint: str) -> Resolution:
+    item = evidence.nodes[str(question.node_id)]
+    family = question.params["family"]
+    details: dict[str, Any] = {"window_papers": item.window,
+                               "domain_window_papers": evidence.reference_window}
+    if family == "direction_forecasting":
+        baseline_share = float(question.params["baseline_share"])
+        details["window_share"] = round(item.window_share, 6)
+        outcome = float(item.window_share >= float(question.params["threshold"]) * baseline_share
+                        and item.window > 0)
+    elif family == "strategic_planning":
+        outcome = float(item.window)
+    elif family == "bottleneck_opportunity":
+        words = set(content_tokens(str(question.params["phrase"])))
+        outcome = float(sum(1 for paper_id in item.window_ids if _mentions(words, evidence.papers[paper_id])))
+    else:
+        counts = item.window_venues
+        venue = str(question.params["venue_family"])
+        details["window_venues"] = dict(counts)
+        top = max(counts.values(), default=0)
+        outcome = float(counts[venue] == top and top > 0 and list(counts.values()).count(top) == 1)
+    return Resolution(question_id=question.question_id, outcome=outcome, resolved_with=fingerprint or "kb",
+                      details=details)
