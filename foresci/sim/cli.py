@@ -6,6 +6,10 @@ from pathlib import Path
 
 import typer
 
+from foresci.sim.knobs import WorldConfig
+
+DEFAULTS = WorldConfig()
+
 app = typer.Typer(
     help="Generate synthetic research worlds with planted dynamics.\n\n"
     "Example: foresci sim generate worlds/w1 --seed 7 --difficulty 0.8 && "
@@ -17,20 +21,31 @@ app = typer.Typer(
 @app.command("generate")
 def generate_command(
     out: Path = typer.Argument(..., help="folder to write the world into (created; corpus files replaced)"),
-    seed: int = typer.Option(2026, help="world seed; same seed and knobs, byte-identical world"),
-    domains: int = typer.Option(3, "--domains", help="invented research domains"),
-    directions: int = typer.Option(6, "--directions", help="planted directions per domain"),
-    start: str = typer.Option("2024-01", help="first simulated month, YYYY-MM"),
-    months: int = typer.Option(18, help="simulated months"),
+    seed: int = typer.Option(DEFAULTS.seed, help="world seed; same seed and knobs, byte-identical world"),
+    domains: int = typer.Option(DEFAULTS.n_domains, "--domains", help="invented research domains"),
+    directions: int = typer.Option(
+        DEFAULTS.directions_per_domain, "--directions", help="planted directions per domain"
+    ),
+    start: str = typer.Option(DEFAULTS.start, help="first simulated month, YYYY-MM"),
+    months: int = typer.Option(DEFAULTS.months, help="simulated months"),
     cutoff_month: str | None = typer.Option(
         None, help="last month before the cutoff (YYYY-MM); default leaves --window months after it"
     ),
-    window: int = typer.Option(6, help="hidden months after the cutoff (when --cutoff-month is unset)"),
-    papers_per_month: float = typer.Option(120.0, help="expected papers per month at the cutoff"),
-    difficulty: float = typer.Option(
-        0.5, min=0.0, max=1.0, help="0: trends visible before the cutoff; 1: change only after it"
+    window: int = typer.Option(
+        DEFAULTS.window_months, help="hidden months after the cutoff (when --cutoff-month is unset)"
     ),
-    noise: float = typer.Option(0.1, min=0.0, max=1.0, help="observation noise: mislabels, missing, delays"),
+    papers_per_month: float = typer.Option(
+        DEFAULTS.papers_per_month, help="expected papers per month at the cutoff"
+    ),
+    difficulty: float = typer.Option(
+        DEFAULTS.difficulty,
+        min=0.0,
+        max=1.0,
+        help="0: trends visible before the cutoff; 1: change only after it",
+    ),
+    noise: float = typer.Option(
+        DEFAULTS.noise, min=0.0, max=1.0, help="observation noise: mislabels, missing, delays"
+    ),
     counterfactual: str | None = typer.Option(
         None,
         help="same vocabulary, shifted dynamics: reverse "
@@ -52,7 +67,7 @@ def generate_command(
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from foresci.sim.world import WorldConfig, generate_world
+    from foresci.sim.world import generate_world
 
     try:
         config = WorldConfig(

@@ -71,6 +71,7 @@ class Draft:
     categories: list[str]
     comment: str | None
     keystone: bool = False
+    resolves: str | None = None
     dropped: bool = False
     delayed_days: int = 0
     repeat_days: list[int] = field(default_factory=list)
@@ -216,6 +217,7 @@ class Drafter:
                 categories=categories,
                 comment=_comment(rng, self.config, ranking, day),
                 keystone=keystone,
+                resolves=context.resolution[0] if keystone and context.resolution else None,
             )
         )
 

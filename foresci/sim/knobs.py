@@ -38,7 +38,7 @@ class WorldConfig(BaseModel):
         default=0.08, ge=0.0, lt=1.0, description="share of off-domain papers a domain screen should exclude"
     )
     difficulty: float = Field(
-        default=0.5,
+        default=0.6,
         ge=0.0,
         le=1.0,
         description="0: planted trends already visible before the cutoff; 1: flat "

@@ -123,6 +123,13 @@ def _draw_counts(config: WorldConfig, key: str, rates: list[float]) -> list[int]
     return [dynamics.poisson(rng, rate) for rate in rates]
 
 
+def _counts_with_resolutions(counts: list[int], chains: list[ChainPlan]) -> list[int]:
+    """At least one paper in each chain's resolution month, so the planted resolution is written."""
+    for chain in chains:
+        counts[chain.resolved_index] = max(1, counts[chain.resolved_index])
+    return counts
+
+
 def _plan_children(
     config: WorldConfig, direction_id: str, base: float, mint: WordMint, cutoff_index: int
 ) -> list[ChildPlan]:
@@ -182,7 +189,7 @@ def _plan_chains(
 def _plan_domain(config: WorldConfig, number: int, months: list[str], cutoff_index: int) -> DomainPlan:
     mint = WordMint(seeded_random(config.seed, "vocab", number))
     name = f"{mint.adjective()} {mint.noun()}"
-    slug = "-".join(name.split())
+    slug = "_".join(name.split())
     label_rng = seeded_random(config.seed, "labels", number)
     labels = dynamics.assign_labels(config.directions_per_domain, label_rng)
     labels = dynamics.apply_counterfactual(
@@ -220,7 +227,7 @@ def _plan_domain(config: WorldConfig, number: int, months: list[str], cutoff_ind
                 label=label,
                 base_rate=base,
                 rates=rates,
-                counts=_draw_counts(config, direction_id, rates),
+                counts=_counts_with_resolutions(_draw_counts(config, direction_id, rates), chains),
                 children=children,
                 chains=chains,
                 venue_ranking=ranking,

@@ -52,19 +52,31 @@ def window_counts(truth: GroundTruth, direction_id: str) -> tuple[int, int]:
     return round(before_mean * size), round(window_mean * size)
 
 
-def pre_cutoff_halves(
+def halves(series: list[int]) -> tuple[int, int]:
+    """Sums of the first and second half of a monthly series (the middle month left out when odd)."""
+    half = len(series) // 2
+    return sum(series[:half]), sum(series[len(series) - half :])
+
+
+def halves_p_value(first_group: list[list[int]], second_group: list[list[int]]) -> float:
+    """p-value of a chi-square test that two groups of monthly series shift equally between their first
+    and second halves (small p: the groups' trends differ)."""
+    table = [
+        [sum(halves(series)[part] for series in group) for part in (0, 1)]
+        for group in (first_group, second_group)
+    ]
+    if min(sum(row) for row in table) == 0:
+        raise ValueError("a group has no papers in the compared months")
+    return float(chi2_contingency(table, correction=False).pvalue)
+
+
+def pre_cutoff_series(
     truth: GroundTruth, label: TrajectoryLabel, counts: dict[str, dict[str, int]] | None = None
-) -> tuple[int, int]:
-    """Papers of all directions with a label in the first and second half of the pre-cutoff months."""
+) -> list[list[int]]:
+    """Monthly pre-cutoff counts (observed unless ``counts`` is given) of each direction with a label."""
     pre_months = truth.months[: truth.months.index(truth.cutoff_month) + 1]
-    half = len(pre_months) // 2
-    first, second = pre_months[:half], pre_months[len(pre_months) - half :]
     source = counts or {direction.direction_id: direction.observed_counts for direction in truth.directions}
-    directions = truth.by_label(label)
-    return (
-        sum(source[item.direction_id][month] for item in directions for month in first),
-        sum(source[item.direction_id][month] for item in directions for month in second),
-    )
+    return [[source[item.direction_id][month] for month in pre_months] for item in truth.by_label(label)]
 
 
 def pre_cutoff_separability(
@@ -73,9 +85,6 @@ def pre_cutoff_separability(
     second: TrajectoryLabel = "cooling",
     counts: dict[str, dict[str, int]] | None = None,
 ) -> float:
-    """p-value of a chi-square test that two labels' pre-cutoff counts shift equally between the first
-    and second half of the pre-cutoff period (small p: the labels are separable before the cutoff)."""
-    table = [list(pre_cutoff_halves(truth, first, counts)), list(pre_cutoff_halves(truth, second, counts))]
-    if min(sum(row) for row in table) == 0:
-        raise ValueError(f"no pre-cutoff papers for {first!r} or {second!r} in this world")
-    return float(chi2_contingency(table, correction=False).pvalue)
+    """p-value that two labels' pre-cutoff counts shift equally between the first and second half of the
+    pre-cutoff months (small p: separable before the cutoff; the difficulty dial drives it)."""
+    return halves_p_value(pre_cutoff_series(truth, first, counts), pre_cutoff_series(truth, second, counts))

@@ -70,8 +70,8 @@ def _opening(rng: random.Random, context: PaperContext) -> str:
             f"{vocab.task.capitalize()} is a core problem in {context.domain_name}, where {vocab.method} and "
             f"related {vocab.name} methods are widely used.",
             f"Recent work on {vocab.name} has made {vocab.task} practical for {context.domain_name} systems.",
-            f"In {context.domain_name}, {vocab.task} depends on how well a model handles its "
-            f"{rng.choice(vocab.components)}.",
+            f"In {context.domain_name}, {vocab.name} methods for {vocab.task} depend on how well a model "
+            f"handles its {rng.choice(vocab.components)}.",
         )
     )
 

@@ -45,8 +45,9 @@ class BottleneckTruth(BaseModel):
     opportunity_variants: list[str]
     mechanism: str = Field(description="one sentence: how the reduction opens the opportunity")
     reported_from: str = Field(description="'YYYY-MM' from which papers report the limitation")
-    resolved: str = Field(description="'YYYY-MM' of the first paper that reduces it")
+    resolved: str = Field(description="'YYYY-MM' in which the first paper reducing it is announced")
     after_cutoff: bool = Field(description="True when the resolution falls in the hidden window")
+    resolution_paper_id: str | None = Field(default=None, description="id of the first paper that reduces it")
 
 
 class MethodRelationTruth(BaseModel):

@@ -38,6 +38,7 @@ from foresci.sim.plan import (
 from foresci.sim.truth import (
     GROUND_TRUTH_NAME,
     PAPER_LABELS_NAME,
+    BottleneckTruth,
     ChildTruth,
     DirectionTruth,
     DomainTruth,
@@ -112,7 +113,25 @@ def _observed_counts(plan: WorldPlan, drafts: list[Draft]) -> dict[str, dict[str
     return counts
 
 
-def _direction_truth(plan: WorldPlan, direction: DirectionPlan, observed: dict[str, int]) -> DirectionTruth:
+def _chain_as_written(
+    plan: WorldPlan, truth: BottleneckTruth, resolutions: dict[str, Draft]
+) -> BottleneckTruth:
+    """The chain's truth with its resolution month as announced (noise may delay the first paper)."""
+    first = resolutions.get(truth.bottleneck)
+    if first is None:
+        return truth
+    return truth.model_copy(
+        update={
+            "resolved": _month_key(first.announced),
+            "after_cutoff": first.announced > plan.config.cutoff,
+            "resolution_paper_id": first.paper_id,
+        }
+    )
+
+
+def _direction_truth(
+    plan: WorldPlan, direction: DirectionPlan, observed: dict[str, int], resolutions: dict[str, Draft]
+) -> DirectionTruth:
     months = plan.months
     rates = total_rates(direction)
     children = [
@@ -142,7 +161,7 @@ def _direction_truth(plan: WorldPlan, direction: DirectionPlan, observed: dict[s
         planted_counts=dict(zip(months, total_counts(direction), strict=True)),
         observed_counts=observed,
         children=children,
-        bottlenecks=[chain.truth for chain in direction.chains],
+        bottlenecks=[_chain_as_written(plan, chain.truth, resolutions) for chain in direction.chains],
         venue_ranking=direction.venue_ranking,
         venue_weights=venue_weights(direction.venue_ranking),
     )
@@ -151,6 +170,7 @@ def _direction_truth(plan: WorldPlan, direction: DirectionPlan, observed: dict[s
 def build_truth(plan: WorldPlan, drafts: list[Draft]) -> GroundTruth:
     """Assemble the ground truth of a drafted world."""
     observed = _observed_counts(plan, drafts)
+    resolutions = {draft.resolves: draft for draft in drafts if draft.resolves and not draft.dropped}
     kept = [draft for draft in drafts if not draft.dropped]
     return GroundTruth(
         seed=plan.config.seed,
@@ -169,7 +189,7 @@ def build_truth(plan: WorldPlan, drafts: list[Draft]) -> GroundTruth:
             for domain in plan.domains
         ],
         directions=[
-            _direction_truth(plan, direction, observed[direction.direction_id])
+            _direction_truth(plan, direction, observed[direction.direction_id], resolutions)
             for direction in plan.directions
         ],
         method_relations=[relation.truth for relation in plan.relations],
@@ -199,7 +219,7 @@ def paper_labels(drafts: list[Draft]) -> list[PaperLabel]:
     ]
 
 
-def domain_definition(domain: DomainPlan) -> dict[str, object]:
+def domain_definition(domain: DomainPlan, background_name: str) -> dict[str, object]:
     """The domain's definition in the KB's domain-file schema (kb/domains/<slug>.yaml)."""
     seeds = [
         f"{direction.vocabulary.name} methods such as {direction.vocabulary.method} for "
@@ -218,6 +238,7 @@ def domain_definition(domain: DomainPlan) -> dict[str, object]:
         f"foresci sim).",
         "seed_descriptions": seeds,
         "include_keywords": keywords,
+        "exclude_keywords": [background_name],
         "categories": [domain.category],
     }
 
@@ -229,7 +250,12 @@ def write_domain_files(folder: Path, plan: WorldPlan) -> list[Path]:
     for domain in plan.domains:
         path = folder / f"{domain.slug}.yaml"
         path.write_text(
-            yaml.safe_dump(domain_definition(domain), sort_keys=False, allow_unicode=True, width=110),
+            yaml.safe_dump(
+                domain_definition(domain, plan.background_name),
+                sort_keys=False,
+                allow_unicode=True,
+                width=110,
+            ),
             encoding="utf-8",
         )
         paths.append(path)
@@ -242,9 +268,8 @@ def generate_world(cfg: WorldConfig, out: Path | str, progress: Progress | None 
     created_at aside). ``progress(stage, done, total)`` is called as months are drafted."""
     out = Path(out)
     corpus_dir = out / "corpus"
-    if corpus_dir.is_dir():
-        for stale in sorted(corpus_dir.glob("*.jsonl*")):
-            stale.unlink()
+    for stale in (*sorted(corpus_dir.glob("*.jsonl*")), *sorted((out / "domains").glob("*.yaml"))):
+        stale.unlink()
     plan = plan_world(cfg)
     done = 0
 
