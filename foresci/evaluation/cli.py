@@ -1,13 +1,104 @@
-"""CLI: foresci eval ... and foresci report ..."""
+"""CLI: ``foresci eval RUNDIR`` scores a run; ``foresci report RUNDIR... --out DIR`` writes the report."""
 
 from __future__ import annotations
 
+from pathlib import Path
 
-def eval_command() -> None:
-    """Score a run (implemented by the evaluation component)."""
-    raise NotImplementedError("foresci eval is not implemented yet")
+import typer
 
 
-def report_command() -> None:
-    """Write the HTML report (implemented by the evaluation component)."""
-    raise NotImplementedError("foresci report is not implemented yet")
+def eval_command(
+    run_dir: Path = typer.Argument(..., help="run folder with answers.jsonl (from `foresci run`)"),
+    release: Path | None = typer.Option(
+        None, "--release", help="release folder; default: the run manifest's"
+    ),
+    kb: Path | None = typer.Option(
+        None, "--kb", help="KB folder (recorded in the summary; not read by metrics)"
+    ),
+    offline: bool = typer.Option(
+        False, "--offline", help="no LLM judge: deterministic metrics and the *_offline approximations only"
+    ),
+    family: str = typer.Option("all", "--family", help="leaderboard family printed at the end"),
+) -> None:
+    """Score a run's answers against the hidden targets; write RUNDIR/scores.jsonl and summary.json.
+
+    Metrics: Fact (judged claim F1), FTA (reference-guided or ranking-aware), Trace, Pers, plus the
+    offline approximations under their own names (fact_offline, fta_offline_claims, trace_offline), and
+    CRPS / coverage / Brier for forecast answers. Finished rows are reused, so a re-run makes no model calls.
+
+    Examples:
+
+        foresci eval workspace/runs/demo --offline
+
+        FORESCI_LLM__BASE_URL=http://127.0.0.1:8000/v1 foresci eval workspace/runs/aris --release rel/
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from foresci.evaluation.runner import evaluate_run
+    from foresci.evaluation.summary import leaderboard_table
+    from foresci.io import read_json, write_json
+    from foresci.settings import Settings
+
+    settings = Settings()
+    console = Console()
+    with Progress(
+        TextColumn("[bold]evaluating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task("score", total=None)
+
+        def report(_: str, done: int, total: int) -> None:
+            progress.update(bar, completed=done, total=total)
+
+        try:
+            summary_path = evaluate_run(run_dir, release, settings, offline, progress=report)
+        except (FileNotFoundError, ValueError, RuntimeError) as error:
+            console.print(f"[red]error:[/red] {error}")
+            raise typer.Exit(code=1) from error
+    summary = read_json(summary_path)
+    if kb is not None:
+        summary["kb"] = str(kb)
+        write_json(summary_path, summary)
+    console.print(leaderboard_table(summary, family))
+    counts = summary["counts"]
+    console.print(
+        f"{counts['scored']} rows scored, {counts['answer_errors']} answer errors, "
+        f"{counts['missing_target']} without target, judge errors {counts['judge_errors'] or 'none'}; "
+        f"reused {summary['reused_rows']} finished rows in {summary['elapsed_s']} s -> {summary_path}"
+    )
+
+
+def report_command(
+    run_dirs: list[Path] = typer.Argument(..., help="one or more evaluated run folders"),
+    out: Path = typer.Option(Path("report"), "--out", help="output folder for index.html, report.md, PNGs"),
+    taxonomy: list[Path] = typer.Option([], "--taxonomy", help="taxonomy folder(s) for growth plots"),
+) -> None:
+    """Write a static HTML report (and report.md) from evaluated runs.
+
+    The report has the leaderboard per family and backbone, the low-score heatmap, forecast reliability
+    and coverage plots, taxonomy growth plots (with --taxonomy) and a drill-down per task.
+
+    Examples:
+
+        foresci report workspace/runs/demo --out workspace/report
+
+        foresci report runs/native runs/aris --out report --taxonomy workspace/taxonomy/llm_agents
+    """
+    from rich.console import Console
+
+    from foresci.evaluation.report import write_report
+    from foresci.settings import Settings
+
+    console = Console()
+    with console.status("writing the report"):
+        try:
+            index = write_report(run_dirs, out, Settings(), taxonomy_dirs=tuple(taxonomy))
+        except (FileNotFoundError, ValueError) as error:
+            console.print(f"[red]error:[/red] {error}")
+            raise typer.Exit(code=1) from error
+    console.print(f"report written: {index}")

@@ -21,6 +21,7 @@ class MetricResult(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     available: bool = True
     reason: str | None = Field(default=None, description="why unavailable, when it is")
+    error: str | None = Field(default=None, description="judge failure after re-asking (not a zero score)")
 
 
 class Score(BaseModel):
@@ -36,3 +37,10 @@ class Score(BaseModel):
     mode: str = "full"
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
     contamination_risk: bool = False
+    status: str = Field(
+        default="ok", description="ok | error (the answer itself failed) | missing (no hidden target or task)"
+    )
+    error: str | None = Field(default=None, description="why the row has no scores, when it has none")
+    key: str | None = Field(default=None, description="row identity: task_id|method|model|mode")
+    evaluation: str = Field(default="offline", description="offline | judged: how the metrics were computed")
+    fingerprint: str | None = Field(default=None, description="evaluation settings fingerprint (reuse check)")

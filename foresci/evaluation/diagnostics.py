@@ -1,0 +1,180 @@
+"""Diagnostics over scored rows (ForeSci App. F): low-score rates, correlations, conflicts, foresight lift."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+
+from foresci.evaluation.models import Score
+from foresci.evaluation.stats import low_score_mask
+
+CONTENT_METRICS = ("fact", "fta", "trace", "pers")
+OFFLINE_STAND_INS = {"fact": "fact_offline", "fta": "fta_offline_claims", "trace": "trace_offline"}
+
+
+def metric_value(score: Score, name: str) -> float | None:
+    """The value of a metric on a row, or None when missing, unavailable or not applicable."""
+    result = score.metrics.get(name)
+    if result is None or not result.available or result.value is None:
+        return None
+    return float(result.value)
+
+
+def diagnostic_value(score: Score, name: str) -> tuple[float | None, str]:
+    """The row's value for a content metric, using its offline stand-in when the judged one is absent.
+
+    Returns (value, the metric name actually used): FTA of planning/venue is deterministic, so 'fta'
+    exists offline too; direction/bottleneck fall back to 'fta_offline_claims'.
+    """
+    value = metric_value(score, name)
+    if value is not None or name not in OFFLINE_STAND_INS:
+        return value, name
+    stand_in = OFFLINE_STAND_INS[name]
+    return metric_value(score, stand_in), stand_in
+
+
+def _task_rows(scores: Sequence[Score]) -> list[Score]:
+    return [score for score in scores if score.status == "ok" and score.family != "forecast"]
+
+
+def low_score_rates(scores: Sequence[Score], fraction: float = 0.2) -> dict[str, Any]:
+    """Share of each family's and each method's rows in the rank-selected bottom ``fraction`` per metric.
+
+    Rows where a metric is not applicable (e.g. Trace of native answers) are left out of that metric.
+    """
+    rows = _task_rows(scores)
+    by_family: dict[str, dict[str, float]] = defaultdict(dict)
+    by_method: dict[str, dict[str, float]] = defaultdict(dict)
+    used: dict[str, str] = {}
+    for name in CONTENT_METRICS:
+        present = [
+            (score, value, used_name)
+            for score in rows
+            for value, used_name in [diagnostic_value(score, name)]
+            if value is not None
+        ]
+        if not present:
+            continue
+        used[name] = ", ".join(sorted({used_name for _, _, used_name in present}))
+        mask = low_score_mask([value for _, value, _ in present], fraction)
+        for grouping, key_of in ((by_family, lambda s: s.family), (by_method, lambda s: s.method)):
+            totals: dict[str, int] = defaultdict(int)
+            lows: dict[str, int] = defaultdict(int)
+            for (score, _, _), low in zip(present, mask, strict=True):
+                totals[key_of(score)] += 1
+                lows[key_of(score)] += int(low)
+            for group, total in totals.items():
+                grouping[group][name] = lows[group] / total
+    return {
+        "fraction": fraction,
+        "by_family": dict(by_family),
+        "by_method": dict(by_method),
+        "metrics_used": used,
+    }
+
+
+def metric_correlations(
+    scores: Sequence[Score], names: Sequence[str] = ("fact", "fta", "pers")
+) -> list[dict[str, Any]]:
+    """Spearman and Pearson correlation of each metric pair over rows where both are available."""
+    rows = _task_rows(scores)
+    results = []
+    for index, first in enumerate(names):
+        for second in names[index + 1 :]:
+            pairs = [
+                (a, b)
+                for score in rows
+                for a, b in [(diagnostic_value(score, first)[0], diagnostic_value(score, second)[0])]
+                if a is not None and b is not None
+            ]
+            entry: dict[str, Any] = {
+                "pair": f"{first}~{second}",
+                "n": len(pairs),
+                "spearman": None,
+                "pearson": None,
+            }
+            if len(pairs) >= 3:
+                left, right = np.array(pairs).T
+                if np.ptp(left) > 0 and np.ptp(right) > 0:
+                    entry["spearman"] = float(spearmanr(left, right).statistic)
+                    entry["pearson"] = float(pearsonr(left, right).statistic)
+            results.append(entry)
+    return results
+
+
+def fact_fta_conflicts(scores: Sequence[Score], gap: float = 0.5, limit: int = 50) -> dict[str, Any]:
+    """Rows with |Fact - FTA| >= gap: counts (high-FTA/low-Fact and the reverse) and the largest cases."""
+    cases: list[dict[str, Any]] = []
+    for score in _task_rows(scores):
+        fact, fact_name = diagnostic_value(score, "fact")
+        fta, fta_name = diagnostic_value(score, "fta")
+        if fact is None or fta is None or abs(fact - fta) < gap:
+            continue
+        cases.append(
+            {
+                "task_id": score.task_id,
+                "family": score.family,
+                "method": score.method,
+                "model": score.model,
+                "fact": fact,
+                "fta": fta,
+                "gap": fta - fact,
+                "metrics": f"{fact_name}/{fta_name}",
+            }
+        )
+    cases.sort(key=lambda case: -abs(case["gap"]))
+    return {
+        "gap": gap,
+        "count": len(cases),
+        "high_fta_low_fact": sum(1 for case in cases if case["gap"] > 0),
+        "high_fact_low_fta": sum(1 for case in cases if case["gap"] < 0),
+        "cases": cases[:limit],
+    }
+
+
+def _means_by_task(
+    scores: Sequence[Score], metric: str
+) -> dict[tuple[str, str | None, str], dict[str, float]]:
+    table: dict[tuple[str, str | None, str], dict[str, float]] = defaultdict(dict)
+    for score in _task_rows(scores):
+        value, _ = diagnostic_value(score, metric)
+        if value is not None:
+            table[(score.method, score.model, score.mode)][score.task_id] = value
+    return table
+
+
+def foresight_lift(
+    scores: Sequence[Score],
+    persistence_method: str = "persistence",
+    metrics: Sequence[str] = ("fta", "fact", "top_choice"),
+) -> list[dict[str, Any]]:
+    """Method - baseline on shared tasks: vs persistence, and vs the same method in name_only mode."""
+    lifts = []
+    for metric in metrics:
+        table = _means_by_task(scores, metric)
+        persistence = {
+            task: value
+            for (method, _, mode), values in table.items()
+            if method == persistence_method and mode == "full"
+            for task, value in values.items()
+        }
+        for (method, model, mode), values in sorted(table.items(), key=lambda item: str(item[0])):
+            if mode != "full" or method == persistence_method:
+                continue
+            entry: dict[str, Any] = {"metric": metric, "method": method, "model": model}
+            shared = sorted(set(values) & set(persistence))
+            if shared:
+                entry["vs_persistence"] = float(np.mean([values[t] - persistence[t] for t in shared]))
+                entry["n_persistence"] = len(shared)
+            name_only = table.get((method, model, "name_only"), {})
+            shared = sorted(set(values) & set(name_only))
+            if shared:
+                entry["vs_name_only"] = float(np.mean([values[t] - name_only[t] for t in shared]))
+                entry["n_name_only"] = len(shared)
+            if len(entry) > 3:
+                lifts.append(entry)
+    return lifts

@@ -1,0 +1,94 @@
+"""Read what evaluation needs: a run's answers and a release's public tasks, hidden targets and forecasts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from foresci.agents.models import Answer
+from foresci.io import iter_jsonl, read_json
+from foresci.tasks.hidden import HiddenTarget, Resolution
+from foresci.tasks.models import ForecastQuestion, Task
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def read_models(path: Path, model: type[ModelT]) -> list[ModelT]:
+    """Validate every row of a JSONL file as ``model``; an invalid row raises naming file, line and field."""
+    rows: list[ModelT] = []
+    for line_number, row in enumerate(iter_jsonl(path), start=1):
+        try:
+            rows.append(model.model_validate(row))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ValueError(f"{path}: row {line_number}: field '{where}': {first['msg']}") from error
+    return rows
+
+
+@dataclass
+class ReleaseData:
+    """The parts of a release that evaluation reads (hidden targets included)."""
+
+    path: Path
+    tasks: dict[str, Task] = field(default_factory=dict)
+    hidden: dict[str, HiddenTarget] = field(default_factory=dict)
+    questions: dict[str, ForecastQuestion] = field(default_factory=dict)
+    resolutions: dict[str, Resolution] = field(default_factory=dict)
+
+
+def load_release(release_dir: Path) -> ReleaseData:
+    """Load tasks.jsonl + hidden.jsonl (+ forecast.jsonl / forecast_hidden.jsonl when present)."""
+    release_dir = Path(release_dir)
+    tasks_path = release_dir / "tasks.jsonl"
+    if not tasks_path.is_file():
+        raise FileNotFoundError(f"{tasks_path}: no tasks.jsonl; is {release_dir} a foresci release?")
+    data = ReleaseData(path=release_dir)
+    data.tasks = {task.task_id: task for task in read_models(tasks_path, Task)}
+    if (release_dir / "hidden.jsonl").is_file():
+        data.hidden = {row.task_id: row for row in read_models(release_dir / "hidden.jsonl", HiddenTarget)}
+    if (release_dir / "forecast.jsonl").is_file():
+        data.questions = {
+            row.question_id: row for row in read_models(release_dir / "forecast.jsonl", ForecastQuestion)
+        }
+    if (release_dir / "forecast_hidden.jsonl").is_file():
+        data.resolutions = {
+            row.question_id: row for row in read_models(release_dir / "forecast_hidden.jsonl", Resolution)
+        }
+    return data
+
+
+def load_answers(run_dir: Path) -> list[Answer]:
+    """The answers of a run folder (``answers.jsonl``)."""
+    path = Path(run_dir) / "answers.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no answers.jsonl; is {run_dir} a foresci run folder?")
+    return read_models(path, Answer)
+
+
+def release_of_run(run_dir: Path) -> Path | None:
+    """The release folder named by the run's manifest (inputs.release or config.release), if any."""
+    manifest_path = Path(run_dir) / "manifest.json"
+    if not manifest_path.is_file():
+        return None
+    manifest: dict[str, Any] = read_json(manifest_path)
+    for section in ("inputs", "config"):
+        value = (manifest.get(section) or {}).get("release")
+        if isinstance(value, dict):
+            value = value.get("path")
+        if isinstance(value, str) and value:
+            path = Path(value)
+            return (
+                path
+                if path.is_absolute()
+                else (Path(run_dir) / path if (Path(run_dir) / path).exists() else path)
+            )
+    return None
+
+
+def answer_key(task_id: str, method: str, model: str | None, mode: str) -> str:
+    """The identity of an answer row: task, method, backbone and mode."""
+    return f"{task_id}|{method}|{model or '-'}|{mode}"

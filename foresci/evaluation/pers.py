@@ -1,0 +1,105 @@
+"""Reviewer persuasiveness: a family rubric judged n times (mean, variance); unavailable offline."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from foresci.evaluation.judges import (
+    JudgeClient,
+    JudgeError,
+    call_judge,
+    family_dimensions,
+    pers_schema,
+    public_task_json,
+    rubrics,
+)
+from foresci.evaluation.models import MetricResult
+from foresci.tasks.hidden import HiddenTarget
+from foresci.tasks.models import Task
+
+
+def offline_pers() -> MetricResult:
+    """Pers has no offline form: reported as unavailable, never approximated."""
+    return MetricResult(
+        name="pers",
+        value=None,
+        available=False,
+        reason="needs an LLM judge (run `foresci eval` without --offline)",
+    )
+
+
+def reviewer_brief(task: Task, hidden: HiddenTarget) -> str:
+    """The family-conditioned brief from the public task and the hidden decision target (JSON)."""
+    names = {candidate.option_id: candidate.name for candidate in task.candidates}
+    brief: dict[str, object] = {"family": task.family}
+    if hidden.primary_direction:
+        brief["direction_that_gained_momentum"] = names.get(
+            hidden.primary_direction, hidden.primary_direction
+        )
+        brief["acceptable_neighbours"] = [
+            names.get(option, option) for option in hidden.acceptable_directions
+        ]
+    if hidden.trajectory:
+        brief["trajectory"] = hidden.trajectory
+    if hidden.bottleneck:
+        brief["bottleneck"] = hidden.bottleneck[0]
+    if hidden.opportunity:
+        brief["opportunity"] = hidden.opportunity[0]
+    if hidden.mechanism:
+        brief["mechanism"] = hidden.mechanism
+    if hidden.ranking:
+        brief["preferred_order"] = [names.get(option, option) for option in hidden.ranking]
+    if hidden.rationale:
+        brief["rationale"] = hidden.rationale
+    return json.dumps(brief, ensure_ascii=False)
+
+
+def judged_pers(
+    client: JudgeClient, task: Task, hidden: HiddenTarget, answer_text: str, runs: int
+) -> MetricResult:
+    """Pers = mean holistic score over ``runs`` judge passes; dimension means in details."""
+    schema = pers_schema(task.family)
+    task_dimensions = family_dimensions(task.family)
+    generic = rubrics()["generic"]
+    describe = (
+        "; ".join(f"{name} ({text})" for name, text in task_dimensions.items()) or "none for this family"
+    )
+    values: list[float] = []
+    passes: list[dict[str, float]] = []
+    try:
+        for run in range(1, runs + 1):
+            judgement = call_judge(
+                client,
+                "pers",
+                schema,
+                task_json=public_task_json(task),
+                brief_json=reviewer_brief(task, hidden),
+                answer=answer_text,
+                task_dimensions=describe,
+                generic_dimensions="; ".join(f"{n} ({t})" for n, t in generic.items()),
+                run=run,
+                runs=runs,
+            )
+            scores = {
+                name: float(value) for name, value in judgement.model_dump().items() if name != "rationale"
+            }
+            values.append(scores["holistic"])
+            passes.append(scores)
+    except JudgeError as error:
+        return MetricResult(
+            name="pers", value=None, available=False, error=str(error), reason="judge failed", runs=values
+        )
+    dimension_means = {name: float(np.mean([scores[name] for scores in passes])) for name in passes[0]}
+    return MetricResult(
+        name="pers",
+        value=float(np.mean(values)),
+        runs=values,
+        variance=float(np.var(values)),
+        details={
+            "dimensions": dimension_means,
+            "task_dimensions": list(task_dimensions),
+            "generic_dimensions": list(generic),
+        },
+    )

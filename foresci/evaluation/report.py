@@ -1,0 +1,285 @@
+"""``write_report``: a static, self-contained HTML report (and ``report.md``) from evaluated runs."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, Undefined
+
+from foresci.agents.models import Answer
+from foresci.evaluation.loading import answer_key, load_answers, read_models
+from foresci.evaluation.models import Score
+from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliability_diagram
+from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
+from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
+from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summary, entry_label
+from foresci.io import read_json, write_json
+from foresci.settings import Settings
+from foresci.tasks.models import Task
+
+HEADLINE = ("fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline")
+
+
+def fmt(value: Any) -> str:
+    """A number with three decimals, '–' for missing values."""
+    if value is None or isinstance(value, Undefined):
+        return "–"
+    if isinstance(value, str):
+        return value
+    return f"{float(value):.3f}"
+
+
+def cell(metric: dict[str, Any] | None) -> str:
+    """'mean [low, high]' of an aggregated metric, '–' when absent."""
+    if not metric:
+        return "–"
+    return f"{metric['mean']:.3f} [{metric['low']:.3f}, {metric['high']:.3f}]"
+
+
+def data_uri(png: bytes) -> str:
+    """A PNG as an inline data URI."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def load_scored_run(run_dir: Path) -> tuple[dict[str, Any], list[Score]]:
+    """The summary and scores of an evaluated run; errors say to run `foresci eval` first."""
+    summary_path, scores_path = Path(run_dir) / SUMMARY_NAME, Path(run_dir) / SCORES_NAME
+    if not summary_path.is_file() or not scores_path.is_file():
+        raise FileNotFoundError(
+            f"{run_dir}: no {SUMMARY_NAME}/{SCORES_NAME}; run `foresci eval {run_dir}` first"
+        )
+    return read_json(summary_path), read_models(scores_path, Score)
+
+
+def _tasks_of(release: str | None) -> dict[str, Task]:
+    if not release or not (Path(release) / "tasks.jsonl").is_file():
+        return {}
+    return {task.task_id: task for task in read_models(Path(release) / "tasks.jsonl", Task)}
+
+
+def _metric_note(name: str, result: Any) -> str:
+    if result.error:
+        return f"judge error: {result.error}"
+    if not result.available:
+        return result.reason or "unavailable"
+    details = result.details or {}
+    if details.get("kind") == "rank":
+        source, predicted, gold = details.get("parsed_from"), details.get("predicted"), details.get("gold")
+        return f"parsed from {source}: {predicted} vs gold {gold}"
+    if details.get("kind") == "reference_guided":
+        slots = ", ".join(f"{slot['name']} {slot['score']:.2f}" for slot in details.get("slots", []))
+        return f"slots ({details.get('slots_from')}): {slots}"
+    if name.startswith("trace") and "citations" in details:
+        checks = details["citations"]
+        late = len(checks["after_cutoff_ids"])
+        return f"citations valid {checks['valid']}/{checks['cited']}, after cutoff {late}"
+    if name == "top_choice":
+        return f"chosen {details.get('chosen')} vs gold {details.get('gold')}"
+    return ""
+
+
+def drilldown_rows(
+    scores: Sequence[Score], answers: dict[str, Answer], tasks: dict[str, Task], limit: int
+) -> list[dict[str, Any]]:
+    """One drill-down record per scored row: task, answer text, evidence, and every metric."""
+    rows = []
+    for score in list(scores)[:limit]:
+        answer = answers.get(score.key or "")
+        task = tasks.get(score.task_id)
+        headline = [
+            (METRIC_LABELS.get(name, name), fmt(score.metrics[name].value))
+            for name in HEADLINE
+            if name in score.metrics and score.metrics[name].available
+        ]
+        rows.append(
+            {
+                "task_id": score.task_id,
+                "family": score.family,
+                "status": score.status,
+                "error": score.error,
+                "label": entry_label(score.method, score.model, score.mode),
+                "headline": headline,
+                "title": task.title if task else "",
+                "question": task.question if task else "",
+                "text": answer.text if answer else "",
+                "evidence": [item.model_dump() for item in answer.support.evidence[:12]]
+                if answer and answer.support
+                else [],
+                "metrics": [
+                    {
+                        "name": name,
+                        "value": result.value,
+                        "precision": result.precision,
+                        "recall": result.recall,
+                        "variance": result.variance,
+                        "note": _metric_note(name, result),
+                    }
+                    for name, result in score.metrics.items()
+                ],
+            }
+        )
+    return rows
+
+
+def _taxonomy_figures(taxonomy_dirs: Sequence[Path]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Growth plots from the taxonomy component's plotting helpers, when they are installed."""
+    if not taxonomy_dirs:
+        return [], []
+    try:
+        from foresci.taxonomy import plots as taxonomy_plots  # type: ignore[attr-defined]
+    except ImportError:
+        return [], ["taxonomy plots unavailable: foresci.taxonomy.plots is not installed"]
+    figures: list[tuple[str, str]] = []
+    notes: list[str] = []
+    for folder in taxonomy_dirs:
+        for name in ("plot_taxonomy_growth", "plot_node_growth"):
+            plot = getattr(taxonomy_plots, name, None)
+            if plot is None:
+                notes.append(f"{name} is not provided by foresci.taxonomy.plots")
+                continue
+            try:
+                produced = plot(Path(folder))
+            except (FileNotFoundError, ValueError) as error:
+                notes.append(f"{folder}: {name} failed: {error}")
+                continue
+            png = produced.read_bytes() if isinstance(produced, Path) else produced
+            if isinstance(png, bytes):
+                figures.append((f"{name} {folder}", data_uri(png)))
+    return figures, notes
+
+
+def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
+    lines = [
+        "# foresci evaluation report",
+        "",
+        f"Runs: {', '.join(summary.get('runs', [summary.get('run_dir', '')]))}; "
+        f"release: {summary.get('release')}; "
+        f"evaluation: {'offline' if summary.get('offline') else 'judged'}.",
+        "",
+    ]
+    for family in ["all", *sorted({e["family"] for e in summary["leaderboard"]} - {"all"})]:
+        entries = [e for e in summary["leaderboard"] if e["family"] == family]
+        lines += [
+            f"## Leaderboard: {family}",
+            "",
+            "| method · backbone | n | " + " | ".join(METRIC_LABELS.get(n, n) for n in metric_names) + " |",
+            "|---|---:|" + "---:|" * len(metric_names),
+        ]
+        for entry in entries:
+            values = [
+                fmt(entry["metrics"][n]["mean"]) if n in entry["metrics"] else "–" for n in metric_names
+            ]
+            lines.append(f"| {entry['label']} | {entry['n_rows']} | " + " | ".join(values) + " |")
+        lines.append("")
+    diagnostics = summary["diagnostics"]
+    lines += ["## Diagnostics", "", "Low-score rates (bottom 20 %) by family:", ""]
+    for group, rates in sorted(diagnostics["low_score"]["by_family"].items()):
+        lines.append(f"- {group}: " + ", ".join(f"{k} {v:.2f}" for k, v in rates.items()))
+    conflicts = diagnostics["fact_fta_conflicts"]
+    lines += ["", f"Fact–FTA conflicts (|gap| ≥ {conflicts['gap']}): {conflicts['count']}", ""]
+    for row in diagnostics["correlations"]:
+        lines.append(
+            f"- {row['pair']}: n={row['n']}, Spearman {fmt(row['spearman'])}, Pearson {fmt(row['pearson'])}"
+        )
+    if summary.get("forecast"):
+        lines += ["", "## Forecasts", "", "| method | CRPS | Brier | Brier skill |", "|---|---:|---:|---:|"]
+        for entry in summary["forecast"]:
+            lines.append(
+                f"| {entry['label']} | {cell(entry['metrics'].get('crps'))} | "
+                f"{cell(entry['metrics'].get('brier'))} | {fmt(entry.get('brier_skill'))} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def write_report(
+    run_dirs: Sequence[Path], out_dir: Path, settings: Settings, taxonomy_dirs: Sequence[Path] = ()
+) -> Path:
+    """Write ``out_dir/index.html`` (self-contained), ``report.md``, ``summary.json``; return the HTML path.
+
+    One run: its own summary.json is shown as is. Several runs: their scores are pooled and summarised
+    again (so entries are comparable and p-values are against the pooled leader).
+    """
+    if not run_dirs:
+        raise ValueError("write_report needs at least one run folder")
+    summaries, all_scores, answers, tasks = [], [], {}, {}
+    for run_dir in run_dirs:
+        summary, scores = load_scored_run(Path(run_dir))
+        summaries.append(summary)
+        all_scores.extend(scores)
+        if (Path(run_dir) / "answers.jsonl").is_file():
+            for answer in load_answers(Path(run_dir)):
+                answers[answer_key(answer.task_id, answer.method, answer.model, answer.mode)] = answer
+        tasks.update(_tasks_of(summary.get("release")))
+    if len(summaries) == 1:
+        combined = dict(summaries[0])
+    else:
+        combined = build_summary(
+            all_scores,
+            settings.evaluation,
+            {
+                "release": ", ".join(sorted({str(s.get("release")) for s in summaries})),
+                "offline": all(s.get("offline") for s in summaries),
+            },
+        )
+    combined["runs"] = [str(path) for path in run_dirs]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    leaderboard = combined["leaderboard"]
+    metric_names = [n for n in TASK_METRICS if any(n in e["metrics"] for e in leaderboard)]
+    overall = sorted(
+        [e for e in leaderboard if e["family"] == "all"], key=lambda e: (e["model"] or "", e["method"])
+    )
+    per_family: dict[str, list[dict[str, Any]]] = {}
+    for entry in leaderboard:
+        if entry["family"] != "all":
+            per_family.setdefault(entry["family"], []).append(entry)
+    low = combined["diagnostics"]["low_score"]
+    heatmaps = [
+        (title, data_uri(png))
+        for title, rates in (
+            ("Low-score rate by family", low["by_family"]),
+            ("Low-score rate by method", low["by_method"]),
+        )
+        if (png := low_score_heatmap(rates, title)) is not None
+    ]
+    forecast = combined.get("forecast", [])
+    forecast_plots = []
+    if (png := reliability_diagram({e["label"]: e.get("reliability", []) for e in forecast})) is not None:
+        forecast_plots.append(("reliability diagram", data_uri(png)))
+    if (png := coverage_bars({e["label"]: e["coverage"] for e in forecast if e.get("coverage")})) is not None:
+        forecast_plots.append(("coverage bars", data_uri(png)))
+    taxonomy_plots, taxonomy_notes = _taxonomy_figures(taxonomy_dirs)
+    limit = settings.evaluation.drilldown_limit
+    environment = Environment(autoescape=True, undefined=Undefined)
+    template = environment.from_string(TABLE_MACRO + REPORT_TEMPLATE)
+    html = template.render(
+        runs=combined["runs"],
+        release=combined.get("release"),
+        offline=combined.get("offline"),
+        counts=combined["counts"],
+        overall=overall,
+        per_family=per_family,
+        metric_names=metric_names,
+        labels=METRIC_LABELS,
+        low=low,
+        heatmaps=heatmaps,
+        correlations=combined["diagnostics"]["correlations"],
+        conflicts=combined["diagnostics"]["fact_fta_conflicts"],
+        lift=combined["diagnostics"]["foresight_lift"],
+        forecast=forecast,
+        forecast_plots=forecast_plots,
+        taxonomy_plots=taxonomy_plots,
+        taxonomy_notes=taxonomy_notes,
+        rows=drilldown_rows(all_scores, answers, tasks, limit),
+        truncated=len(all_scores) if len(all_scores) > limit else 0,
+        fmt=fmt,
+        cell=cell,
+    )
+    index = out_dir / "index.html"
+    index.write_text(html, encoding="utf-8")
+    (out_dir / "report.md").write_text(_markdown(combined, metric_names), encoding="utf-8")
+    write_json(out_dir / "summary.json", combined)
+    return index

@@ -1,0 +1,152 @@
+# ruff: noqa: E501  (HTML template text; breaking its lines would change the markup)
+"""The Jinja2 template of the static HTML report (inline CSS and JS; images as data URIs)."""
+
+from __future__ import annotations
+
+REPORT_TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>foresci report</title>
+<link rel="icon" href="data:,">
+<style>
+ body { font-family: system-ui, -apple-system, Segoe UI, sans-serif; margin: 2rem auto; max-width: 1200px;
+        color: #1d2733; padding: 0 1rem; }
+ h1 { margin-bottom: .2rem; } h2 { border-bottom: 2px solid #dde3ea; padding-bottom: .2rem; margin-top: 2.2rem; }
+ .meta { color: #5b6b7c; font-size: .9rem; }
+ table { border-collapse: collapse; margin: .6rem 0 1rem; font-size: .88rem; }
+ th, td { border: 1px solid #dde3ea; padding: .3rem .55rem; text-align: right; }
+ th { background: #f3f6f9; } td.label, th.label { text-align: left; }
+ td.leader { font-weight: 700; background: #eef8ee; }
+ .ci { color: #7b8a99; font-size: .75rem; display: block; }
+ .na { color: #9aa7b4; }
+ .note { background: #fff8e6; border-left: 4px solid #f0b429; padding: .5rem .8rem; font-size: .88rem; }
+ img { max-width: 100%; border: 1px solid #eef1f4; margin: .4rem .6rem .4rem 0; }
+ details.drill { border: 1px solid #dde3ea; border-radius: 6px; margin: .35rem 0; padding: .3rem .6rem; }
+ details.drill > summary { cursor: pointer; font-size: .9rem; }
+ details.drill pre { white-space: pre-wrap; background: #f7f9fb; padding: .6rem; font-size: .82rem; }
+ .pill { display: inline-block; background: #eef1f4; border-radius: 10px; padding: 0 .5rem; margin-left: .3rem;
+         font-size: .78rem; }
+ .err { color: #b42318; }
+ #drill-filter { padding: .35rem .5rem; width: 22rem; }
+</style>
+</head>
+<body>
+<h1>foresci evaluation report</h1>
+<p class="meta">Runs: {{ runs | join(", ") }} &middot; release: {{ release }} &middot;
+ evaluation: {{ "offline (deterministic metrics and *_offline approximations)" if offline else "judged" }}
+ &middot; {{ counts.scored }} scored rows, {{ counts.answer_errors }} answer errors,
+ {{ counts.missing_target }} without hidden target{% if counts.judge_errors %}, judge errors:
+ {% for name, n in counts.judge_errors.items() %}{{ name }} {{ n }} {% endfor %}{% endif %}</p>
+{% if offline %}<p class="note">Offline evaluation: <b>Pers</b> needs an LLM judge and is unavailable;
+ Fact~off, FTA~off and Trace~off are embedding/citation approximations under their own names, not the judged
+ metrics. FTA of planning and venue tasks is deterministic (ranking-aware) and is the real metric.</p>{% endif %}
+
+<h2 id="leaderboard-all">Leaderboard (all task families)</h2>
+<p class="meta">Mean over tasks with the 95 % bootstrap interval; bold = leader of the column; p = paired
+ bootstrap p-value that the leader is not better; &ndash; = not applicable (e.g. Trace without a support artifact).</p>
+{{ table(overall, "leaderboard") }}
+
+<h2 id="leaderboard-family">Leaderboard per family</h2>
+{% for family, entries in per_family.items() %}
+<h3>{{ family.replace("_", " ") }}</h3>
+{{ table(entries, "leaderboard-" ~ family) }}
+{% endfor %}
+
+<h2 id="diagnostics">Diagnostics</h2>
+<p class="meta">Low-score rows are the rank-selected bottom {{ (low.fraction * 100) | round | int }} % of each
+ metric (metrics used: {% for k, v in low.metrics_used.items() %}{{ k }} = {{ v }}{{ "; " if not loop.last }}{% endfor %}).</p>
+{% for name, uri in heatmaps %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
+<h3>Correlations among Fact, FTA, Pers</h3>
+<table id="correlations"><tr><th class="label">pair</th><th>n</th><th>Spearman</th><th>Pearson</th></tr>
+{% for row in correlations %}<tr><td class="label">{{ row.pair }}</td><td>{{ row.n }}</td>
+<td>{{ fmt(row.spearman) }}</td><td>{{ fmt(row.pearson) }}</td></tr>{% endfor %}</table>
+<h3>Fact&ndash;FTA conflicts (|gap| &ge; {{ conflicts.gap }})</h3>
+<p>{{ conflicts.count }} rows: {{ conflicts.high_fta_low_fact }} high-FTA/low-Fact,
+ {{ conflicts.high_fact_low_fta }} high-Fact/low-FTA.</p>
+{% if conflicts.cases %}<table id="conflicts"><tr><th class="label">task</th><th class="label">method</th>
+<th>Fact</th><th>FTA</th><th class="label">metrics</th></tr>
+{% for c in conflicts.cases[:20] %}<tr><td class="label">{{ c.task_id }}</td><td class="label">{{ c.method }}
+{{ c.model or "" }}</td><td>{{ fmt(c.fact) }}</td><td>{{ fmt(c.fta) }}</td><td class="label">{{ c.metrics }}</td></tr>
+{% endfor %}</table>{% endif %}
+<h3>Foresight lift</h3>
+{% if lift %}<table id="lift"><tr><th class="label">metric</th><th class="label">method</th><th>vs persistence</th>
+<th>n</th><th>vs name-only</th><th>n</th></tr>
+{% for row in lift %}<tr><td class="label">{{ row.metric }}</td><td class="label">{{ row.method }}
+{{ row.model or "" }}</td><td>{{ fmt(row.vs_persistence) }}</td><td>{{ row.n_persistence or "" }}</td>
+<td>{{ fmt(row.vs_name_only) }}</td><td>{{ row.n_name_only or "" }}</td></tr>{% endfor %}</table>
+{% else %}<p class="meta">No persistence or name-only rows to compare against.</p>{% endif %}
+
+<h2 id="forecasts">Forecast questions</h2>
+{% if forecast %}<table id="forecast-table"><tr><th class="label">method</th><th>numeric n</th><th>CRPS (log)</th>
+<th>|z|&lt;1</th><th>|z|&lt;2</th><th>|z|&lt;3</th><th>&times;3</th><th>&times;10</th><th>CRPS skill</th>
+<th>binary n</th><th>Brier</th><th>Brier skill</th></tr>
+{% for e in forecast %}<tr><td class="label">{{ e.label }}</td><td>{{ e.n_numeric or 0 }}</td>
+<td>{{ cell(e.metrics.crps) }}</td>
+{% for level in ["1", "2", "3"] %}<td>{{ fmt(e.coverage[level].observed) if e.coverage else "–" }}</td>{% endfor %}
+<td>{{ fmt(e.within_x3) }}</td><td>{{ fmt(e.within_x10) }}</td><td>{{ fmt(e.crps_skill) }}</td>
+<td>{{ e.n_binary or 0 }}</td><td>{{ cell(e.metrics.brier) }}</td><td>{{ fmt(e.brier_skill) }}</td></tr>{% endfor %}
+</table>
+<p class="meta">Nominal coverage: 0.683 / 0.954 / 0.997. CRPS of the Gaussian fitted to p10/p50/p90 in
+ log10(y+1) space (lower is better); skills are against the persistence baseline of each question.</p>
+{% for name, uri in forecast_plots %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
+{% else %}<p class="meta">No forecast answers in these runs.</p>{% endif %}
+
+{% if taxonomy_plots or taxonomy_notes %}<h2 id="taxonomy">Taxonomy growth</h2>
+{% for name, uri in taxonomy_plots %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
+{% for note in taxonomy_notes %}<p class="meta">{{ note }}</p>{% endfor %}{% endif %}
+
+<h2 id="drilldown">Per-task drill-down</h2>
+<p><input id="drill-filter" type="search" placeholder="filter by task, family or method">
+ <span class="meta" id="drill-count">{{ rows | length }} rows{% if truncated %} (first {{ rows | length }}
+ of {{ truncated }}){% endif %}</span></p>
+<div id="drills">
+{% for r in rows %}<details class="drill" data-search="{{ (r.task_id ~ ' ' ~ r.family ~ ' ' ~ r.label) | lower }}"
+ id="row-{{ loop.index }}"><summary><b>{{ r.task_id }}</b> &middot; {{ r.family.replace("_", " ") }} &middot;
+ {{ r.label }}{% for name, value in r.headline %}<span class="pill">{{ name }} {{ value }}</span>{% endfor %}
+ {% if r.status != "ok" %}<span class="pill err">{{ r.status }}</span>{% endif %}</summary>
+{% if r.title %}<p><b>{{ r.title }}</b></p>{% endif %}{% if r.question %}<p>{{ r.question }}</p>{% endif %}
+{% if r.error %}<p class="err">{{ r.error }}</p>{% endif %}
+<h4>Answer</h4><pre>{{ r.text or "(no text)" }}</pre>
+{% if r.evidence %}<h4>Evidence</h4><ul>{% for item in r.evidence %}<li>{{ item.claim }}
+ <span class="meta">[{{ item.paper_ids | join(", ") }}]</span></li>{% endfor %}</ul>{% endif %}
+<h4>Scores</h4><table class="scores"><tr><th class="label">metric</th><th>value</th><th>P</th><th>R</th>
+<th>variance</th><th class="label">note</th></tr>
+{% for m in r.metrics %}<tr><td class="label">{{ m.name }}</td><td>{{ fmt(m.value) }}</td><td>{{ fmt(m.precision) }}</td>
+<td>{{ fmt(m.recall) }}</td><td>{{ fmt(m.variance) }}</td><td class="label">{{ m.note }}</td></tr>{% endfor %}
+</table></details>
+{% endfor %}</div>
+<script>
+(function () {
+  var input = document.getElementById("drill-filter");
+  var count = document.getElementById("drill-count");
+  var rows = document.querySelectorAll("#drills details.drill");
+  input.addEventListener("input", function () {
+    var query = input.value.trim().toLowerCase();
+    var shown = 0;
+    rows.forEach(function (row) {
+      var visible = !query || row.getAttribute("data-search").indexOf(query) !== -1;
+      row.style.display = visible ? "" : "none";
+      if (visible) { shown += 1; }
+    });
+    count.textContent = shown + " rows shown";
+  });
+})();
+</script>
+</body>
+</html>
+"""
+
+TABLE_MACRO = """{% macro table(entries, table_id) %}
+<table id="{{ table_id }}" class="leaderboard"><tr><th class="label">method &middot; backbone</th><th>n</th>
+{% for name in metric_names %}<th>{{ labels.get(name, name) }}</th>{% endfor %}</tr>
+{% for e in entries %}<tr data-entry="{{ e.label }}" data-family="{{ e.family }}"><td class="label">{{ e.label }}</td>
+<td>{{ e.n_rows }}</td>
+{% for name in metric_names %}{% set c = e.metrics.get(name) %}{% if c %}<td class="{{ 'leader' if c.leader }}"
+ data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}">{{ '%.3f' % c.mean }}<span class="ci">[{{ '%.3f' % c.low }},
+ {{ '%.3f' % c.high }}] n={{ c.n }}{% if c.p_vs_leader is defined %} p={{ '%.3f' % c.p_vs_leader }}{% endif %}
+ {% if c.variance is not none %} var={{ '%.4f' % c.variance }}{% endif %}</span></td>{% else %}<td class="na"
+ data-metric="{{ name }}" data-value="">&ndash;</td>{% endif %}{% endfor %}</tr>
+{% endfor %}</table>
+{% endmacro %}"""

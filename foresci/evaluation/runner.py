@@ -1,0 +1,258 @@
+"""``evaluate_run``: score a run folder's answers against a release's hidden targets.
+
+Writes ``RUNDIR/scores.jsonl`` (one :class:`Score` per answer row) and ``RUNDIR/summary.json``.
+Finished rows are reused when the evaluation settings are unchanged, and judge answers come from the
+persistent response cache, so re-running a finished evaluation makes zero model calls.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from foresci.agents.models import Answer
+from foresci.artifacts import sha256_json
+from foresci.evaluation.fta import TextEncoder
+from foresci.evaluation.judges import JudgeClient
+from foresci.evaluation.loading import ReleaseData, answer_key, load_answers, load_release, release_of_run
+from foresci.evaluation.models import Score
+from foresci.evaluation.scoring import (
+    FORECAST_FAMILY,
+    JudgedParts,
+    run_judges,
+    score_forecast_answer,
+    score_task_answer,
+)
+from foresci.evaluation.summary import build_summary
+from foresci.io import append_jsonl, iter_jsonl, write_json, write_jsonl
+from foresci.settings import Settings
+
+SCORES_NAME = "scores.jsonl"
+SUMMARY_NAME = "summary.json"
+Progress = Callable[[str, int, int], None]
+
+
+def evaluation_fingerprint(settings: Settings, release: ReleaseData, offline: bool) -> str:
+    """What decides whether stored scores can be reused: metric settings, embedder, judge model, release."""
+    config: dict[str, Any] = {
+        "evaluation": settings.evaluation.model_dump(mode="json"),
+        "embed_model": settings.embed.model,
+        "release": str(release.path.resolve()),
+    }
+    if not offline:
+        llm = settings.llm
+        config["judge"] = {
+            "model": llm.roles.get("judge", llm.model),
+            "base_url": llm.base_url,
+            "temperature": llm.temperature,
+        }
+    return sha256_json(config)[:16]
+
+
+def _reusable_rows(run_dir: Path, fingerprint: str) -> dict[str, Score]:
+    """Finished rows of an earlier evaluation with the same fingerprint (judge errors retried)."""
+    scores_path = run_dir / SCORES_NAME
+    if not scores_path.is_file():
+        return {}
+    rows: dict[str, Score] = {}
+    for row in iter_jsonl(scores_path):
+        score = Score.model_validate(row)
+        if score.key is None or score.fingerprint != fingerprint:
+            continue
+        if not any(result.error for result in score.metrics.values()):
+            rows[score.key] = score
+    return rows
+
+
+def _unscored(answer: Answer, task_family: str, domain: str, status: str, error: str) -> Score:
+    return Score(
+        task_id=answer.task_id,
+        family=task_family,
+        domain=domain,
+        method=answer.method,
+        model=answer.model,
+        mode=answer.mode,
+        contamination_risk=answer.contamination_risk,
+        status=status,
+        error=error,
+    )
+
+
+def _score_plain(answer: Answer, release: ReleaseData) -> Score | None:
+    """Rows that need no task scoring: answer errors, forecasts, missing targets; None for task answers."""
+    if answer.family == FORECAST_FAMILY or answer.task_id in release.questions:
+        question = release.questions.get(answer.task_id)
+        resolution = release.resolutions.get(answer.task_id)
+        if answer.status == "error":
+            return _unscored(
+                answer,
+                FORECAST_FAMILY,
+                question.domain if question else "",
+                "error",
+                answer.error or "the method failed",
+            )
+        if question is None or resolution is None:
+            return _unscored(
+                answer,
+                FORECAST_FAMILY,
+                question.domain if question else "",
+                "missing",
+                f"no forecast question or resolution for {answer.task_id} in {release.path}",
+            )
+        return score_forecast_answer(answer, question, resolution)
+    task = release.tasks.get(answer.task_id)
+    family, domain = (task.family, task.domain) if task else (answer.family, "")
+    if answer.status == "error":
+        return _unscored(answer, family, domain, "error", answer.error or "the method failed")
+    if task is None or answer.task_id not in release.hidden:
+        return _unscored(
+            answer,
+            family,
+            domain,
+            "missing",
+            f"no task or hidden target for {answer.task_id} in {release.path}",
+        )
+    return None
+
+
+def score_answers(
+    answers: list[Answer],
+    release: ReleaseData,
+    settings: Settings,
+    encoder: TextEncoder,
+    client: JudgeClient | None,
+    on_row: Callable[[Score], None] | None = None,
+    progress: Progress | None = None,
+) -> list[Score]:
+    """Score answers (judges concurrent, embeddings here); ``on_row`` sees each finished row."""
+    scored: list[Score] = []
+
+    def finish(score: Score, answer: Answer) -> None:
+        score.key = answer_key(answer.task_id, answer.method, answer.model, answer.mode)
+        scored.append(score)
+        if on_row:
+            on_row(score)
+        if progress:
+            progress("score", len(scored), len(answers))
+
+    pending: list[Answer] = []
+    for answer in answers:
+        plain = _score_plain(answer, release)
+        if plain is None:
+            pending.append(answer)
+        else:
+            finish(plain, answer)
+    if client is None:
+        for answer in pending:
+            finish(
+                score_task_answer(
+                    answer,
+                    release.tasks[answer.task_id],
+                    release.hidden[answer.task_id],
+                    settings.evaluation,
+                    encoder,
+                    None,
+                ),
+                answer,
+            )
+        return scored
+
+    def judge(answer: Answer) -> JudgedParts:
+        return run_judges(
+            client, answer, release.tasks[answer.task_id], release.hidden[answer.task_id], settings.evaluation
+        )
+
+    with ThreadPoolExecutor(max_workers=max(1, settings.evaluation.judge_concurrency)) as pool:
+        for answer, parts in zip(pending, pool.map(judge, pending), strict=True):
+            finish(
+                score_task_answer(
+                    answer,
+                    release.tasks[answer.task_id],
+                    release.hidden[answer.task_id],
+                    settings.evaluation,
+                    encoder,
+                    parts,
+                ),
+                answer,
+            )
+    return scored
+
+
+def make_judge_client(settings: Settings) -> Any:
+    """The judge-role LLM client; raises a clear error when no endpoint is configured."""
+    if not settings.llm.configured:
+        raise RuntimeError(
+            "judged evaluation needs an LLM endpoint: set FORESCI_LLM__BASE_URL "
+            "(or use --offline for the deterministic and offline metrics only)"
+        )
+    from foresci.llm import LLMClient
+
+    return LLMClient(settings, role="judge")
+
+
+def evaluate_run(
+    run_dir: Path,
+    release_dir: Path | None,
+    settings: Settings,
+    offline: bool,
+    client: JudgeClient | None = None,
+    encoder: TextEncoder | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Score ``run_dir/answers.jsonl`` against the release; write scores.jsonl and summary.json.
+
+    ``release_dir`` defaults to the release named in the run's manifest. Returns the summary path.
+    """
+    run_dir = Path(run_dir)
+    release_dir = release_dir or release_of_run(run_dir)
+    if release_dir is None:
+        raise ValueError(f"{run_dir}/manifest.json names no release; pass --release DIR")
+    started = time.perf_counter()
+    release = load_release(Path(release_dir))
+    answers = load_answers(run_dir)
+    fingerprint = evaluation_fingerprint(settings, release, offline)
+    reusable = _reusable_rows(run_dir, fingerprint)
+    todo = [
+        answer
+        for answer in answers
+        if answer_key(answer.task_id, answer.method, answer.model, answer.mode) not in reusable
+    ]
+    if encoder is None:
+        from foresci.embed import embedder_from_settings
+
+        encoder = embedder_from_settings(settings)
+    if not offline and client is None and any(_score_plain(answer, release) is None for answer in todo):
+        client = make_judge_client(settings)
+    partial_path = run_dir / f".{SCORES_NAME}.partial"
+    partial_path.unlink(missing_ok=True)
+
+    def keep(score: Score) -> None:
+        score.fingerprint = fingerprint
+        append_jsonl(partial_path, score)
+
+    fresh = score_answers(todo, release, settings, encoder, None if offline else client, keep, progress)
+    by_key = {**reusable, **{score.key: score for score in fresh if score.key}}
+    ordered = [
+        by_key[key]
+        for key in dict.fromkeys(answer_key(a.task_id, a.method, a.model, a.mode) for a in answers)
+    ]
+    write_jsonl(run_dir / SCORES_NAME, ordered)
+    partial_path.unlink(missing_ok=True)
+    usage = getattr(client, "usage", None)
+    meta = {
+        "run_dir": str(run_dir),
+        "release": str(release.path),
+        "offline": offline,
+        "fingerprint": fingerprint,
+        "reused_rows": len(answers) - len(todo),
+        "scored_rows": len(fresh),
+        "elapsed_s": round(time.perf_counter() - started, 3),
+        "judge_usage": usage.as_dict() if usage is not None and hasattr(usage, "as_dict") else None,
+    }
+    summary = build_summary(ordered, settings.evaluation, meta)
+    summary_path = run_dir / SUMMARY_NAME
+    write_json(summary_path, summary)
+    return summary_path

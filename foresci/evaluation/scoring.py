@@ -1,0 +1,252 @@
+"""Score one answer row: deterministic and offline metrics here, judged parts passed in from the judges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from foresci.agents.models import Answer, ForecastAnswer
+from foresci.evaluation.config import EvaluationSettings
+from foresci.evaluation.fact import judged_fact, offline_fact
+from foresci.evaluation.forecast import brier, brier_skill, numeric_scores
+from foresci.evaluation.fta import TextEncoder, reference_guided_fta, split_sentences, target_slots
+from foresci.evaluation.judges import JudgeClient, JudgeError
+from foresci.evaluation.models import MetricResult, Score
+from foresci.evaluation.pers import judged_pers, offline_pers
+from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta, resolve_option
+from foresci.evaluation.trace import judged_trace, offline_trace
+from foresci.tasks.hidden import HiddenTarget, Resolution
+from foresci.tasks.models import ForecastQuestion, Task
+
+RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
+SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
+FORECAST_FAMILY = "forecast"
+
+
+@dataclass
+class JudgedParts:
+    """What the LLM judges returned for one answer (each part a metric or an error)."""
+
+    claims: list[str] | None = None
+    claims_error: str | None = None
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
+
+
+def run_judges(
+    client: JudgeClient, answer: Answer, task: Task, hidden: HiddenTarget, settings: EvaluationSettings
+) -> JudgedParts:
+    """Claim extraction, Fact verdicts, Trace and Pers through the judge (thread-safe: no embeddings)."""
+    from foresci.evaluation.fact import extract_claims
+
+    parts = JudgedParts()
+    try:
+        parts.claims = extract_claims(client, task, answer.text, settings.max_claims)
+    except JudgeError as error:
+        parts.claims_error = str(error)
+    if not hidden.claims:
+        parts.metrics["fact"] = MetricResult(
+            name="fact", value=None, available=False, reason="the hidden target has no claim bank"
+        )
+    elif parts.claims is None:
+        parts.metrics["fact"] = MetricResult(
+            name="fact", value=None, available=False, reason="judge failed", error=parts.claims_error
+        )
+    else:
+        try:
+            parts.metrics["fact"] = judged_fact(client, task, parts.claims, hidden.claims)
+        except JudgeError as error:
+            parts.metrics["fact"] = MetricResult(
+                name="fact", value=None, available=False, reason="judge failed", error=str(error)
+            )
+    parts.metrics["trace"] = judged_trace(client, task, answer.text, answer.support, settings.judge_runs)
+    parts.metrics["pers"] = judged_pers(client, task, hidden, answer.text, settings.judge_runs)
+    return parts
+
+
+def ranking_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricResult:
+    """FTA_rank of a planning/venue answer against the hidden order."""
+    if not hidden.ranking:
+        return MetricResult(
+            name="fta", value=None, available=False, reason="the hidden target has no ranking"
+        )
+    predicted, source = parse_answer_ranking(answer.payload, answer.text, task.candidates)
+    score = ranking_fta(hidden.ranking, predicted)
+    return MetricResult(
+        name="fta",
+        value=score.f1,
+        precision=score.precision,
+        recall=score.recall,
+        details={
+            "kind": "rank",
+            "predicted": predicted,
+            "gold": hidden.ranking,
+            "parsed_from": source,
+            "recall_checks": vars(score.recall_checks),
+            "precision_checks": vars(score.precision_checks),
+        },
+    )
+
+
+def slot_metric(
+    name: str, claims: Sequence[str], task: Task, hidden: HiddenTarget, encoder: TextEncoder
+) -> MetricResult:
+    """FTA_RG of a direction/bottleneck answer from its claims (named ``name``)."""
+    slots, source = target_slots(task, hidden)
+    if not slots:
+        return MetricResult(
+            name=name, value=None, available=False, reason="the hidden target has no FTA slots"
+        )
+    alignment = reference_guided_fta(list(claims), slots, encoder)
+    return MetricResult(
+        name=name,
+        value=alignment.value,
+        details={
+            "kind": "reference_guided",
+            "slots_from": source,
+            "claims": len(claims),
+            "slots": [
+                {"name": slot.name, "score": score, "best_claim": best}
+                for slot, score, best in zip(slots, alignment.slot_scores, alignment.best_claims, strict=True)
+            ],
+        },
+    )
+
+
+def top_choice_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricResult | None:
+    """``top_choice``: was the first pick right? direction: 1 primary / 0.5 acceptable; ranking: S_top."""
+    if task.family == "direction_forecasting" and hidden.primary_direction:
+        label = answer.payload.get("direction")
+        chosen = resolve_option(label, task.candidates) if isinstance(label, str) else None
+        if chosen is None:
+            predicted, _ = parse_answer_ranking({}, answer.text, task.candidates)
+            chosen = predicted[0] if predicted else None
+        value = (
+            1.0
+            if chosen == hidden.primary_direction
+            else 0.5
+            if chosen in hidden.acceptable_directions
+            else 0.0
+        )
+        trajectory = answer.payload.get("trajectory")
+        return MetricResult(
+            name="top_choice",
+            value=value,
+            details={
+                "chosen": chosen,
+                "gold": hidden.primary_direction,
+                "trajectory": trajectory,
+                "trajectory_correct": None if hidden.trajectory is None else trajectory == hidden.trajectory,
+            },
+        )
+    if task.family in RANKING_FAMILIES and hidden.ranking:
+        predicted, _ = parse_answer_ranking(answer.payload, answer.text, task.candidates)
+        value = 1.0 if predicted and predicted[0] == hidden.ranking[0] else 0.0
+        return MetricResult(
+            name="top_choice", value=value, details={"chosen": predicted[:1], "gold": hidden.ranking[0]}
+        )
+    return None
+
+
+def score_task_answer(
+    answer: Answer,
+    task: Task,
+    hidden: HiddenTarget,
+    settings: EvaluationSettings,
+    encoder: TextEncoder,
+    judged: JudgedParts | None,
+) -> Score:
+    """All metrics of one task answer: deterministic + offline always, judged ones if ``judged``."""
+    metrics: dict[str, MetricResult] = {}
+    if task.family in RANKING_FAMILIES:
+        metrics["fta"] = ranking_metric(answer, task, hidden)
+    elif judged is not None:
+        if judged.claims is None:
+            metrics["fta"] = MetricResult(
+                name="fta", value=None, available=False, reason="judge failed", error=judged.claims_error
+            )
+        else:
+            metrics["fta"] = slot_metric("fta", judged.claims, task, hidden, encoder)
+    if task.family in SLOT_FAMILIES:
+        sentences = split_sentences(answer.text, limit=settings.max_claims)
+        metrics["fta_offline_claims"] = slot_metric("fta_offline_claims", sentences, task, hidden, encoder)
+    if hidden.claims:
+        metrics["fact_offline"] = offline_fact(
+            answer.text,
+            hidden.claims,
+            encoder,
+            settings.max_claims,
+            settings.offline_supported_threshold,
+            settings.offline_partial_threshold,
+        )
+    metrics["trace_offline"] = offline_trace(answer.text, answer.support, task.cutoff, encoder)
+    top = top_choice_metric(answer, task, hidden)
+    if top is not None:
+        metrics["top_choice"] = top
+    if judged is not None:
+        metrics.update(judged.metrics)
+    else:
+        metrics["pers"] = offline_pers()
+    return Score(
+        task_id=answer.task_id,
+        family=task.family,
+        domain=task.domain,
+        method=answer.method,
+        model=answer.model,
+        mode=answer.mode,
+        metrics=metrics,
+        contamination_risk=answer.contamination_risk,
+        evaluation="judged" if judged is not None else "offline",
+    )
+
+
+def score_forecast_answer(answer: Answer, question: ForecastQuestion, resolution: Resolution) -> Score:
+    """Proper scores of one forecast answer: CRPS family for numeric, Brier family for binary."""
+    forecast = ForecastAnswer.model_validate(answer.payload)
+    metrics: dict[str, MetricResult] = {}
+    outcome = resolution.outcome
+    if question.kind == "numeric":
+        if forecast.p10 is None or forecast.p50 is None or forecast.p90 is None:
+            raise ValueError(f"forecast answer to {question.question_id} lacks p10/p50/p90")
+        scores = numeric_scores(forecast.p10, forecast.p50, forecast.p90, outcome, question.baseline)
+        for name in ("crps", "crps_skill"):
+            value = scores[name]
+            metrics[name] = MetricResult(
+                name=name, value=None if value is None else float(value), available=value is not None
+            )
+        for name in ("cover_1", "cover_2", "cover_3", "within_x3", "within_x10"):
+            metrics[name] = MetricResult(name=name, value=float(bool(scores[name])))
+        metrics["crps"].details = {key: scores[key] for key in ("z", "mu", "sigma", "baseline_crps")} | {
+            "outcome": outcome,
+            "p10": forecast.p10,
+            "p50": forecast.p50,
+            "p90": forecast.p90,
+        }
+    else:
+        if forecast.probability is None:
+            raise ValueError(f"forecast answer to {question.question_id} lacks a probability")
+        value = brier(forecast.probability, outcome)
+        baseline_probability = question.baseline if question.baseline is not None else 0.5
+        baseline = brier(min(max(baseline_probability, 0.0), 1.0), outcome)
+        metrics["brier"] = MetricResult(
+            name="brier",
+            value=value,
+            details={
+                "probability": forecast.probability,
+                "outcome": outcome,
+                "baseline_probability": baseline_probability,
+                "baseline_brier": baseline,
+            },
+        )
+        skill = brier_skill(value, baseline)
+        metrics["brier_skill"] = MetricResult(name="brier_skill", value=skill, available=skill is not None)
+    return Score(
+        task_id=answer.task_id,
+        family=FORECAST_FAMILY,
+        domain=question.domain,
+        method=answer.method,
+        model=answer.model,
+        mode=answer.mode,
+        metrics=metrics,
+        contamination_risk=answer.contamination_risk,
+        evaluation="offline",
+    )

@@ -1,0 +1,261 @@
+"""Aggregate scored rows into ``summary.json``: leaderboards with bootstrap CIs, forecasts, diagnostics."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from foresci.evaluation.config import EvaluationSettings
+from foresci.evaluation.diagnostics import (
+    fact_fta_conflicts,
+    foresight_lift,
+    low_score_rates,
+    metric_correlations,
+    metric_value,
+)
+from foresci.evaluation.forecast import NOMINAL_COVERAGE, reliability_bins
+from foresci.evaluation.models import Score
+from foresci.evaluation.stats import bootstrap_mean, paired_bootstrap_pvalue
+
+TASK_METRICS = (
+    "fact",
+    "fta",
+    "trace",
+    "pers",
+    "fact_offline",
+    "fta_offline_claims",
+    "trace_offline",
+    "top_choice",
+)
+METRIC_LABELS = {
+    "fact": "Fact",
+    "fta": "FTA",
+    "trace": "Trace",
+    "pers": "Pers",
+    "fact_offline": "Fact~off",
+    "fta_offline_claims": "FTA~off",
+    "trace_offline": "Trace~off",
+    "top_choice": "Top-1",
+}
+GroupKey = tuple[str, str | None, str]
+
+
+def group_key(score: Score) -> GroupKey:
+    """(method, model, mode): one leaderboard entry."""
+    return score.method, score.model, score.mode
+
+
+def entry_label(method: str, model: str | None, mode: str) -> str:
+    """Readable name of a leaderboard entry, e.g. 'aris · gpt-4o' or 'native · gpt-4o (name_only)'."""
+    label = method if not model else f"{method} · {model}"
+    return label if mode == "full" else f"{label} ({mode})"
+
+
+def _aggregate(rows: Sequence[Score], names: Sequence[str], settings: EvaluationSettings) -> dict[str, Any]:
+    metrics: dict[str, Any] = {}
+    for name in names:
+        values = [value for score in rows for value in [metric_value(score, name)] if value is not None]
+        if not values:
+            continue
+        interval = bootstrap_mean(values, settings.bootstrap_samples, settings.seed)
+        variances: list[float] = [
+            float(score.metrics[name].variance or 0.0)
+            for score in rows
+            if name in score.metrics and score.metrics[name].variance is not None
+        ]
+        metrics[name] = {
+            "mean": interval.mean,
+            "low": interval.low,
+            "high": interval.high,
+            "n": interval.n,
+            "variance": float(np.mean(variances)) if variances else None,
+        }
+    return metrics
+
+
+def _add_leader_pvalues(
+    entries: list[dict[str, Any]],
+    rows_by_key: dict[GroupKey, list[Score]],
+    names: Sequence[str],
+    settings: EvaluationSettings,
+    higher_is_better: bool = True,
+) -> None:
+    """Mark the leader of each metric and a paired-bootstrap p-value (shared tasks) for the others."""
+    for name in names:
+        ranked = [entry for entry in entries if name in entry["metrics"]]
+        if not ranked:
+            continue
+        leader = max(ranked, key=lambda e: e["metrics"][name]["mean"] * (1 if higher_is_better else -1))
+        leader_rows = {
+            s.task_id: v for s in rows_by_key[leader["key"]] for v in [metric_value(s, name)] if v is not None
+        }
+        for entry in ranked:
+            cell = entry["metrics"][name]
+            cell["leader"] = entry is leader
+            if entry is leader:
+                continue
+            other = {
+                s.task_id: v
+                for s in rows_by_key[entry["key"]]
+                for v in [metric_value(s, name)]
+                if v is not None
+            }
+            shared = sorted(set(leader_rows) & set(other))
+            if len(shared) >= 2:
+                cell["p_vs_leader"] = paired_bootstrap_pvalue(
+                    [leader_rows[t] for t in shared],
+                    [other[t] for t in shared],
+                    settings.bootstrap_samples,
+                    settings.seed,
+                    higher_is_better,
+                )
+
+
+def leaderboard(scores: Sequence[Score], settings: EvaluationSettings) -> list[dict[str, Any]]:
+    """One entry per (method, model, mode) and family ('all' first), each metric with mean and 95 % CI."""
+    rows_by_key: dict[GroupKey, list[Score]] = defaultdict(list)
+    for score in scores:
+        if score.status == "ok" and score.family != "forecast":
+            rows_by_key[group_key(score)].append(score)
+    overall: list[dict[str, Any]] = []
+    per_family: list[dict[str, Any]] = []
+    for key in sorted(rows_by_key, key=lambda k: (k[0], k[1] or "", k[2])):
+        rows = rows_by_key[key]
+        base = {"method": key[0], "model": key[1], "mode": key[2], "label": entry_label(*key)}
+        overall.append(
+            {
+                **base,
+                "key": key,
+                "family": "all",
+                "n_rows": len(rows),
+                "metrics": _aggregate(rows, TASK_METRICS, settings),
+            }
+        )
+        for family in sorted({score.family for score in rows}):
+            family_rows = [score for score in rows if score.family == family]
+            per_family.append(
+                {
+                    **base,
+                    "family": family,
+                    "n_rows": len(family_rows),
+                    "metrics": _aggregate(family_rows, TASK_METRICS, settings),
+                }
+            )
+    _add_leader_pvalues(overall, rows_by_key, TASK_METRICS, settings)
+    for entry in overall:
+        entry.pop("key")
+    return overall + per_family
+
+
+def forecast_summary(scores: Sequence[Score], settings: EvaluationSettings) -> list[dict[str, Any]]:
+    """Per (method, model, mode): CRPS, coverage, x3/x10 hits, Brier, skill, reliability, p-values."""
+    rows_by_key: dict[GroupKey, list[Score]] = defaultdict(list)
+    for score in scores:
+        if score.status == "ok" and score.family == "forecast":
+            rows_by_key[group_key(score)].append(score)
+    entries: list[dict[str, Any]] = []
+    for key in sorted(rows_by_key, key=lambda k: (k[0], k[1] or "", k[2])):
+        rows = rows_by_key[key]
+        entry: dict[str, Any] = {
+            "method": key[0],
+            "model": key[1],
+            "mode": key[2],
+            "label": entry_label(*key),
+            "key": key,
+            "metrics": _aggregate(rows, ("crps", "brier"), settings),
+        }
+        numeric = [score for score in rows if "crps" in score.metrics]
+        if numeric:
+            entry["n_numeric"] = len(numeric)
+            entry["coverage"] = {
+                str(k): {
+                    "observed": float(np.mean([metric_value(s, f"cover_{k}") or 0.0 for s in numeric])),
+                    "nominal": nominal,
+                }
+                for k, nominal in NOMINAL_COVERAGE.items()
+            }
+            entry["within_x3"] = float(np.mean([metric_value(s, "within_x3") or 0.0 for s in numeric]))
+            entry["within_x10"] = float(np.mean([metric_value(s, "within_x10") or 0.0 for s in numeric]))
+            raw_baselines = [s.metrics["crps"].details.get("baseline_crps") for s in numeric]
+            baselines = [float(value) for value in raw_baselines if value is not None]
+            if len(baselines) == len(numeric) and sum(baselines) > 0:
+                entry["crps_skill"] = 1 - float(
+                    np.mean([metric_value(s, "crps") or 0.0 for s in numeric]) / np.mean(baselines)
+                )
+        binary = [score for score in rows if "brier" in score.metrics]
+        if binary:
+            entry["n_binary"] = len(binary)
+            baseline = float(np.mean([s.metrics["brier"].details["baseline_brier"] for s in binary]))
+            mean_brier = float(np.mean([metric_value(s, "brier") or 0.0 for s in binary]))
+            entry["brier_skill"] = None if baseline == 0 else 1 - mean_brier / baseline
+            entry["reliability"] = reliability_bins(
+                [s.metrics["brier"].details["probability"] for s in binary],
+                [s.metrics["brier"].details["outcome"] for s in binary],
+            )
+        entries.append(entry)
+    _add_leader_pvalues(entries, rows_by_key, ("crps", "brier"), settings, higher_is_better=False)
+    for entry in entries:
+        entry.pop("key")
+    return entries
+
+
+def build_summary(
+    scores: Sequence[Score],
+    settings: EvaluationSettings,
+    meta: dict[str, Any],
+    persistence_method: str = "persistence",
+) -> dict[str, Any]:
+    """The whole ``summary.json`` document."""
+    counts: dict[str, Any] = {
+        "rows": len(scores),
+        "scored": sum(1 for s in scores if s.status == "ok"),
+        "answer_errors": sum(1 for s in scores if s.status == "error"),
+        "missing_target": sum(1 for s in scores if s.status == "missing"),
+    }
+    judge_errors: dict[str, int] = defaultdict(int)
+    for score in scores:
+        for name, result in score.metrics.items():
+            if result.error:
+                judge_errors[name] += 1
+    counts["judge_errors"] = dict(judge_errors)
+    errors_by_method: dict[str, int] = defaultdict(int)
+    for score in scores:
+        if score.status != "ok":
+            errors_by_method[entry_label(*group_key(score))] += 1
+    return {
+        **meta,
+        "counts": counts,
+        "errors_by_entry": dict(errors_by_method),
+        "leaderboard": leaderboard(scores, settings),
+        "forecast": forecast_summary(scores, settings),
+        "diagnostics": {
+            "low_score": low_score_rates(scores, settings.low_score_fraction),
+            "correlations": metric_correlations(scores),
+            "fact_fta_conflicts": fact_fta_conflicts(scores, settings.conflict_gap),
+            "foresight_lift": foresight_lift(scores, persistence_method),
+        },
+        "metric_labels": METRIC_LABELS,
+    }
+
+
+def leaderboard_table(summary: dict[str, Any], family: str = "all") -> Any:
+    """A rich Table of the leaderboard for one family (all = every task family); – = not applicable."""
+    from rich.table import Table
+
+    entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
+    names = [name for name in TASK_METRICS if any(name in entry["metrics"] for entry in entries)]
+    table = Table(title=f"foresci leaderboard ({family}; mean, 95 % CI in the report)")
+    table.add_column("method · backbone")
+    table.add_column("n", justify="right")
+    for name in names:
+        table.add_column(METRIC_LABELS.get(name, name), justify="right")
+    for entry in entries:
+        cells = []
+        for name in names:
+            cell = entry["metrics"].get(name)
+            cells.append("–" if cell is None else f"{cell['mean']:.3f}" + ("*" if cell.get("leader") else ""))
+        table.add_row(entry["label"], str(entry["n_rows"]), *cells)
+    return table
