@@ -1,7 +1,164 @@
-"""CLI: foresci kb ..."""
+"""CLI: foresci kb build | update | search | stats."""
 
 from __future__ import annotations
 
+from datetime import date
+from pathlib import Path
+
 import typer
 
-app = typer.Typer(help="Build, update, search and inspect the cutoff-aligned knowledge base.", no_args_is_help=True)
+app = typer.Typer(
+    help="Build, update, search and inspect the cutoff-aligned knowledge base.", no_args_is_help=True
+)
+
+
+def _parse_date(value: str, option: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError as error:
+        raise typer.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)", param_hint=option) from error
+
+
+@app.command("build")
+def build_command(
+    sources: list[Path] = typer.Argument(
+        ...,
+        help="Files or folders: daily-arXiv JSONL, arXiv snapshot JSONL, or a ResearchForesight KB layer.",
+    ),
+    out: Path = typer.Option(..., "--out", "-o", help="KB folder to create or replace atomically."),
+    domains_dir: list[Path] = typer.Option([], "--domains-dir", help="Extra folder of domain YAML files."),
+) -> None:
+    """Build a knowledge base: ingest, embed, screen per domain, index (BM25 + FAISS).
+
+    Bad rows go to quarantine.jsonl (file, line, reason) and never stop the build. Embeddings are
+    cached (FORESCI_CACHE_DIR), so a rebuild or a rerun after a kill embeds nothing twice; an
+    identical earlier build is reused.
+
+    Examples:
+
+      foresci kb build ../shared/corpora/arxiv-daily --out workspace/kb
+
+      FORESCI_CACHE_DIR=/tmp/cache foresci kb build day.jsonl.gz snap.jsonl --out kb --domains-dir mine
+    """
+    from foresci.kb.build import build_kb
+    from foresci.settings import load_settings
+
+    summary = build_kb(sources, out, load_settings(), domains_dirs=domains_dir or None, progress=True)
+    _print_summary(summary.model_dump(mode="json"))
+
+
+@app.command("update")
+def update_command(
+    kb_dir: Path = typer.Argument(..., help="An existing KB folder."),
+    sources: list[Path] = typer.Argument(..., help="New files or folders to add."),
+) -> None:
+    """Add new papers (e.g. one more daily file) without rebuilding or re-embedding existing ones.
+
+    Example:
+
+      foresci kb update workspace/kb ../shared/corpora/arxiv-daily/2026-07-01.jsonl.gz
+    """
+    from foresci.kb.build import update_kb
+    from foresci.settings import load_settings
+
+    summary = update_kb(kb_dir, sources, load_settings(), progress=True)
+    _print_summary(summary.model_dump(mode="json"))
+
+
+@app.command("search")
+def search_command(
+    kb_dir: Path = typer.Argument(..., help="A KB folder."),
+    query: str = typer.Argument(..., help="Free-text query."),
+    cutoff: str = typer.Option(
+        ..., "--cutoff", help="Only papers announced on or before this date (YYYY-MM-DD)."
+    ),
+    domain: str | None = typer.Option(None, "--domain", help="Restrict to papers screened into this domain."),
+    k: int = typer.Option(10, "-k", help="Number of results."),
+) -> None:
+    """Hybrid search (BM25 + dense, reciprocal rank fusion) as an agent would see it at a cutoff.
+
+    Example:
+
+      foresci kb search workspace/kb "tool-using LLM agents" --cutoff 2025-11-30 --domain llm_agent -k 5
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+    from foresci.settings import load_settings
+
+    view = KBView(KnowledgeBase.open(kb_dir, load_settings()), _parse_date(cutoff, "--cutoff"))
+    table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
+    for column in ("rank", "date", "id", "title", "bm25", "dense"):
+        table.add_column(column)
+    for hit in view.search(query, k=k, domain=domain):
+        table.add_row(
+            str(hit.rank),
+            hit.paper.announced.isoformat(),
+            hit.paper.paper_id,
+            hit.paper.title[:80],
+            str(hit.bm25_rank or "-"),
+            str(hit.dense_rank or "-"),
+        )
+    Console().print(table)
+
+
+@app.command("stats")
+def stats_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> None:
+    """Counts per domain and status, per month, and a quarantine summary.
+
+    Example:
+
+      foresci kb stats workspace/kb
+    """
+    from collections import Counter
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from foresci.io import iter_jsonl
+    from foresci.kb.store import KnowledgeBase
+
+    kb = KnowledgeBase.open(kb_dir)
+    console = Console()
+    console.print(f"[bold]{kb.path}[/bold]  generation {kb.generation.name}  fingerprint {kb.fingerprint}")
+    if kb.size:
+        console.print(f"{kb.size} papers, {kb.min_date} .. {kb.max_date}")
+    domains = Table(title="screening per domain")
+    for column in ("domain", "core", "support", "excluded"):
+        domains.add_column(column)
+    for domain, statuses in sorted(kb.screen_counts().items()):
+        domains.add_row(domain, *(str(statuses.get(status, 0)) for status in ("core", "support", "excluded")))
+    console.print(domains)
+    months = Table(title="papers per month (all / per domain core+support)")
+    months.add_column("month")
+    months.add_column("all")
+    for domain in kb.domains:
+        months.add_column(domain[:18])
+    month_of = [kb.announced_at(row).isoformat()[:7] for row in range(kb.size)]
+    totals = Counter(month_of)
+    per_domain = {
+        domain: Counter(month_of[row] for row in kb.domain_mask(domain).nonzero()[0]) for domain in kb.domains
+    }
+    for month in sorted(totals):
+        months.add_row(month, str(totals[month]), *(str(per_domain[domain][month]) for domain in kb.domains))
+    console.print(months)
+    reasons: Counter[str] = Counter()
+    files: Counter[str] = Counter()
+    if kb.quarantine_path().is_file():
+        for row in iter_jsonl(kb.quarantine_path()):
+            reasons[str(row["reason"]).split(":")[0]] += 1
+            files[Path(str(row["file"])).name] += 1
+    console.print(f"quarantined rows: {sum(reasons.values())}  ({kb.quarantine_path()})")
+    for reason, count in reasons.most_common(10):
+        console.print(f"  {count:6d}  {reason}")
+    for name, count in files.most_common(5):
+        console.print(f"  {count:6d}  in {name}")
+
+
+def _print_summary(summary: dict[str, object]) -> None:
+    from rich.console import Console
+    from rich.pretty import Pretty
+
+    Console().print(Pretty(summary))

@@ -8,10 +8,22 @@ from pydantic import BaseModel, Field
 class KBSettings(BaseModel):
     """How the knowledge base ingests, screens, indexes and retrieves papers."""
 
-    domains: list[str] = Field(default_factory=list,
-                               description="domain slugs to screen for (files kb/domains/<slug>.yaml); empty = all")
+    domains: list[str] = Field(
+        default_factory=list,
+        description="domain slugs to screen for (files kb/domains/<slug>.yaml); empty = all",
+    )
     rrf_k: int = Field(default=60, description="reciprocal rank fusion constant k")
-    candidates_per_retriever: int = Field(default=100, description="hits taken from BM25 and from dense before fusion")
-    screen_threshold: float = Field(default=0.35, description="embedding similarity to a domain seed for 'support'")
+    candidates_per_retriever: int = Field(
+        default=100, description="hits taken from BM25 and from dense before fusion"
+    )
+    screen_threshold: float = Field(
+        default=0.35, description="embedding similarity to a domain seed for 'support'"
+    )
+    core_threshold: float = Field(
+        default=0.5, description="embedding similarity to a domain seed that alone makes a paper 'core'"
+    )
     llm_screen: bool = Field(default=False, description="ask the builder LLM to screen borderline papers")
     max_row_bytes: int = Field(default=200_000, description="a raw row larger than this is quarantined")
+    bm25_k1: float = Field(default=1.5, description="Okapi BM25 term-frequency saturation k1")
+    bm25_b: float = Field(default=0.75, description="Okapi BM25 length normalisation b")
+    embed_chunk: int = Field(default=2048, description="papers embedded (and cached) per step during a build")

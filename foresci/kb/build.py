@@ -1,0 +1,494 @@
+"""Build and update a knowledge base folder (see :mod:`foresci.kb.store` for the layout).
+
+``build_kb`` ingests every source, embeds (content-addressed cache: nothing is embedded twice),
+screens per domain, indexes (BM25 term counts + vectors for FAISS) and swaps the new generation
+in atomically. ``update_kb`` appends papers announced on or after the KB's last date without
+recomputing anything for the papers already there.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from foresci.artifacts import is_reusable, read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.io import read_json, write_json, write_jsonl
+from foresci.kb.bm25 import BM25Index
+from foresci.kb.domains import DomainSpec, load_domains
+from foresci.kb.ingest import IngestResult, QuarantinedRow, dedup_papers, discover_sources, ingest
+from foresci.kb.models import Paper, ScreenDecision
+from foresci.kb.screen import DomainScreener, screen_papers
+from foresci.kb.store import CURRENT_NAME, KnowledgeBase, live_generation, write_generation_db
+from foresci.settings import Settings
+
+KB_KIND = "kb"
+OUTPUT_FILES = [
+    "papers.sqlite",
+    "vectors.npy",
+    "bm25_counts.npz",
+    "bm25_vocabulary.json",
+    "quarantine.jsonl",
+    "summary.json",
+]
+
+
+class BuildSummary(BaseModel):
+    """What a build or update did."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(description="the KB folder")
+    generation: str = Field(description="name of the live generation folder")
+    fingerprint: str
+    reused: bool = Field(default=False, description="true when an identical KB already existed")
+    mode: str = Field(default="build", description="build | append | reorder")
+    papers: int = Field(description="papers in the KB after this step")
+    added: int = Field(description="papers added by this step")
+    rows_read: int = Field(default=0, description="non-blank rows read from the sources")
+    duplicates: int = Field(default=0, description="rows of papers already seen (earliest date kept)")
+    quarantined: int = Field(default=0, description="rows quarantined by this step")
+    quarantine_reasons: dict[str, int] = Field(default_factory=dict)
+    embedded: int = Field(default=0, description="texts embedded by the model in this step")
+    embedding_reused: int = Field(default=0, description="vectors taken from the cache or the previous KB")
+    screen_counts: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="domain -> status -> n"
+    )
+    min_date: date | None = None
+    max_date: date | None = None
+    timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
+
+
+def _reason_kind(reason: str) -> str:
+    return (
+        reason.split(":")[0]
+        if not reason.startswith(("bad JSON", "not UTF-8", "absurd size"))
+        else reason.split(":")[0]
+    )
+
+
+def _hash_inputs(sources: Sequence[Path]) -> dict[str, Any]:
+    files = discover_sources(list(sources))
+    return {"files": {str(item.path.resolve()): sha256_file(item.path) for item in files}}
+
+
+def _kb_config(settings: Settings, domains: Sequence[DomainSpec]) -> dict[str, Any]:
+    return {
+        "embed_model": settings.embed.model,
+        "kb": settings.kb.model_dump(mode="json"),
+        "domains": sha256_json([spec.model_dump(mode="json") for spec in domains]),
+    }
+
+
+@contextmanager
+def _stage(timings: dict[str, float], name: str) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    timings[name] = round(timings.get(name, 0.0) + time.perf_counter() - started, 3)
+
+
+class _Progress:
+    """Rich progress bars when asked for, silent otherwise."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+            )
+            self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+    def task(self, description: str, total: int) -> Callable[[int], None]:
+        """Start a bar; return a function advancing it."""
+        if self._progress is None:
+            return lambda amount: None
+        task_id = self._progress.add_task(description, total=total)
+        return lambda amount: self._progress.advance(task_id, amount)
+
+
+def embed_papers(
+    papers: Sequence[Paper],
+    settings: Settings,
+    progress: _Progress,
+    known: dict[str, np.ndarray] | None = None,
+) -> tuple[np.ndarray, int, int]:
+    """Embeddings of ``papers`` (row order); ``known`` maps texts to vectors already at hand.
+
+    Returns (vectors, computed by the model, reused).
+    """
+    from foresci.embed import embedder_from_settings
+
+    embedder = embedder_from_settings(settings)
+    known = known or {}
+    texts = [paper.text for paper in papers]
+    todo = [index for index, text in enumerate(texts) if text not in known]
+    advance = progress.task("embed", len(texts))
+    advance(len(texts) - len(todo))
+    dimension: int | None = next((len(vector) for vector in known.values()), None)
+    parts: dict[int, np.ndarray] = {}
+    chunk = max(1, settings.kb.embed_chunk)
+    for start in range(0, len(todo), chunk):
+        indices = todo[start : start + chunk]
+        vectors = embedder.encode([texts[index] for index in indices])
+        for index, vector in zip(indices, vectors, strict=True):
+            parts[index] = vector
+        dimension = vectors.shape[1]
+        advance(len(indices))
+    if dimension is None:
+        dimension = embedder.dimension
+    matrix = np.zeros((len(texts), dimension), dtype=np.float32)
+    for index, text in enumerate(texts):
+        matrix[index] = parts[index] if index in parts else known[text]
+    reused = len(texts) - embedder.computed
+    return matrix, embedder.computed, reused
+
+
+def _screeners(domains: Sequence[DomainSpec], settings: Settings) -> list[DomainScreener]:
+    from foresci.embed import embedder_from_settings
+
+    embedder = embedder_from_settings(settings)
+    return [DomainScreener(spec, embedder.encode(spec.seed_descriptions), settings.kb) for spec in domains]
+
+
+def _next_generation(out: Path) -> Path:
+    numbers = [
+        int(path.name.split("-", 1)[1])
+        for path in out.glob("gen-*")
+        if path.is_dir() and path.name.split("-", 1)[1].isdigit()
+    ]
+    folder = out / f"gen-{max(numbers, default=0) + 1:04d}"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _swap_in(out: Path, generation: Path) -> None:
+    """Point CURRENT at ``generation`` atomically, then remove every other generation."""
+    pointer = out / f".{CURRENT_NAME}.tmp"
+    pointer.write_text(generation.name + "\n", encoding="utf-8")
+    pointer.replace(out / CURRENT_NAME)
+    shutil.copyfile(generation / "manifest.json", out / ".manifest.json.tmp")
+    (out / ".manifest.json.tmp").replace(out / "manifest.json")
+    for stale in out.glob("gen-*"):
+        if stale != generation and stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _write_generation(
+    out: Path,
+    papers: Sequence[Paper],
+    vectors: np.ndarray,
+    decisions: Sequence[ScreenDecision],
+    bm25: BM25Index,
+    domains: Sequence[DomainSpec],
+    quarantined: Sequence[QuarantinedRow],
+    summary: BuildSummary,
+    inputs: dict[str, Any],
+    config: dict[str, Any],
+    settings: Settings,
+    copy_from: Path | None = None,
+) -> Path:
+    generation = _next_generation(out)
+    meta = {"embed_model": settings.embed.model, "dimension": str(vectors.shape[1])}
+    write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
+    np.save(generation / "vectors.npy", vectors, allow_pickle=False)
+    bm25.save(generation)
+    write_jsonl(generation / "quarantine.jsonl", quarantined)
+    summary.generation = generation.name
+    summary.fingerprint = read_manifest_fingerprint(inputs, config)
+    write_json(generation / "summary.json", summary)
+    write_manifest(
+        generation,
+        KB_KIND,
+        inputs=inputs,
+        config=config,
+        files=OUTPUT_FILES,
+        counts={
+            "papers": summary.papers,
+            "quarantined": summary.quarantined,
+            "screens": summary.screen_counts,
+        },
+    )
+    return generation
+
+
+def read_manifest_fingerprint(inputs: dict[str, Any], config: dict[str, Any]) -> str:
+    """The fingerprint a manifest with these inputs and config gets."""
+    from foresci.artifacts import fingerprint
+
+    return fingerprint(KB_KIND, inputs, config)
+
+
+def _count_screens(decisions: Sequence[ScreenDecision]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for item in decisions:
+        bucket = counts.setdefault(item.domain, {})
+        bucket[item.status] = bucket.get(item.status, 0) + 1
+    return counts
+
+
+def _quarantine_reasons(rows: Sequence[QuarantinedRow]) -> dict[str, int]:
+    return dict(Counter(row.reason.split(":")[0] for row in rows).most_common())
+
+
+def build_kb(
+    sources: list[Path],
+    out: Path,
+    settings: Settings,
+    domains_dirs: list[Path] | None = None,
+    progress: bool = False,
+) -> BuildSummary:
+    """Build a KB from ``sources`` (files or folders of any supported format) into ``out``.
+
+    An identical earlier build (same input hashes, settings and domains) is reused as is.
+    """
+    out = Path(out)
+    timings: dict[str, float] = {}
+    domains = load_domains(domains_dirs, settings.kb.domains or None)
+    with _stage(timings, "hash_inputs"):
+        inputs = _hash_inputs(sources)
+    config = _kb_config(settings, domains)
+    if (out / CURRENT_NAME).is_file() and is_reusable(out, KB_KIND, inputs, config):
+        summary = BuildSummary.model_validate(read_json(live_generation(out) / "summary.json"))
+        summary.reused = True
+        return summary
+    out.mkdir(parents=True, exist_ok=True)
+    with _Progress(progress) as bars:
+        with _stage(timings, "ingest"):
+            files = discover_sources(sources)
+            advance = bars.task("ingest", len(files))
+            result: IngestResult = ingest(
+                sources, settings.kb.max_row_bytes, on_file=lambda source, total: advance(1)
+            )
+        with _stage(timings, "embed"):
+            vectors, computed, reused = embed_papers(result.papers, settings, bars)
+        with _stage(timings, "screen"):
+            decisions = screen_papers(result.papers, vectors, _screeners(domains, settings))
+        with _stage(timings, "bm25"):
+            bm25 = BM25Index.empty().appended([paper.text for paper in result.papers])
+        summary = BuildSummary(
+            path=str(out),
+            generation="",
+            fingerprint="",
+            mode="build",
+            papers=len(result.papers),
+            added=len(result.papers),
+            rows_read=result.rows,
+            duplicates=result.duplicates,
+            quarantined=len(result.quarantined),
+            quarantine_reasons=_quarantine_reasons(result.quarantined),
+            embedded=computed,
+            embedding_reused=reused,
+            screen_counts=_count_screens(decisions),
+            min_date=result.papers[0].announced if result.papers else None,
+            max_date=result.papers[-1].announced if result.papers else None,
+            timings=timings,
+        )
+        with _stage(timings, "write"):
+            generation = _write_generation(
+                out,
+                result.papers,
+                vectors,
+                decisions,
+                bm25,
+                domains,
+                result.quarantined,
+                summary,
+                inputs,
+                config,
+                settings,
+            )
+            _swap_in(out, generation)
+    summary.timings = timings
+    write_json(generation / "summary.json", summary)
+    return summary
+
+
+def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool = False) -> BuildSummary:
+    """Add the papers of ``sources`` to the KB at ``out`` without recomputing existing papers.
+
+    Papers already in the KB are skipped (their first announcement is kept). When every new paper is
+    announced on or after the KB's last date, rows are appended; otherwise (a back-fill) rows are
+    re-ordered, reusing every stored vector.
+    """
+    out = Path(out)
+    timings: dict[str, float] = {}
+    kb = KnowledgeBase.open(out, settings)
+    domains = kb.domain_specs
+    previous = read_manifest(kb.generation)
+    with _stage(timings, "hash_inputs"):
+        added_inputs = _hash_inputs(sources)
+    inputs = {"files": {**previous.inputs.get("files", {}), **added_inputs["files"]}}
+    config = previous.config
+    with _Progress(progress) as bars:
+        with _stage(timings, "ingest"):
+            files = discover_sources(sources)
+            advance = bars.task("ingest", len(files))
+            result = ingest(sources, settings.kb.max_row_bytes, on_file=lambda source, total: advance(1))
+        fresh = [paper for paper in result.papers if kb.row_of(paper.paper_id) is None]
+        earlier = [
+            paper
+            for paper in result.papers
+            if (row := kb.row_of(paper.paper_id)) is not None and paper.announced < kb.announced_at(row)
+        ]
+        append = not earlier and (kb.size == 0 or all(paper.announced >= kb.max_date for paper in fresh))
+        old_quarantine = list(_read_quarantine(kb.quarantine_path()))
+        quarantined = old_quarantine + result.quarantined
+        if append:
+            with _stage(timings, "embed"):
+                vectors, computed, reused = embed_papers(fresh, settings, bars)
+            with _stage(timings, "screen"):
+                decisions = screen_papers(fresh, vectors, _screeners(domains, settings))
+            with _stage(timings, "bm25"):
+                bm25 = kb.bm25.appended([paper.text for paper in fresh])
+            known_dates = ([kb.min_date, kb.max_date] if kb.size else []) + [p.announced for p in fresh]
+            all_vectors = np.concatenate([kb.vectors, vectors]) if len(fresh) else kb.vectors
+            summary = _update_summary(
+                out,
+                kb.size + len(fresh),
+                fresh,
+                result,
+                computed,
+                reused,
+                decisions,
+                "append",
+                min(known_dates, default=None),
+                max(known_dates, default=None),
+                timings,
+            )
+            summary.screen_counts = _merge_counts(kb.screen_counts(), summary.screen_counts)
+            with _stage(timings, "write"):
+                generation = _write_generation(
+                    out,
+                    fresh,
+                    all_vectors,
+                    decisions,
+                    bm25,
+                    domains,
+                    quarantined,
+                    summary,
+                    inputs,
+                    config,
+                    settings,
+                    copy_from=kb.generation / "papers.sqlite",
+                )
+        else:
+            merged, _ = dedup_papers(kb.all_papers() + result.papers)
+            known = {paper.text: kb.vectors[row] for row, paper in enumerate(kb.all_papers())}
+            with _stage(timings, "embed"):
+                vectors, computed, reused = embed_papers(merged, settings, bars, known=known)
+            with _stage(timings, "screen"):
+                decisions = screen_papers(merged, vectors, _screeners(domains, settings))
+            with _stage(timings, "bm25"):
+                bm25 = BM25Index.empty().appended([paper.text for paper in merged])
+            summary = _update_summary(
+                out,
+                len(merged),
+                fresh,
+                result,
+                computed,
+                reused,
+                decisions,
+                "reorder",
+                merged[0].announced,
+                merged[-1].announced,
+                timings,
+            )
+            with _stage(timings, "write"):
+                generation = _write_generation(
+                    out,
+                    merged,
+                    vectors,
+                    decisions,
+                    bm25,
+                    domains,
+                    quarantined,
+                    summary,
+                    inputs,
+                    config,
+                    settings,
+                )
+        kb.close()
+        _swap_in(out, generation)
+    summary.timings = timings
+    write_json(generation / "summary.json", summary)
+    return summary
+
+
+def _merge_counts(
+    old: dict[str, dict[str, int]], new: dict[str, dict[str, int]]
+) -> dict[str, dict[str, int]]:
+    merged = {domain: dict(statuses) for domain, statuses in old.items()}
+    for domain, statuses in new.items():
+        for status, count in statuses.items():
+            merged.setdefault(domain, {})[status] = merged.get(domain, {}).get(status, 0) + count
+    return merged
+
+
+def _update_summary(
+    out: Path,
+    total: int,
+    fresh: Sequence[Paper],
+    result: IngestResult,
+    computed: int,
+    reused: int,
+    decisions: Sequence[ScreenDecision],
+    mode: str,
+    min_date: date | None,
+    max_date: date | None,
+    timings: dict[str, float],
+) -> BuildSummary:
+    return BuildSummary(
+        path=str(out),
+        generation="",
+        fingerprint="",
+        mode=mode,
+        papers=total,
+        added=len(fresh),
+        rows_read=result.rows,
+        duplicates=result.rows - len(result.quarantined) - len(fresh),
+        quarantined=len(result.quarantined),
+        quarantine_reasons=_quarantine_reasons(result.quarantined),
+        embedded=computed,
+        embedding_reused=reused,
+        screen_counts=_count_screens(decisions),
+        min_date=min_date,
+        max_date=max_date,
+        timings=timings,
+    )
+
+
+def _read_quarantine(path: Path) -> Iterator[QuarantinedRow]:
+    from foresci.io import iter_jsonl
+
+    if path.is_file():
+        for row in iter_jsonl(path):
+            yield QuarantinedRow.model_validate(row)

@@ -1,0 +1,176 @@
+"""Row converters: one raw JSON object of a known format -> one :class:`Paper`.
+
+Each converter raises :class:`FieldError` naming the field at fault; the caller quarantines the row.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from foresci.kb.models import Paper
+from foresci.kb.normalize import (
+    FieldError,
+    clean_text,
+    id_month,
+    normalize_arxiv_id,
+    parse_list_field,
+    venue_from_comment,
+)
+
+EARLIEST_DATE = date(1991, 8, 1)  # arXiv opened in August 1991
+LATEST_DATE = date(2100, 1, 1)
+
+
+def check_date(announced: date, paper_id: str, field: str) -> date:
+    """Reject dates before arXiv existed, absurdly late, or before the month the id encodes."""
+    if not EARLIEST_DATE <= announced < LATEST_DATE:
+        raise FieldError(field, f"impossible date {announced.isoformat()}")
+    if announced < id_month(paper_id):
+        raise FieldError(field, f"date {announced.isoformat()} is before the month of id {paper_id}")
+    return announced
+
+
+def parse_iso_date(value: object, field: str) -> date:
+    """Parse 'YYYY-MM-DD' (optionally followed by a time) into a date."""
+    if not isinstance(value, str):
+        raise FieldError(field, f"expected a date string, got {type(value).__name__}")
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError as error:
+        raise FieldError(field, f"impossible date {value[:40]!r}") from error
+
+
+def _comment(value: object) -> str | None:
+    text = clean_text(value, "comment", required=False)
+    return text or None
+
+
+def _paper(
+    paper_id: str,
+    row: dict[str, Any],
+    abstract_field: str,
+    announced: date,
+    source: str,
+    authors: list[str],
+    categories: list[str],
+    comment_field: str,
+) -> Paper:
+    comment = _comment(row.get(comment_field))
+    family, year = venue_from_comment(comment)
+    return Paper(
+        paper_id=paper_id,
+        title=clean_text(row.get("title"), "title"),
+        abstract=clean_text(row.get(abstract_field), abstract_field, required=False),
+        authors=authors,
+        categories=categories,
+        comment=comment,
+        announced=announced,
+        venue_family=family,
+        venue_year=year,
+        source=source,
+    )
+
+
+def paper_from_daily(row: dict[str, Any], announced: date) -> Paper:
+    """A row of the daily-arXiv JSONL format; the announcement date comes from the file name."""
+    paper_id = normalize_arxiv_id(row.get("id"))
+    check_date(announced, paper_id, "file name date")
+    return _paper(
+        paper_id,
+        row,
+        "summary",
+        announced,
+        "arxiv-daily",
+        parse_list_field(row.get("authors"), "authors", separator=r",\s*|\s+and\s+"),
+        parse_list_field(row.get("categories"), "categories"),
+        "comment",
+    )
+
+
+def _snapshot_authors(row: dict[str, Any]) -> list[str]:
+    parsed = row.get("authors_parsed")
+    if isinstance(parsed, list) and all(isinstance(item, list) for item in parsed):
+        names = []
+        for item in parsed:
+            parts = [str(part).strip() for part in item if isinstance(part, str) and part.strip()]
+            if parts:
+                names.append(" ".join(parts[1:2] + parts[:1] + parts[2:]))
+        return names
+    return parse_list_field(row.get("authors"), "authors", separator=r",\s*|\s+and\s+")
+
+
+def _snapshot_date(row: dict[str, Any]) -> date:
+    versions = row.get("versions")
+    if not isinstance(versions, list) or not versions:
+        raise FieldError("versions", "missing; the first version's date is the announcement date")
+    first = versions[0]
+    created = first.get("created") if isinstance(first, dict) else None
+    if not isinstance(created, str):
+        raise FieldError("versions[0].created", "missing")
+    try:
+        return parsedate_to_datetime(created).date()
+    except (TypeError, ValueError, IndexError):
+        pass
+    try:
+        return datetime.fromisoformat(created.strip()).date()
+    except ValueError as error:
+        raise FieldError("versions[0].created", f"impossible date {created[:40]!r}") from error
+
+
+def paper_from_snapshot(row: dict[str, Any]) -> Paper:
+    """A row of the arXiv metadata snapshot (Kaggle/OAI): the date is ``versions[0].created``."""
+    paper_id = normalize_arxiv_id(row.get("id"))
+    announced = check_date(_snapshot_date(row), paper_id, "versions[0].created")
+    return _paper(
+        paper_id,
+        row,
+        "abstract",
+        announced,
+        "arxiv-snapshot",
+        _snapshot_authors(row),
+        parse_list_field(row.get("categories"), "categories"),
+        "comments",
+    )
+
+
+def _texts(items: object, keys: tuple[str, ...]) -> list[str]:
+    """Flatten a list of strings or of dicts (joining the named keys) into clean sentences."""
+    if not isinstance(items, list):
+        return []
+    result = []
+    for item in items:
+        if isinstance(item, str):
+            text = " ".join(item.split())
+        elif isinstance(item, dict):
+            parts = [" ".join(str(item[key]).split()) for key in keys if isinstance(item.get(key), str)]
+            text = ": ".join(part for part in parts if part)
+        else:
+            continue
+        if text:
+            result.append(text)
+    return result
+
+
+def paper_from_kb_layer(content: dict[str, Any], structure: dict[str, Any] | None) -> Paper:
+    """A ResearchForesight KB-layer paper: ``content`` row plus its ``structures`` row, if any."""
+    paper_id = normalize_arxiv_id(content.get("paper_id") or content.get("source_paper_id"))
+    announced = check_date(
+        parse_iso_date(content.get("published_date"), "published_date"), paper_id, "published_date"
+    )
+    limitations = _texts((structure or {}).get("explicit_limitations"), ("name", "description"))
+    future_work = _texts((structure or {}).get("future_work"), ("direction",))
+    return Paper(
+        paper_id=paper_id,
+        title=clean_text(content.get("title"), "title"),
+        abstract=clean_text(content.get("abstract"), "abstract", required=False),
+        announced=announced,
+        source="researchforesight-kb-layer",
+        limitations=limitations,
+        future_work=future_work,
+    )
+
+
+DAILY_FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl(?:\.gz)?$")

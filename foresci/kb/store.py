@@ -1,0 +1,329 @@
+"""The stored knowledge base: an artifact folder with generations swapped atomically.
+
+Layout of a KB folder::
+
+    <kb>/CURRENT            name of the live generation (replaced atomically)
+    <kb>/manifest.json      manifest of the live generation (copy)
+    <kb>/gen-<n>/papers.sqlite        papers (row = internal id, announcement order), screens, domains
+    <kb>/gen-<n>/vectors.npy          (n, d) float32 normalised embeddings, row order
+    <kb>/gen-<n>/bm25_counts.npz      term counts (CSR, no pickle) + bm25_vocabulary.json
+    <kb>/gen-<n>/quarantine.jsonl     rows that could not be ingested (file, line, reason)
+    <kb>/gen-<n>/summary.json         the BuildSummary
+    <kb>/gen-<n>/manifest.json
+
+A build or update writes a new generation and only then points CURRENT at it, so a killed build
+leaves the previous generation live and intact.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from foresci.artifacts import read_manifest
+from foresci.kb.domains import DomainSpec
+from foresci.kb.models import Paper, ScreenDecision
+
+if TYPE_CHECKING:
+    from foresci.kb.bm25 import BM25Index
+    from foresci.settings import Settings
+
+CURRENT_NAME = "CURRENT"
+SCHEMA = """
+CREATE TABLE papers (row INTEGER PRIMARY KEY, paper_id TEXT NOT NULL UNIQUE, announced TEXT NOT NULL,
+                     data TEXT NOT NULL);
+CREATE TABLE screens (paper_id TEXT NOT NULL, domain TEXT NOT NULL, status TEXT NOT NULL,
+                      reason TEXT NOT NULL, similarity REAL, PRIMARY KEY (paper_id, domain)) WITHOUT ROWID;
+CREATE INDEX screens_by_domain ON screens (domain, status);
+CREATE TABLE domains (slug TEXT PRIMARY KEY, spec TEXT NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def live_generation(path: Path) -> Path:
+    """The folder of the live generation of the KB at ``path`` (or ``path`` itself if it is one)."""
+    path = Path(path)
+    pointer = path / CURRENT_NAME
+    if pointer.is_file():
+        generation = path / pointer.read_text(encoding="utf-8").strip()
+        if not (generation / "papers.sqlite").is_file():
+            raise FileNotFoundError(f"{pointer}: names {generation.name}, which has no papers.sqlite")
+        return generation
+    if (path / "papers.sqlite").is_file():
+        return path
+    raise FileNotFoundError(
+        f"{path}: not a foresci KB (no {CURRENT_NAME} file); build one with "
+        "`foresci kb build SOURCES --out DIR`"
+    )
+
+
+def write_generation_db(
+    folder: Path,
+    papers: Sequence[Paper],
+    decisions: Sequence[ScreenDecision],
+    domains: Sequence[DomainSpec],
+    meta: dict[str, str],
+    copy_from: Path | None = None,
+) -> None:
+    """Create (or, with ``copy_from``, extend a copy of) ``papers.sqlite`` in ``folder``.
+
+    With ``copy_from``, ``papers`` are appended after the rows already there.
+    """
+    target = folder / "papers.sqlite"
+    if copy_from is not None:
+        source = sqlite3.connect(copy_from)
+        connection = sqlite3.connect(target)
+        source.backup(connection)
+        source.close()
+        start = connection.execute("SELECT COUNT(*) FROM papers").fetchone()[0]
+    else:
+        connection = sqlite3.connect(target)
+        connection.executescript(SCHEMA)
+        start = 0
+    with connection:
+        connection.executemany(
+            "INSERT INTO papers (row, paper_id, announced, data) VALUES (?, ?, ?, ?)",
+            (
+                (start + offset, paper.paper_id, paper.announced.isoformat(), paper.model_dump_json())
+                for offset, paper in enumerate(papers)
+            ),
+        )
+        connection.executemany(
+            "INSERT OR REPLACE INTO screens (paper_id, domain, status, reason, similarity) "
+            "VALUES (?, ?, ?, ?, ?)",
+            ((item.paper_id, item.domain, item.status, item.reason, item.similarity) for item in decisions),
+        )
+        connection.executemany(
+            "INSERT OR REPLACE INTO domains (slug, spec) VALUES (?, ?)",
+            ((spec.slug, spec.model_dump_json()) for spec in domains),
+        )
+        connection.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta.items())
+    connection.close()
+
+
+class KnowledgeBase:
+    """Read access to a built KB. Agents never use it directly: they get a ``KBView(kb, cutoff)``."""
+
+    def __init__(self, path: Path, generation: Path, settings: Settings | None = None) -> None:
+        self.path = Path(path)
+        self.generation = generation
+        self.settings = settings
+        self._connection = sqlite3.connect(
+            f"file:{generation / 'papers.sqlite'}?mode=ro", uri=True, check_same_thread=False
+        )
+        self._lock = threading.Lock()
+        rows = self._connection.execute("SELECT paper_id, announced FROM papers ORDER BY row").fetchall()
+        self._paper_ids = [paper_id for paper_id, _ in rows]
+        self._row_of = {paper_id: row for row, paper_id in enumerate(self._paper_ids)}
+        self._ordinals = np.asarray([date.fromisoformat(day).toordinal() for _, day in rows], dtype=np.int64)
+        if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
+            raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
+        self._papers: list[Paper] | None = None
+        self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+
+    @classmethod
+    def open(cls, path: Path, settings: Settings | None = None) -> KnowledgeBase:
+        """Open the live generation of the KB folder at ``path``."""
+        return cls(Path(path), live_generation(Path(path)), settings)
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._connection.close()
+
+    # ---- facts about the KB -------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        """Number of papers."""
+        return len(self._paper_ids)
+
+    @cached_property
+    def domain_specs(self) -> list[DomainSpec]:
+        """The domain definitions the KB was screened with."""
+        rows = self._query("SELECT spec FROM domains ORDER BY slug")
+        return [DomainSpec.model_validate_json(spec) for (spec,) in rows]
+
+    @property
+    def domains(self) -> list[str]:
+        """Slugs of the screened domains."""
+        return [spec.slug for spec in self.domain_specs]
+
+    @property
+    def min_date(self) -> date:
+        """Announcement date of the earliest paper."""
+        self._require_papers()
+        return date.fromordinal(int(self._ordinals[0]))
+
+    @property
+    def max_date(self) -> date:
+        """Announcement date of the latest paper."""
+        self._require_papers()
+        return date.fromordinal(int(self._ordinals[-1]))
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Fingerprint of the live generation (from its manifest)."""
+        return read_manifest(self.generation).fingerprint
+
+    @cached_property
+    def meta(self) -> dict[str, str]:
+        """Free-form build facts (embedding model, dimension, ...)."""
+        return dict(self._query("SELECT key, value FROM meta"))
+
+    # ---- rows and cutoffs ---------------------------------------------------------------------
+    def prefix(self, cutoff: date) -> int:
+        """Number of papers announced on or before ``cutoff`` (they are rows 0 .. prefix-1)."""
+        return int(np.searchsorted(self._ordinals, cutoff.toordinal(), side="right"))
+
+    def start(self, since: date) -> int:
+        """First row announced on or after ``since``."""
+        return int(np.searchsorted(self._ordinals, since.toordinal(), side="left"))
+
+    def row_of(self, paper_id: str) -> int | None:
+        """Internal id of a paper (None if absent)."""
+        return self._row_of.get(paper_id)
+
+    def paper_id_at(self, row: int) -> str:
+        """arXiv id of the paper at an internal id."""
+        return self._paper_ids[row]
+
+    def announced_at(self, row: int) -> date:
+        """Announcement date of the paper at an internal id."""
+        return date.fromordinal(int(self._ordinals[row]))
+
+    def all_papers(self) -> list[Paper]:
+        """Every paper in internal-id order (loaded once)."""
+        if self._papers is None:
+            rows = self._query("SELECT data FROM papers ORDER BY row")
+            self._papers = [Paper.model_validate_json(data) for (data,) in rows]
+        return self._papers
+
+    def paper_at(self, row: int) -> Paper:
+        """The paper at an internal id."""
+        if self._papers is not None:
+            return self._papers[row]
+        found = self._query("SELECT data FROM papers WHERE row = ?", (row,))
+        return Paper.model_validate_json(found[0][0])
+
+    def domain_mask(self, domain: str, statuses: tuple[str, ...] = ("core", "support")) -> np.ndarray:
+        """Boolean array over rows: True where the paper has one of ``statuses`` in ``domain``."""
+        if domain not in self.domains:
+            raise KeyError(f"unknown domain {domain!r}; this KB has {self.domains}")
+        key = (domain, tuple(sorted(statuses)))
+        mask = self._masks.get(key)
+        if mask is None:
+            marks = ",".join("?" * len(statuses))
+            rows = self._query(
+                f"SELECT paper_id FROM screens WHERE domain = ? AND status IN ({marks})", (domain, *statuses)
+            )
+            mask = np.zeros(self.size, dtype=bool)
+            mask[[self._row_of[paper_id] for (paper_id,) in rows]] = True
+            self._masks[key] = mask
+        return mask
+
+    # ---- the documented API -------------------------------------------------------------------
+    def papers(
+        self,
+        until: date | None = None,
+        since: date | None = None,
+        domain: str | None = None,
+        statuses: tuple[str, ...] = ("core", "support"),
+    ) -> list[Paper]:
+        """Papers announced in [since, until], in announcement order.
+
+        With ``domain``, only papers screened into one of ``statuses`` there; without, every paper.
+        """
+        stop = self.size if until is None else self.prefix(until)
+        begin = 0 if since is None else self.start(since)
+        everything = self.all_papers()
+        if domain is None:
+            return everything[begin:stop]
+        mask = self.domain_mask(domain, statuses)
+        return [everything[row] for row in np.flatnonzero(mask[begin:stop]) + begin]
+
+    @cached_property
+    def vectors(self) -> np.ndarray:
+        """All embeddings, (size, d) float32, row order."""
+        array = np.load(self.generation / "vectors.npy", allow_pickle=False)
+        if array.shape[0] != self.size:
+            raise ValueError(
+                f"{self.generation / 'vectors.npy'}: {array.shape[0]} rows for {self.size} papers"
+            )
+        return np.ascontiguousarray(array, dtype=np.float32)
+
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
+        """(n, d) normalised embeddings of the given papers, in the given order (KeyError if absent)."""
+        rows = []
+        for paper_id in paper_ids:
+            row = self._row_of.get(paper_id)
+            if row is None:
+                raise KeyError(f"paper {paper_id!r} is not in the KB at {self.path}")
+            rows.append(row)
+        return self.vectors[np.asarray(rows, dtype=np.int64)] if rows else self.vectors[:0]
+
+    def screen(self, paper_id: str, domain: str) -> ScreenDecision | None:
+        """The screen verdict of a paper in a domain (None if the paper or domain is unknown)."""
+        found = self._query(
+            "SELECT status, reason, similarity FROM screens WHERE paper_id = ? AND domain = ?",
+            (paper_id, domain),
+        )
+        if not found:
+            return None
+        status, reason, similarity = found[0]
+        return ScreenDecision(
+            paper_id=paper_id, domain=domain, status=status, reason=reason, similarity=similarity
+        )
+
+    def screen_counts(self) -> dict[str, dict[str, int]]:
+        """domain -> status -> number of papers."""
+        counts: dict[str, dict[str, int]] = {}
+        for domain, status, count in self._query(
+            "SELECT domain, status, COUNT(*) FROM screens GROUP BY domain, status"
+        ):
+            counts.setdefault(domain, {})[status] = count
+        return counts
+
+    @cached_property
+    def bm25(self) -> BM25Index:
+        """The BM25 term-count index (loaded on first use)."""
+        from foresci.kb.bm25 import BM25Index
+
+        index = BM25Index.load(self.generation)
+        if index.size != self.size:
+            raise ValueError(
+                f"{self.generation / 'bm25_counts.npz'}: {index.size} rows for {self.size} papers"
+            )
+        return index
+
+    @cached_property
+    def dense(self) -> Any:
+        """A FAISS inner-product flat index over all vectors (ids = rows)."""
+        import faiss
+
+        index = faiss.IndexFlatIP(int(self.vectors.shape[1]))
+        index.add(self.vectors)
+        return index
+
+    def summary(self) -> dict[str, Any]:
+        """The build summary stored with the live generation."""
+        path = self.generation / "summary.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+    def quarantine_path(self) -> Path:
+        """Path of the quarantine JSONL of the live generation."""
+        return self.generation / "quarantine.jsonl"
+
+    def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            return self._connection.execute(sql, parameters).fetchall()
+
+    def _require_papers(self) -> None:
+        if not self._paper_ids:
+            raise ValueError(f"{self.path}: the KB has no papers")
