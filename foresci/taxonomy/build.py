@@ -16,11 +16,11 @@ class PaperSource(Protocol):
     """The part of ``foresci.kb.KnowledgeBase`` the taxonomy needs."""
 
     def papers(self, until: date | None = None, since: date | None = None, domain: str | None = None,
-               statuses: Sequence[str] = ("core", "support")) -> list[Paper]:
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
         """Papers of a domain announced in [since, until], in announcement order."""
         ...
 
-    def embeddings(self, ids: Sequence[str]) -> np.ndarray:
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
         """One embedding row per id."""
         ...
 

@@ -36,9 +36,15 @@ class TaxonomySettings(BaseModel):
     label_terms: int = Field(default=3, description="c-TF-IDF terms joined into a node label")
     key_terms: int = Field(default=10, description="c-TF-IDF terms kept per node")
     kmeans_iterations: int = Field(default=40, description="Lloyd iterations per clustering")
+    signals_every_slice: bool = Field(default=False, description="derive signals and evolution edges for "
+                                                                 "every snapshot, not only the final one")
     slicing_file: Path | None = Field(default=None, description="slicing policy YAML; default "
                                                                 "taxonomy/slicing.yaml")
     dimensions_file: Path | None = Field(default=None, description="dimension cue words YAML; default "
                                                                    "taxonomy/dimensions.yaml")
+    signals_file: Path | None = Field(default=None, description="signal cue patterns YAML; default "
+                                                                "taxonomy/signals.yaml")
+    evolution_file: Path | None = Field(default=None, description="evolution-edge rules YAML; default "
+                                                                  "taxonomy/evolution.yaml")
     trajectory_file: Path | None = Field(default=None, description="trajectory thresholds YAML; default "
                                                                    "taxonomy/trajectory.yaml")

@@ -19,8 +19,10 @@ from foresci.kb.models import Paper
 from foresci.taxonomy.cluster import normalise_rows
 from foresci.taxonomy.dimensions import DimensionRouter, load_dimensions
 from foresci.taxonomy.evidence import build_nodes, monthly_counts
+from foresci.taxonomy.evolution import EvolutionRules, evolution_edges
 from foresci.taxonomy.grow import GrowingTree
 from foresci.taxonomy.models import Dimension, Snapshot
+from foresci.taxonomy.signals import SignalPatterns, attach_signals
 from foresci.taxonomy.slicing import load_slicing_policy, slice_bounds
 from foresci.taxonomy.text import TermMatrix
 
@@ -91,6 +93,8 @@ def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str
     terms = TermMatrix([paper.text for paper in ordered])
     policy = load_slicing_policy(config.slicing_file)
     history.slices = slice_bounds(ordered[0].announced, cutoff, policy)
+    patterns = SignalPatterns.load(config.signals_file)
+    evolution_rules = EvolutionRules.load(config.evolution_file)
     tree = GrowingTree(domain, [paper.paper_id for paper in ordered], vectors, config)
     position = 0
     for slice_index, (start, end) in enumerate(history.slices):
@@ -104,11 +108,15 @@ def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str
         terms.restrict(position)
         nodes = build_nodes(tree, ordered, terms, primary, config.label_terms, config.key_terms,
                             config.representatives)
-        history.snapshots.append(Snapshot(
+        snapshot = Snapshot(
             domain=domain, cutoff=end, slice_index=slice_index, slice_bounds=history.slices[:slice_index + 1],
             nodes=nodes, normalised_by=f"all papers of domain {domain!r} given to induction (per month)",
             reference_monthly=monthly_counts(visible), paper_count=len(visible),
-            embedding_model=embedding_model))
+            embedding_model=embedding_model)
+        if config.signals_every_slice or slice_index == len(history.slices) - 1:
+            attach_signals(snapshot, visible, patterns)
+            snapshot.edges = evolution_edges(snapshot, visible, evolution_rules)
+        history.snapshots.append(snapshot)
         if on_slice is not None:
             on_slice(slice_index + 1, len(history.slices))
     return history

@@ -27,13 +27,13 @@ class ListKB:
         self.read_until: list[date | None] = []
 
     def papers(self, until: date | None = None, since: date | None = None, domain: str | None = None,
-               statuses: Sequence[str] = ("core", "support")) -> list[Paper]:
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
         self.read_until.append(until)
         return [paper for paper in self._papers if (until is None or paper.announced <= until)
                 and (since is None or paper.announced >= since)]
 
-    def embeddings(self, ids: Sequence[str]) -> np.ndarray:
-        return np.stack([self._rows[paper_id] for paper_id in ids])
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
+        return np.stack([self._rows[paper_id] for paper_id in paper_ids])
 
 
 def topic_of(paper_id: str) -> str:
