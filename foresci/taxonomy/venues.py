@@ -1,0 +1,65 @@
+"""Venue-community profiles (``evaluation/venues.yaml``) and a node's observed venue shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from foresci.kb.models import VENUE_FAMILIES
+from foresci.resources import declarative_file
+from foresci.taxonomy.models import Node
+
+
+class VenueProfile(BaseModel):
+    """What one venue family rewards and what its reviewers ask for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    contribution_style: str
+    maturity_expectations: str
+    reviewer_risks: list[str] = Field(min_length=1)
+    evidence_package: list[str] = Field(min_length=1)
+    compatible_families: list[str] = Field(default_factory=list)
+    cycle: str = ""
+
+
+class VenueProfiles(BaseModel):
+    """All five profiles, keyed by venue family."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    families: dict[str, VenueProfile]
+
+    @model_validator(mode="after")
+    def _known_families(self) -> VenueProfiles:
+        unknown = [name for name in self.families if name not in VENUE_FAMILIES]
+        missing = [name for name in VENUE_FAMILIES if name not in self.families]
+        if unknown or missing:
+            raise ValueError(f"venue families must be exactly {list(VENUE_FAMILIES)}; "
+                             f"unknown {unknown}, missing {missing}")
+        for name, profile in self.families.items():
+            bad = [other for other in profile.compatible_families
+                   if other not in VENUE_FAMILIES or other == name]
+            if bad:
+                raise ValueError(f"families.{name}.compatible_families: invalid entries {bad}")
+        return self
+
+
+def load_venue_profiles(path: Path | None = None) -> VenueProfiles:
+    """Read ``evaluation/venues.yaml`` (or ``path``); errors name the file and field."""
+    path = path or declarative_file("evaluation", "venues.yaml")
+    data: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    try:
+        return VenueProfiles.model_validate(data)
+    except ValidationError as error:
+        raise ValueError(f"{path}: invalid venue profiles: {error}") from error
+
+
+def venue_shares(node: Node) -> dict[str, float]:
+    """Share of the node's venue-tagged papers per venue family (all five keys; zeros when none)."""
+    total = sum(node.venue_counts.values())
+    return {family: round(node.venue_counts.get(family, 0) / total, 4) if total else 0.0
+            for family in VENUE_FAMILIES}
