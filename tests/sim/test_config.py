@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
-from foresci.sim.world import WorldConfig, default_world_config, world_config_from_settings
 from foresci.settings import Settings
+from foresci.sim.world import WorldConfig, default_world_config, world_config_from_settings
 
 
 def test_default_world_leaves_six_hidden_months() -> None:
@@ -23,14 +23,17 @@ def test_cutoff_month_by_name_and_index_agree() -> None:
     assert WorldConfig(cutoff_month="2024-09").cutoff == date(2024, 9, 30)
 
 
-@pytest.mark.parametrize(("knobs", "field"), [
-    ({"start": "2024-13"}, "start"),
-    ({"start": "Jan 2024"}, "start"),
-    ({"counterfactual": "upside-down"}, "counterfactual"),
-    ({"cutoff_month": "2031-01"}, "cutoff_month"),
-    ({"cutoff_month": 17}, "cutoff_month"),
-    ({"difficulty": 1.5}, "difficulty"),
-])
+@pytest.mark.parametrize(
+    ("knobs", "field"),
+    [
+        ({"start": "2024-13"}, "start"),
+        ({"start": "Jan 2024"}, "start"),
+        ({"counterfactual": "upside-down"}, "counterfactual"),
+        ({"cutoff_month": "2031-01"}, "cutoff_month"),
+        ({"cutoff_month": 17}, "cutoff_month"),
+        ({"difficulty": 1.5}, "difficulty"),
+    ],
+)
 def test_bad_knobs_are_rejected_naming_the_field(knobs: dict[str, object], field: str) -> None:
     with pytest.raises(ValidationError, match=field):
         WorldConfig(**knobs)  # type: ignore[arg-type]

@@ -11,8 +11,11 @@ from tests.sim.conftest import SMALL
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*"))
-            if path.is_file() and path.name != "manifest.json"}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and path.name != "manifest.json"
+    }
 
 
 @pytest.mark.parametrize("compress", [False, True])
@@ -30,7 +33,9 @@ def test_regenerating_into_the_same_folder_replaces_the_corpus(tmp_path: Path) -
     paths = generate_world(WorldConfig(seed=6, **SMALL), tmp_path)  # type: ignore[arg-type]
     assert sorted(paths.corpus.iterdir()) == sorted(paths.corpus_files)
     truth = load_ground_truth(paths.root)
-    assert sorted(path.stem for path in paths.domains.iterdir()) == sorted(domain.slug for domain in truth.domains)
+    assert sorted(path.stem for path in paths.domains.iterdir()) == sorted(
+        domain.slug for domain in truth.domains
+    )
 
 
 def test_another_seed_gives_another_world(tmp_path: Path) -> None:
@@ -44,20 +49,23 @@ def test_another_seed_gives_another_world(tmp_path: Path) -> None:
 
 def test_reverse_counterfactual_keeps_vocabulary_and_swaps_growth(tmp_path: Path) -> None:
     base = load_ground_truth(generate_world(WorldConfig(seed=8, **SMALL), tmp_path / "base").root)  # type: ignore[arg-type]
-    shifted = load_ground_truth(generate_world(
-        WorldConfig(seed=8, counterfactual="reverse", **SMALL), tmp_path / "cf").root)  # type: ignore[arg-type]
+    shifted = load_ground_truth(
+        generate_world(WorldConfig(seed=8, counterfactual="reverse", **SMALL), tmp_path / "cf").root
+    )  # type: ignore[arg-type]
     swap = {"accelerating": "cooling", "cooling": "accelerating"}
     for original, reversed_direction in zip(base.directions, shifted.directions, strict=True):
         assert reversed_direction.vocabulary == original.vocabulary
         assert [chain.bottleneck for chain in reversed_direction.bottlenecks] == [
-            chain.bottleneck for chain in original.bottlenecks]
+            chain.bottleneck for chain in original.bottlenecks
+        ]
         assert reversed_direction.trajectory == swap.get(original.trajectory, original.trajectory)
         if original.trajectory == "accelerating":
             assert reversed_direction.planted_factor < 1 < original.planted_factor
 
 
 def test_null_counterfactual_plants_no_trend(tmp_path: Path) -> None:
-    truth = load_ground_truth(generate_world(
-        WorldConfig(seed=8, counterfactual="null", **SMALL), tmp_path).root)  # type: ignore[arg-type]
+    truth = load_ground_truth(
+        generate_world(WorldConfig(seed=8, counterfactual="null", **SMALL), tmp_path).root
+    )  # type: ignore[arg-type]
     assert {direction.trajectory for direction in truth.directions} == {"steady"}
     assert all(direction.planted_factor == 1.0 for direction in truth.directions)
