@@ -1,0 +1,115 @@
+"""Fact F1 with partials, Trace weights and citation checks, CRPS/coverage/Brier, bootstrap statistics."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.stats import norm
+
+from foresci.evaluation.fact import claim_f1, offline_fact
+from foresci.evaluation.forecast import (
+    QUANTILE_SPAN,
+    brier,
+    brier_skill,
+    crps_gaussian,
+    numeric_scores,
+    reliability_bins,
+)
+from foresci.evaluation.stats import bootstrap_mean, delta_norm, low_score_mask, paired_bootstrap_pvalue
+from foresci.evaluation.trace import citation_checks, offline_trace, trace_score
+from foresci.tasks.hidden import Claim
+from tests.evaluation.conftest import WordEncoder
+from tests.evaluation.fixtures import support
+
+
+def test_fact_f1_with_partials() -> None:
+    # phi: supported, partial, unsupported, not checkable -> P = 1.5/4; psi: covered, partial, not -> R = 1.5/3
+    f1, precision, recall = claim_f1([1.0, 0.5, 0.0, 0.0], [1.0, 0.5, 0.0])
+    assert (precision, recall) == pytest.approx((0.375, 0.5))
+    assert f1 == pytest.approx(2 * 0.375 * 0.5 / 0.875)
+    assert claim_f1([0.0], [0.0]) == (0.0, 0.0, 0.0)
+    assert claim_f1([], [1.0]) == (0.0, 0.0, 1.0)
+
+
+def test_offline_fact_grades_sentences_against_the_claim_bank() -> None:
+    gold = [Claim(claim_id="g1", text="Memory agents grow fast."), Claim(claim_id="g2", text="Debate fades away.")]
+    result = offline_fact("Memory agents grow fast. Something unrelated entirely here.", gold, WordEncoder(), 12,
+                          supported=0.9, partial=0.5)
+    assert result.name == "fact_offline"
+    assert result.details["phi"] == [1.0, 0.0] and result.details["psi"] == [1.0, 0.0]
+    assert result.value == pytest.approx(0.5)
+
+
+def test_trace_weights() -> None:
+    assert trace_score(1.0, 0.0, 0.0) == pytest.approx(0.5)
+    assert trace_score(0.0, 1.0, 0.0) == pytest.approx(0.25)
+    assert trace_score(1.0, 0.5, 0.0) == pytest.approx(0.625)
+
+
+def test_citation_checks_flag_unknown_and_post_cutoff_ids() -> None:
+    checks = citation_checks(support(["p1", "p9", "zz"]), date(2025, 6, 30))
+    assert checks["unknown_ids"] == ["zz"] and checks["after_cutoff_ids"] == ["p9"]
+    assert checks["valid"] == 1 and checks["valid_share"] == pytest.approx(1 / 3)
+    assert checks["retrieved_after_cutoff"] == ["p9"]
+
+
+def test_offline_trace_is_not_applicable_without_support() -> None:
+    result = offline_trace("text", None, date(2025, 6, 30), WordEncoder())
+    assert result.value is None and not result.available
+    linked = offline_trace("Memory-augmented agents gain momentum.", support(["p1"]), date(2025, 6, 30), WordEncoder())
+    assert linked.value == pytest.approx(trace_score(1.0, 1.0, 1.0), abs=1e-6)
+
+
+def test_crps_matches_numerical_integration() -> None:
+    for mu, sigma, observed in [(0.0, 1.0, 0.3), (1.7, 0.2, 2.4), (1.0, 0.5, 0.1)]:
+        def integrand(x: float, mu: float = mu, sigma: float = sigma, observed: float = observed) -> float:
+            return (norm.cdf(x, mu, sigma) - (1.0 if x >= observed else 0.0)) ** 2
+
+        low, high = mu - 12 * sigma, mu + 12 * sigma
+        numeric = quad(integrand, low, observed, limit=200)[0] + quad(integrand, observed, high, limit=200)[0]
+        assert crps_gaussian(mu, sigma, observed) == pytest.approx(numeric, abs=1e-6)
+
+
+def test_numeric_scores_in_log_space() -> None:
+    scores = numeric_scores(30, 60, 120, 80, baseline=50)
+    mu, sigma = math.log10(61), (math.log10(121) - math.log10(31)) / QUANTILE_SPAN
+    z = (math.log10(81) - mu) / sigma
+    assert scores["z"] == pytest.approx(z)
+    assert scores["crps"] == pytest.approx(crps_gaussian(mu, sigma, math.log10(81)))
+    assert (scores["cover_1"], scores["cover_2"], scores["cover_3"]) == (abs(z) < 1, True, True)
+    assert scores["within_x3"] and scores["within_x10"]
+    assert scores["crps_skill"] == pytest.approx(1 - scores["crps"] / abs(math.log10(51) - math.log10(81)))
+    far = numeric_scores(5, 10, 20, 80)
+    assert not far["within_x3"] and far["within_x10"] and not far["cover_2"]
+    with pytest.raises(ValueError):
+        numeric_scores(50, 10, 20, 5)
+
+
+def test_brier_and_skill() -> None:
+    assert brier(0.8, 1.0) == pytest.approx(0.04)
+    assert brier_skill(brier(0.8, 1.0), brier(0.5, 1.0)) == pytest.approx(1 - 0.04 / 0.25)
+    assert brier_skill(0.1, 0.0) is None
+    bins = reliability_bins([0.05, 0.1, 0.95], [0.0, 1.0, 1.0], bins=10)
+    assert [(b["bin"], b["observed"], b["count"]) for b in bins] == [(0, 0.0, 1.0), (1, 1.0, 1.0), (9, 1.0, 1.0)]
+
+
+def test_bootstrap_interval_and_paired_pvalue() -> None:
+    values = np.linspace(0, 1, 40)
+    interval = bootstrap_mean(values, samples=500, seed=3)
+    assert interval.low < interval.mean < interval.high and interval.mean == pytest.approx(0.5)
+    assert bootstrap_mean([0.3, 0.3, 0.3]).low == pytest.approx(0.3)
+    leader, other = np.full(30, 0.9), np.linspace(0.0, 0.6, 30)
+    assert paired_bootstrap_pvalue(leader, other, samples=500) < 0.01
+    assert paired_bootstrap_pvalue(other, other, samples=500) == pytest.approx(1.0)
+
+
+def test_low_score_mask_and_delta_norm() -> None:
+    mask = low_score_mask([0.5, 0.1, 0.9, 0.2, 0.7, 0.3, 0.8, 0.6, 0.4, 1.0], 0.2)
+    assert np.flatnonzero(mask).tolist() == [1, 3]
+    values, severity = [1.0, 0.8, 0.2, 0.0], [0, 0, 2, 3]
+    assert delta_norm(values, severity) == pytest.approx((0.9 - 0.1) / np.std(values, ddof=1))
+    assert delta_norm([1.0, 0.5], [0, 1]) is None
