@@ -15,7 +15,7 @@ from tests.evaluation.fixtures import write_release, write_run
 
 
 class WordEncoder:
-    """Deterministic bag-of-words embeddings (hashed into 256 dims, L2-normalised): fast and exact to reason about."""
+    """Bag-of-words embeddings (hashed into 256 dims, L2-normalised): fast and easy to reason about."""
 
     def __init__(self) -> None:
         self.calls = 0

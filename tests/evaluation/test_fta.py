@@ -11,13 +11,23 @@ from foresci.tasks.hidden import HiddenTarget, Slot
 from tests.evaluation.conftest import TableEncoder
 from tests.evaluation.fixtures import release_rows
 
-VECTORS = {"c1": (1, 0), "c2": (0, 1), "t1a": (1, 1), "t1b": (1, 0.1), "t2a": (-1, 0), "t2b": (-1, 1),
-           "t3": (-1, -1)}
+VECTORS = {
+    "c1": (1, 0),
+    "c2": (0, 1),
+    "t1a": (1, 1),
+    "t1b": (1, 0.1),
+    "t2a": (-1, 0),
+    "t2b": (-1, 1),
+    "t3": (-1, -1),
+}
 
 
 def test_slot_max_over_claims_and_variants_then_mean() -> None:
-    slots = [Slot(name="s1", variants=["t1a", "t1b"]), Slot(name="s2", variants=["t2a", "t2b"]),
-             Slot(name="s3", variants=["t3"])]
+    slots = [
+        Slot(name="s1", variants=["t1a", "t1b"]),
+        Slot(name="s2", variants=["t2a", "t2b"]),
+        Slot(name="s3", variants=["t3"]),
+    ]
     result = reference_guided_fta(["c1", "c2"], slots, TableEncoder(VECTORS))
     s1 = 1 / math.sqrt(1.01)  # c1 vs t1b beats every pair with t1a (1/sqrt 2)
     s2 = 1 / math.sqrt(2)  # c2 vs t2b; t2a is anti-parallel to c1 and clipped to 0
@@ -28,7 +38,9 @@ def test_slot_max_over_claims_and_variants_then_mean() -> None:
 
 def test_variants_are_alternatives_not_extra_targets() -> None:
     one = reference_guided_fta(["c1"], [Slot(name="s", variants=["t1b"])], TableEncoder(VECTORS))
-    more = reference_guided_fta(["c1"], [Slot(name="s", variants=["t1b", "t2a", "t3"])], TableEncoder(VECTORS))
+    more = reference_guided_fta(
+        ["c1"], [Slot(name="s", variants=["t1b", "t2a", "t3"])], TableEncoder(VECTORS)
+    )
     assert more.value == pytest.approx(one.value)
 
 
@@ -48,7 +60,9 @@ def test_derived_slots_of_direction_and_bottleneck_targets() -> None:
     bottleneck_slots, _ = target_slots(tasks[1], hidden[1])
     assert [slot.name for slot in bottleneck_slots] == ["bottleneck", "opportunity", "mechanism"]
     assert len(bottleneck_slots[0].variants) == 2
-    explicit = HiddenTarget(task_id="D1", family="direction_forecasting", slots=[Slot(name="x", variants=["y"])])
+    explicit = HiddenTarget(
+        task_id="D1", family="direction_forecasting", slots=[Slot(name="x", variants=["y"])]
+    )
     assert target_slots(tasks[0], explicit) == ([Slot(name="x", variants=["y"])], "hidden")
 
 

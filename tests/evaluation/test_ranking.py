@@ -51,7 +51,9 @@ def test_empty_prediction_scores_zero_and_single_item_drops_pairs() -> None:
 
 
 def test_parse_from_payload_by_id_and_name() -> None:
-    payload = {"ranking": [{"option_id": "C"}, "memory-augmented agents", {"option_id": "Tool-use benchmarks"}]}
+    payload = {
+        "ranking": [{"option_id": "C"}, "memory-augmented agents", {"option_id": "Tool-use benchmarks"}]
+    }
     ranking, source = parse_answer_ranking(payload, "", DIRECTIONS)
     assert (ranking, source) == (["C", "A", "B"], "payload")
 
@@ -62,7 +64,9 @@ def test_unknown_payload_label_is_kept_as_an_extra_item() -> None:
 
 
 def test_parse_from_numbered_text_with_names() -> None:
-    text = "My plan:\n1. Multi-agent debate first\n2) memory-augmented agents next\n3. Tool-use benchmarks last"
+    text = (
+        "My plan:\n1. Multi-agent debate first\n2) memory-augmented agents next\n3. Tool-use benchmarks last"
+    )
     assert parse_answer_ranking({}, text, DIRECTIONS) == (["C", "A", "B"], "text")
 
 

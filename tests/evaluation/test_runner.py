@@ -20,22 +20,36 @@ def _rows(run_dir: Path) -> dict[str, Score]:
     return {row["key"]: Score.model_validate(row) for row in iter_jsonl(run_dir / "scores.jsonl")}
 
 
-def test_offline_evaluation_writes_scores_and_summary(run_dir: Path, eval_settings: Settings,
-                                                       word_encoder: WordEncoder) -> None:
+def test_offline_evaluation_writes_scores_and_summary(
+    run_dir: Path, eval_settings: Settings, word_encoder: WordEncoder
+) -> None:
     summary_path = evaluate_run(run_dir, None, eval_settings, offline=True, encoder=word_encoder)
     summary = json.loads(summary_path.read_text())
     rows = _rows(run_dir)
-    assert summary["counts"] == {"rows": 12, "scored": 11, "answer_errors": 1, "missing_target": 0,
-                                 "judge_errors": {}}
+    assert summary["counts"] == {
+        "rows": 12,
+        "scored": 11,
+        "answer_errors": 1,
+        "missing_target": 0,
+        "judge_errors": {},
+    }
     error_row = rows["B1|native|m1|full"]
     assert error_row.status == "error" and error_row.metrics == {}
     planning = rows["P1|aris|m1|full"].metrics
-    assert planning["fta"].value == pytest.approx(7 / 9) and planning["fta"].details["parsed_from"] == "payload"
+    assert (
+        planning["fta"].value == pytest.approx(7 / 9) and planning["fta"].details["parsed_from"] == "payload"
+    )
     native_planning = rows["P1|native|m1|full"].metrics["fta"]
-    assert native_planning.details["parsed_from"] == "text" and native_planning.details["predicted"] == ["C", "A", "B"]
+    assert native_planning.details["parsed_from"] == "text" and native_planning.details["predicted"] == [
+        "C",
+        "A",
+        "B",
+    ]
     direction = rows["D1|aris|m1|full"].metrics
     assert "fta" not in direction and direction["fta_offline_claims"].value > 0.5
-    assert direction["top_choice"].value == 1.0 and direction["top_choice"].details["trajectory_correct"] is True
+    assert (
+        direction["top_choice"].value == 1.0 and direction["top_choice"].details["trajectory_correct"] is True
+    )
     assert rows["D1|persistence|-|full"].metrics["top_choice"].value == 0.5  # acceptable neighbour
     assert direction["pers"].available is False and direction["pers"].value is None
     assert rows["D1|native|m1|full"].metrics["trace_offline"].value is None  # no support: not applicable
@@ -49,7 +63,11 @@ def test_offline_evaluation_writes_scores_and_summary(run_dir: Path, eval_settin
     aris_fta = overall["aris · m1"]["metrics"]["fta"]
     assert aris_fta["n"] == 2 and aris_fta["mean"] == pytest.approx((7 / 9 + planning_v1(rows)) / 2)
     forecast = summary["forecast"][0]
-    assert forecast["n_numeric"] == 1 and forecast["n_binary"] == 1 and forecast["brier_skill"] == pytest.approx(0.84)
+    assert (
+        forecast["n_numeric"] == 1
+        and forecast["n_binary"] == 1
+        and forecast["brier_skill"] == pytest.approx(0.84)
+    )
     assert summary["diagnostics"]["low_score"]["by_family"]
     assert leaderboard_table(summary).row_count == 4
 
@@ -60,15 +78,20 @@ def planning_v1(rows: dict[str, Score]) -> float:
     return value
 
 
-def test_rerun_reuses_finished_rows(run_dir: Path, eval_settings: Settings, word_encoder: WordEncoder) -> None:
+def test_rerun_reuses_finished_rows(
+    run_dir: Path, eval_settings: Settings, word_encoder: WordEncoder
+) -> None:
     evaluate_run(run_dir, None, eval_settings, offline=True, encoder=word_encoder)
     first = (run_dir / "scores.jsonl").read_text()
     calls = word_encoder.calls
-    summary = json.loads(evaluate_run(run_dir, None, eval_settings, offline=True, encoder=word_encoder).read_text())
+    summary = json.loads(
+        evaluate_run(run_dir, None, eval_settings, offline=True, encoder=word_encoder).read_text()
+    )
     assert word_encoder.calls == calls and summary["reused_rows"] == 12 and summary["scored_rows"] == 0
     assert (run_dir / "scores.jsonl").read_text() == first
-    changed = eval_settings.model_copy(update={"evaluation": eval_settings.evaluation.model_copy(
-        update={"max_claims": 3})})
+    changed = eval_settings.model_copy(
+        update={"evaluation": eval_settings.evaluation.model_copy(update={"max_claims": 3})}
+    )
     summary = json.loads(evaluate_run(run_dir, None, changed, offline=True, encoder=word_encoder).read_text())
     assert summary["reused_rows"] == 0  # other settings, other fingerprint: rescored
 
@@ -81,16 +104,23 @@ def test_missing_release_is_a_clear_error(tmp_path: Path, eval_settings: Setting
 
 
 def _score(task: str, family: str, method: str, **values: float) -> Score:
-    return Score(task_id=task, family=family, domain="d", method=method,
-                 metrics={name: MetricResult(name=name, value=value) for name, value in values.items()})
+    return Score(
+        task_id=task,
+        family=family,
+        domain="d",
+        method=method,
+        metrics={name: MetricResult(name=name, value=value) for name, value in values.items()},
+    )
 
 
 def test_diagnostics_on_hand_made_rows() -> None:
-    scores = [_score("t1", "venue_positioning", "a", fact=0.1, fta=0.9),
-              _score("t2", "venue_positioning", "b", fact=0.8, fta=0.7),
-              _score("t3", "strategic_planning", "a", fact=0.9, fta=0.2),
-              _score("t4", "strategic_planning", "b", fact=0.7, fta=0.6),
-              _score("t1", "venue_positioning", "persistence", fact=0.2, fta=0.5)]
+    scores = [
+        _score("t1", "venue_positioning", "a", fact=0.1, fta=0.9),
+        _score("t2", "venue_positioning", "b", fact=0.8, fta=0.7),
+        _score("t3", "strategic_planning", "a", fact=0.9, fta=0.2),
+        _score("t4", "strategic_planning", "b", fact=0.7, fta=0.6),
+        _score("t1", "venue_positioning", "persistence", fact=0.2, fta=0.5),
+    ]
     low = low_score_rates(scores, 0.2)  # one lowest row per metric
     assert low["by_family"]["venue_positioning"]["fact"] == pytest.approx(1 / 3)
     assert low["by_family"]["strategic_planning"]["fta"] == pytest.approx(1 / 2)

@@ -27,7 +27,7 @@ from tests.evaluation.fixtures import support
 
 
 def test_fact_f1_with_partials() -> None:
-    # phi: supported, partial, unsupported, not checkable -> P = 1.5/4; psi: covered, partial, not -> R = 1.5/3
+    # phi: supported, partial, unsupported, not checkable -> P = 1.5/4; psi: covered, partial, not -> R = .5
     f1, precision, recall = claim_f1([1.0, 0.5, 0.0, 0.0], [1.0, 0.5, 0.0])
     assert (precision, recall) == pytest.approx((0.375, 0.5))
     assert f1 == pytest.approx(2 * 0.375 * 0.5 / 0.875)
@@ -36,9 +36,18 @@ def test_fact_f1_with_partials() -> None:
 
 
 def test_offline_fact_grades_sentences_against_the_claim_bank() -> None:
-    gold = [Claim(claim_id="g1", text="Memory agents grow fast."), Claim(claim_id="g2", text="Debate fades away.")]
-    result = offline_fact("Memory agents grow fast. Something unrelated entirely here.", gold, WordEncoder(), 12,
-                          supported=0.9, partial=0.5)
+    gold = [
+        Claim(claim_id="g1", text="Memory agents grow fast."),
+        Claim(claim_id="g2", text="Debate fades away."),
+    ]
+    result = offline_fact(
+        "Memory agents grow fast. Something unrelated entirely here.",
+        gold,
+        WordEncoder(),
+        12,
+        supported=0.9,
+        partial=0.5,
+    )
     assert result.name == "fact_offline"
     assert result.details["phi"] == [1.0, 0.0] and result.details["psi"] == [1.0, 0.0]
     assert result.value == pytest.approx(0.5)
@@ -60,12 +69,15 @@ def test_citation_checks_flag_unknown_and_post_cutoff_ids() -> None:
 def test_offline_trace_is_not_applicable_without_support() -> None:
     result = offline_trace("text", None, date(2025, 6, 30), WordEncoder())
     assert result.value is None and not result.available
-    linked = offline_trace("Memory-augmented agents gain momentum.", support(["p1"]), date(2025, 6, 30), WordEncoder())
+    linked = offline_trace(
+        "Memory-augmented agents gain momentum.", support(["p1"]), date(2025, 6, 30), WordEncoder()
+    )
     assert linked.value == pytest.approx(trace_score(1.0, 1.0, 1.0), abs=1e-6)
 
 
 def test_crps_matches_numerical_integration() -> None:
     for mu, sigma, observed in [(0.0, 1.0, 0.3), (1.7, 0.2, 2.4), (1.0, 0.5, 0.1)]:
+
         def integrand(x: float, mu: float = mu, sigma: float = sigma, observed: float = observed) -> float:
             return (norm.cdf(x, mu, sigma) - (1.0 if x >= observed else 0.0)) ** 2
 
@@ -94,7 +106,11 @@ def test_brier_and_skill() -> None:
     assert brier_skill(brier(0.8, 1.0), brier(0.5, 1.0)) == pytest.approx(1 - 0.04 / 0.25)
     assert brier_skill(0.1, 0.0) is None
     bins = reliability_bins([0.05, 0.1, 0.95], [0.0, 1.0, 1.0], bins=10)
-    assert [(b["bin"], b["observed"], b["count"]) for b in bins] == [(0, 0.0, 1.0), (1, 1.0, 1.0), (9, 1.0, 1.0)]
+    assert [(b["bin"], b["observed"], b["count"]) for b in bins] == [
+        (0, 0.0, 1.0),
+        (1, 1.0, 1.0),
+        (9, 1.0, 1.0),
+    ]
 
 
 def test_bootstrap_interval_and_paired_pvalue() -> None:
