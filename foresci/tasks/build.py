@@ -52,15 +52,17 @@ def domain_name(slug: str) -> str:
 
 
 def evidence_for_windows(snapshot: Snapshot, papers: Sequence[Paper], embeddings: np.ndarray,
-                         windows: Sequence[Window],
-                         classify: Classifier | None = None) -> list[DomainEvidence]:
-    """Route pre- and post-cutoff papers to T(t) once, then collect evidence for each window."""
+                         windows: Sequence[Window], trajectories: bool = True) -> list[DomainEvidence]:
+    """Route pre- and post-cutoff papers to T(t) once, then collect evidence for each window.
+
+    ``trajectories``: label each node's window trajectory (needs papers in the window).
+    """
     from foresci.taxonomy.assign import assign_papers
     from foresci.taxonomy.trajectory import classify_trajectory
 
     assignment = assign_papers(snapshot, papers, embeddings)
-    return [collect_evidence(snapshot, papers, assignment, window, classify or classify_trajectory)
-            for window in windows]
+    classify: Classifier | None = classify_trajectory if trajectories else None
+    return [collect_evidence(snapshot, papers, assignment, window, classify) for window in windows]
 
 
 def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, per_family: int,

@@ -138,23 +138,32 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
     used: set[tuple[str, str]] = set()
     questions: list[ForecastQuestion] = []
     domains = sorted(evidences)
-    attempts = 0
+    exhausted: set[str] = set()
+    position = 0
     kinds = _kinds()
-    family, kind = next(kinds)
-    while len(questions) < n and attempts < 50 * max(n, 1):
-        domain = domains[attempts % len(domains)]
-        attempts += 1
-        candidates = [item for item in pools[domain] if (family, item.node_id) not in used]
+    while domains and len(questions) < n and len(exhausted) < len(FAMILIES):
+        family, kind = next(kinds)
+        if family in exhausted:
+            continue
         made = None
-        for item in candidates:
-            made = _question(family, kind, item, evidences[domain], base_rates[domain],
-                             domain_names[domain], rng)
-            used.add((family, item.node_id))
+        for offset in range(len(domains)):
+            domain = domains[(position + offset) % len(domains)]
+            for item in pools[domain]:
+                if (family, item.node_id) in used:
+                    continue
+                used.add((family, item.node_id))
+                made = _question(family, kind, item, evidences[domain], base_rates[domain],
+                                 domain_names[domain],
+                                 rng)
+                if made is not None:
+                    break
             if made is not None:
+                position += offset + 1
                 break
-        if made is not None:
+        if made is None:
+            exhausted.add(family)
+        else:
             questions.append(made)
-            family, kind = next(kinds)
     return questions
 
 
@@ -183,8 +192,9 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
         if not papers:
             continue
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
-        evidences[domain], previous[domain] = evidence_for_windows(snapshot, papers, embeddings, [frame,
-                                                                                                  earlier])
+        current, before = evidence_for_windows(snapshot, papers, embeddings, [frame, earlier],
+                                               trajectories=False)
+        evidences[domain], previous[domain] = current, before
         relative = f"{SNAPSHOT_DIR}/{domain}.json"
         write_json(out / relative, snapshot)
         snapshot_files.append(relative)

@@ -73,24 +73,31 @@ def _sentence_ngrams(words: list[str], sizes: tuple[int, ...]) -> list[str]:
 
 
 def distinctive_ngrams(focus: Iterable[str], background: Iterable[str], top: int = 5,
-                       min_count: int = 2) -> list[tuple[str, float]]:
-    """Return n-grams frequent in ``focus`` texts and rare in ``background`` texts, best first.
+                       min_count: int = 2, min_lift: float = 2.0) -> list[tuple[str, float]]:
+    """Return n-grams much more frequent in ``focus`` texts than in ``background`` texts, best first.
 
-    Score: document frequency in the focus set times log((1 + background docs) / (1 + background df)).
-    Each n-gram counts once per document. Longer n-grams that contain a kept one are preferred over it.
+    Each n-gram counts once per document. Kept when its document rate in the focus set is at least
+    ``min_lift`` times its (add-one smoothed) rate in the background; scored by focus document frequency
+    times the log of that lift. An n-gram overlapping a better one is skipped.
     """
     import math
 
     focus_df: Counter[str] = Counter()
-    for text in focus:
+    focus_texts = list(focus)
+    for text in focus_texts:
         focus_df.update(set(ngrams(text)))
     background_df: Counter[str] = Counter()
-    background_docs = 0
-    for text in background:
-        background_docs += 1
+    background_texts = list(background)
+    for text in background_texts:
         background_df.update(set(ngrams(text)) & set(focus_df))
-    scored = [(gram, count * math.log((1 + background_docs) / (1 + background_df[gram])))
-              for gram, count in focus_df.items() if count >= min_count]
+    focus_docs, background_docs = len(focus_texts), len(background_texts)
+    scored: list[tuple[str, float]] = []
+    for gram, count in focus_df.items():
+        if count < min_count:
+            continue
+        lift = (count / max(focus_docs, 1)) / ((background_df[gram] + 1) / (background_docs + 1))
+        if lift >= min_lift:
+            scored.append((gram, count * math.log(lift)))
     scored.sort(key=lambda item: (-item[1], -len(item[0]), item[0]))
     kept: list[tuple[str, float]] = []
     for gram, score in scored:

@@ -153,13 +153,18 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
                     group_of: Callable[[Built], str] | None = None) -> list[Built]:
     """Pick up to ``wanted`` non-duplicate tasks keeping labels and persistence matches under their caps.
 
-    Greedy in the given order (callers shuffle with the seed) with caps computed on ``wanted``; then trims
-    the dominant label or persistence-matching tasks until the shares hold on the final count. ``group_of``
-    spreads picks round-robin over groups (domains, horizons) so one group cannot take every slot.
+    Labels are interleaved (so rarer labels get picked first) and, within a label, ``group_of`` groups
+    (domains, horizons) are interleaved. Greedy in that order with caps computed on ``wanted``; then trims
+    the dominant label or persistence-matching tasks until the shares hold on the final count.
     """
     label_cap = max(1, int(settings.max_label_share * wanted))
     persistence_cap = max(1, int(settings.max_persistence_share * wanted))
-    ordered = _round_robin(items, group_of) if group_of else list(items)
+    by_label: dict[str, list[Built]] = {}
+    for item in items:
+        by_label.setdefault(item.label or "", []).append(item)
+    streams = [_round_robin(group, group_of) if group_of else list(group) for _,
+               group in sorted(by_label.items())]
+    ordered = _interleave(streams)
     chosen: list[Built] = []
     keys: list[tuple[str, ...]] = []
     labels: Counter[str] = Counter()
@@ -185,8 +190,13 @@ def _round_robin(items: Sequence[Built], group_of: Callable[[Built], str]) -> li
     groups: dict[str, list[Built]] = {}
     for item in items:
         groups.setdefault(group_of(item), []).append(item)
+    return _interleave([groups[name] for name in sorted(groups)])
+
+
+def _interleave(streams: Sequence[Sequence[Built]]) -> list[Built]:
+    """One from each stream in turn until all are empty."""
+    queues = [list(stream) for stream in streams]
     ordered: list[Built] = []
-    queues = [groups[name] for name in sorted(groups)]
     while any(queues):
         for queue in queues:
             if queue:

@@ -1,0 +1,102 @@
+"""Family builders on the toy world: hidden targets match the planted dynamics; nothing post-cutoff leaks."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
+from foresci.tasks.builders.direction import build_direction_tasks
+from foresci.tasks.builders.planning import build_planning_tasks
+from foresci.tasks.builders.venue import build_venue_tasks
+from foresci.tasks.config import TaskSettings
+from foresci.tasks.evidence import DomainEvidence, collect_evidence
+from foresci.tasks.lint import lint_task, public_strings
+from foresci.tasks.windows import make_window
+from foresci.taxonomy.trajectory import classify_trajectory
+from tests.tasks.toy import CUTOFF, toy_world
+
+SETTINGS = TaskSettings(min_support=5)
+
+
+@pytest.fixture(scope="module", params=["3m", "6m"])
+def evidence(request: pytest.FixtureRequest) -> DomainEvidence:
+    snapshot, papers, assignment = toy_world()
+    return collect_evidence(snapshot, papers, assignment, make_window(CUTOFF, request.param),
+                            classify_trajectory)
+
+
+def test_evidence_counts_are_relative_to_the_domain(evidence: DomainEvidence) -> None:
+    vorp, glim, quel = (evidence.nodes[name] for name in ("n_vorp", "n_glim", "n_quel"))
+    assert vorp.growth > 0.5 > abs(glim.growth)
+    assert quel.growth < -0.5
+    assert evidence.nodes["n_dask"].window == sum(evidence.nodes[f"n_dask_{c}"].window for c in "abc")
+    assert vorp.trajectory == "accelerating" and quel.trajectory == "cooling"
+    assert evidence.nodes["n_dask"].trajectory == "fragmenting"
+
+
+def test_direction_winner_is_the_planted_accelerating_direction(evidence: DomainEvidence) -> None:
+    built = build_direction_tasks(evidence, SETTINGS, "toy", 10)
+    assert built
+    for item in built:
+        names = {candidate.option_id: candidate.node_id for candidate in item.task.candidates}
+        winner = names[str(item.hidden.primary_direction)]
+        growth = {node_id: evidence.nodes[str(node_id)].growth for node_id in names.values()}
+        assert growth[winner] == max(growth.values())
+        assert item.hidden.trajectory == evidence.nodes[str(winner)].trajectory
+        if "n_vorp" in names.values() and not {"n_dask_b", "n_dask_c"} & set(names.values()):
+            assert winner == "n_vorp" and item.hidden.trajectory == "accelerating"
+        assert item.persistence_match == (winner == max(names.values(),
+                                                        key=lambda n: evidence.nodes[str(n)].pre_total))
+
+
+def test_bottleneck_target_is_the_planted_pair(evidence: DomainEvidence) -> None:
+    built = build_bottleneck_tasks(evidence, SETTINGS, "toy", 5)
+    assert [item.hidden.bottleneck[0] for item in built] == ["flux drift instability"]
+    hidden = built[0].hidden
+    assert hidden.opportunity[0] == "zorbic lattice meshing"
+    assert hidden.stats["persistence_answer"] == "token budget overrun"
+    assert built[0].persistence_match is False
+    assert {slot.name for slot in hidden.slots} == {"bottleneck", "opportunity", "mechanism"}
+
+
+def test_planning_ranking_follows_window_growth(evidence: DomainEvidence) -> None:
+    built = build_planning_tasks(evidence, SETTINGS, "toy", 10)
+    assert built
+    for item in built:
+        nodes = {candidate.option_id: str(candidate.node_id) for candidate in item.task.candidates}
+        growth = [evidence.nodes[nodes[option]].growth for option in item.hidden.ranking]
+        assert growth == sorted(growth, reverse=True)
+        assert sorted(item.hidden.ranking) == sorted(nodes)
+
+
+def test_venue_ranking_matches_planted_preferences() -> None:
+    snapshot, papers, assignment = toy_world()
+    evidence = collect_evidence(snapshot, papers, assignment, make_window(CUTOFF, "venue_cycle"),
+                                classify_trajectory)
+    built = {item.hidden.stats["node_id"]: item for item in build_venue_tasks(evidence, SETTINGS, "toy", 10)}
+    for node_id, first, second in (("n_vorp", "CVPR/ICCV/ECCV", "ICLR/ICML/NeurIPS"),
+                                   ("n_glim", "ACL/EMNLP/NAACL", "AAAI/IJCAI")):
+        item = built[node_id]
+        names = {candidate.option_id: candidate.name for candidate in item.task.candidates}
+        assert [names[option] for option in item.hidden.ranking[:2]] == [first, second]
+
+
+def test_public_tasks_carry_no_window_fact(evidence: DomainEvidence) -> None:
+    items = [*build_direction_tasks(evidence, SETTINGS, "toy", 5), *build_bottleneck_tasks(evidence,
+                                                                                           SETTINGS, "toy",
+                                                                                           5),
+             *build_planning_tasks(evidence, SETTINGS, "toy", 5)]
+    for item in items:
+        text = " ".join(public_strings(item.task)).lower()
+        assert "zorbic" not in text
+        assert lint_task(item.task, item.hidden, evidence.pre_vocabulary,
+                         {node.node_id: node.first_seen for node in evidence.snapshot.nodes},
+                         frozenset({"toy"})) == []
+        assert "window_share" not in str(item.task.context) and "'window'" not in str(item.task.context)
+
+
+def test_option_letters_carry_no_signal(evidence: DomainEvidence) -> None:
+    built = build_direction_tasks(evidence, SETTINGS, "toy", 10)
+    assert len(Counter(str(item.hidden.primary_direction) for item in built)) > 1

@@ -1,0 +1,87 @@
+"""Release build on the toy KB, file round trip, validation and CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from foresci.cli import app
+from foresci.io import iter_jsonl, write_jsonl
+from foresci.settings import Settings
+from foresci.tasks.build import build_release
+from foresci.tasks.hidden_io import load_hidden
+from foresci.tasks.models import FAMILIES
+from foresci.tasks.release import load_release
+from foresci.tasks.validate import validate_release
+from tests.tasks.toy import CUTOFF, ToyKB
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    kb = ToyKB()
+    settings = Settings()
+    settings.tasks.min_support = 5
+    settings.tasks.enforce_gates = False
+    out = tmp_path_factory.mktemp("release")
+    return build_release(kb, out, CUTOFF, settings=settings, per_family=6, snapshots={"toy": kb.snapshot})
+
+
+def test_release_files_round_trip(release: Path) -> None:
+    loaded = load_release(release)
+    hidden = load_hidden(release)
+    assert {task.task_id for task in loaded.tasks} == set(hidden)
+    assert loaded.manifest["counts"]["tasks"] == len(loaded.tasks)
+    assert set(loaded.manifest["hashes"]) == {"tasks.jsonl", "hidden.jsonl"}
+    assert {task.family for task in loaded.tasks} == set(FAMILIES)
+    assert {task.horizon for task in loaded.tasks if task.family == "venue_positioning"} <= {"venue_cycle"}
+    assert validate_release(release) == []
+
+
+def test_gates_drop_a_family_whose_winners_all_share_a_label(tmp_path: Path) -> None:
+    kb = ToyKB()
+    settings = Settings()
+    settings.tasks.min_support = 5
+    build_release(kb, tmp_path, CUTOFF, settings=settings, per_family=6, snapshots={"toy": kb.snapshot})
+    loaded = load_release(tmp_path)
+    rejected = loaded.manifest["counts"]["rejected_families"]
+    assert "accelerating" in " ".join(rejected["direction_forecasting"])
+    assert "direction_forecasting" not in {task.family for task in loaded.tasks}
+    assert set(load_hidden(tmp_path)) == {task.task_id for task in loaded.tasks}
+
+
+def test_build_refuses_an_open_window(tmp_path: Path) -> None:
+    kb = ToyKB(until=CUTOFF)
+    with pytest.raises(ValueError, match="has not closed"):
+        build_release(kb, tmp_path, CUTOFF, snapshots={"toy": kb.snapshot})
+
+
+def test_validate_catches_mismatch_and_leak(release: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    rows = list(iter_jsonl(release / "tasks.jsonl"))
+    hidden = list(iter_jsonl(release / "hidden.jsonl"))
+    leaked = next(row for row in hidden if row["stats"].get("post_cutoff_terms"))
+    target = next(row for row in rows if row["task_id"] == leaked["task_id"])
+    target["question"] += " Hint: " + leaked["stats"]["post_cutoff_terms"][0]
+    write_jsonl(broken / "tasks.jsonl", rows)
+    other = next(row for row in hidden if row is not leaked)
+    kept = [row for row in hidden if row is not other]
+    write_jsonl(broken / "hidden.jsonl", [*kept, {**other, "task_id": "orphan"}])
+    problems = validate_release(broken)
+    assert any("post-cutoff term" in problem for problem in problems)
+    assert any("orphan" in problem for problem in problems)
+    assert any("no hidden target" in problem for problem in problems)
+
+
+def test_cli_show_validate_audit(release: Path) -> None:
+    runner = CliRunner()
+    shown = runner.invoke(app, ["tasks", "show", str(release)])
+    assert shown.exit_code == 0 and f"({len(load_release(release).tasks)} tasks)" in shown.output
+    first = load_release(release).tasks[0].task_id
+    one = runner.invoke(app, ["tasks", "show", str(release), "--task", first])
+    assert one.exit_code == 0 and first in one.output and "post_cutoff_terms" not in one.output
+    assert runner.invoke(app, ["tasks", "validate", str(release)]).output.strip() == "valid"
+    audit = runner.invoke(app, ["tasks", "audit", str(release)])
+    assert audit.exit_code == 0 and "persistence match" in audit.output
