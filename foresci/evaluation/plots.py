@@ -46,11 +46,11 @@ def low_score_heatmap(rates: dict[str, dict[str, float]], title: str) -> bytes |
     for row in range(len(groups)):
         for column in range(len(metrics)):
             value = grid[row, column]
-            axes.text(
-                column, row, "–" if np.isnan(value) else f"{value:.2f}", ha="center", va="center", fontsize=9
-            )
+            colour = "white" if not np.isnan(value) and value > 0.6 * image.norm.vmax else "black"
+            label = "–" if np.isnan(value) else f"{value:.2f}"
+            axes.text(column, row, label, ha="center", va="center", fontsize=9, color=colour)
     axes.set_title(title)
-    figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04, label="share in bottom 20 %")
+    figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04, label="share in the low-score set")
     return _png(figure)
 
 
