@@ -1,8 +1,97 @@
-"""CLI: foresci run ..."""
+"""CLI: ``foresci run`` — answer a release's tasks with one or more methods."""
 
 from __future__ import annotations
 
+from pathlib import Path
 
-def run_command() -> None:
-    """Run answering methods on a release (implemented by the agents component)."""
-    raise NotImplementedError("foresci run is not implemented yet")
+import typer
+
+from foresci.agents.methods import ALL_METHODS
+
+
+def run_command(
+    release: Path = typer.Argument(..., help="release folder with tasks.jsonl (only its public side is read)",
+                                   show_default=False),
+    out: Path = typer.Option(..., "--out", help="run folder; answers.jsonl is appended and resumed here"),
+    kb: Path | None = typer.Option(None, "--kb", help="knowledge base folder (needed by all but native)"),
+    method: list[str] = typer.Option([], "--method", "-m",
+                                     help=f"method to run (repeatable): {', '.join(ALL_METHODS)}"),
+    methods: str | None = typer.Option(None, "--methods", help="'all' or a comma list of methods"),
+    model: list[str] = typer.Option([], "--model",
+                                    help="backbone name (repeatable); default settings.llm.model"),
+    mode: str = typer.Option("full", "--mode",
+                             help="'full' or 'name_only' (question + candidate names only)"),
+    limit: int | None = typer.Option(None, "--limit", help="answer only the first N tasks"),
+    retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+) -> None:
+    """Answer a release's tasks with answering methods; resumable (rerun the same command after a crash).
+
+    Examples:
+
+      foresci run releases/demo --kb kb/demo --method trend --method persistence --out runs/demo
+
+      FORESCI_LLM__BASE_URL=http://127.0.0.1:8000/v1 foresci run releases/demo --kb kb/demo \\
+          --methods all --model qwen2.5-7b-instruct --out runs/demo
+
+      foresci run releases/demo --method native --mode name_only --model gpt-4o-mini --out runs/names
+
+    LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
+    Non-LLM methods: trend, persistence. Each row of answers.jsonl carries contamination_risk: true when the
+    backbone's knowledge cutoff (agents/models.yaml) is after the task's cutoff, or the model is unknown.
+    """
+    from rich.console import Console
+
+    from foresci.agents.runner import run_release
+    from foresci.settings import Settings
+    from foresci.tasks.release import load_release
+
+    console = Console(stderr=True)
+    chosen = list(method)
+    if methods:
+        names = [item.strip() for item in methods.split(",") if item.strip()]
+        chosen += list(ALL_METHODS) if names == ["all"] else names
+    if not chosen:
+        raise typer.BadParameter("give --method M (repeatable) or --methods all", param_hint="--method")
+    if mode not in ("full", "name_only"):
+        raise typer.BadParameter("expected 'full' or 'name_only'", param_hint="--mode")
+    settings = Settings()
+    loaded = load_release(release)
+    tasks = loaded.tasks[:limit] if limit else loaded.tasks
+    view_factory = None
+    if kb is not None:
+        from foresci.kb.retrieve import KBView
+        from foresci.kb.store import KnowledgeBase
+
+        knowledge_base = KnowledgeBase.open(kb, settings)
+
+        def view_factory(cutoff):  # type: ignore[no-untyped-def]
+            return KBView(knowledge_base, cutoff)
+
+    summary = run_release(tasks, out, settings, list(dict.fromkeys(chosen)), models=list(model) or None,
+                          mode=mode,  # type: ignore[arg-type]
+                          view_factory=view_factory, progress=progress, retry_errors=retry_errors)
+    _write_run_manifest(out, release, kb, settings, chosen, model, mode)
+    console.print(f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
+                  f"{summary.done_before} already done")
+    for name, usage in summary.usage.items():
+        console.print(f"  {name}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens, "
+                      f"{usage['cache_hits']} cache hits")
+
+
+def _write_run_manifest(out: Path, release: Path, kb: Path | None, settings: object, methods: list[str],
+                        models: list[str], mode: str) -> None:
+    from foresci.agents.answers import read_answers
+    from foresci.agents.runner import ANSWERS_FILE
+    from foresci.artifacts import sha256_file, write_manifest
+
+    rows = read_answers(out / ANSWERS_FILE)
+    inputs = {"release": str(release), "tasks_sha256": sha256_file(release / "tasks.jsonl")}
+    if kb is not None:
+        inputs["kb"] = str(kb)
+    config = {"methods": methods, "models": models, "mode": mode,
+              "settings": settings.public_dump()}  # type: ignore[attr-defined]
+    counts = {"rows": len(rows), "ok": sum(row.status == "ok" for row in rows),
+              "errors": sum(row.status == "error" for row in rows),
+              "contamination_risk": sum(row.contamination_risk for row in rows)}
+    write_manifest(out, "run", inputs=inputs, config=config, files=[ANSWERS_FILE], counts=counts)

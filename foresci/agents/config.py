@@ -6,9 +6,26 @@ from pydantic import BaseModel, Field
 
 
 class AgentSettings(BaseModel):
-    """Knobs of the LangGraph methods and the run loop."""
+    """Knobs of the LangGraph methods, the non-LLM forecasters and the run loop."""
 
     papers_per_query: int = Field(default=8, description="papers retrieved per search call")
     tool_budget: int = Field(default=12, description="maximum tool calls per task")
     iterations: int = Field(default=2, description="refinement rounds (research_agent)")
     reviewers: int = Field(default=2, description="reviewer agents per round (research_agent)")
+    max_evidence_papers: int = Field(default=16, description="papers shown to the model at most")
+    coi_chains: int = Field(default=4, description="idea chains (anchors) per task (coi)")
+    coi_chain_length: int = Field(default=4, description="follow-up papers per chain (coi)")
+    aris_max_queries: int = Field(default=4, description="planned search queries at most (aris)")
+    concurrency: int = Field(default=4, description="tasks answered concurrently by `foresci run`")
+    trend_months: int = Field(default=6, description="months before the cutoff the forecasters read")
+    trend_min_similarity: float = Field(
+        default=0.3, description="cosine similarity for a paper to count toward a candidate")
+    reference_categories: list[str] = Field(
+        default_factory=lambda: ["cs.CV", "cs.CL"],
+        description="arXiv categories covered throughout the corpus; trend shares are normalised by their "
+                    "monthly volume when they cover every month read, else by the domain's volume")
+    accelerating_ratio: float = Field(default=1.25,
+                                      description="recent/earlier share ratio called accelerating")
+    cooling_ratio: float = Field(default=0.8, description="recent/earlier share ratio called cooling")
+    fragmenting_drop: float = Field(
+        default=0.03, description="drop in cohesion (mean cosine to centroid) called fragmenting")

@@ -115,10 +115,13 @@ class ForecastAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question_id: str
+    method: str = Field(default="", description="the method that answered")
+    model: str | None = Field(default=None, description="backbone name; None for non-LLM methods")
     p10: float | None = None
     p50: float | None = None
     p90: float | None = None
     probability: float | None = Field(default=None, ge=0.0, le=1.0)
+    notes: list[str] = Field(default_factory=list, description="how the forecast was made")
 
 
 class Answer(BaseModel):
@@ -141,3 +144,21 @@ class Answer(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     elapsed_s: float = 0.0
+
+
+# ---- intermediate structured outputs of the agent methods ---------------------------------------
+
+class QueryPlan(BaseModel):
+    """Search queries a method plans before retrieving (ARIS-style planning step)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    queries: list[str] = Field(description="short keyword queries")
+
+
+class EvidencePlan(BaseModel):
+    """Evidence claims built from retrieved papers, each with the ids that support it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claims: list[Evidence] = Field(description="short claims with supporting paper ids")

@@ -34,8 +34,9 @@ def _client(settings: Settings, **changes: Any) -> LLMClient:
     return LLMClient(settings.model_copy(update={"llm": llm}), "judge", backoff_s=0.01)
 
 
-def test_text_call_counts_tokens_and_sends_the_key(llm_settings: Settings,
-                                                    scripted_llm: ScriptedOpenAIServer) -> None:
+def test_text_call_counts_tokens_and_sends_the_key(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer
+) -> None:
     scripted_llm.enqueue(Reply.content("a short answer"))
     client = _client(llm_settings)
     assert client.invoke_text([("system", "be brief"), ("user", "what rises?")]) == "a short answer"
@@ -48,11 +49,13 @@ def test_text_call_counts_tokens_and_sends_the_key(llm_settings: Settings,
 
 
 @pytest.mark.parametrize("method", ["json_schema", "function_calling", "json_mode"])
-def test_structured_output_each_method(llm_settings: Settings, scripted_llm: ScriptedOpenAIServer,
-                                       method: str) -> None:
+def test_structured_output_each_method(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, method: str
+) -> None:
     scripted_llm.enqueue({"label": "accelerating", "score": 0.75})
     verdict = _client(llm_settings, structured_output_method=method).invoke_structured(
-        [("user", "label it")], Verdict)
+        [("user", "label it")], Verdict
+    )
     assert verdict == Verdict(label="accelerating", score=0.75)
     request = scripted_llm.requests[0]
     if method == "function_calling":
@@ -119,8 +122,9 @@ def test_malformed_http_body_is_retried(llm_settings: Settings, scripted_llm: Sc
     assert _client(llm_settings).invoke_text([("user", "x")]) == "fine"
 
 
-def test_schema_violation_reasked_then_error(llm_settings: Settings,
-                                             scripted_llm: ScriptedOpenAIServer) -> None:
+def test_schema_violation_reasked_then_error(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer
+) -> None:
     scripted_llm.enqueue({"label": "x", "score": 7.0}, {"label": "x"})
     client = _client(llm_settings, reask=1)
     with pytest.raises(LLMOutputError, match="does not match the schema Verdict") as caught:
@@ -177,8 +181,9 @@ def test_concurrency_limit(llm_settings: Settings, scripted_llm: ScriptedOpenAIS
 
 
 def test_role_override_and_missing_endpoint(tmp_path: Path) -> None:
-    settings = Settings(cache_dir=tmp_path,
-                        llm={"base_url": "http://127.0.0.1:9/v1", "roles": {"judge": "big"}})
+    settings = Settings(
+        cache_dir=tmp_path, llm={"base_url": "http://127.0.0.1:9/v1", "roles": {"judge": "big"}}
+    )
     assert get_chat_model("judge", settings).model_name == "big"
     assert get_chat_model("agent", settings).model_name == settings.llm.model
     with pytest.raises(LLMError, match="FORESCI_LLM__BASE_URL"):

@@ -1,0 +1,2 @@
+"""Non-LLM forecasters: ``trend`` (momentum, acceleration, venue shares, bottleneck recurrence) and
+``persistence`` (the past continues). Both answer every family through the common schemas."""

@@ -1,0 +1,322 @@
+"""The two non-LLM forecasters. ``persistence``: the past continues (the biggest recent direction wins,
+trajectory 'steady', rankings by pre-cutoff volume). ``trend``: momentum and acceleration of normalised
+shares, fragmentation from falling cohesion, recency-weighted venue shares, rising bottleneck recurrence.
+
+Both read only the task's KB view (papers on or before the cutoff) and answer through the family schemas.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel
+
+from foresci.agents.baselines.measure import (
+    CandidateSeries,
+    Reference,
+    candidate_series,
+    cohesion,
+    months_before,
+    stable_reference,
+)
+from foresci.agents.config import AgentSettings
+from foresci.agents.methods.signals import LIMITATION_CUES
+from foresci.agents.models import (
+    BottleneckAnswer,
+    DirectionAnswer,
+    Evidence,
+    PlanningAnswer,
+    RankedOption,
+    RetrievedItem,
+    SupportArtifact,
+    VenueAnswer,
+)
+from foresci.agents.tools import KBViewLike
+from foresci.kb.models import Paper
+from foresci.tasks.models import Task
+from foresci.tasks.text import content_tokens, distinctive_ngrams
+from foresci.taxonomy.models import Trajectory
+
+Kind = Literal["trend", "persistence"]
+
+
+class Forecaster:
+    """A non-LLM method over one KB view; ``answer(task)`` returns (family answer, support artifact)."""
+
+    def __init__(self, kind: Kind, view: KBViewLike, settings: AgentSettings) -> None:
+        self.kind = kind
+        self.view = view
+        self.settings = settings
+        self._references: dict[tuple[str | None, str], Reference] = {}
+
+    # ---- shared measurement ---------------------------------------------------------------------
+
+    def months(self) -> list[str]:
+        """The months read before the cutoff."""
+        return months_before(self.view.cutoff, self.settings.trend_months)
+
+    def reference(self, domain: str | None) -> Reference:
+        """The stable monthly reference of a domain (cached per view)."""
+        months = self.months()
+        key = (domain, months[0])
+        if key not in self._references:
+            self._references[key] = stable_reference(
+                self.view, domain, months, self.settings.reference_categories
+            )
+        return self._references[key]
+
+    def series(self, task: Task) -> dict[str, CandidateSeries]:
+        """Per-candidate series of a task."""
+        return candidate_series(self.view, task, self.months(), self.reference(task.domain))
+
+    def _artifact(self, task: Task, series: dict[str, CandidateSeries] | None = None) -> SupportArtifact:
+        artifact = SupportArtifact()
+        artifact.notes.append(
+            f"{self.kind}: read the {self.settings.trend_months} months up to "
+            f"{self.view.cutoff.isoformat()}; shares normalised by "
+            f"{self.reference(task.domain).description}"
+        )
+        for option, item in (series or {}).items():
+            ids = item.paper_ids_by_half[0][-2:] + item.paper_ids_by_half[1][-3:]
+            artifact.evidence.append(
+                Evidence(
+                    claim=f"{option}: {item.volume} papers ({item.counts} per month), "
+                    f"growth x{item.growth_ratio():.2f}, acceleration {item.acceleration():+.2f}",
+                    paper_ids=ids,
+                )
+            )
+            for paper_id in ids:
+                paper = self.view.get(paper_id)
+                if paper is not None:
+                    artifact.retrieved.append(
+                        RetrievedItem(paper_id=paper.paper_id, title=paper.title, announced=paper.announced)
+                    )
+        return artifact
+
+    # ---- families -------------------------------------------------------------------------------
+
+    def answer(self, task: Task) -> tuple[BaseModel, SupportArtifact]:
+        """The family answer and its support artifact."""
+        if task.family == "direction_forecasting":
+            return self.direction(task)
+        if task.family == "strategic_planning":
+            return self.planning(task)
+        if task.family == "venue_positioning":
+            return self.venue(task)
+        return self.bottleneck(task)
+
+    def trajectory(self, item: CandidateSeries) -> Trajectory:
+        """The trend label of one candidate: fragmenting, accelerating, cooling or steady."""
+        ratio = item.growth_ratio()
+        earlier, recent = (cohesion(self.view, ids) for ids in item.paper_ids_by_half)
+        if (
+            earlier is not None
+            and recent is not None
+            and earlier - recent >= self.settings.fragmenting_drop
+            and ratio > self.settings.cooling_ratio
+        ):
+            return "fragmenting"
+        if ratio >= self.settings.accelerating_ratio:
+            return "accelerating"
+        if ratio <= self.settings.cooling_ratio:
+            return "cooling"
+        return "steady"
+
+    def direction(self, task: Task) -> tuple[DirectionAnswer, SupportArtifact]:
+        """The candidate that gains momentum and its trajectory."""
+        series = self.series(task)
+        order = [candidate.option_id for candidate in task.candidates]
+        if self.kind == "persistence":
+            chosen = max(
+                order, key=lambda option: (series[option].volume, series[option].latest, -order.index(option))
+            )
+            label: Trajectory = "steady"
+            rationale = (
+                f"{chosen} had the most papers in the last {self.settings.trend_months} months "
+                f"({series[chosen].volume}); the past is assumed to continue."
+            )
+        else:
+            chosen = max(
+                order,
+                key=lambda option: (
+                    self._momentum(series[option]),
+                    series[option].volume,
+                    -order.index(option),
+                ),
+            )
+            label = self.trajectory(series[chosen])
+            rationale = (
+                f"{chosen} has the strongest momentum: its share grew x{series[chosen].growth_ratio():.2f} "
+                f"from the earlier to the recent half of the last {self.settings.trend_months} months."
+            )
+        signals = [
+            f"{option}: {series[option].volume} papers, growth x{series[option].growth_ratio():.2f}"
+            for option in order
+        ]
+        confidence = (
+            0.5
+            if self.kind == "persistence"
+            else min(0.9, 0.5 + 0.2 * abs(math.log(series[chosen].growth_ratio())))
+        )
+        answer = DirectionAnswer(
+            direction=chosen, trajectory=label, rationale=rationale, signals=signals, confidence=confidence
+        )
+        return answer, self._artifact(task, series)
+
+    @staticmethod
+    def _momentum(item: CandidateSeries) -> float:
+        if item.volume < 3:
+            return -math.inf
+        return math.log(item.growth_ratio()) + 0.25 * item.acceleration()
+
+    def planning(self, task: Task) -> tuple[PlanningAnswer, SupportArtifact]:
+        """Options ranked by recent volume (persistence) or projected window volume (trend)."""
+        series = self.series(task)
+        order = [candidate.option_id for candidate in task.candidates]
+        if self.kind == "persistence":
+
+            def score(option: str) -> float:
+                return float(series[option].volume)
+        else:
+
+            def score(option: str) -> float:
+                return series[option].latest * series[option].growth_ratio()
+
+        ranked = sorted(order, key=lambda option: (-score(option), order.index(option)))
+        ranking = [
+            RankedOption(
+                option_id=option,
+                reason=f"{series[option].volume} recent papers, growth x{series[option].growth_ratio():.2f}",
+            )
+            for option in ranked
+        ]
+        answer = PlanningAnswer(
+            ranking=ranking,
+            milestones=[f"Start with {ranked[0]}: reproduce its strongest recent results"],
+            risks=["past volume may not continue" if self.kind == "persistence" else "momentum may revert"],
+            go_no_go=f"continue {ranked[0]} if its share keeps growing in the first months",
+        )
+        return answer, self._artifact(task, series)
+
+    def _neighbours(self, task: Task, key: str, k: int = 60) -> list[Paper]:
+        text = " ".join(
+            [str(task.context.get(key, "")), " ".join(task.context.get("key_terms", []) or []), task.title]
+        ).strip()
+        return [
+            hit.paper
+            for hit in self.view.search(text, k=k, domain=task.domain)
+            if hit.paper.announced <= self.view.cutoff
+        ]
+
+    def venue(self, task: Task) -> tuple[VenueAnswer, SupportArtifact]:
+        """Venue families ranked by (recency-weighted, for trend) shares among related papers."""
+        papers = self._neighbours(task, "contribution")
+        weights: dict[str, float] = {}
+        for paper in papers:
+            if paper.venue_family:
+                age_months = (self.view.cutoff - paper.announced).days / 30.4
+                weight = (
+                    1.0 if self.kind == "persistence" else 0.5 ** (age_months / self.settings.trend_months)
+                )
+                weights[paper.venue_family] = weights.get(paper.venue_family, 0.0) + weight
+        order = [candidate.option_id for candidate in task.candidates]
+        name_of = {candidate.option_id: candidate.name for candidate in task.candidates}
+        ranked = sorted(order, key=lambda option: (-weights.get(name_of[option], 0.0), order.index(option)))
+        ranking = [
+            RankedOption(
+                option_id=option,
+                reason=f"weight {weights.get(name_of[option], 0.0):.2f} among related papers",
+            )
+            for option in ranked
+        ]
+        artifact = self._artifact(task)
+        artifact.queries.append(str(task.context.get("contribution", task.title)))
+        venue_ids = [paper.paper_id for paper in papers if paper.venue_family == name_of[ranked[0]]][:5]
+        artifact.evidence.append(
+            Evidence(claim=f"related papers accepted at {name_of[ranked[0]]}", paper_ids=venue_ids)
+        )
+        artifact.retrieved.extend(
+            RetrievedItem(paper_id=paper.paper_id, title=paper.title, announced=paper.announced)
+            for paper in papers[:20]
+        )
+        answer = VenueAnswer(
+            ranking=ranking,
+            framing=f"frame for the {name_of[ranked[0]]} community",
+            reviewer_risks=["related work at the venue may be thin"],
+            evidence_upgrades=["add comparisons to the venue's recent related papers"],
+        )
+        return answer, artifact
+
+    def bottleneck(self, task: Task) -> tuple[BottleneckAnswer, SupportArtifact]:
+        """The most recurrent (persistence) or fastest-rising (trend) limitation and its opportunity."""
+        papers = self._neighbours(task, "subdirection")
+        middle = self.view.cutoff.toordinal() - 15 * self.settings.trend_months
+        statements: list[tuple[Paper, str]] = []
+        for paper in papers:
+            sentences = list(paper.limitations) or [
+                sentence for sentence in paper.abstract.split(". ") if LIMITATION_CUES.search(sentence)
+            ]
+            statements.extend((paper, sentence) for sentence in sentences)
+        phrases = [str(item) for item in task.context.get("recurring_limitations_before_cutoff", []) or []]
+        if not phrases:
+            phrases = [
+                gram
+                for gram, _ in distinctive_ngrams(
+                    [text for _, text in statements], [paper.abstract for paper in papers], top=6
+                )
+            ]
+
+        def support(phrase: str) -> tuple[list[Paper], list[Paper]]:
+            words = set(content_tokens(phrase))
+            matching = [
+                paper
+                for paper, text in statements
+                if words and len(words & set(content_tokens(text))) >= max(1, math.ceil(0.6 * len(words)))
+            ]
+            recent = [paper for paper in matching if paper.announced.toordinal() >= middle]
+            return matching, recent
+
+        def score(phrase: str) -> float:
+            matching, recent = support(phrase)
+            if self.kind == "persistence":
+                return float(len(matching))
+            return 2.0 * len(recent) - (len(matching) - len(recent))
+
+        chosen = max(phrases, key=lambda phrase: (score(phrase), phrase)) if phrases else "unknown bottleneck"
+        matching, _ = support(chosen) if phrases else ([], [])
+        bottleneck_words = set(content_tokens(chosen))
+        grams = [
+            gram
+            for gram, _ in distinctive_ngrams(
+                [paper.abstract for paper in matching or papers[:10]],
+                [paper.abstract for paper in papers],
+                top=8,
+            )
+            if not set(content_tokens(gram)) <= bottleneck_words
+        ]
+        opportunity = grams[0] if grams else f"methods that no longer depend on {chosen}"
+        artifact = self._artifact(task)
+        artifact.evidence.append(
+            Evidence(
+                claim=f"recurring limitation: {chosen}", paper_ids=[paper.paper_id for paper in matching[:5]]
+            )
+        )
+        artifact.retrieved.extend(
+            RetrievedItem(paper_id=paper.paper_id, title=paper.title, announced=paper.announced)
+            for paper in papers[:20]
+        )
+        answer = BottleneckAnswer(
+            bottleneck=chosen,
+            opportunity=opportunity,
+            mechanism=f"reducing '{chosen}' removes the limitation {len(matching)} related "
+            f"papers report, which opens '{opportunity}'",
+            evidence_summary=f"{len(matching)} of {len(papers)} related papers state it",
+        )
+        return answer, artifact
+
+
+def forecast_window_months(start: date, end: date) -> float:
+    """Length of a window in months (30.4 days)."""
+    return max(1.0, (end.toordinal() - start.toordinal() + 1) / 30.4)

@@ -1,0 +1,185 @@
+"""Measurements the non-LLM forecasters read from a KB view: per-candidate monthly shares, normalised by
+a stable reference, and the cohesion of a candidate's papers (for fragmentation).
+
+A paper counts toward the candidate whose terms (``key_terms`` from the public task context, else the
+content words of its name) it mentions most, when it mentions at least ``min_hits`` of them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import numpy as np
+
+from foresci.agents.tools import KBViewLike, month_of
+from foresci.kb.models import Paper
+from foresci.tasks.models import Candidate, Task
+from foresci.tasks.text import content_tokens
+
+
+def months_before(cutoff: date, count: int) -> list[str]:
+    """The ``count`` calendar months ending with the cutoff's month, oldest first."""
+    year, month = cutoff.year, cutoff.month
+    months = []
+    for _ in range(count):
+        months.append(f"{year:04d}-{month:02d}")
+        month -= 1
+        if month == 0:
+            year, month = year - 1, 12
+    return months[::-1]
+
+
+def candidate_terms(task: Task, candidate: Candidate) -> list[str]:
+    """Lower-cased terms that identify a candidate's papers."""
+    for key in ("candidates", "options"):
+        entry = task.context.get(key, {})
+        if isinstance(entry, dict) and isinstance(entry.get(candidate.option_id), dict):
+            terms = entry[candidate.option_id].get("key_terms") or []
+            if terms:
+                return [str(term).lower() for term in terms]
+    return list(dict.fromkeys(content_tokens(f"{candidate.name} {candidate.description}")))
+
+
+@dataclass
+class Reference:
+    """Monthly totals trend shares are divided by, and what they are."""
+
+    totals: dict[str, int]
+    description: str
+
+
+def stable_reference(
+    view: KBViewLike, domain: str | None, months: list[str], categories: list[str]
+) -> Reference:
+    """Monthly counts of papers in ``categories`` when they cover every month, else the domain's counts."""
+    wanted = set(categories)
+    first = months[0]
+    counts: Counter[str] = Counter()
+    for paper in view.papers(None):
+        month = month_of(paper.announced)
+        if month >= first and paper.primary_category in wanted:
+            counts[month] += 1
+    if categories and all(counts.get(month, 0) > 0 for month in months):
+        return Reference(
+            {month: counts[month] for month in months},
+            f"all papers with primary category in {sorted(wanted)} per month (a stable reference)",
+        )
+    domain_counts = view.monthly_counts(domain)
+    return Reference(
+        {month: domain_counts.get(month, 0) for month in months},
+        f"all papers of domain {domain or 'all'} per month (reference categories "
+        f"{sorted(wanted)} do not cover every month)",
+    )
+
+
+@dataclass
+class CandidateSeries:
+    """One candidate's pre-cutoff monthly papers and shares."""
+
+    option_id: str
+    counts: list[int]
+    shares: list[float]
+    paper_ids_by_half: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
+
+    @property
+    def volume(self) -> int:
+        """Papers over all months read."""
+        return sum(self.counts)
+
+    @property
+    def latest(self) -> int:
+        """Papers in the last half of the months read."""
+        return sum(self.counts[len(self.counts) // 2 :])
+
+    def growth_ratio(self) -> float:
+        """Mean share of the recent half / mean share of the earlier half (smoothed)."""
+        half = len(self.shares) // 2
+        earlier = float(np.mean(self.shares[:half])) if half else 0.0
+        recent = float(np.mean(self.shares[half:]))
+        per_paper = sum(self.shares) / sum(self.counts) if sum(self.counts) else 1e-6
+        smoothing = 0.5 * per_paper  # half a paper per month, so empty months do not divide by zero
+        return (recent + smoothing) / (earlier + smoothing)
+
+    def slope(self) -> float:
+        """Least-squares slope of the share per month, relative to the mean share."""
+        mean = float(np.mean(self.shares))
+        if mean <= 0:
+            return 0.0
+        x = np.arange(len(self.shares), dtype=float)
+        return float(np.polyfit(x, np.asarray(self.shares), 1)[0]) / mean
+
+    def acceleration(self) -> float:
+        """Relative slope of the recent half minus that of the earlier half."""
+        half = len(self.shares) // 2
+        if half < 2:
+            return 0.0
+        early = CandidateSeries(self.option_id, self.counts[:half], self.shares[:half]).slope()
+        late = CandidateSeries(self.option_id, self.counts[half:], self.shares[half:]).slope()
+        return late - early
+
+
+def assign_papers(papers: list[Paper], terms: dict[str, list[str]], min_hits: int = 2) -> dict[str, str]:
+    """paper_id -> option_id of the candidate whose terms the paper mentions most (ties: none)."""
+    assigned: dict[str, str] = {}
+    for paper in papers:
+        text = f"{paper.title} {paper.abstract}".lower()
+        hits = {
+            option: sum(1 for term in option_terms if term and term in text)
+            for option, option_terms in terms.items()
+        }
+        best = max(hits.values(), default=0)
+        winners = [option for option, count in hits.items() if count == best]
+        needed = {option: min(min_hits, len(terms[option])) for option in terms}
+        if best > 0 and len(winners) == 1 and best >= needed[winners[0]]:
+            assigned[paper.paper_id] = winners[0]
+    return assigned
+
+
+def candidate_series(
+    view: KBViewLike, task: Task, months: list[str], reference: Reference, min_hits: int = 2
+) -> dict[str, CandidateSeries]:
+    """Per candidate: monthly counts and shares over ``months`` (papers of the task's domain)."""
+    first = months[0]
+    papers = [
+        paper
+        for paper in view.papers(task.domain)
+        if month_of(paper.announced) >= first and paper.announced <= view.cutoff
+    ]
+    terms = {candidate.option_id: candidate_terms(task, candidate) for candidate in task.candidates}
+    assigned = assign_papers(papers, terms, min_hits)
+    by_month: dict[str, Counter[str]] = {option: Counter() for option in terms}
+    halves: dict[str, tuple[list[str], list[str]]] = {option: ([], []) for option in terms}
+    middle = months[len(months) // 2]
+    for paper in papers:
+        option = assigned.get(paper.paper_id)
+        if option is None:
+            continue
+        month = month_of(paper.announced)
+        by_month[option][month] += 1
+        halves[option][0 if month < middle else 1].append(paper.paper_id)
+    result = {}
+    for option in terms:
+        counts = [by_month[option].get(month, 0) for month in months]
+        shares = [
+            count / reference.totals[month] if reference.totals.get(month) else 0.0
+            for count, month in zip(counts, months, strict=True)
+        ]
+        result[option] = CandidateSeries(option, counts, shares, halves[option])
+    return result
+
+
+def cohesion(view: KBViewLike, paper_ids: list[str]) -> float | None:
+    """Mean cosine similarity of papers to their centroid (None when under 3 papers or no vectors)."""
+    if len(paper_ids) < 3:
+        return None
+    vectors: Any = np.asarray(view.embeddings(paper_ids), dtype=float)
+    if vectors.ndim != 2 or not len(vectors):
+        return None
+    centroid = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(centroid))
+    if norm == 0:
+        return None
+    return float(np.mean(vectors @ (centroid / norm)))

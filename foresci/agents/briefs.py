@@ -1,0 +1,96 @@
+"""What a method is told about a task: the brief (full or name-only) and evidence blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from foresci.agents.models import BottleneckAnswer, DirectionAnswer, PlanningAnswer, VenueAnswer
+from foresci.kb.models import Paper
+from foresci.tasks.models import Task
+
+Mode = Literal["full", "name_only"]
+
+FAMILY_SCHEMAS: dict[str, type[BaseModel]] = {
+    "direction_forecasting": DirectionAnswer,
+    "bottleneck_opportunity": BottleneckAnswer,
+    "strategic_planning": PlanningAnswer,
+    "venue_positioning": VenueAnswer,
+}
+
+
+def family_schema(family: str) -> type[BaseModel]:
+    """The structured output schema of a task family."""
+    try:
+        return FAMILY_SCHEMAS[family]
+    except KeyError as error:
+        raise ValueError(f"unknown task family {family!r}; expected one of "
+                         f"{sorted(FAMILY_SCHEMAS)}") from error
+
+
+def _context_lines(context: dict[str, Any]) -> list[str]:
+    lines = []
+    for key, value in sorted(context.items()):
+        if isinstance(value, list | tuple):
+            value = ", ".join(str(item) for item in value)
+        elif isinstance(value, dict):
+            value = "; ".join(f"{inner}: {item}" for inner, item in value.items())
+        lines.append(f"- {key.replace('_', ' ')}: {value}")
+    return lines
+
+
+def task_brief(task: Task, mode: Mode = "full") -> str:
+    """The task as the model reads it. ``name_only``: the question and candidate names, nothing else."""
+    if mode == "name_only":
+        lines = [f"Question (decide as of {task.cutoff.isoformat()}): {task.question}"]
+        if task.candidates:
+            lines.append("Candidates:")
+            lines.extend(f"- {candidate.option_id}: {candidate.name}" for candidate in task.candidates)
+        return "\n".join(lines)
+    lines = [f"Task: {task.title}",
+             f"Domain: {task.domain}. Cutoff: {task.cutoff.isoformat()}. Forecast window: "
+             f"{task.window_start.isoformat()} to {task.window_end.isoformat()} ({task.horizon}).",
+             f"Question: {task.question}"]
+    if task.candidates:
+        lines.append("Candidates:")
+        for candidate in task.candidates:
+            detail = f" - {candidate.description}" if candidate.description else ""
+            lines.append(f"- {candidate.option_id}: {candidate.name}{detail}")
+    if task.context:
+        lines.append("Context known at the cutoff:")
+        lines.extend(_context_lines(task.context))
+    if task.deliverable:
+        lines.append("Requirements:")
+        lines.extend(f"- {item}" for item in task.deliverable)
+    return "\n".join(lines)
+
+
+def task_queries(task: Task) -> list[str]:
+    """Deterministic search queries for a task: its title, then each candidate (or the context)."""
+    queries = [task.title]
+    queries.extend(f"{candidate.name} {candidate.description}".strip() for candidate in task.candidates)
+    if not task.candidates:
+        for key in ("sub_direction", "contribution", "node_label", "topic"):
+            value = task.context.get(key)
+            if isinstance(value, str) and value:
+                queries.append(value)
+    return list(dict.fromkeys(query for query in queries if query))
+
+
+def evidence_block(papers: Sequence[Paper], excerpt_chars: int = 280) -> str:
+    """Papers as lines '[id] (date) title — abstract excerpt' (ids are what answers cite)."""
+    if not papers:
+        return "(no papers found)"
+    lines = []
+    for paper in papers:
+        excerpt = " ".join(paper.abstract.split())[:excerpt_chars]
+        venue = f" [{paper.venue_family}]" if paper.venue_family else ""
+        lines.append(f"[{paper.paper_id}] ({paper.announced.isoformat()}){venue} {paper.title} — {excerpt}")
+    return "\n".join(lines)
+
+
+def candidate_ids(task: Task) -> list[str]:
+    """The option ids of the task's candidates, in task order."""
+    return [candidate.option_id for candidate in task.candidates]

@@ -1,0 +1,118 @@
+"""What every LLM method shares: its context, the graph state, the decide step and evidence linking."""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, TypedDict
+
+from pydantic import BaseModel
+
+from foresci.agents.briefs import Mode, candidate_ids, family_schema, task_brief
+from foresci.agents.config import AgentSettings
+from foresci.agents.models import Evidence
+from foresci.agents.prompts import PromptBook
+from foresci.agents.render import contract_problems, enforce_contract, render_text
+from foresci.agents.tools import KBTools
+from foresci.kb.models import Paper
+from foresci.llm import LLMClient
+from foresci.tasks.models import Task
+
+
+@dataclass
+class MethodContext:
+    """Everything one method run on one task may use (and nothing else)."""
+
+    task: Task
+    mode: Mode
+    llm: LLMClient
+    tools: KBTools | None
+    prompts: PromptBook
+    settings: AgentSettings
+
+    @property
+    def brief(self) -> str:
+        """The task as the model reads it."""
+        return task_brief(self.task, self.mode)
+
+    @property
+    def contract(self) -> str:
+        """The family's answer contract."""
+        return self.prompts.family(self.task.family, "contract")
+
+    def require_tools(self) -> KBTools:
+        """The KB tools; an error when the method runs without a KB (name-only or native)."""
+        if self.tools is None:
+            raise RuntimeError(f"task {self.task.task_id}: this method needs KB tools, but none were given")
+        return self.tools
+
+
+def merge_papers(left: list[Paper], right: list[Paper]) -> list[Paper]:
+    """State reducer: papers in first-seen order without duplicates."""
+    merged = {paper.paper_id: paper for paper in left}
+    for paper in right:
+        merged.setdefault(paper.paper_id, paper)
+    return list(merged.values())
+
+
+class MethodState(TypedDict, total=False):
+    """The state a method graph passes between its nodes."""
+
+    papers: Annotated[list[Paper], merge_papers]
+    notes: Annotated[list[str], operator.add]
+    queries: list[str]
+    signals: str
+    chains: str
+    trend_reading: str
+    claims: list[Evidence]
+    draft: dict[str, Any]
+    reviews: list[str]
+    round: int
+    answer: dict[str, Any]
+
+
+def system_prompt(context: MethodContext) -> str:
+    """The system message: the analyst's role at the task cutoff (never the wall clock)."""
+    return context.prompts.render("common", "system", cutoff=context.task.cutoff.isoformat())
+
+
+def decide(context: MethodContext, user_prompt: str) -> tuple[BaseModel, list[str]]:
+    """Ask for the family answer; if it names unknown options, ask once more with the valid ids, then
+    repair what remains (the common contract-aware step). Returns the answer and repair notes."""
+    schema = family_schema(context.task.family)
+    messages = [("system", system_prompt(context)), ("user", user_prompt)]
+    answer = context.llm.invoke_structured(messages, schema)
+    problems = contract_problems(context.task, answer)
+    if problems:
+        fix = context.prompts.render(
+            "common",
+            "contract_fix",
+            problems="; ".join(problems),
+            candidates=", ".join(candidate_ids(context.task)),
+        )
+        messages += [("assistant", answer.model_dump_json()), ("user", fix)]
+        answer = context.llm.invoke_structured(messages, schema)
+    repaired, notes = enforce_contract(context.task, answer)
+    return repaired, notes
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def link_evidence(text: str, known_ids: set[str]) -> list[Evidence]:
+    """Evidence per claim: each sentence of ``text`` that cites known paper ids, with those ids."""
+    evidence = []
+    for sentence in _SENTENCE.split(text):
+        cited = [paper_id for paper_id in sorted(known_ids) if paper_id in sentence]
+        if cited:
+            evidence.append(Evidence(claim=sentence.strip(), paper_ids=cited))
+    return evidence
+
+
+def finish(context: MethodContext, answer: BaseModel) -> dict[str, Any]:
+    """Final state update of a graph: the payload plus evidence links into the support artifact."""
+    if context.tools is not None:
+        known = {item.paper_id for item in context.tools.artifact.retrieved}
+        context.tools.artifact.evidence.extend(link_evidence(render_text(context.task, answer), known))
+    return {"answer": answer.model_dump(mode="json")}

@@ -1,0 +1,36 @@
+"""Hybrid RAG: sparse + dense retrieval (the KB's fused search) and an answer grounded in the papers."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.graph import START, StateGraph
+from langgraph.types import Command
+
+from foresci.agents.briefs import evidence_block
+from foresci.agents.methods.base import MethodContext, MethodState, decide, finish
+from foresci.agents.methods.retrieval import retrieve_for_task
+
+
+def build_hybrid_rag(context: MethodContext) -> Any:
+    """Graph: START -> retrieve -> answer -> END (one model call)."""
+    tools = context.require_tools()
+    knobs = context.settings
+
+    def retrieve(state: MethodState) -> Command[Literal["answer"]]:
+        papers = retrieve_for_task(tools, context.task, knobs.papers_per_query)
+        return Command(goto="answer", update={"papers": papers[: knobs.max_evidence_papers]})
+
+    def answer(state: MethodState) -> Command[Literal["__end__"]]:
+        papers = evidence_block(state.get("papers", []))
+        prompt = context.prompts.render(
+            "hybrid_rag", "answer", brief=context.brief, evidence=papers, contract=context.contract
+        )
+        result, notes = decide(context, prompt)
+        return Command(goto="__end__", update={**finish(context, result), "notes": notes})
+
+    graph = StateGraph(MethodState)
+    graph.add_node("retrieve", retrieve)
+    graph.add_node("answer", answer)
+    graph.add_edge(START, "retrieve")
+    return graph.compile()

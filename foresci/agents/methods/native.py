@@ -1,0 +1,24 @@
+"""Native LLM: the backbone answers from the brief alone (also every method's name-only mode)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.graph import START, StateGraph
+from langgraph.types import Command
+
+from foresci.agents.methods.base import MethodContext, MethodState, decide, finish
+
+
+def build_native(context: MethodContext) -> Any:
+    """Graph: START -> answer -> END (one model call, no tools)."""
+
+    def answer(state: MethodState) -> Command[Literal["__end__"]]:
+        prompt = context.prompts.render("native", "answer", brief=context.brief, contract=context.contract)
+        result, notes = decide(context, prompt)
+        return Command(goto="__end__", update={**finish(context, result), "notes": notes})
+
+    graph = StateGraph(MethodState)
+    graph.add_node("answer", answer)
+    graph.add_edge(START, "answer")
+    return graph.compile()

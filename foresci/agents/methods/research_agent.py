@@ -1,0 +1,96 @@
+"""ResearchAgent style: a family-aware draft from KB evidence, reviewed by rubric-driven reviewer agents,
+refined; review and refine repeat ``settings.agents.iterations`` times."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from langgraph.graph import START, StateGraph
+from langgraph.types import Command
+
+from foresci.agents.briefs import evidence_block, family_schema
+from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, system_prompt
+from foresci.agents.methods.retrieval import retrieve_for_task
+from foresci.agents.render import render_text
+
+
+def build_research_agent(context: MethodContext) -> Any:
+    """Graph: START -> gather -> draft -> review -> refine -> (review | END).
+
+    Model calls: 1 draft + iterations x (reviewers + 1).
+    """
+    tools = context.require_tools()
+    knobs = context.settings
+    schema = family_schema(context.task.family)
+
+    def evidence(state: MethodState) -> str:
+        return evidence_block(state.get("papers", []))
+
+    def gather(state: MethodState) -> Command[Literal["draft"]]:
+        papers = retrieve_for_task(tools, context.task, knobs.papers_per_query)
+        return Command(goto="draft", update={"papers": papers[: knobs.max_evidence_papers], "round": 0})
+
+    def draft(state: MethodState) -> Command[Literal["review", "__end__"]]:
+        prompt = context.prompts.render(
+            "research_agent",
+            "draft",
+            brief=context.brief,
+            evidence=evidence(state),
+            contract=context.contract,
+        )
+        result, notes = decide(context, prompt)
+        goto: Literal["review", "__end__"] = "review" if knobs.iterations > 0 else "__end__"
+        return Command(
+            goto=goto,
+            update={"draft": result.model_dump(mode="json"), "notes": notes, **finish_if(goto, result)},
+        )
+
+    def finish_if(goto: str, result: Any) -> dict[str, Any]:
+        return finish(context, result) if goto == "__end__" else {}
+
+    def review(state: MethodState) -> Command[Literal["refine"]]:
+        draft_text = render_text(context.task, schema.model_validate(state["draft"]))
+        rubric = context.prompts.family(context.task.family, "rubric")
+        reviews = []
+        for reviewer in range(1, knobs.reviewers + 1):
+            prompt = context.prompts.render(
+                "research_agent",
+                "review",
+                brief=context.brief,
+                draft=draft_text,
+                rubric=rubric,
+                reviewer=reviewer,
+            )
+            reviews.append(context.llm.invoke_text([("system", system_prompt(context)), ("user", prompt)]))
+        return Command(goto="refine", update={"reviews": reviews})
+
+    def refine(state: MethodState) -> Command[Literal["review", "__end__"]]:
+        reviews = "\n\n".join(f"Reviewer {index}: {text}" for index, text in enumerate(state["reviews"], 1))
+        prompt = context.prompts.render(
+            "research_agent",
+            "refine",
+            brief=context.brief,
+            evidence=evidence(state),
+            reviews=reviews,
+            contract=context.contract,
+            draft=json.dumps(state["draft"], ensure_ascii=False),
+        )
+        result, notes = decide(context, prompt)
+        round_done = state.get("round", 0) + 1
+        goto: Literal["review", "__end__"] = "review" if round_done < knobs.iterations else "__end__"
+        return Command(
+            goto=goto,
+            update={
+                "draft": result.model_dump(mode="json"),
+                "round": round_done,
+                "notes": notes,
+                **finish_if(goto, result),
+            },
+        )
+
+    graph = StateGraph(MethodState)
+    for name, node in (("gather", gather), ("draft", draft), ("review", review), ("refine", refine)):
+        graph.add_node(name, node)
+    graph.add_edge(START, "gather")
+    return graph.compile()

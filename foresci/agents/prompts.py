@@ -1,0 +1,172 @@
+"""Prompt templates of the LLM methods, read from ``agents/*.yaml`` and validated at load.
+
+Each YAML file has ``templates: {key: {variables: [...], text: "... {variable} ..."}}``. Loading fails,
+naming the file and key, when a template's placeholders differ from its declared variables or from the
+variables the code passes (:data:`EXPECTED_VARIABLES`); rendering fails when a value is missing or extra.
+``agents/families.yaml`` holds the per-family answer contract and reviewer rubric (plain text).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from foresci.resources import declarative_dir
+
+EXPECTED_VARIABLES: dict[str, dict[str, frozenset[str]]] = {
+    "common": {"system": frozenset({"cutoff"}),
+               "contract_fix": frozenset({"problems", "candidates"})},
+    "native": {"answer": frozenset({"brief", "contract"})},
+    "hybrid_rag": {"answer": frozenset({"brief", "evidence", "contract"})},
+    "coi": {"read_chains": frozenset({"brief", "chains"}),
+            "answer": frozenset({"brief", "chains", "trend_reading", "contract"})},
+    "research_agent": {"draft": frozenset({"brief", "evidence", "contract"}),
+                       "review": frozenset({"brief", "draft", "rubric", "reviewer"}),
+                       "refine": frozenset({"brief", "evidence", "draft", "reviews", "contract"})},
+    "aris": {"plan_queries": frozenset({"brief", "contract", "max_queries"}),
+             "build_evidence": frozenset({"brief", "evidence", "signals", "contract"}),
+             "render": frozenset({"brief", "claims", "signals", "contract"})},
+}
+FAMILY_KEYS = frozenset({"contract", "rubric", "evidence_focus"})
+
+
+class PromptError(ValueError):
+    """A prompt file or template that does not match what the code expects."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """One prompt template and the variables it declares."""
+
+    source: str
+    text: str
+    variables: frozenset[str]
+
+    def render(self, **values: Any) -> str:
+        """The text with ``values`` substituted; missing or unknown values are an error."""
+        given = frozenset(values)
+        if given != self.variables:
+            raise PromptError(f"{self.source}: missing {sorted(self.variables - given)}, "
+                              f"unknown {sorted(given - self.variables)}")
+        return self.text.format(**{name: str(value) for name, value in values.items()})
+
+
+def placeholders(text: str) -> frozenset[str]:
+    """The ``{name}`` fields of a format string (``{{`` and ``}}`` are literal braces)."""
+    names = set()
+    for _, field, spec, _ in string.Formatter().parse(text):
+        if field is None:
+            continue
+        if not field.isidentifier() or spec:
+            raise PromptError(f"placeholder {{{field}}} must be a plain name")
+        names.add(field)
+    return frozenset(names)
+
+
+class PromptBook:
+    """All method templates and family texts of one ``agents/`` folder."""
+
+    def __init__(self, templates: dict[tuple[str, str], Template],
+                 families: dict[str, dict[str, str]]) -> None:
+        self.templates = templates
+        self.families = families
+
+    def render(self, file: str, key: str, **values: Any) -> str:
+        """Render template ``key`` of ``agents/<file>.yaml``."""
+        try:
+            template = self.templates[(file, key)]
+        except KeyError as error:
+            raise PromptError(f"agents/{file}.yaml: no template {key!r}") from error
+        return template.render(**values)
+
+    def family(self, family: str, key: str) -> str:
+        """A family text (``contract``, ``rubric`` or ``evidence_focus``) from ``agents/families.yaml``."""
+        try:
+            return self.families[family][key]
+        except KeyError as error:
+            raise PromptError(f"agents/families.yaml: no {key!r} for family {family!r}") from error
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as error:
+        raise PromptError(f"{path}: invalid YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise PromptError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _load_templates(path: Path, expected: dict[str, frozenset[str]]) -> dict[str, Template]:
+    data = _read_yaml(path)
+    entries = data.get("templates")
+    if not isinstance(entries, dict):
+        raise PromptError(f"{path}: expected 'templates:' mapping")
+    missing = sorted(set(expected) - set(entries))
+    if missing:
+        raise PromptError(f"{path}: missing template(s) {missing}")
+    loaded: dict[str, Template] = {}
+    for key, entry in entries.items():
+        where = f"{path}: templates.{key}"
+        if key not in expected:
+            raise PromptError(f"{where}: unknown template (expected one of {sorted(expected)})")
+        if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
+            raise PromptError(f"{where}: expected {{variables: [...], text: ...}}")
+        declared = frozenset(entry.get("variables") or [])
+        try:
+            used = placeholders(entry["text"])
+        except PromptError as error:
+            raise PromptError(f"{where}: {error}") from error
+        if used != declared:
+            raise PromptError(f"{where}: text uses {sorted(used)} but declares {sorted(declared)}")
+        if declared != expected[key]:
+            raise PromptError(f"{where}: declares {sorted(declared)}; "
+                              f"the code passes {sorted(expected[key])}")
+        loaded[key] = Template(source=where, text=entry["text"], variables=declared)
+    return loaded
+
+
+def _load_families(path: Path) -> dict[str, dict[str, str]]:
+    from foresci.tasks.models import FAMILIES
+
+    data = _read_yaml(path).get("families")
+    if not isinstance(data, dict):
+        raise PromptError(f"{path}: expected 'families:' mapping")
+    families: dict[str, dict[str, str]] = {}
+    for family in FAMILIES:
+        entry = data.get(family)
+        if not isinstance(entry, dict):
+            raise PromptError(f"{path}: families.{family}: missing")
+        if set(entry) != FAMILY_KEYS:
+            raise PromptError(f"{path}: families.{family}: keys {sorted(entry)} != {sorted(FAMILY_KEYS)}")
+        for key, text in entry.items():
+            if placeholders(str(text)):
+                raise PromptError(f"{path}: families.{family}.{key}: family texts take no variables")
+        families[family] = {key: str(text).strip() for key, text in entry.items()}
+    unknown = sorted(set(data) - set(FAMILIES))
+    if unknown:
+        raise PromptError(f"{path}: unknown families {unknown}")
+    return families
+
+
+def load_prompts(folder: Path | None = None) -> PromptBook:
+    """Load and validate every template of ``folder`` (default: the shipped ``agents/``)."""
+    return _load_prompts_cached(str(folder or declarative_dir("agents")))
+
+
+@lru_cache(maxsize=4)
+def _load_prompts_cached(folder_text: str) -> PromptBook:
+    folder = Path(folder_text)
+    templates: dict[tuple[str, str], Template] = {}
+    for file, expected in EXPECTED_VARIABLES.items():
+        path = folder / f"{file}.yaml"
+        if not path.is_file():
+            raise PromptError(f"{path}: prompt file missing")
+        for key, template in _load_templates(path, expected).items():
+            templates[(file, key)] = template
+    return PromptBook(templates, _load_families(folder / "families.yaml"))

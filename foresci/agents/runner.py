@@ -1,0 +1,221 @@
+"""Run answering methods over a release: one row per (task, method, model, mode) in ``answers.jsonl``.
+
+Rows are appended as they finish, so an interrupted run (even ``kill -9``) resumes where it stopped
+without duplicating any row. Errors (transport failures, output that stayed invalid) are recorded as
+``status="error"`` rows, never as answers. Every row says whether its backbone may know the future
+(``contamination_risk``). API keys never reach any output.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers
+from foresci.agents.baselines.forecasters import Forecaster, Kind
+from foresci.agents.briefs import Mode, family_schema
+from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
+from foresci.agents.methods.base import MethodContext
+from foresci.agents.methods.registry import build_graph
+from foresci.agents.models import Answer, SupportArtifact
+from foresci.agents.prompts import PromptBook, load_prompts
+from foresci.agents.render import enforce_contract, render_text
+from foresci.agents.tools import KBTools, KBViewLike
+from foresci.llm import LLMClient, LLMError, ModelInfo, contamination_risk, load_model_registry, role_model
+from foresci.settings import Settings
+from foresci.tasks.models import Task
+
+ANSWERS_FILE = "answers.jsonl"
+ViewFactory = Callable[[date], KBViewLike]
+
+
+class LockedView:
+    """A KB view whose calls are serialised (KB stores need not be thread-safe)."""
+
+    def __init__(self, view: KBViewLike) -> None:
+        self._view = view
+        self._lock = threading.Lock()
+
+    @property
+    def cutoff(self) -> date:
+        """The view's cutoff."""
+        return self._view.cutoff
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._view, name)
+        if not callable(attribute):
+            return attribute
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return locked
+
+
+@dataclass
+class Job:
+    """One row to produce."""
+
+    task: Task
+    method: str
+    model: str | None
+    mode: Mode
+
+    @property
+    def key(self) -> AnswerKey:
+        """The row key this job fills."""
+        return (self.task.task_id, self.method, self.model, self.mode)
+
+
+@dataclass
+class RunSummary:
+    """What a run did."""
+
+    done_before: int = 0
+    answered: int = 0
+    errors: int = 0
+    skipped: list[str] = field(default_factory=list)
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def plan_jobs(tasks: Iterable[Task], methods: list[str], models: list[str], mode: Mode) -> list[Job]:
+    """Every (task, method, model) job; non-LLM methods run once (model None) and only in full mode."""
+    unknown = sorted(set(methods) - set(LLM_METHODS) - set(BASELINE_METHODS))
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; expected {list(LLM_METHODS + BASELINE_METHODS)}")
+    jobs = []
+    for task in tasks:
+        for method in methods:
+            if method in BASELINE_METHODS:
+                if mode == "full":
+                    jobs.append(Job(task, method, None, mode))
+                continue
+            jobs.extend(Job(task, method, model, mode) for model in models)
+    return jobs
+
+
+def answer_with_llm(job: Job, llm: LLMClient, view: KBViewLike | None, settings: Settings,
+                    prompts: PromptBook) -> tuple[Any, SupportArtifact | None]:
+    """Run one LLM method graph on one task; returns (family answer, support artifact or None)."""
+    needs_kb = job.method != "native" and job.mode == "full"
+    tools = None
+    if needs_kb:
+        if view is None:
+            raise ValueError(f"method {job.method} needs a KB (--kb)")
+        tools = KBTools(view, job.task.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
+    context = MethodContext(task=job.task, mode=job.mode, llm=llm, tools=tools, prompts=prompts,
+                            settings=settings.agents)
+    state = build_graph(job.method, context).invoke({})
+    answer = family_schema(job.task.family).model_validate(state["answer"])
+    support = tools.artifact if tools is not None else None
+    if support is not None:
+        support.notes.extend(state.get("notes", []))
+    return answer, support
+
+
+def answer_job(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings,
+               prompts: PromptBook, registry: dict[str, ModelInfo]) -> Answer:
+    """Produce one answer row (an error row when the method fails for good)."""
+    started = time.monotonic()
+    base = {"task_id": job.task.task_id, "family": job.task.family, "method": job.method, "model": job.model,
+            "mode": job.mode, "contamination_risk": contamination_risk(job.model, job.task.cutoff, registry)}
+    child = llm.child() if llm is not None else None
+    support: SupportArtifact | None
+    try:
+        if job.method in BASELINE_METHODS:
+            if view is None:
+                raise ValueError(f"method {job.method} needs a KB (--kb)")
+            kind: Kind = "trend" if job.method == "trend" else "persistence"
+            answer, support = Forecaster(kind, view, settings.agents).answer(job.task)
+            answer, _ = enforce_contract(job.task, answer)
+        else:
+            if child is None:
+                raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
+            answer, support = answer_with_llm(job, child, view, settings, prompts)
+        row = Answer(**base, text=render_text(job.task, answer), payload=answer.model_dump(mode="json"),
+                     support=support)
+    except (LLMError, ValueError, RuntimeError) as error:
+        row = Answer(**base, status="error", error=f"{type(error).__name__}: {error}")
+    if child is not None:
+        row.llm_calls = child.usage.calls
+        row.prompt_tokens = child.usage.prompt_tokens
+        row.completion_tokens = child.usage.completion_tokens
+    row.elapsed_s = round(time.monotonic() - started, 3)
+    return row
+
+
+def run_release(tasks: list[Task], out: Path, settings: Settings, methods: list[str],
+                models: list[str] | None = None, mode: Mode = "full", view_factory: ViewFactory | None = None,
+                progress: bool = False, retry_errors: bool = False) -> RunSummary:
+    """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / ANSWERS_FILE
+    existing = read_answers(path)
+    if retry_errors and any(row.status == "error" for row in existing):
+        from foresci.io import write_jsonl
+
+        existing = [row for row in existing if row.status != "error"]
+        write_jsonl(path, existing)
+    done = {answer_key(row) for row in existing}
+    llm_methods = [method for method in methods if method in LLM_METHODS]
+    model_names = models or ([role_model(settings, "agent")] if llm_methods else [])
+    jobs = [job for job in plan_jobs(tasks, methods, model_names, mode) if job.key not in done]
+    summary = RunSummary(done_before=len(done))
+    prompts = load_prompts()
+    registry = load_model_registry(settings.llm.registry)
+    clients = {name: LLMClient(settings, "agent", name) for name in model_names} if llm_methods else {}
+    views: dict[date, KBViewLike] = {}
+    views_lock = threading.Lock()
+
+    def view_for(cutoff: date) -> KBViewLike | None:
+        if view_factory is None:
+            return None
+        with views_lock:
+            if cutoff not in views:
+                views[cutoff] = LockedView(view_factory(cutoff))
+            return views[cutoff]
+
+    log = AppendLog(path)
+
+    def work(job: Job) -> Answer:
+        llm = clients.get(job.model) if job.model else None
+        row = answer_job(job, llm, view_for(job.task.cutoff), settings, prompts, registry)
+        log.append(row)
+        return row
+
+    progress_bar = _progress(progress, len(jobs))
+    with progress_bar as bar, ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
+        bar_task = bar.add_task("answering", total=len(jobs)) if bar is not None else None
+        futures = [pool.submit(work, job) for job in jobs]
+        for future in as_completed(futures):
+            row = future.result()
+            summary.answered += row.status == "ok"
+            summary.errors += row.status == "error"
+            if bar is not None and bar_task is not None:
+                bar.advance(bar_task)
+    summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
+    return summary
+
+
+class _NoProgress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    if not enabled or total == 0:
+        return _NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn())

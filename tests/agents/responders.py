@@ -1,0 +1,62 @@
+"""Scripted model behaviour for method tests: valid answers that use the options and ids it is shown."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tests.support.openai_server import request_text, requested_schema
+
+PAPER_ID = re.compile(r"\[(\d{4}\.\d{5})\]")
+OPTION_LINE = re.compile(r"^- ([A-Z][A-Z0-9]*): ", re.MULTILINE)
+
+
+def schema_name(request: dict[str, Any]) -> str | None:
+    """The title of the schema a request asks for (json_schema name or tool name)."""
+    response_format = request.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return str(response_format["json_schema"]["name"])
+    if response_format.get("type") == "json_object":
+        for message in reversed(request["messages"]):
+            content = str(message.get("content", ""))
+            if message["role"] == "system" and content.startswith("Answer with one JSON object"):
+                return str(json.loads(content.split("\n", 1)[1])["title"])
+    _, tool = requested_schema(request)
+    return tool
+
+
+def answering_responder(request: dict[str, Any]) -> Any:
+    """A model that answers every schema validly, citing the first paper ids it was shown."""
+    text = request_text(request)
+    ids = list(dict.fromkeys(PAPER_ID.findall(text)))
+    options = list(dict.fromkeys(OPTION_LINE.findall(text)))
+    cite = f" [{ids[0]}]" if ids else ""
+    name = schema_name(request)
+    if name is None:
+        return f"Work along this chain is speeding up{cite}. Weakness: thin evidence."
+    if name == "DirectionAnswer":
+        return {
+            "direction": options[0] if options else "A",
+            "trajectory": "accelerating",
+            "rationale": f"It grows fastest{cite}.",
+            "signals": ["share rising"],
+            "confidence": 0.6,
+        }
+    if name == "BottleneckAnswer":
+        return {
+            "bottleneck": "context window limits",
+            "opportunity": "long-horizon agents",
+            "mechanism": f"longer memory enables long tasks{cite}",
+            "evidence_summary": f"recurring{cite}",
+        }
+    if name in ("PlanningAnswer", "VenueAnswer"):
+        ranking = [{"option_id": option, "reason": f"evidence{cite}"} for option in options]
+        if name == "PlanningAnswer":
+            return {"ranking": ranking, "milestones": ["m1"], "risks": ["r1"], "go_no_go": "go"}
+        return {"ranking": ranking, "framing": "f", "reviewer_risks": ["r"], "evidence_upgrades": ["u"]}
+    if name == "QueryPlan":
+        return {"queries": ["graph memory agents", "tool routing"]}
+    if name == "EvidencePlan":
+        return {"claims": [{"claim": "graph memory is rising", "paper_ids": ids[:2] + ["9999.99999"]}]}
+    raise AssertionError(f"unexpected schema {name}")
