@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from foresci.agents.models import Answer
+from foresci.agents.models import Answer, ForecastAnswer
 from foresci.io import iter_jsonl, read_json
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
@@ -62,11 +62,26 @@ def load_release(release_dir: Path) -> ReleaseData:
 
 
 def load_answers(run_dir: Path) -> list[Answer]:
-    """The answers of a run folder (``answers.jsonl``)."""
-    path = Path(run_dir) / "answers.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no answers.jsonl; is {run_dir} a foresci run folder?")
-    return read_models(path, Answer)
+    """The answers of a run folder: ``answers.jsonl`` plus ``forecasts.jsonl`` (as family 'forecast' rows).
+
+    A forecast row becomes an Answer with task_id = question_id and payload = the ForecastAnswer.
+    """
+    answers_path, forecasts_path = Path(run_dir) / "answers.jsonl", Path(run_dir) / "forecasts.jsonl"
+    if not answers_path.is_file() and not forecasts_path.is_file():
+        raise FileNotFoundError(f"{answers_path}: no answers.jsonl; is {run_dir} a foresci run folder?")
+    answers = read_models(answers_path, Answer) if answers_path.is_file() else []
+    if forecasts_path.is_file():
+        for forecast in read_models(forecasts_path, ForecastAnswer):
+            answers.append(
+                Answer(
+                    task_id=forecast.question_id,
+                    family="forecast",
+                    method=forecast.method or "unknown",
+                    model=forecast.model,
+                    payload=forecast.model_dump(mode="json"),
+                )
+            )
+    return answers
 
 
 def release_of_run(run_dir: Path) -> Path | None:
