@@ -67,8 +67,15 @@ class Reply:
     def delayed(cls, seconds: float, then: Reply | None = None) -> Reply:
         """Wait ``seconds`` before answering (to force client timeouts), then answer like ``then``."""
         base = then or cls(text="late reply")
-        return cls(text=base.text, data=base.data, status=base.status, headers=dict(base.headers),
-                   body=base.body, delay_s=seconds, finish_reason=base.finish_reason)
+        return cls(
+            text=base.text,
+            data=base.data,
+            status=base.status,
+            headers=dict(base.headers),
+            body=base.body,
+            delay_s=seconds,
+            finish_reason=base.finish_reason,
+        )
 
     @classmethod
     def malformed_content(cls, text: str = '{"answer": "unterminated') -> Reply:
@@ -254,20 +261,33 @@ def completion_body(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
         arguments = json.dumps(reply.data)
         completion_text = arguments
         if tool_name is not None:
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": f"call_{len(arguments)}", "type": "function",
-                 "function": {"name": tool_name, "arguments": arguments}}]}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{len(arguments)}",
+                        "type": "function",
+                        "function": {"name": tool_name, "arguments": arguments},
+                    }
+                ],
+            }
             finish_reason = "tool_calls"
         else:
             message["content"] = arguments
     prompt_tokens = estimate_tokens(request_text(request))
     completion_tokens = estimate_tokens(completion_text)
     return {
-        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
         "model": request.get("model", "scripted"),
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
 
 

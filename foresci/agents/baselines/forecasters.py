@@ -40,6 +40,33 @@ from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
 
 Kind = Literal["trend", "persistence"]
+CUE_WORDS = frozenset(
+    {
+        "however",
+        "limit",
+        "limits",
+        "limited",
+        "limitation",
+        "limitations",
+        "remain",
+        "remains",
+        "bottleneck",
+        "bottlenecks",
+        "challenge",
+        "challenges",
+        "struggle",
+        "struggles",
+        "fail",
+        "fails",
+        "lack",
+        "lacks",
+        "costly",
+        "expensive",
+        "difficult",
+        "open",
+        "unclear",
+    }
+)
 
 
 class Forecaster:
@@ -200,10 +227,24 @@ class Forecaster:
         )
         return answer, self._artifact(task, series)
 
+    def _domain_papers(self, task: Task) -> list[Paper]:
+        """The domain's papers on or before the cutoff (the most recent 3,000)."""
+        return [paper for paper in self.view.papers(task.domain) if paper.announced <= self.view.cutoff][
+            -3000:
+        ]
+
     def _neighbours(self, task: Task, key: str, k: int = 60) -> list[Paper]:
-        text = " ".join(
-            [str(task.context.get(key, "")), " ".join(task.context.get("key_terms", []) or []), task.title]
-        ).strip()
+        """Papers of the task's subject: those naming one of its key terms, else the top search hits."""
+        terms = [str(term).lower() for term in task.context.get("key_terms", []) or [] if str(term).strip()]
+        if terms:
+            named = [
+                paper
+                for paper in self._domain_papers(task)
+                if any(term in f"{paper.title} {paper.abstract}".lower() for term in terms)
+            ]
+            if named:
+                return named[-200:]
+        text = " ".join([str(task.context.get(key, "")), task.title]).strip()
         return [
             hit.paper
             for hit in self.view.search(text, k=k, domain=task.domain)
@@ -252,6 +293,7 @@ class Forecaster:
     def bottleneck(self, task: Task) -> tuple[BottleneckAnswer, SupportArtifact]:
         """The most recurrent (persistence) or fastest-rising (trend) limitation and its opportunity."""
         papers = self._neighbours(task, "subdirection")
+        background = self._domain_papers(task)[-1000:]
         middle = self.view.cutoff.toordinal() - 15 * self.settings.trend_months
         statements: list[tuple[Paper, str]] = []
         for paper in papers:
@@ -264,8 +306,9 @@ class Forecaster:
             phrases = [
                 gram
                 for gram, _ in distinctive_ngrams(
-                    [text for _, text in statements], [paper.abstract for paper in papers], top=6
+                    [text for _, text in statements], [paper.abstract for paper in background], top=12
                 )
+                if set(content_tokens(gram)) - CUE_WORDS
             ]
 
         def support(phrase: str) -> tuple[list[Paper], list[Paper]]:
@@ -284,14 +327,18 @@ class Forecaster:
                 return float(len(matching))
             return 2.0 * len(recent) - (len(matching) - len(recent))
 
-        chosen = max(phrases, key=lambda phrase: (score(phrase), phrase)) if phrases else "unknown bottleneck"
+        chosen = (
+            max(phrases, key=lambda phrase: (score(phrase), -phrases.index(phrase)))
+            if phrases
+            else "unknown bottleneck"
+        )
         matching, _ = support(chosen) if phrases else ([], [])
         bottleneck_words = set(content_tokens(chosen))
         grams = [
             gram
             for gram, _ in distinctive_ngrams(
                 [paper.abstract for paper in matching or papers[:10]],
-                [paper.abstract for paper in papers],
+                [paper.abstract for paper in background],
                 top=8,
             )
             if not set(content_tokens(gram)) <= bottleneck_words

@@ -106,19 +106,21 @@ class CandidateSeries:
     def slope(self) -> float:
         """Least-squares slope of the share per month, relative to the mean share."""
         mean = float(np.mean(self.shares))
-        if mean <= 0:
-            return 0.0
-        x = np.arange(len(self.shares), dtype=float)
-        return float(np.polyfit(x, np.asarray(self.shares), 1)[0]) / mean
+        return _absolute_slope(self.shares) / mean if mean > 0 else 0.0
 
     def acceleration(self) -> float:
-        """Relative slope of the recent half minus that of the earlier half."""
+        """Slope of the recent half minus slope of the earlier half, relative to the mean share."""
         half = len(self.shares) // 2
-        if half < 2:
+        mean = float(np.mean(self.shares))
+        if half < 2 or mean <= 0:
             return 0.0
-        early = CandidateSeries(self.option_id, self.counts[:half], self.shares[:half]).slope()
-        late = CandidateSeries(self.option_id, self.counts[half:], self.shares[half:]).slope()
-        return late - early
+        return (_absolute_slope(self.shares[half:]) - _absolute_slope(self.shares[:half])) / mean
+
+
+def _absolute_slope(values: list[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    return float(np.polyfit(np.arange(len(values), dtype=float), np.asarray(values, dtype=float), 1)[0])
 
 
 def assign_papers(papers: list[Paper], terms: dict[str, list[str]], min_hits: int = 2) -> dict[str, str]:

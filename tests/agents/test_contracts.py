@@ -1,0 +1,150 @@
+"""Prompt validation, the import wall, the common renderer and the KB tools' guards."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from foresci.agents.models import DirectionAnswer, PlanningAnswer, RankedOption
+from foresci.agents.prompts import PromptError, load_prompts
+from foresci.agents.render import contract_problems, enforce_contract, render_text
+from foresci.agents.tools import KBTools, ToolBudgetExceeded
+from foresci.kb.models import Paper, SearchHit
+from foresci.resources import declarative_dir
+from tests.agents.toy import toy_tasks
+
+AGENTS_SOURCE = Path(__file__).resolve().parents[2] / "foresci" / "agents"
+FORBIDDEN = ("foresci.tasks.hidden", "foresci.tasks.hidden_io", "foresci.evaluation")
+
+
+def _copy_prompts(tmp_path: Path) -> Path:
+    folder = tmp_path / "agents"
+    shutil.copytree(declarative_dir("agents"), folder)
+    return folder
+
+
+def test_shipped_prompts_load_and_render() -> None:
+    book = load_prompts()
+    text = book.render("hybrid_rag", "answer", brief="B", evidence="E", contract="C")
+    assert "B" in text and "E" in text and "C" in text
+    with pytest.raises(PromptError, match="missing"):
+        book.render("hybrid_rag", "answer", brief="B", contract="C")
+
+
+def test_unknown_template_variable_names_file_and_key(tmp_path: Path) -> None:
+    folder = _copy_prompts(tmp_path)
+    path = folder / "coi.yaml"
+    path.write_text(
+        path.read_text().replace("{chains}\n\n      For each", "{chains} {future}\n\n      For each")
+    )
+    with pytest.raises(PromptError, match=r"coi\.yaml: templates\.read_chains: text uses"):
+        load_prompts(folder)
+
+
+def test_missing_template_variable_is_an_error(tmp_path: Path) -> None:
+    folder = _copy_prompts(tmp_path)
+    path = folder / "native.yaml"
+    path.write_text(path.read_text().replace("{contract}", "the contract"))
+    with pytest.raises(PromptError, match=r"native\.yaml: templates\.answer"):
+        load_prompts(folder)
+
+
+def test_missing_family_text_is_an_error(tmp_path: Path) -> None:
+    folder = _copy_prompts(tmp_path)
+    path = folder / "families.yaml"
+    path.write_text(
+        path.read_text().replace("    rubric: |\n      Milestone", "    rubrik: |\n      Milestone")
+    )
+    with pytest.raises(PromptError, match=r"families\.strategic_planning"):
+        load_prompts(folder)
+
+
+def test_agents_never_import_hidden_targets_or_evaluation() -> None:
+    offenders = []
+    for path in AGENTS_SOURCE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            offenders += [f"{path.name}: {name}" for name in names if name.startswith(FORBIDDEN)]
+    assert not offenders
+    # foresci.settings holds every component's settings section, so the evaluation *config* module (plain
+    # pydantic fields) is loaded with it; no evaluation code may be.
+    allowed = ("foresci.evaluation", "foresci.evaluation.config")
+    code = (
+        "import sys, foresci.agents.runner, foresci.agents.cli, foresci.llm\n"
+        f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN!r}) and m not in {allowed!r}]\n"
+        "assert not bad, bad"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def test_renderer_repairs_rankings_and_maps_names() -> None:
+    planning = next(task for task in toy_tasks() if task.family == "strategic_planning")
+    answer = PlanningAnswer(
+        ranking=[
+            RankedOption(option_id="tool routing"),
+            RankedOption(option_id="Q"),
+            RankedOption(option_id="B"),
+        ]
+    )
+    assert contract_problems(planning, answer)
+    repaired, notes = enforce_contract(planning, answer)
+    assert [item.option_id for item in repaired.ranking] == ["B", "A", "C"]  # type: ignore[attr-defined]
+    assert any("Q" in note for note in notes)
+    text = render_text(planning, repaired)
+    assert text.index("1. B (tool routing)") < text.index("2. A (graph memory)")
+    direction = next(task for task in toy_tasks() if task.family == "direction_forecasting")
+    fixed, _ = enforce_contract(
+        direction, DirectionAnswer(direction="graph memory", trajectory="steady", rationale="r")
+    )
+    assert fixed.direction == "A"  # type: ignore[attr-defined]
+
+
+class _LeakyView:
+    """A faulty view that ignores its cutoff (the tools must still hide the late paper)."""
+
+    cutoff = date(2025, 6, 30)
+
+    def __init__(self) -> None:
+        self.early = Paper(paper_id="2501.00001", title="early", abstract="a", announced=date(2025, 1, 5))
+        self.late = Paper(paper_id="2508.00001", title="late", abstract="a", announced=date(2025, 8, 5))
+
+    def search(self, query: str, k: int = 10, domain: str | None = None) -> list[SearchHit]:
+        return [SearchHit(paper=self.late, score=1.0, rank=1), SearchHit(paper=self.early, score=0.5, rank=2)]
+
+    def get(self, paper_id: str) -> Paper | None:
+        return {"2501.00001": self.early, "2508.00001": self.late}.get(paper_id)
+
+    def papers(self, domain: str | None = None) -> list[Paper]:
+        return [self.early, self.late]
+
+    def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
+        return {"2025-01": 1, "2025-08": 1}
+
+    def embeddings(self, paper_ids: object) -> object:
+        raise AssertionError("not used")
+
+
+def test_tools_guard_the_cutoff_and_the_budget() -> None:
+    tools = KBTools(_LeakyView(), "d", budget=4)  # type: ignore[arg-type]
+    assert [paper.paper_id for paper in tools.search("x")] == ["2501.00001"]
+    assert tools.get_paper("2508.00001") is None
+    assert tools.related_papers("2501.00001") == []
+    timeline = tools.timeline("x")
+    assert "2025-08" not in timeline["total"] and timeline["matched"] == {"2025-01": 1}
+    assert "normalised_by" in timeline
+    with pytest.raises(ToolBudgetExceeded):
+        tools.search("y")
+    logged = [call.tool for call in tools.artifact.tool_calls]
+    assert logged == ["search", "get_paper", "related_papers", "timeline"]
+    assert all(item.paper_id != "2508.00001" for item in tools.artifact.retrieved)
