@@ -135,6 +135,11 @@ class _Progress:
         return lambda amount: self._progress.advance(task_id, amount)
 
 
+def embedding_text(paper: Paper, field: str) -> str:
+    """The text embedded for a paper under ``settings.kb.embed_field``."""
+    return paper.title if field == "title" else paper.text
+
+
 def embed_papers(
     papers: Sequence[Paper],
     settings: Settings,
@@ -149,7 +154,7 @@ def embed_papers(
 
     embedder = embedder_from_settings(settings)
     known = known or {}
-    texts = [paper.text for paper in papers]
+    texts = [embedding_text(paper, settings.kb.embed_field) for paper in papers]
     todo = [index for index, text in enumerate(texts) if text not in known]
     advance = progress.task("embed", len(texts))
     advance(len(texts) - len(todo))
@@ -217,7 +222,11 @@ def _write_generation(
     copy_from: Path | None = None,
 ) -> Path:
     generation = _next_generation(out)
-    meta = {"embed_model": settings.embed.model, "dimension": str(vectors.shape[1])}
+    meta = {
+        "embed_model": settings.embed.model,
+        "dimension": str(vectors.shape[1]),
+        "embed_field": settings.kb.embed_field,
+    }
     write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
     np.save(generation / "vectors.npy", vectors, allow_pickle=False)
     bm25.save(generation)
@@ -342,6 +351,7 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
     out = Path(out)
     timings: dict[str, float] = {}
     kb = KnowledgeBase.open(out, settings)
+    settings = _settings_of(kb, settings)
     domains = kb.domain_specs
     previous = read_manifest(kb.generation)
     with _stage(timings, "hash_inputs"):
@@ -402,7 +412,10 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
                 )
         else:
             merged, _ = dedup_papers(kb.all_papers() + result.papers)
-            known = {paper.text: kb.vectors[row] for row, paper in enumerate(kb.all_papers())}
+            known = {
+                embedding_text(paper, settings.kb.embed_field): kb.vectors[row]
+                for row, paper in enumerate(kb.all_papers())
+            }
             with _stage(timings, "embed"):
                 vectors, computed, reused = embed_papers(merged, settings, bars, known=known)
             with _stage(timings, "screen"):
@@ -441,6 +454,18 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
     summary.timings = timings
     write_json(generation / "summary.json", summary)
     return summary
+
+
+def _settings_of(kb: KnowledgeBase, settings: Settings) -> Settings:
+    """``settings`` with the embedding choices the KB was built with (an update must not mix them)."""
+    model = kb.meta.get("embed_model", settings.embed.model)
+    if model != settings.embed.model:
+        raise ValueError(
+            f"{kb.generation / 'papers.sqlite'}: built with embedding model {model!r}, but the "
+            f"settings name {settings.embed.model!r}; rebuild instead of updating"
+        )
+    field = kb.meta.get("embed_field", "text")
+    return settings.model_copy(update={"kb": settings.kb.model_copy(update={"embed_field": field})})
 
 
 def _merge_counts(

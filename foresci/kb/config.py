@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -26,4 +28,9 @@ class KBSettings(BaseModel):
     max_row_bytes: int = Field(default=200_000, description="a raw row larger than this is quarantined")
     bm25_k1: float = Field(default=1.5, description="Okapi BM25 term-frequency saturation k1")
     bm25_b: float = Field(default=0.75, description="Okapi BM25 length normalisation b")
+    embed_field: Literal["text", "title"] = Field(
+        default="text",
+        description="what is embedded per paper: 'text' (title + abstract, best) or 'title' (about 10x "
+        "faster on CPU; BM25 still indexes title + abstract)",
+    )
     embed_chunk: int = Field(default=2048, description="papers embedded (and cached) per step during a build")

@@ -9,8 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 ScreenStatus = Literal["core", "support", "excluded"]
 
-VENUE_FAMILIES: tuple[str, ...] = ("ACL/EMNLP/NAACL", "ICLR/ICML/NeurIPS", "AAAI/IJCAI", "SIGIR/KDD",
-                                   "CVPR/ICCV/ECCV")
+VENUE_FAMILIES: tuple[str, ...] = (
+    "ACL/EMNLP/NAACL",
+    "ICLR/ICML/NeurIPS",
+    "AAAI/IJCAI",
+    "SIGIR/KDD",
+    "CVPR/ICCV/ECCV",
+)
 
 
 class Paper(BaseModel):
@@ -28,8 +33,9 @@ class Paper(BaseModel):
     venue_family: str | None = Field(default=None, description="one of VENUE_FAMILIES, parsed from comment")
     venue_year: int | None = Field(default=None, description="venue year parsed from comment")
     source: str = Field(default="arxiv-daily", description="ingest format the paper came from")
-    limitations: list[str] = Field(default_factory=list,
-                                   description="explicit limitations (KB layer), if any")
+    limitations: list[str] = Field(
+        default_factory=list, description="explicit limitations (KB layer), if any"
+    )
     future_work: list[str] = Field(default_factory=list, description="future-work statements, if any")
 
     @property
