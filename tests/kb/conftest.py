@@ -33,8 +33,9 @@ def daily_corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 
 @pytest.fixture(scope="session")
-def built_kb(tmp_path_factory: pytest.TempPathFactory, daily_corpus: tuple[Path, dict],
-             kb_settings: Settings) -> KnowledgeBase:
+def built_kb(
+    tmp_path_factory: pytest.TempPathFactory, daily_corpus: tuple[Path, dict], kb_settings: Settings
+) -> KnowledgeBase:
     """A KB built once from the generated corpus."""
     out = tmp_path_factory.mktemp("kb") / "kb"
     build_kb([daily_corpus[0]], out, kb_settings)

@@ -10,8 +10,31 @@ from rank_bm25 import BM25Okapi
 
 from foresci.kb.bm25 import BM25Index, tokenize
 
-VOCABULARY = ("agent tool planning memory retrieval graph diffusion image video token reward policy "
-              "preference alignment dense sparse index chunk query model language vision benchmark").split()
+VOCABULARY = [
+    "agent",
+    "tool",
+    "planning",
+    "memory",
+    "retrieval",
+    "graph",
+    "diffusion",
+    "image",
+    "video",
+    "token",
+    "reward",
+    "policy",
+    "preference",
+    "alignment",
+    "dense",
+    "sparse",
+    "index",
+    "chunk",
+    "query",
+    "model",
+    "language",
+    "vision",
+    "benchmark",
+]
 
 
 def _corpus(size: int, seed: int) -> list[str]:
@@ -32,7 +55,9 @@ def test_scores_and_top10_match_rank_bm25_on_every_prefix(prefix: int) -> None:
         np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-9)
         expected_top = [row for row in np.argsort(-expected, kind="stable")[:10] if expected[row] > 0]
         ours_top = [row for row, _ in index.top(query, prefix, 10)]
-        assert [round(expected[row], 9) for row in ours_top] == [round(expected[row], 9) for row in expected_top]
+        assert [round(expected[row], 9) for row in ours_top] == [
+            round(expected[row], 9) for row in expected_top
+        ]
 
 
 def test_top_respects_mask_and_prefix() -> None:

@@ -12,8 +12,14 @@ from foresci.kb.ingest import discover_sources, ingest
 
 
 def _good_row(number: int) -> dict[str, object]:
-    return {"id": f"2504.{number:05d}", "title": f"Paper number {number}", "summary": f"Abstract {number}.",
-            "authors": "['Ada Lovelace', 'Alan Turing']", "categories": ["cs.CL"], "comment": None}
+    return {
+        "id": f"2504.{number:05d}",
+        "title": f"Paper number {number}",
+        "summary": f"Abstract {number}.",
+        "authors": "['Ada Lovelace', 'Alan Turing']",
+        "categories": ["cs.CL"],
+        "comment": None,
+    }
 
 
 def test_daily_files_dedup_keeps_first_announcement(tmp_path: Path) -> None:
@@ -35,12 +41,19 @@ def test_daily_files_dedup_keeps_first_announcement(tmp_path: Path) -> None:
 
 
 def test_snapshot_format_uses_first_version_date(tmp_path: Path) -> None:
-    row = {"id": "0704.0001", "title": "Calculation of  prompt diphoton\n production", "abstract": " A study. ",
-           "authors": "C. Balázs, E. L. Berger and P. M. Nadolsky", "categories": "hep-ph cs.LG",
-           "comments": "Accepted to NeurIPS 2007",
-           "versions": [{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"},
-                        {"version": "v2", "created": "Tue, 24 Jul 2007 20:10:27 GMT"}],
-           "authors_parsed": [["Balázs", "C.", ""], ["Berger", "E. L.", ""]]}
+    row = {
+        "id": "0704.0001",
+        "title": "Calculation of  prompt diphoton\n production",
+        "abstract": " A study. ",
+        "authors": "C. Balázs, E. L. Berger and P. M. Nadolsky",
+        "categories": "hep-ph cs.LG",
+        "comments": "Accepted to NeurIPS 2007",
+        "versions": [
+            {"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"},
+            {"version": "v2", "created": "Tue, 24 Jul 2007 20:10:27 GMT"},
+        ],
+        "authors_parsed": [["Balázs", "C.", ""], ["Berger", "E. L.", ""]],
+    }
     path = tmp_path / "arxiv-metadata-oai-snapshot.jsonl"
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     (paper,) = ingest([path], max_row_bytes=10_000).papers
@@ -55,10 +68,18 @@ def test_snapshot_format_uses_first_version_date(tmp_path: Path) -> None:
 def test_kb_layer_merges_structures(tmp_path: Path) -> None:
     layer = tmp_path / "layer" / "domains" / "llm_agent"
     layer.mkdir(parents=True)
-    content = {"paper_id": "2308.10144", "source_paper_id": "2308.10144v3", "title": "ExpeL",
-               "abstract": "Agents learn from experience.", "published_date": "2023-08-20"}
-    structure = {"paper_id": "2308.10144", "explicit_limitations": [{"name": "Cost", "description": "Slow."}],
-                 "future_work": [{"direction": "Transfer to new tasks"}]}
+    content = {
+        "paper_id": "2308.10144",
+        "source_paper_id": "2308.10144v3",
+        "title": "ExpeL",
+        "abstract": "Agents learn from experience.",
+        "published_date": "2023-08-20",
+    }
+    structure = {
+        "paper_id": "2308.10144",
+        "explicit_limitations": [{"name": "Cost", "description": "Slow."}],
+        "future_work": [{"direction": "Transfer to new tasks"}],
+    }
     (layer / "content.jsonl").write_text(json.dumps(content) + "\n", encoding="utf-8")
     (layer / "structures.jsonl").write_text(json.dumps(structure) + "\n", encoding="utf-8")
     (layer / "sections.jsonl").write_text(json.dumps({"paper_id": "x"}) + "\n", encoding="utf-8")
@@ -71,8 +92,18 @@ def test_kb_layer_merges_structures(tmp_path: Path) -> None:
     assert paper.announced == date(2023, 8, 20)
 
 
-BAD_KINDS = ("json", "not_object", "no_id", "bad_id", "no_title", "title_type", "utf8", "huge",
-             "id_after_date", "authors_type")
+BAD_KINDS = (
+    "json",
+    "not_object",
+    "no_id",
+    "bad_id",
+    "no_title",
+    "title_type",
+    "utf8",
+    "huge",
+    "id_after_date",
+    "authors_type",
+)
 
 
 def _bad_line(kind: str, number: int, rng: random.Random) -> bytes:
@@ -129,6 +160,14 @@ def test_fuzzed_ingest_loses_no_good_row_and_quarantines_every_bad_one(tmp_path:
     assert all(row.reason for row in result.quarantined)
     assert result.rows == len(good_ids) + len(bad_lines)
     reasons = " ".join(row.reason for row in result.quarantined)
-    for expected in ("bad JSON", "id:", "title:", "not UTF-8", "absurd size", "before the month", "authors",
-                     "impossible date"):
+    for expected in (
+        "bad JSON",
+        "id:",
+        "title:",
+        "not UTF-8",
+        "absurd size",
+        "before the month",
+        "authors",
+        "impossible date",
+    ):
         assert expected in reasons

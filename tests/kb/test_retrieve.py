@@ -12,16 +12,32 @@ from hypothesis import strategies as st
 from foresci.kb.retrieve import CutoffError, KBView, reciprocal_rank_fusion
 from foresci.kb.store import KnowledgeBase
 
-WORDS = ["agent", "tool", "diffusion", "image", "retrieval", "graph", "preference", "molecules", "robust",
-         "fast sampling", "memory", "zzzunknown"]
+WORDS = [
+    "agent",
+    "tool",
+    "diffusion",
+    "image",
+    "retrieval",
+    "graph",
+    "preference",
+    "molecules",
+    "robust",
+    "fast sampling",
+    "memory",
+    "zzzunknown",
+]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(offset=st.integers(min_value=-2, max_value=10), words=st.lists(st.sampled_from(WORDS), min_size=1,
-                                                                       max_size=3),
-       k=st.integers(min_value=1, max_value=40), use_domain=st.booleans())
-def test_nothing_after_the_cutoff_is_reachable(built_kb: KnowledgeBase, offset: int, words: list[str], k: int,
-                                               use_domain: bool) -> None:
+@given(
+    offset=st.integers(min_value=-2, max_value=10),
+    words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    k=st.integers(min_value=1, max_value=40),
+    use_domain=st.booleans(),
+)
+def test_nothing_after_the_cutoff_is_reachable(
+    built_kb: KnowledgeBase, offset: int, words: list[str], k: int, use_domain: bool
+) -> None:
     cutoff = built_kb.min_date + timedelta(days=offset)
     view = KBView(built_kb, cutoff)
     domain = built_kb.domains[offset % len(built_kb.domains)] if use_domain else None
