@@ -17,15 +17,21 @@ class AgentSettings(BaseModel):
     coi_chain_length: int = Field(default=4, description="follow-up papers per chain (coi)")
     aris_max_queries: int = Field(default=4, description="planned search queries at most (aris)")
     concurrency: int = Field(default=4, description="tasks answered concurrently by `foresci run`")
-    trend_months: int = Field(default=6, description="months before the cutoff the forecasters read")
+    trend_months: int = Field(default=12, description="months before the cutoff the forecasters read")
     trend_min_similarity: float = Field(
-        default=0.3, description="cosine similarity for a paper to count toward a candidate")
+        default=0.3, description="cosine similarity for a paper to count toward a candidate"
+    )
     reference_categories: list[str] = Field(
         default_factory=lambda: ["cs.CV", "cs.CL"],
         description="arXiv categories covered throughout the corpus; trend shares are normalised by their "
-                    "monthly volume when they cover every month read, else by the domain's volume")
-    accelerating_ratio: float = Field(default=1.25,
-                                      description="recent/earlier share ratio called accelerating")
-    cooling_ratio: float = Field(default=0.8, description="recent/earlier share ratio called cooling")
+        "monthly volume when they cover every month read, else by the domain's volume",
+    )
+    accelerating_slope: float = Field(
+        default=0.04, description="monthly log-share slope from which a direction is called accelerating"
+    )
+    cooling_slope: float = Field(
+        default=-0.04, description="monthly log-share slope below which a direction is called cooling"
+    )
     fragmenting_drop: float = Field(
-        default=0.03, description="drop in cohesion (mean cosine to centroid) called fragmenting")
+        default=0.03, description="drop in cohesion (mean cosine to centroid) called fragmenting"
+    )

@@ -40,6 +40,7 @@ from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
 
 Kind = Literal["trend", "persistence"]
+PROJECTION_MONTHS = 4.5  # from the last month read to the middle of a 6-month window
 CUE_WORDS = frozenset(
     {
         "however",
@@ -110,7 +111,7 @@ class Forecaster:
             artifact.evidence.append(
                 Evidence(
                     claim=f"{option}: {item.volume} papers ({item.counts} per month), "
-                    f"growth x{item.growth_ratio():.2f}, acceleration {item.acceleration():+.2f}",
+                    f"log-share slope {item.log_slope():+.3f}/month, acceleration {item.acceleration():+.2f}",
                     paper_ids=ids,
                 )
             )
@@ -136,18 +137,18 @@ class Forecaster:
 
     def trajectory(self, item: CandidateSeries) -> Trajectory:
         """The trend label of one candidate: fragmenting, accelerating, cooling or steady."""
-        ratio = item.growth_ratio()
+        slope = item.log_slope()
         earlier, recent = (cohesion(self.view, ids) for ids in item.paper_ids_by_half)
         if (
             earlier is not None
             and recent is not None
             and earlier - recent >= self.settings.fragmenting_drop
-            and ratio > self.settings.cooling_ratio
+            and slope > self.settings.cooling_slope
         ):
             return "fragmenting"
-        if ratio >= self.settings.accelerating_ratio:
+        if slope >= self.settings.accelerating_slope:
             return "accelerating"
-        if ratio <= self.settings.cooling_ratio:
+        if slope <= self.settings.cooling_slope:
             return "cooling"
         return "steady"
 
@@ -175,17 +176,17 @@ class Forecaster:
             )
             label = self.trajectory(series[chosen])
             rationale = (
-                f"{chosen} has the strongest momentum: its share grew x{series[chosen].growth_ratio():.2f} "
-                f"from the earlier to the recent half of the last {self.settings.trend_months} months."
+                f"{chosen} has the strongest momentum: its share of the reference grows "
+                f"{series[chosen].log_slope():+.1%} per month (log-linear fit over the last "
+                f"{len(series[chosen].counts)} months), "
+                f"{series[chosen].growth_ratio():.2f}x from the earlier to the recent half."
             )
         signals = [
-            f"{option}: {series[option].volume} papers, growth x{series[option].growth_ratio():.2f}"
+            f"{option}: {series[option].volume} papers, share slope {series[option].log_slope():+.1%}/month"
             for option in order
         ]
         confidence = (
-            0.5
-            if self.kind == "persistence"
-            else min(0.9, 0.5 + 0.2 * abs(math.log(series[chosen].growth_ratio())))
+            0.5 if self.kind == "persistence" else min(0.9, 0.5 + 2.0 * abs(series[chosen].log_slope()))
         )
         answer = DirectionAnswer(
             direction=chosen, trajectory=label, rationale=rationale, signals=signals, confidence=confidence
@@ -196,7 +197,7 @@ class Forecaster:
     def _momentum(item: CandidateSeries) -> float:
         if item.volume < 3:
             return -math.inf
-        return math.log(item.growth_ratio()) + 0.25 * item.acceleration()
+        return item.log_slope()
 
     def planning(self, task: Task) -> tuple[PlanningAnswer, SupportArtifact]:
         """Options ranked by recent volume (persistence) or projected window volume (trend)."""
@@ -209,7 +210,8 @@ class Forecaster:
         else:
 
             def score(option: str) -> float:
-                return series[option].latest * series[option].growth_ratio()
+                item = series[option]
+                return item.recent_rate() * math.exp(item.log_slope() * PROJECTION_MONTHS)
 
         ranked = sorted(order, key=lambda option: (-score(option), order.index(option)))
         ranking = [

@@ -83,6 +83,7 @@ class CandidateSeries:
     counts: list[int]
     shares: list[float]
     paper_ids_by_half: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
+    totals: list[int] = field(default_factory=list)
 
     @property
     def volume(self) -> int:
@@ -102,6 +103,23 @@ class CandidateSeries:
         per_paper = sum(self.shares) / sum(self.counts) if sum(self.counts) else 1e-6
         smoothing = 0.5 * per_paper  # half a paper per month, so empty months do not divide by zero
         return (recent + smoothing) / (earlier + smoothing)
+
+    def log_slope(self) -> float:
+        """Monthly slope of log share (least squares on log((count + 0.5) / reference)); 0.1 = +10 %/month."""
+        if len(self.counts) < 3:
+            return 0.0
+        totals = self.totals or [
+            max(1, round(count / share)) if share else 1
+            for count, share in zip(self.counts, self.shares, strict=True)
+        ]
+        logs = [
+            np.log((count + 0.5) / max(total, 1)) for count, total in zip(self.counts, totals, strict=True)
+        ]
+        return _absolute_slope([float(value) for value in logs])
+
+    def recent_rate(self, months: int = 3) -> float:
+        """Mean papers per month over the last ``months`` months."""
+        return float(np.mean(self.counts[-months:])) if self.counts else 0.0
 
     def slope(self) -> float:
         """Least-squares slope of the share per month, relative to the mean share."""
@@ -143,7 +161,11 @@ def assign_papers(papers: list[Paper], terms: dict[str, list[str]], min_hits: in
 def candidate_series(
     view: KBViewLike, task: Task, months: list[str], reference: Reference, min_hits: int = 2
 ) -> dict[str, CandidateSeries]:
-    """Per candidate: monthly counts and shares over ``months`` (papers of the task's domain)."""
+    """Per candidate: monthly counts and shares over ``months`` (papers of the task's domain).
+
+    Months before the KB has any reference papers are left out (they carry no information).
+    """
+    months = [month for month in months if reference.totals.get(month)] or months[-1:]
     first = months[0]
     papers = [
         paper
@@ -169,7 +191,8 @@ def candidate_series(
             count / reference.totals[month] if reference.totals.get(month) else 0.0
             for count, month in zip(counts, months, strict=True)
         ]
-        result[option] = CandidateSeries(option, counts, shares, halves[option])
+        totals = [reference.totals.get(month, 0) for month in months]
+        result[option] = CandidateSeries(option, counts, shares, halves[option], totals)
     return result
 
 
