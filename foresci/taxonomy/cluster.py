@@ -58,3 +58,37 @@ def spherical_kmeans(vectors: np.ndarray, k: int, seed: int, iterations: int = 4
     for rank, cluster in enumerate(order):
         remap[cluster] = rank
     return remap[labels]
+
+
+def silhouette(vectors: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette coefficient under cosine distance (0 when fewer than two clusters)."""
+    clusters = np.unique(labels)
+    if len(clusters) < 2:
+        return 0.0
+    distance = 1.0 - vectors @ vectors.T
+    onehot = (labels[:, None] == clusters[None, :]).astype(np.float32)
+    sizes = onehot.sum(axis=0)
+    sums = distance @ onehot
+    own = np.searchsorted(clusters, labels)
+    rows = np.arange(len(labels))
+    own_size = sizes[own]
+    within = np.where(own_size > 1, sums[rows, own] / np.maximum(own_size - 1, 1), 0.0)
+    means = sums / sizes[None, :]
+    means[rows, own] = np.inf
+    nearest = means.min(axis=1)
+    score = np.where(own_size > 1, (nearest - within) / np.maximum(np.maximum(nearest, within), 1e-9), 0.0)
+    return float(score.mean())
+
+
+def choose_k(vectors: np.ndarray, low: int, high: int, seed: int, iterations: int = 40,
+             sample: int = 2000) -> tuple[int, np.ndarray]:
+    """The k in [low, high] with the best silhouette (on a seeded sample of <= ``sample`` rows), labels."""
+    best_k, best_labels, best_score = low, spherical_kmeans(vectors, low, seed, iterations), -np.inf
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(len(vectors), size=min(sample, len(vectors)), replace=False))
+    for k in range(low, high + 1):
+        labels = best_labels if k == low else spherical_kmeans(vectors, k, seed, iterations)
+        score = silhouette(vectors[rows], labels[rows])
+        if score > best_score + 1e-9:
+            best_k, best_labels, best_score = k, labels, score
+    return best_k, best_labels

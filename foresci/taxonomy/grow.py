@@ -13,7 +13,7 @@ from datetime import date
 
 import numpy as np
 
-from foresci.taxonomy.cluster import spherical_kmeans
+from foresci.taxonomy.cluster import choose_k, spherical_kmeans
 from foresci.taxonomy.config import TaxonomySettings
 
 ROOT = ""  # key of the (implicit) root in parent maps; top-level nodes have parent_id None
@@ -90,10 +90,16 @@ class GrowingTree:
         self.nodes[node_id] = node
         return node
 
-    def _cluster(self, members: list[int], k: int) -> list[list[int]]:
-        """Cluster papers into <= ``k`` groups of >= min_node_papers (small groups rejoin the nearest)."""
+    def _cluster(self, members: list[int], k: int, k_low: int | None = None) -> list[list[int]]:
+        """Cluster papers into <= ``k`` groups of >= min_node_papers (small groups rejoin the nearest).
+
+        With ``k_low``, the number of groups is chosen in [k_low, k] by silhouette.
+        """
         vectors = self.embeddings[members]
-        labels = spherical_kmeans(vectors, k, self._next_seed(), self.settings.kmeans_iterations)
+        if k_low is not None and k_low < k:
+            k, labels = choose_k(vectors, k_low, k, self._next_seed(), self.settings.kmeans_iterations)
+        else:
+            labels = spherical_kmeans(vectors, k, self._next_seed(), self.settings.kmeans_iterations)
         groups = [[members[row] for row in np.flatnonzero(labels == label)] for label in range(k)]
         kept = [group for group in groups if len(group) >= self.settings.min_node_papers]
         if len(kept) < 1:
@@ -110,10 +116,9 @@ class GrowingTree:
     def seed(self, members: list[int], slice_index: int, slice_end: date) -> None:
         """Create the top level from the first slice's papers."""
         settings = self.settings
-        k = round(len(members) / settings.top_level_size)
-        k = max(settings.min_top_level, min(settings.max_top_level, k))
-        k = max(1, min(k, len(members) // max(1, settings.min_node_papers)))
-        for group in self._cluster(members, k):
+        most = max(1, min(settings.max_top_level, len(members) // max(1, settings.min_node_papers)))
+        fewest = min(most, max(settings.min_top_level, round(len(members) / settings.top_level_size)))
+        for group in self._cluster(members, most, k_low=fewest):
             self._create(group, None, slice_index, slice_end, "seed", [])
 
     def add_slice(self, members: list[int], slice_index: int, slice_end: date) -> None:
@@ -158,7 +163,7 @@ class GrowingTree:
             if parent_id is not None and self.nodes[parent_id].depth + 1 > settings.max_depth:
                 continue
             k = max(1, min(settings.children_per_split, len(pool) // settings.min_width_papers))
-            groups = self._cluster(pool, k)
+            groups = self._cluster(pool, k, k_low=1 if k == 1 else 2)
             used: set[int] = set()
             for group in groups:
                 centre = _unit(self.embeddings[group].sum(axis=0))
@@ -194,7 +199,7 @@ class GrowingTree:
                         or node.depth >= settings.max_depth):
                     continue
                 k = min(settings.children_per_split, len(node.members) // settings.min_node_papers)
-                groups = self._cluster(list(node.members), k)
+                groups = self._cluster(list(node.members), k, k_low=2)
                 if len(groups) < 2 or self._cohesion_gain(node.members, groups) < settings.min_split_gain:
                     continue
                 for group in groups:
