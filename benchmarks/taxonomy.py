@@ -71,7 +71,7 @@ def main() -> int:
     from foresci.taxonomy.induce import induce_taxonomy
     from foresci.taxonomy.plots import plot_node_growth, plot_taxonomy_growth
     from foresci.taxonomy.store import save_taxonomy
-    from foresci.taxonomy.window import combined_monthly, label_all_nodes
+    from foresci.taxonomy.window import label_all_nodes, routed_monthly
 
     settings = Settings()
     window = (arguments.window_start, arguments.window_end)
@@ -113,7 +113,7 @@ def main() -> int:
           f"edges, {sum(len(node.signals) for node in final.nodes)} signals")
 
     reference = monthly_counts(everything)
-    monthly = combined_monthly(final, [everything[index] for index in after], vectors[after])
+    monthly = routed_monthly(final, everything, vectors)
     measures = label_all_nodes(final, monthly, reference, window, baseline)
     print(f"trajectory over {window[0]}..{window[1]} vs baseline {baseline[0]}..{baseline[1]}, normalised by "
           f"the domain's monthly paper total ({source})")

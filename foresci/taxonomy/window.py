@@ -30,17 +30,22 @@ def ancestors(snapshot: Snapshot, node_id: str) -> list[str]:
     return chain
 
 
-def combined_monthly(snapshot: Snapshot, later_papers: Sequence[Paper],
-                     later_embeddings: np.ndarray) -> dict[str, dict[str, int]]:
-    """Per node: its pre-cutoff monthly counts plus the later papers routed to it or its descendants."""
-    monthly = {node.node_id: Counter(node.monthly_counts) for node in snapshot.nodes}
-    fresh = [paper for paper in later_papers if paper.announced > snapshot.cutoff]
-    rows = [index for index, paper in enumerate(later_papers) if paper.announced > snapshot.cutoff]
-    if fresh:
-        assignment = assign_papers(snapshot, fresh, later_embeddings[rows])
-        for paper in fresh:
-            for node_id in ancestors(snapshot, assignment[paper.paper_id]):
-                monthly[node_id][month_key(paper.announced)] += 1
+def routed_monthly(snapshot: Snapshot, papers: Sequence[Paper],
+                   embeddings: np.ndarray) -> dict[str, dict[str, int]]:
+    """Per node: monthly counts of ``papers`` routed by :func:`assign_papers` to it or its descendants.
+
+    Route the baseline's papers and the window's papers alike, so both sides of a trajectory are
+    counted the same way (a node's stored ``monthly_counts`` reflect incremental growth instead: a
+    node created late misses papers that arrived before it existed).
+    """
+    monthly: dict[str, Counter[str]] = {node.node_id: Counter() for node in snapshot.nodes}
+    assignment = assign_papers(snapshot, papers, embeddings)
+    chains: dict[str, list[str]] = {}
+    for paper in papers:
+        leaf = assignment[paper.paper_id]
+        chain = chains.setdefault(leaf, ancestors(snapshot, leaf))
+        for node_id in chain:
+            monthly[node_id][month_key(paper.announced)] += 1
     return {node_id: dict(sorted(counts.items())) for node_id, counts in monthly.items()}
 
 

@@ -17,7 +17,7 @@ from foresci.settings import Settings
 from foresci.sim.world import GroundTruth, WorldConfig, generate_world, load_ground_truth
 from foresci.taxonomy.evidence import monthly_counts
 from foresci.taxonomy.induce import TaxonomyHistory, induce_taxonomy
-from foresci.taxonomy.window import combined_monthly, label_all_nodes
+from foresci.taxonomy.window import label_all_nodes, routed_monthly
 from tests.taxonomy.textvec import hashed_tfidf
 
 
@@ -72,8 +72,7 @@ def test_each_planted_direction_dominates_its_own_top_level_node(world: World) -
 
 def test_planted_trends_are_recovered_relative_to_the_domain(world: World) -> None:
     final = world.history.final
-    later = [index for index, paper in enumerate(world.papers) if paper.announced > world.truth.cutoff]
-    monthly = combined_monthly(final, [world.papers[index] for index in later], world.embeddings[later])
+    monthly = routed_monthly(final, world.papers, world.embeddings)
     window = (date.fromisoformat(world.truth.window_months[0] + "-01"), date(2024, 12, 31))
     baseline = (date(2024, 1, 1), world.truth.cutoff)
     measures = label_all_nodes(final, monthly, monthly_counts(world.papers), window, baseline)
