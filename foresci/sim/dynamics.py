@@ -7,7 +7,8 @@ before the cutoff. The rate of a direction is log-linear with a kink at the cuto
     rate(t) = base · exp(post_slope · (t − c))   for t > c
 
 ``post_slope`` comes from the label (accelerating +s, cooling −s, steady 0, fragmenting a mild
-decline of the parent while children emerge). ``pre_slope = (1 − difficulty) · pre_share · post_slope``:
+decline of the parent while children emerge), with each direction's own s drawn around the world's
+nominal one. ``pre_slope = (1 − difficulty) · pre_share · nominal slope``:
 at difficulty 0 the trend is already under way before the cutoff; at difficulty 1 every direction is
 flat before it and the change happens only in the hidden window.
 """
@@ -66,7 +67,8 @@ def post_slope(label: TrajectoryLabel, trend_strength: float) -> float:
 
 
 def pre_slope(label: TrajectoryLabel, trend_strength: float, difficulty: float) -> float:
-    """Monthly log-slope before the cutoff: a share of the post-cutoff slope that vanishes at difficulty 1."""
+    """Monthly log-slope before the cutoff: a share of the nominal post-cutoff slope that vanishes at
+    difficulty 1 (``trend_strength`` here is the world's nominal one, not a direction's own)."""
     return (1.0 - difficulty) * PRE_SHARE * post_slope(label, trend_strength)
 
 
@@ -77,10 +79,12 @@ def parent_rates(
     cutoff_index: int,
     trend_strength: float,
     difficulty: float,
+    window_strength: float | None = None,
 ) -> list[float]:
-    """Expected monthly papers of a direction's own (non-child) papers."""
+    """Expected monthly papers of a direction's own (non-child) papers. ``window_strength`` (default:
+    ``trend_strength``) is the direction's own pace after the cutoff, which the past does not reveal."""
     before = pre_slope(label, trend_strength, difficulty)
-    after = post_slope(label, trend_strength)
+    after = post_slope(label, trend_strength if window_strength is None else window_strength)
     rates = []
     for month in range(months):
         offset = month - cutoff_index

@@ -58,7 +58,8 @@ class WorldConfig(BaseModel):
         default=0.2,
         gt=0.0,
         le=1.0,
-        description="monthly log-slope of accelerating/cooling rates after the cutoff",
+        description="mean monthly log-slope of accelerating/cooling rates after the cutoff "
+        "(each direction draws its own within ±25 %)",
     )
     children_per_split: int = Field(default=2, ge=2, le=4, description="sub-directions of a fragmenting one")
     venue_comment_rate: float = Field(

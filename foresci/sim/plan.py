@@ -29,6 +29,7 @@ BACKGROUND_CATEGORY = "cs.XZ"
 VENUE_RANK_WEIGHTS = (0.45, 0.25, 0.15, 0.10, 0.05)
 RELATION_CYCLE: tuple[EvolutionRelation, ...] = ("extension", "replacement", "component_reuse")
 BASE_RATE_SPREAD = (0.6, 1.4)
+TREND_STRENGTH_SPREAD = (0.75, 1.25)
 HISTORIC_RESOLUTION_LEAD = 4
 AUTHORS_PER_DIRECTION = 10
 
@@ -61,6 +62,7 @@ class DirectionPlan:
     vocabulary: Vocabulary
     label: TrajectoryLabel
     base_rate: float
+    trend_strength: float
     rates: list[float]
     counts: list[int]
     children: list[ChildPlan] = field(default_factory=list)
@@ -206,8 +208,9 @@ def _plan_domain(config: WorldConfig, number: int, months: list[str], cutoff_ind
         rng = seeded_random(config.seed, "direction", direction_id)
         vocabulary = direction_vocabulary(mint)
         base = share * rng.uniform(*BASE_RATE_SPREAD)
+        strength = config.trend_strength * rng.uniform(*TREND_STRENGTH_SPREAD)
         rates = dynamics.parent_rates(
-            base, label, config.months, cutoff_index, config.trend_strength, config.difficulty
+            base, label, config.months, cutoff_index, config.trend_strength, config.difficulty, strength
         )
         children_mint = WordMint(seeded_random(config.seed, "child-vocab", direction_id))
         children_mint.used = mint.used
@@ -226,6 +229,7 @@ def _plan_domain(config: WorldConfig, number: int, months: list[str], cutoff_ind
                 vocabulary=vocabulary,
                 label=label,
                 base_rate=base,
+                trend_strength=strength,
                 rates=rates,
                 counts=_counts_with_resolutions(_draw_counts(config, direction_id, rates), chains),
                 children=children,

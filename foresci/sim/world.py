@@ -155,7 +155,7 @@ def _direction_truth(
         trajectory=direction.label,
         base_rate=rounded(direction.base_rate),
         pre_slope=rounded(pre_slope(direction.label, config.trend_strength, config.difficulty)),
-        post_slope=rounded(post_slope(direction.label, config.trend_strength)),
+        post_slope=rounded(post_slope(direction.label, direction.trend_strength)),
         planted_factor=rounded(window_factor(rates, plan.cutoff_index)),
         true_monthly_rates={month: rounded(rate) for month, rate in zip(months, rates, strict=True)},
         planted_counts=dict(zip(months, total_counts(direction), strict=True)),
