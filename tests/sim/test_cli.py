@@ -1,0 +1,61 @@
+"""`foresci sim generate` and `foresci sim truth` through the real CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from foresci.cli import app
+from foresci.sim.world import load_ground_truth
+
+runner = CliRunner()
+
+
+def test_generate_then_truth(tmp_path: Path) -> None:
+    out = tmp_path / "world"
+    result = runner.invoke(
+        app,
+        [
+            "sim",
+            "generate",
+            str(out),
+            "--seed",
+            "3",
+            "--domains",
+            "2",
+            "--months",
+            "12",
+            "--papers-per-month",
+            "50",
+            "--difficulty",
+            "0.9",
+            "--counterfactual",
+            "reverse",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    truth = load_ground_truth(out)
+    assert truth.config["difficulty"] == 0.9 and truth.config["counterfactual"] == "reverse"
+    assert len(truth.domains) == 2 and len(truth.months) == 12
+    assert f"{truth.paper_count} papers" in result.output
+    shown = runner.invoke(app, ["sim", "truth", str(out), "--chains"], env={"COLUMNS": "250"})
+    assert shown.exit_code == 0, shown.output
+    for direction in truth.directions:
+        assert direction.direction_id in shown.output
+        assert direction.bottlenecks[-1].bottleneck in shown.output
+
+
+def test_bad_knob_is_reported_not_raised(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["sim", "generate", str(tmp_path), "--counterfactual", "sideways"], env={"COLUMNS": "250"}
+    )
+    assert result.exit_code != 0
+    assert "counterfactual" in result.output
+    assert not (tmp_path / "ground_truth.json").exists()
+
+
+def test_truth_of_a_folder_without_a_world_names_the_file(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["sim", "truth", str(tmp_path)], env={"COLUMNS": "250"})
+    assert result.exit_code != 0
+    assert "ground_truth.json" in result.output
