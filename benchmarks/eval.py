@@ -1,8 +1,9 @@
 """Evaluation wall time for 100 answer rows: offline (deterministic + *_offline) and judged (scripted server).
 
-Usage: ``.venv/bin/python benchmarks/eval.py [--rows 100] [--offline-goal 60] [--judged-goal 180]``.
+Usage: ``.venv/bin/python benchmarks/eval.py [--rows 100] [--offline-goal 120] [--judged-goal 180]``.
 Prints the figures and exits non-zero when a goal (seconds) is missed. The embedder is the packaged
-MiniLM with a fresh cache, so the offline figure includes computing every embedding once; the judged
+MiniLM with a fresh cache, so the first offline figure includes loading the model and computing every
+embedding once (the second re-scores with the embeddings cached); the judged
 run uses the scripted OpenAI-compatible server on 127.0.0.1 (3 judge passes per rubric metric).
 """
 
@@ -56,7 +57,8 @@ def main() -> int:
     """Run both benchmarks and compare them with their goals."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=100)
-    parser.add_argument("--offline-goal", type=float, default=60.0)
+    parser.add_argument("--offline-goal", type=float, default=120.0, help="cold cache, incl. model load")
+    parser.add_argument("--warm-goal", type=float, default=10.0, help="embeddings already cached")
     parser.add_argument("--judged-goal", type=float, default=180.0)
     options = parser.parse_args()
     failed = False
@@ -72,6 +74,12 @@ def main() -> int:
             f"(goal {options.offline_goal} s)"
         )
         failed |= offline_s > options.offline_goal
+        (run / "scores.jsonl").unlink()
+        started = time.perf_counter()
+        evaluate_run(run, release, settings, offline=True)
+        warm_s = time.perf_counter() - started
+        print(f"offline, embeddings cached: {warm_s:.1f} s (goal {options.warm_goal} s)")
+        failed |= warm_s > options.warm_goal
         (run / "scores.jsonl").unlink()
         with ScriptedOpenAIServer() as server:
             judged = Settings(

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from foresci.evaluation.models import Score
-from foresci.evaluation.stats import low_score_mask
+from foresci.evaluation.stats import low_score_weights
 
 CONTENT_METRICS = ("fact", "fta", "trace", "pers")
 OFFLINE_STAND_INS = {"fact": "fact_offline", "fta": "fta_offline_claims", "trace": "trace_offline"}
@@ -44,7 +44,8 @@ def _task_rows(scores: Sequence[Score]) -> list[Score]:
 def low_score_rates(scores: Sequence[Score], fraction: float = 0.2) -> dict[str, Any]:
     """Share of each family's and each method's rows in the rank-selected bottom ``fraction`` per metric.
 
-    Rows where a metric is not applicable (e.g. Trace of native answers) are left out of that metric.
+    Rows where a metric is not applicable (e.g. Trace of native answers) are left out of that metric;
+    rows tied at the boundary share the remaining low-score slots (see ``low_score_weights``).
     """
     rows = _task_rows(scores)
     by_family: dict[str, dict[str, float]] = defaultdict(dict)
@@ -60,13 +61,13 @@ def low_score_rates(scores: Sequence[Score], fraction: float = 0.2) -> dict[str,
         if not present:
             continue
         used[name] = ", ".join(sorted({used_name for _, _, used_name in present}))
-        mask = low_score_mask([value for _, value, _ in present], fraction)
+        weights = low_score_weights([value for _, value, _ in present], fraction)
         for grouping, key_of in ((by_family, lambda s: s.family), (by_method, lambda s: s.method)):
             totals: dict[str, int] = defaultdict(int)
-            lows: dict[str, int] = defaultdict(int)
-            for (score, _, _), low in zip(present, mask, strict=True):
+            lows: dict[str, float] = defaultdict(float)
+            for (score, _, _), weight in zip(present, weights, strict=True):
                 totals[key_of(score)] += 1
-                lows[key_of(score)] += int(low)
+                lows[key_of(score)] += float(weight)
             for group, total in totals.items():
                 grouping[group][name] = lows[group] / total
     return {

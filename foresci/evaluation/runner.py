@@ -15,7 +15,7 @@ from typing import Any
 
 from foresci.agents.models import Answer
 from foresci.artifacts import sha256_json
-from foresci.evaluation.fta import TextEncoder
+from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient
 from foresci.evaluation.loading import ReleaseData, answer_key, load_answers, load_release, release_of_run
 from foresci.evaluation.models import Score
@@ -118,6 +118,32 @@ def _score_plain(answer: Answer, release: ReleaseData) -> Score | None:
     return None
 
 
+def prewarm_embeddings(
+    encoder: TextEncoder, answers: list[Answer], release: ReleaseData, max_claims: int
+) -> int:
+    """Embed every text the offline metrics will compare in one batch (only for a cached Embedder).
+
+    Per-row scoring then finds each vector in the cache instead of running many tiny model batches.
+    Returns the number of distinct texts sent.
+    """
+    if getattr(encoder, "cache", None) is None:
+        return 0
+    texts: set[str] = set()
+    for answer in answers:
+        task, hidden = release.tasks[answer.task_id], release.hidden[answer.task_id]
+        texts.update(split_sentences(answer.text))
+        texts.update(split_sentences(answer.text, limit=max_claims))
+        slots, _ = target_slots(task, hidden)
+        texts.update(variant for slot in slots for variant in slot.variants)
+        texts.update(text for claim in hidden.claims for text in [claim.text, *claim.variants])
+        if answer.support is not None:
+            texts.update(evidence.claim for evidence in answer.support.evidence if evidence.claim.strip())
+    ordered = sorted(texts)
+    if ordered:
+        encoder.encode(ordered)
+    return len(ordered)
+
+
 def score_answers(
     answers: list[Answer],
     release: ReleaseData,
@@ -145,6 +171,7 @@ def score_answers(
             pending.append(answer)
         else:
             finish(plain, answer)
+    prewarm_embeddings(encoder, pending, release, settings.evaluation.max_claims)
     if client is None:
         for answer in pending:
             finish(

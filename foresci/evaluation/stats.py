@@ -58,14 +58,24 @@ def paired_bootstrap_pvalue(
     return float((1 + np.sum(advantage <= 0)) / (1 + samples))
 
 
-def low_score_mask(values: Sequence[float], fraction: float = 0.2) -> np.ndarray:
-    """Rank-selected bottom ``fraction`` of rows (ceil(fraction * n) lowest; ties broken by row order)."""
+def low_score_weights(values: Sequence[float], fraction: float = 0.2) -> np.ndarray:
+    """Membership of each row in the rank-selected bottom ``fraction`` (k = ceil(fraction * n) rows).
+
+    Rows below the k-th lowest value weigh 1; rows tied with it share the remaining slots equally, so
+    the result does not depend on row order (many tied zeros would otherwise be picked arbitrarily).
+    The weights sum to k.
+    """
     data = np.asarray(values, dtype=float)
     count = int(np.ceil(fraction * data.size))
-    mask = np.zeros(data.size, dtype=bool)
-    if count:
-        mask[np.argsort(data, kind="stable")[:count]] = True
-    return mask
+    weights = np.zeros(data.size, dtype=float)
+    if count == 0:
+        return weights
+    boundary = np.sort(data)[count - 1]
+    below = data < boundary
+    tied = data == boundary
+    weights[below] = 1.0
+    weights[tied] = (count - int(below.sum())) / int(tied.sum())
+    return weights
 
 
 def delta_norm(values: Sequence[float], severities: Sequence[int]) -> float | None:

@@ -244,8 +244,10 @@ def write_run(folder: Path, release: Path, rows: list[Answer] | None = None) -> 
     """Write answers.jsonl (Q2's forecast goes to forecasts.jsonl, as the agents write it) and a manifest."""
     if rows is None:
         rows = [row for row in answers() if row.task_id != "Q2"]
-        write_jsonl(folder / "forecasts.jsonl",
-                    [ForecastAnswer(question_id="Q2", method="aris", model="m1", probability=0.8)])
+        write_jsonl(
+            folder / "forecasts.jsonl",
+            [ForecastAnswer(question_id="Q2", method="aris", model="m1", probability=0.8)],
+        )
     write_jsonl(folder / "answers.jsonl", rows)
     write_json(folder / "manifest.json", {"kind": "run", "inputs": {"release": str(release)}})
     return folder

@@ -19,7 +19,7 @@ from foresci.evaluation.forecast import (
     numeric_scores,
     reliability_bins,
 )
-from foresci.evaluation.stats import bootstrap_mean, delta_norm, low_score_mask, paired_bootstrap_pvalue
+from foresci.evaluation.stats import bootstrap_mean, delta_norm, low_score_weights, paired_bootstrap_pvalue
 from foresci.evaluation.trace import citation_checks, offline_trace, trace_score
 from foresci.tasks.hidden import Claim
 from tests.evaluation.conftest import WordEncoder
@@ -123,9 +123,11 @@ def test_bootstrap_interval_and_paired_pvalue() -> None:
     assert paired_bootstrap_pvalue(other, other, samples=500) == pytest.approx(1.0)
 
 
-def test_low_score_mask_and_delta_norm() -> None:
-    mask = low_score_mask([0.5, 0.1, 0.9, 0.2, 0.7, 0.3, 0.8, 0.6, 0.4, 1.0], 0.2)
-    assert np.flatnonzero(mask).tolist() == [1, 3]
+def test_low_score_weights_and_delta_norm() -> None:
+    weights = low_score_weights([0.5, 0.1, 0.9, 0.2, 0.7, 0.3, 0.8, 0.6, 0.4, 1.0], 0.2)
+    assert np.flatnonzero(weights).tolist() == [1, 3] and weights.sum() == pytest.approx(2)
+    tied = low_score_weights([0.0, 0.0, 0.0, 0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], 0.2)
+    assert tied[:4].tolist() == [0.5] * 4 and tied[4:].sum() == 0  # two slots shared by four tied zeros
     values, severity = [1.0, 0.8, 0.2, 0.0], [0, 0, 2, 3]
     assert delta_norm(values, severity) == pytest.approx((0.9 - 0.1) / np.std(values, ddof=1))
     assert delta_norm([1.0, 0.5], [0, 1]) is None
