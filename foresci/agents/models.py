@@ -143,6 +143,7 @@ class Answer(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cache_hits: int = Field(default=0, description="model answers served by the response cache (no call)")
     elapsed_s: float = 0.0
 
 

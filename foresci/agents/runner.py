@@ -147,6 +147,7 @@ def answer_job(job: Job, llm: LLMClient | None, view: KBViewLike | None, setting
         row.llm_calls = child.usage.calls
         row.prompt_tokens = child.usage.prompt_tokens
         row.completion_tokens = child.usage.completion_tokens
+        row.cache_hits = child.usage.cache_hits
     row.elapsed_s = round(time.monotonic() - started, 3)
     return row
 
