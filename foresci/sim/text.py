@@ -133,7 +133,7 @@ def compose_abstract(rng: random.Random, context: PaperContext) -> str:
     if context.future_bottleneck:
         sentences.append(f"Future work should reduce {context.future_bottleneck}.")
     if context.future_opportunity:
-        sentences.append(f"A promising next step is {context.future_opportunity}.")
+        sentences.append(f"A promising direction for future work is {context.future_opportunity}.")
     return textwrap.fill(" ".join(sentences), width=WRAP_WIDTH)
 
 

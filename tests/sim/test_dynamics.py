@@ -143,7 +143,7 @@ def test_opportunities_are_hinted_before_the_cutoff_at_low_difficulty(easy_world
         for direction in truth.directions
         for chain in direction.bottlenecks
         if chain.after_cutoff
-        and any(f"A promising next step is {chain.opportunity}" in text for text in texts)
+        and any(f"A promising direction for future work is {chain.opportunity}" in text for text in texts)
     ]
     assert hinted
 
