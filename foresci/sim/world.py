@@ -75,9 +75,10 @@ class WorldPaths:
     corpus_files: tuple[Path, ...]
 
 
-def default_world_config() -> WorldConfig:
-    """The embedded default world of the demo (3 domains × 6 directions, 18 months, ~2,600 papers)."""
-    return WorldConfig()
+def default_world_config(settings: SimSettings | None = None) -> WorldConfig:
+    """The embedded default world of the demo (3 domains x 6 directions, 18 months, ~2,600 papers);
+    with ``settings`` (the ``sim`` section, e.g. FORESCI_SIM__DIFFICULTY=0.9) its knobs override."""
+    return WorldConfig() if settings is None else world_config_from_settings(settings)
 
 
 def world_config_from_settings(settings: SimSettings) -> WorldConfig:

@@ -44,3 +44,9 @@ def test_settings_section_shapes_the_world(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("FORESCI_SIM__SEED", "77")
     config = world_config_from_settings(Settings().sim)
     assert (config.difficulty, config.seed) == (0.9, 77)
+
+
+def test_default_world_config_follows_the_settings_section(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert default_world_config(Settings().sim) == default_world_config()
+    monkeypatch.setenv("FORESCI_SIM__NOISE", "0.4")
+    assert default_world_config(Settings().sim).noise == 0.4
