@@ -70,10 +70,11 @@ def run_command(
 
     summary = run_release(tasks, out, settings, list(dict.fromkeys(chosen)), models=list(model) or None,
                           mode=mode,  # type: ignore[arg-type]
-                          view_factory=view_factory, progress=progress, retry_errors=retry_errors)
+                          view_factory=view_factory, progress=progress, retry_errors=retry_errors,
+                          questions=loaded.questions)
     _write_run_manifest(out, release, kb, settings, chosen, model, mode)
     console.print(f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
-                  f"{summary.done_before} already done")
+                  f"{summary.done_before} already done, {summary.forecasts} forecasts")
     for name, usage in summary.usage.items():
         console.print(f"  {name}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens, "
                       f"{usage['cache_hits']} cache hits")

@@ -17,21 +17,23 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers
+from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
 from foresci.agents.baselines.forecasters import Forecaster, Kind
+from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.briefs import Mode, family_schema
 from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
 from foresci.agents.methods.base import MethodContext
 from foresci.agents.methods.registry import build_graph
-from foresci.agents.models import Answer, SupportArtifact
+from foresci.agents.models import Answer, ForecastAnswer, SupportArtifact
 from foresci.agents.prompts import PromptBook, load_prompts
 from foresci.agents.render import enforce_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
 from foresci.llm import LLMClient, LLMError, ModelInfo, contamination_risk, load_model_registry, role_model
 from foresci.settings import Settings
-from foresci.tasks.models import Task
+from foresci.tasks.models import ForecastQuestion, Task
 
 ANSWERS_FILE = "answers.jsonl"
+FORECASTS_FILE = "forecasts.jsonl"
 ViewFactory = Callable[[date], KBViewLike]
 
 
@@ -81,6 +83,7 @@ class RunSummary:
     done_before: int = 0
     answered: int = 0
     errors: int = 0
+    forecasts: int = 0
     skipped: list[str] = field(default_factory=list)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -101,8 +104,9 @@ def plan_jobs(tasks: Iterable[Task], methods: list[str], models: list[str], mode
     return jobs
 
 
-def answer_with_llm(job: Job, llm: LLMClient, view: KBViewLike | None, settings: Settings,
-                    prompts: PromptBook) -> tuple[Any, SupportArtifact | None]:
+def answer_with_llm(
+    job: Job, llm: LLMClient, view: KBViewLike | None, settings: Settings, prompts: PromptBook
+) -> tuple[Any, SupportArtifact | None]:
     """Run one LLM method graph on one task; returns (family answer, support artifact or None)."""
     needs_kb = job.method != "native" and job.mode == "full"
     tools = None
@@ -110,8 +114,9 @@ def answer_with_llm(job: Job, llm: LLMClient, view: KBViewLike | None, settings:
         if view is None:
             raise ValueError(f"method {job.method} needs a KB (--kb)")
         tools = KBTools(view, job.task.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
-    context = MethodContext(task=job.task, mode=job.mode, llm=llm, tools=tools, prompts=prompts,
-                            settings=settings.agents)
+    context = MethodContext(
+        task=job.task, mode=job.mode, llm=llm, tools=tools, prompts=prompts, settings=settings.agents
+    )
     state = build_graph(job.method, context).invoke({})
     answer = family_schema(job.task.family).model_validate(state["answer"])
     support = tools.artifact if tools is not None else None
@@ -120,12 +125,24 @@ def answer_with_llm(job: Job, llm: LLMClient, view: KBViewLike | None, settings:
     return answer, support
 
 
-def answer_job(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings,
-               prompts: PromptBook, registry: dict[str, ModelInfo]) -> Answer:
+def answer_job(
+    job: Job,
+    llm: LLMClient | None,
+    view: KBViewLike | None,
+    settings: Settings,
+    prompts: PromptBook,
+    registry: dict[str, ModelInfo],
+) -> Answer:
     """Produce one answer row (an error row when the method fails for good)."""
     started = time.monotonic()
-    base = {"task_id": job.task.task_id, "family": job.task.family, "method": job.method, "model": job.model,
-            "mode": job.mode, "contamination_risk": contamination_risk(job.model, job.task.cutoff, registry)}
+    base = {
+        "task_id": job.task.task_id,
+        "family": job.task.family,
+        "method": job.method,
+        "model": job.model,
+        "mode": job.mode,
+        "contamination_risk": contamination_risk(job.model, job.task.cutoff, registry),
+    }
     child = llm.child() if llm is not None else None
     support: SupportArtifact | None
     try:
@@ -139,8 +156,12 @@ def answer_job(job: Job, llm: LLMClient | None, view: KBViewLike | None, setting
             if child is None:
                 raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
             answer, support = answer_with_llm(job, child, view, settings, prompts)
-        row = Answer(**base, text=render_text(job.task, answer), payload=answer.model_dump(mode="json"),
-                     support=support)
+        row = Answer(
+            **base,
+            text=render_text(job.task, answer),
+            payload=answer.model_dump(mode="json"),
+            support=support,
+        )
     except (LLMError, ValueError, RuntimeError) as error:
         row = Answer(**base, status="error", error=f"{type(error).__name__}: {error}")
     if child is not None:
@@ -152,10 +173,22 @@ def answer_job(job: Job, llm: LLMClient | None, view: KBViewLike | None, setting
     return row
 
 
-def run_release(tasks: list[Task], out: Path, settings: Settings, methods: list[str],
-                models: list[str] | None = None, mode: Mode = "full", view_factory: ViewFactory | None = None,
-                progress: bool = False, retry_errors: bool = False) -> RunSummary:
-    """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there."""
+def run_release(
+    tasks: list[Task],
+    out: Path,
+    settings: Settings,
+    methods: list[str],
+    models: list[str] | None = None,
+    mode: Mode = "full",
+    view_factory: ViewFactory | None = None,
+    progress: bool = False,
+    retry_errors: bool = False,
+    questions: list[ForecastQuestion] | None = None,
+) -> RunSummary:
+    """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
+
+    Forecast questions (if given) are answered by the non-LLM methods into ``out/forecasts.jsonl``.
+    """
     out.mkdir(parents=True, exist_ok=True)
     path = out / ANSWERS_FILE
     existing = read_answers(path)
@@ -202,7 +235,43 @@ def run_release(tasks: list[Task], out: Path, settings: Settings, methods: list[
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
     summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
+    if questions and mode == "full":
+        summary.forecasts = answer_questions(
+            questions, out, settings, [method for method in methods if method in BASELINE_METHODS], view_for
+        )
     return summary
+
+
+def answer_questions(
+    questions: list[ForecastQuestion],
+    out: Path,
+    settings: Settings,
+    methods: list[str],
+    view_for: Callable[[date], KBViewLike | None],
+) -> int:
+    """Append trend/persistence forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable)."""
+    path = out / FORECASTS_FILE
+    done = {(row.question_id, row.method) for row in read_forecasts(path)}
+    log = AppendLog(path)
+    written = 0
+    for question in questions:
+        view = view_for(question.cutoff)
+        if view is None:
+            break
+        for method in methods:
+            if (question.question_id, method) in done:
+                continue
+            try:
+                row = forecast_question(method, view, question, settings.agents)
+            except (KeyError, ValueError) as error:
+                row = ForecastAnswer(
+                    question_id=question.question_id,
+                    method=method,
+                    notes=[f"error: {type(error).__name__}: {error}"],
+                )
+            log.append(row)
+            written += 1
+    return written
 
 
 class _NoProgress:
@@ -218,5 +287,6 @@ def _progress(enabled: bool, total: int) -> Any:
         return _NoProgress()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn())
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()
+    )

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from foresci.agents.answers import read_answers, read_forecasts
 from foresci.agents.baselines.forecasters import Forecaster
 from foresci.agents.baselines.measure import months_before
+from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.config import AgentSettings
 from foresci.agents.render import render_text
+from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
+from foresci.settings import Settings
+from foresci.tasks.models import ForecastQuestion
 from tests.agents.conftest import ToyWorld
-from tests.agents.toy import CUTOFF, toy_tasks
+from tests.agents.toy import CUTOFF, DOMAIN, toy_tasks
 
 TASKS = {task.family: task for task in toy_tasks()}
 
@@ -59,3 +66,72 @@ def test_venue_and_bottleneck(forecasters: dict[str, Forecaster]) -> None:
         assert "context window" in bottleneck.bottleneck, bottleneck
         assert support.evidence[-1].paper_ids
         assert render_text(TASKS["bottleneck_opportunity"], bottleneck).startswith("Root bottleneck:")
+
+
+def _question(kind: str, text: str, **params: Any) -> ForecastQuestion:
+    return ForecastQuestion(
+        question_id=f"q-{len(text)}-{kind}",
+        kind=kind,
+        domain=DOMAIN,
+        cutoff=CUTOFF,  # type: ignore[arg-type]
+        window_start=date(2025, 7, 1),
+        window_end=date(2025, 9, 30),
+        text=text,
+        resolution_rule="r",
+        params=params,
+        baseline=params.get("baseline_count", 0.3),
+    )
+
+
+def test_forecast_questions(toy_world: ToyWorld) -> None:
+    view: Any = toy_world.view()
+    settings = AgentSettings()
+    numeric = _question(
+        "numeric",
+        "How many papers on 'graph memory' next quarter?",
+        family="strategic_planning",
+        baseline_count=15,
+    )
+    trend = forecast_question("trend", view, numeric, settings)
+    persistence = forecast_question("persistence", view, numeric, settings)
+    assert persistence.p50 == 15
+    assert trend.p50 is not None and trend.p50 > 15
+    assert trend.p10 is not None and trend.p90 is not None and trend.p10 < trend.p50 < trend.p90
+    growing = _question(
+        "binary", "Will the share of 'graph memory' grow?", family="direction_forecasting", threshold=1.1
+    )
+    cooling = _question(
+        "binary", "Will the share of 'reward shaping' grow?", family="direction_forecasting", threshold=1.1
+    )
+    assert forecast_question("trend", view, growing, settings).probability > 0.5  # type: ignore[operator]
+    assert forecast_question("trend", view, cooling, settings).probability < 0.5  # type: ignore[operator]
+    assert forecast_question("persistence", view, cooling, settings).probability == 0.3
+    venue = _question(
+        "binary",
+        "Will ACL lead for 'graph memory'?",
+        family="venue_positioning",
+        venue_family="ACL/EMNLP/NAACL",
+    )
+    assert forecast_question("persistence", view, venue, settings).probability > 0.5  # type: ignore[operator]
+
+
+def test_run_writes_forecasts_and_resumes(toy_world: ToyWorld, tmp_path: Path) -> None:
+    view: Any = toy_world.view()
+    numeric = _question(
+        "numeric", "How many papers on 'graph memory'?", family="strategic_planning", baseline_count=9
+    )
+    settings = Settings(cache_dir=tmp_path / "cache")
+    for _ in range(2):
+        summary = run_release(
+            toy_tasks(),
+            tmp_path / "run",
+            settings,
+            ["trend", "persistence"],
+            view_factory=lambda cutoff: view,
+            questions=[numeric],
+        )
+    rows = read_forecasts(tmp_path / "run" / FORECASTS_FILE)
+    assert sorted(row.method for row in rows) == ["persistence", "trend"]
+    assert summary.forecasts == 0 and summary.done_before == 8
+    answers = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert len(answers) == 8 and all(row.model is None and not row.contamination_risk for row in answers)
