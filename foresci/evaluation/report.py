@@ -81,6 +81,38 @@ def _metric_note(name: str, result: Any) -> str:
     return ""
 
 
+def backbone_pivot(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Table 2 layout: one row per method, one column group per backbone, Fact/FTA/Trace/Pers means.
+
+    Each headline column uses the judged metric when any entry has it, else its offline stand-in
+    (labelled as such). Name-only entries are left out (they appear in the main leaderboard).
+    """
+    entries = [entry for entry in overall if entry["mode"] == "full"]
+    metrics = []
+    for judged, offline in (
+        ("fact", "fact_offline"),
+        ("fta", "fta_offline_claims"),
+        ("trace", "trace_offline"),
+        ("pers", None),
+    ):
+        if any(judged in entry["metrics"] for entry in entries):
+            metrics.append(judged)
+        elif offline and any(offline in entry["metrics"] for entry in entries):
+            metrics.append(offline)
+    backbones = sorted({entry["model"] or "non-LLM" for entry in entries})
+    rows: dict[str, dict[str, dict[str, str]]] = {}
+    for entry in entries:
+        cells = rows.setdefault(entry["method"], {})
+        cells[entry["model"] or "non-LLM"] = {
+            name: fmt(entry["metrics"][name]["mean"]) if name in entry["metrics"] else "–" for name in metrics
+        }
+    return {
+        "backbones": backbones,
+        "metrics": metrics,
+        "rows": [{"method": method, "cells": cells} for method, cells in sorted(rows.items())],
+    }
+
+
 def drilldown_rows(
     scores: Sequence[Score], answers: dict[str, Answer], tasks: dict[str, Task], limit: int
 ) -> list[dict[str, Any]]:
@@ -269,6 +301,7 @@ def write_report(
         correlations=combined["diagnostics"]["correlations"],
         conflicts=combined["diagnostics"]["fact_fta_conflicts"],
         lift=combined["diagnostics"]["foresight_lift"],
+        pivot=backbone_pivot(overall),
         forecast=forecast,
         forecast_plots=forecast_plots,
         taxonomy_plots=taxonomy_plots,

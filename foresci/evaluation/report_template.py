@@ -48,6 +48,15 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
  bootstrap p-value that the leader is not better; &ndash; = not applicable (e.g. Trace without a support artifact).</p>
 {{ table(overall, "leaderboard") }}
 
+<h2 id="leaderboard-backbone">Methods by backbone</h2>
+<p class="meta">ForeSci Table 2 layout (means over all task families; &ndash; = not applicable or not run).</p>
+<table id="backbone-pivot"><tr><th class="label" rowspan="2">method</th>
+{% for b in pivot.backbones %}<th colspan="{{ pivot.metrics | length }}">{{ b }}</th>{% endfor %}</tr>
+<tr>{% for b in pivot.backbones %}{% for m in pivot.metrics %}<th>{{ labels.get(m, m) }}</th>{% endfor %}{% endfor %}</tr>
+{% for row in pivot.rows %}<tr><td class="label">{{ row.method }}</td>
+{% for b in pivot.backbones %}{% for m in pivot.metrics %}<td>{{ row.cells[b][m] if b in row.cells else "–" }}</td>{% endfor %}{% endfor %}</tr>
+{% endfor %}</table>
+
 <h2 id="leaderboard-family">Leaderboard per family</h2>
 {% for family, entries in per_family.items() %}
 <h3>{{ family.replace("_", " ") }}</h3>
