@@ -5,7 +5,7 @@ TORCH_VERSION ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.foresci-installed
 
-.PHONY: demo test lint typecheck unit install clean
+.PHONY: demo test lint typecheck unit browser install clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,10 +26,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy foresci
 
+# Headless Chromium (Debian package) for the HTML report's browser test.
+browser: $(STAMP)
+	PYTHON=$(BIN)/python sh tests/support/ensure_chromium.sh
+
 unit: $(STAMP)
 	$(BIN)/python -m pytest
 
-test: lint typecheck unit
+test: lint typecheck browser unit
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build *.egg-info
