@@ -50,7 +50,8 @@ class EmbeddingCache:
         self._lock = threading.Lock()
         self._connection = sqlite3.connect(path, check_same_thread=False)
         self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        self._connection.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
         self._connection.commit()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
@@ -60,7 +61,8 @@ class EmbeddingCache:
             for start in range(0, len(keys), 900):
                 chunk = list(keys[start:start + 900])
                 marks = ",".join("?" * len(chunk))
-                rows = self._connection.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk)
+                rows = self._connection.execute(
+                    f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk)
                 for key, blob in rows:
                     found[key] = np.frombuffer(blob, dtype=np.float32)
         return found
@@ -92,7 +94,9 @@ class Embedder:
     @property
     def dimension(self) -> int:
         """Embedding dimension of the model."""
-        return int(load_sentence_model(self.model_name, self.device).get_sentence_embedding_dimension())
+        model = load_sentence_model(self.model_name, self.device)
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
 
     def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
         """Return an (n, d) float32 array of normalised embeddings, computing only uncached texts."""

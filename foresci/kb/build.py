@@ -196,14 +196,18 @@ def _next_generation(out: Path) -> Path:
 
 
 def _swap_in(out: Path, generation: Path) -> None:
-    """Point CURRENT at ``generation`` atomically, then remove every other generation."""
+    """Point CURRENT at ``generation`` atomically; keep the generation it replaces (readers may still
+    be using it), remove every other one (older or half-written)."""
+    previous = (
+        (out / CURRENT_NAME).read_text(encoding="utf-8").strip() if (out / CURRENT_NAME).is_file() else ""
+    )
     pointer = out / f".{CURRENT_NAME}.tmp"
     pointer.write_text(generation.name + "\n", encoding="utf-8")
     pointer.replace(out / CURRENT_NAME)
     shutil.copyfile(generation / "manifest.json", out / ".manifest.json.tmp")
     (out / ".manifest.json.tmp").replace(out / "manifest.json")
     for stale in out.glob("gen-*"):
-        if stale != generation and stale.is_dir():
+        if stale.name not in (generation.name, previous) and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
 
 

@@ -112,6 +112,9 @@ def write_generation_db(
 class KnowledgeBase:
     """Read access to a built KB. Agents never use it directly: they get a ``KBView(kb, cutoff)``."""
 
+    fingerprint: str
+    """Fingerprint of the opened generation (from its manifest)."""
+
     def __init__(self, path: Path, generation: Path, settings: Settings | None = None) -> None:
         self.path = Path(path)
         self.generation = generation
@@ -126,6 +129,7 @@ class KnowledgeBase:
         self._ordinals = np.asarray([date.fromisoformat(day).toordinal() for _, day in rows], dtype=np.int64)
         if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
+        self.fingerprint = read_manifest(generation).fingerprint
         self._papers: list[Paper] | None = None
         self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
 
@@ -166,11 +170,6 @@ class KnowledgeBase:
         """Announcement date of the latest paper."""
         self._require_papers()
         return date.fromordinal(int(self._ordinals[-1]))
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """Fingerprint of the live generation (from its manifest)."""
-        return read_manifest(self.generation).fingerprint
 
     @cached_property
     def meta(self) -> dict[str, str]:
