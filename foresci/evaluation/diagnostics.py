@@ -86,14 +86,16 @@ def metric_correlations(
     results = []
     for index, first in enumerate(names):
         for second in names[index + 1 :]:
-            pairs = [
-                (a, b)
-                for score in rows
-                for a, b in [(diagnostic_value(score, first)[0], diagnostic_value(score, second)[0])]
-                if a is not None and b is not None
-            ]
+            pairs: list[tuple[float, float]] = []
+            used: set[str] = set()
+            for score in rows:
+                (a, a_name), (b, b_name) = diagnostic_value(score, first), diagnostic_value(score, second)
+                if a is not None and b is not None:
+                    pairs.append((a, b))
+                    used.update((a_name, b_name))
             entry: dict[str, Any] = {
                 "pair": f"{first}~{second}",
+                "metrics_used": sorted(used),
                 "n": len(pairs),
                 "spearman": None,
                 "pearson": None,
@@ -139,13 +141,15 @@ def fact_fta_conflicts(scores: Sequence[Score], gap: float = 0.5, limit: int = 5
 
 def _means_by_task(
     scores: Sequence[Score], metric: str
-) -> dict[tuple[str, str | None, str], dict[str, float]]:
+) -> tuple[dict[tuple[str, str | None, str], dict[str, float]], set[str]]:
     table: dict[tuple[str, str | None, str], dict[str, float]] = defaultdict(dict)
+    used: set[str] = set()
     for score in _task_rows(scores):
-        value, _ = diagnostic_value(score, metric)
+        value, used_name = diagnostic_value(score, metric)
         if value is not None:
             table[(score.method, score.model, score.mode)][score.task_id] = value
-    return table
+            used.add(used_name)
+    return table, used
 
 
 def foresight_lift(
@@ -156,7 +160,7 @@ def foresight_lift(
     """Method - baseline on shared tasks: vs persistence, and vs the same method in name_only mode."""
     lifts = []
     for metric in metrics:
-        table = _means_by_task(scores, metric)
+        table, used = _means_by_task(scores, metric)
         persistence = {
             task: value
             for (method, _, mode), values in table.items()
@@ -166,7 +170,12 @@ def foresight_lift(
         for (method, model, mode), values in sorted(table.items(), key=lambda item: str(item[0])):
             if mode != "full" or method == persistence_method:
                 continue
-            entry: dict[str, Any] = {"metric": metric, "method": method, "model": model}
+            entry: dict[str, Any] = {
+                "metric": metric,
+                "method": method,
+                "model": model,
+                "metrics_used": sorted(used),
+            }
             shared = sorted(set(values) & set(persistence))
             if shared:
                 entry["vs_persistence"] = float(np.mean([values[t] - persistence[t] for t in shared]))
@@ -176,6 +185,6 @@ def foresight_lift(
             if shared:
                 entry["vs_name_only"] = float(np.mean([values[t] - name_only[t] for t in shared]))
                 entry["n_name_only"] = len(shared)
-            if len(entry) > 3:
+            if len(entry) > 4:
                 lifts.append(entry)
     return lifts

@@ -69,7 +69,7 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 {% for name, uri in heatmaps %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
 <h3>Correlations among Fact, FTA, Pers</h3>
 <table id="correlations"><tr><th class="label">pair</th><th>n</th><th>Spearman</th><th>Pearson</th></tr>
-{% for row in correlations %}<tr><td class="label">{{ row.pair }}</td><td>{{ row.n }}</td>
+{% for row in correlations %}<tr><td class="label">{{ row.pair }}{% if row.metrics_used %} <span class="meta">({{ row.metrics_used | join(", ") }})</span>{% endif %}</td><td>{{ row.n }}</td>
 <td>{{ fmt(row.spearman) }}</td><td>{{ fmt(row.pearson) }}</td></tr>{% endfor %}</table>
 <h3>Fact&ndash;FTA conflicts (|gap| &ge; {{ conflicts.gap }})</h3>
 <p>{{ conflicts.count }} rows: {{ conflicts.high_fta_low_fact }} high-FTA/low-Fact,
@@ -82,7 +82,7 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 <h3>Foresight lift</h3>
 {% if lift %}<table id="lift"><tr><th class="label">metric</th><th class="label">method</th><th>vs persistence</th>
 <th>n</th><th>vs name-only</th><th>n</th></tr>
-{% for row in lift %}<tr><td class="label">{{ row.metric }}</td><td class="label">{{ row.method }}
+{% for row in lift %}<tr><td class="label">{{ row.metric }} <span class="meta">({{ row.metrics_used | join(", ") }})</span></td><td class="label">{{ row.method }}
 {{ row.model or "" }}</td><td>{{ fmt(row.vs_persistence) }}</td><td>{{ row.n_persistence or "" }}</td>
 <td>{{ fmt(row.vs_name_only) }}</td><td>{{ row.n_name_only or "" }}</td></tr>{% endfor %}</table>
 {% else %}<p class="meta">No persistence or name-only rows to compare against.</p>{% endif %}
