@@ -16,7 +16,7 @@ from foresci.kb.models import Paper
 from foresci.taxonomy.dimensions import DIMENSION_ORDER
 from foresci.taxonomy.grow import GrowingTree
 from foresci.taxonomy.models import Dimension, Lineage, Node
-from foresci.taxonomy.text import TermMatrix, ctfidf, label_from_terms, top_terms
+from foresci.taxonomy.text import TermMatrix, contrastive_weights, label_from_terms, top_terms
 
 
 def month_key(day: date) -> str:
@@ -87,21 +87,25 @@ def build_nodes(tree: GrowingTree, papers: Sequence[Paper], terms: TermMatrix,
 
 def _labels(tree: GrowingTree, order: list[str], members: dict[str, list[int]], terms: TermMatrix,
             label_terms: int, key_terms: int) -> dict[str, tuple[str, list[str]]]:
-    """c-TF-IDF labels computed level by level; a child's label avoids its parent's label words."""
+    """Labels from terms distinctive of a node against its parent (top level: against all papers)."""
     result: dict[str, tuple[str, list[str]]] = {}
-    depths = sorted({tree.nodes[node_id].depth for node_id in order})
-    for depth in depths:
-        level = [node_id for node_id in order if tree.nodes[node_id].depth == depth]
-        weights = ctfidf(terms.class_counts([members[node_id] for node_id in level]))
-        for row, node_id in enumerate(level):
-            parent_id = tree.nodes[node_id].parent_id
+    if not order or not terms.vocabulary:
+        return {node_id: ("(unlabelled)", []) for node_id in order}
+    group_df = terms.class_document_frequency([members[node_id] for node_id in order])
+    row_of = {node_id: row for row, node_id in enumerate(order)}
+    all_df = np.asarray((terms.matrix > 0).sum(axis=0), dtype=np.float64).ravel()
+    documents = terms.matrix.shape[0]
+    for node_id in order:
+        parent_id = tree.nodes[node_id].parent_id
+        if parent_id is None:
+            reference_df, reference_size = all_df, documents
             exclude: frozenset[str] = frozenset()
-            if parent_id is not None:
-                parent_label_terms = result[parent_id][1][:label_terms]
-                exclude = frozenset(word for term in parent_label_terms for word in [term, *term.split()])
-            if weights.size == 0:
-                result[node_id] = ("(unlabelled)", [])
-                continue
-            kept = top_terms(weights[row], terms.vocabulary, key_terms, exclude)
-            result[node_id] = (label_from_terms(kept[:label_terms]), kept)
+        else:
+            reference_df, reference_size = group_df[row_of[parent_id]], len(members[parent_id])
+            exclude = frozenset(word for term in result[parent_id][1][:label_terms]
+                                for word in [term, *term.split()])
+        weights = contrastive_weights(group_df[row_of[node_id]], len(members[node_id]), reference_df,
+                                      reference_size)
+        kept = top_terms(weights, terms.vocabulary, key_terms, exclude)
+        result[node_id] = (label_from_terms(kept[:label_terms]), kept)
     return result

@@ -95,6 +95,32 @@ class TermMatrix:
                                       shape=(len(groups), self.matrix.shape[0]))
         return (indicator @ self.matrix).tocsr()
 
+    def class_document_frequency(self, groups: Sequence[Sequence[int]]) -> np.ndarray:
+        """Return a dense (groups x terms) array: how many of each group's documents contain each term."""
+        binary = (self.matrix > 0).astype(np.float32)
+        rows = [group_index for group_index, group in enumerate(groups) for _ in group]
+        columns = [document for group in groups for document in group]
+        indicator = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, columns)),
+                                      shape=(len(groups), self.matrix.shape[0]))
+        return np.asarray((indicator @ binary).todense(), dtype=np.float64)
+
+
+def contrastive_weights(group_df: np.ndarray, group_size: int, reference_df: np.ndarray,
+                        reference_size: int, min_share: float = 0.05) -> np.ndarray:
+    """Distinctive-and-frequent term weights of a group against a reference set of documents.
+
+    ``share(t) * log(share(t) / reference_share(t))`` (a pointwise KL contribution): a term scores
+    when many of the group's documents use it and it is over-represented against the reference
+    (the parent node's papers, or all papers for top-level nodes). Terms in fewer than ``min_share``
+    of the group's documents score 0.
+    """
+    smoothing = 1.0 / max(1, reference_size)
+    share = group_df / max(1, group_size)
+    reference_share = reference_df / max(1, reference_size)
+    weights = share * np.log((share + smoothing) / (reference_share + smoothing))
+    weights[(share < min_share) | (weights < 0)] = 0.0
+    return weights
+
 
 def ctfidf(class_counts: sparse.csr_matrix) -> np.ndarray:
     """c-TF-IDF weights (BERTopic): ``tf(t,c)/|c| * log(1 + A / f(t))``, A = mean words per class."""

@@ -67,7 +67,7 @@ def test_each_planted_direction_dominates_its_own_top_level_node(world: World) -
     for direction, node_id in top.items():
         node = world.history.final.node(node_id)
         share = sum(world.direction_of[pid] == direction for pid in node.paper_ids) / len(node.paper_ids)
-        assert share >= 0.8, (direction, share)
+        assert share >= 0.7, (direction, share)
 
 
 def test_planted_trends_are_recovered_relative_to_the_domain(world: World) -> None:
