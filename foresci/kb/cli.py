@@ -157,6 +157,54 @@ def stats_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> No
         console.print(f"  {count:6d}  in {name}")
 
 
+@app.command("harvest")
+def harvest_command(
+    service: str = typer.Argument(..., help="'arxiv' (arXiv API) or 'openalex'."),
+    query: str = typer.Argument(..., help="Search query in the service's syntax."),
+    out: Path = typer.Option(..., "--out", "-o", help="JSONL file to write (foresci Paper rows)."),
+    max_results: int = typer.Option(200, "--max", help="Stop after this many results."),
+    since: str | None = typer.Option(None, "--since", help="OpenAlex only: earliest publication date."),
+    until: str | None = typer.Option(None, "--until", help="OpenAlex only: latest publication date."),
+    mailto: str | None = typer.Option(None, "--mailto", help="OpenAlex polite-pool e-mail address."),
+) -> None:
+    """Harvest papers online into a JSONL file that `kb build` / `kb update` ingest.
+
+    Requests are rate limited (arXiv: one per 3 s) and a server's Retry-After is honoured.
+
+    Examples:
+
+      foresci kb harvest arxiv 'all:"retrieval augmented generation"' --out rag.jsonl --max 300
+
+      foresci kb harvest openalex "diffusion model" --since 2025-01-01 --out diff.jsonl
+
+      foresci kb update workspace/kb rag.jsonl
+    """
+    from rich.progress import Progress
+
+    from foresci.io import write_jsonl
+    from foresci.kb.online import ArxivClient, OpenAlexClient
+
+    if service == "arxiv":
+        papers = ArxivClient().search(query, max_results=max_results)
+    elif service == "openalex":
+        papers = OpenAlexClient(mailto=mailto).search(
+            query,
+            since=_parse_date(since, "--since") if since else None,
+            until=_parse_date(until, "--until") if until else None,
+            max_results=max_results,
+        )
+    else:
+        raise typer.BadParameter("expected 'arxiv' or 'openalex'", param_hint="SERVICE")
+    collected = []
+    with Progress() as progress:
+        task = progress.add_task(f"harvest {service}", total=max_results)
+        for paper in papers:
+            collected.append(paper)
+            progress.advance(task)
+    write_jsonl(out, collected)
+    typer.echo(f"wrote {len(collected)} papers to {out}")
+
+
 def _print_summary(summary: dict[str, object]) -> None:
     from rich.console import Console
     from rich.pretty import Pretty

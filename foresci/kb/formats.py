@@ -173,4 +173,18 @@ def paper_from_kb_layer(content: dict[str, Any], structure: dict[str, Any] | Non
     )
 
 
+def paper_from_foresci(row: dict[str, Any]) -> Paper:
+    """A row already in foresci's Paper schema (e.g. written by ``kb harvest``)."""
+    paper_id = normalize_arxiv_id(row.get("paper_id"))
+    announced = check_date(parse_iso_date(row.get("announced"), "announced"), paper_id, "announced")
+    return Paper.model_validate({**row, "paper_id": paper_id, "announced": announced})
+
+
+def paper_from_row(row: dict[str, Any]) -> Paper:
+    """A row of a non-daily JSONL file: foresci Paper rows or arXiv snapshot rows."""
+    if "paper_id" in row and "announced" in row:
+        return paper_from_foresci(row)
+    return paper_from_snapshot(row)
+
+
 DAILY_FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl(?:\.gz)?$")

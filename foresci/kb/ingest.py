@@ -3,6 +3,7 @@
 Supported sources (a file or a folder searched recursively):
   * daily-arXiv JSONL (``YYYY-MM-DD.jsonl[.gz]``; the file name is the announcement date);
   * arXiv metadata snapshot JSONL (Kaggle/OAI; any other ``*.jsonl[.gz]`` whose rows carry ``versions``);
+  * foresci paper JSONL (rows in the ``Paper`` schema, as ``kb harvest`` writes them);
   * a ResearchForesight KB layer (a folder holding ``content.jsonl``, optionally ``structures.jsonl``).
 A bad row never stops ingest: it becomes a :class:`QuarantinedRow` with file, line and reason.
 """
@@ -23,7 +24,7 @@ from foresci.kb.formats import (
     DAILY_FILE_NAME,
     paper_from_daily,
     paper_from_kb_layer,
-    paper_from_snapshot,
+    paper_from_row,
     parse_iso_date,
 )
 from foresci.kb.models import Paper
@@ -215,7 +216,7 @@ def iter_source(source: SourceFile, max_row_bytes: int) -> Iterator[Paper | Quar
             yield (
                 row
                 if isinstance(row, QuarantinedRow)
-                else _convert(source.path, line_number, row, paper_from_snapshot)
+                else _convert(source.path, line_number, row, paper_from_row)
             )
 
 
