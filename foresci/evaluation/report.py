@@ -156,30 +156,37 @@ def drilldown_rows(
     return rows
 
 
-def _taxonomy_figures(taxonomy_dirs: Sequence[Path]) -> tuple[list[tuple[str, str]], list[str]]:
-    """Growth plots from the taxonomy component's plotting helpers, when they are installed."""
+def _taxonomy_figures(
+    taxonomy_dirs: Sequence[Path], work_dir: Path
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """Taxonomy and node growth PNGs (the taxonomy component's plots) for each taxonomy folder given.
+
+    A folder that is not a taxonomy (or a taxonomy without snapshots) becomes a note, not a failure.
+    """
     if not taxonomy_dirs:
         return [], []
-    try:
-        from foresci.taxonomy import plots as taxonomy_plots  # type: ignore[attr-defined]
-    except ImportError:
-        return [], ["taxonomy plots unavailable: foresci.taxonomy.plots is not installed"]
+    from foresci.taxonomy.plots import plot_node_growth, plot_taxonomy_growth
+    from foresci.taxonomy.store import load_taxonomy
+
     figures: list[tuple[str, str]] = []
     notes: list[str] = []
-    for folder in taxonomy_dirs:
-        for name in ("plot_taxonomy_growth", "plot_node_growth"):
-            plot = getattr(taxonomy_plots, name, None)
-            if plot is None:
-                notes.append(f"{name} is not provided by foresci.taxonomy.plots")
-                continue
-            try:
-                produced = plot(Path(folder))
-            except (FileNotFoundError, ValueError) as error:
-                notes.append(f"{folder}: {name} failed: {error}")
-                continue
-            png = produced.read_bytes() if isinstance(produced, Path) else produced
-            if isinstance(png, bytes):
-                figures.append((f"{name} {folder}", data_uri(png)))
+    for index, folder in enumerate(taxonomy_dirs):
+        try:
+            history = load_taxonomy(folder)
+            paths = [
+                plot_taxonomy_growth(history, work_dir / f"taxonomy_growth_{index}.png"),
+                plot_node_growth(history.final, work_dir / f"node_growth_{index}.png"),
+            ]
+        except (FileNotFoundError, ValueError) as error:
+            notes.append(f"{folder}: no growth plots ({error})")
+            continue
+        for path in paths:
+            figures.append(
+                (
+                    f"{history.domain}: {Path(path).stem.rsplit('_', 1)[0].replace('_', ' ')}",
+                    data_uri(Path(path).read_bytes()),
+                )
+            )
     return figures, notes
 
 
@@ -283,7 +290,7 @@ def write_report(
         forecast_plots.append(("reliability diagram", data_uri(png)))
     if (png := coverage_bars({e["label"]: e["coverage"] for e in forecast if e.get("coverage")})) is not None:
         forecast_plots.append(("coverage bars", data_uri(png)))
-    taxonomy_plots, taxonomy_notes = _taxonomy_figures(taxonomy_dirs)
+    taxonomy_plots, taxonomy_notes = _taxonomy_figures(taxonomy_dirs, out_dir / "figures")
     limit = settings.evaluation.drilldown_limit
     environment = Environment(autoescape=True, undefined=Undefined)
     template = environment.from_string(TABLE_MACRO + REPORT_TEMPLATE)

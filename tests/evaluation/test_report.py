@@ -43,3 +43,34 @@ def test_pivot_and_pooled_runs(tmp_path: Path, release_dir: Path, eval_settings:
 def test_report_needs_an_evaluated_run(tmp_path: Path, run_dir: Path, eval_settings: Settings) -> None:
     with pytest.raises(FileNotFoundError, match="foresci eval"):
         write_report([run_dir], tmp_path / "report", eval_settings)
+
+
+def test_taxonomy_growth_plots_are_embedded(tmp_path: Path, run_dir: Path, eval_settings: Settings) -> None:
+    from datetime import date
+
+    from foresci.taxonomy.induce import TaxonomyHistory
+    from foresci.taxonomy.models import Node, Snapshot
+    from foresci.taxonomy.store import save_taxonomy
+
+    snapshots = [
+        Snapshot(
+            domain="toy",
+            cutoff=date(2025, month, 28),
+            slice_index=index,
+            paper_count=10 * (index + 1),
+            nodes=[
+                Node(node_id=f"n{k}", label=f"node {k}", monthly_counts={"2025-01": k + 1, "2025-02": k})
+                for k in range(index + 2)
+            ],
+            reference_monthly={"2025-01": 20, "2025-02": 20},
+        )
+        for index, month in enumerate((1, 2))
+    ]
+    history = TaxonomyHistory(domain="toy", cutoff=date(2025, 2, 28), snapshots=snapshots)
+    taxonomy = save_taxonomy(history, tmp_path / "taxonomy")
+    evaluate_run(run_dir, None, eval_settings, offline=True, encoder=WordEncoder())
+    html = write_report(
+        [run_dir], tmp_path / "report", eval_settings, taxonomy_dirs=(taxonomy, tmp_path / "missing")
+    ).read_text()
+    assert 'alt="toy: taxonomy growth"' in html and 'alt="toy: node growth"' in html
+    assert "no growth plots" in html  # the missing folder becomes a note
