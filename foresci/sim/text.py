@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from foresci.sim.vocab import Vocabulary
 
 WRAP_WIDTH = 80
+SMALL_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "the", "to", "with"})
 
 
 @dataclass
@@ -34,8 +35,11 @@ class PaperContext:
 
 
 def title_case(phrase: str) -> str:
-    """Capitalise each word of a phrase ('vrelic noment cache' -> 'Vrelic Noment Cache')."""
-    return " ".join(word[:1].upper() + word[1:] for word in phrase.split())
+    """Capitalise a phrase's words except inner small words ('drift of caches' -> 'Drift of Caches')."""
+    return " ".join(
+        word if index and word in SMALL_WORDS else word[:1].upper() + word[1:]
+        for index, word in enumerate(phrase.split())
+    )
 
 
 def compose_title(rng: random.Random, context: PaperContext) -> str:
