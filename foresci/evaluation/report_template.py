@@ -150,7 +150,7 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 TABLE_MACRO = """{% macro table(entries, table_id) %}
 <table id="{{ table_id }}" class="leaderboard"><tr><th class="label">method &middot; backbone</th><th>n</th>
 {% for name in metric_names %}<th>{{ labels.get(name, name) }}</th>{% endfor %}</tr>
-{% for e in entries %}<tr data-entry="{{ e.label }}" data-family="{{ e.family }}"><td class="label">{{ e.label }}</td>
+{% for e in entries %}<tr data-entry="{{ e.label }}" data-family="{{ e.family }}"><td class="label">{{ e.label }}{% if e.contamination_risk_rows %} <span class="pill err" title="backbone knowledge cutoff after the task cutoff (or unknown)">contamination risk: {{ e.contamination_risk_rows }} rows</span>{% endif %}</td>
 <td>{{ e.n_rows }}</td>
 {% for name in metric_names %}{% set c = e.metrics.get(name) %}{% if c %}<td class="{{ 'leader' if c.leader }}"
  data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}">{{ '%.3f' % c.mean }}<span class="ci">[{{ '%.3f' % c.low }},

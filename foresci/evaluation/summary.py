@@ -131,6 +131,7 @@ def leaderboard(scores: Sequence[Score], settings: EvaluationSettings) -> list[d
                 "key": key,
                 "family": "all",
                 "n_rows": len(rows),
+                "contamination_risk_rows": sum(1 for score in rows if score.contamination_risk),
                 "metrics": _aggregate(rows, TASK_METRICS, settings),
             }
         )
@@ -214,6 +215,7 @@ def build_summary(
         "scored": sum(1 for s in scores if s.status == "ok"),
         "answer_errors": sum(1 for s in scores if s.status == "error"),
         "missing_target": sum(1 for s in scores if s.status == "missing"),
+        "contamination_risk": sum(1 for s in scores if s.contamination_risk),
     }
     judge_errors: dict[str, int] = defaultdict(int)
     for score in scores:

@@ -142,6 +142,7 @@ def answers() -> list[Answer]:
             method="native",
             model="m1",
             text="Multi-agent debate will grow. It is steady.",
+            contamination_risk=True,
             payload={"direction": "C", "trajectory": "steady"},
         ),
         dict(

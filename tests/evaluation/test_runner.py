@@ -31,8 +31,10 @@ def test_offline_evaluation_writes_scores_and_summary(
         "scored": 11,
         "answer_errors": 1,
         "missing_target": 0,
+        "contamination_risk": 1,
         "judge_errors": {},
     }
+    assert rows["D1|native|m1|full"].contamination_risk
     error_row = rows["B1|native|m1|full"]
     assert error_row.status == "error" and error_row.metrics == {}
     planning = rows["P1|aris|m1|full"].metrics
@@ -59,6 +61,10 @@ def test_offline_evaluation_writes_scores_and_summary(
     assert rows["Q2|aris|m1|full"].metrics["brier_skill"].value == pytest.approx(0.84)
     overall = {entry["label"]: entry for entry in summary["leaderboard"] if entry["family"] == "all"}
     assert set(overall) == {"aris · m1", "aris · m1 (name_only)", "native · m1", "persistence"}
+    assert (
+        overall["native · m1"]["contamination_risk_rows"] == 1
+        and overall["aris · m1"]["contamination_risk_rows"] == 0
+    )
     assert "trace_offline" not in overall["native · m1"]["metrics"]  # excluded, not zero
     aris_fta = overall["aris · m1"]["metrics"]["fta"]
     assert aris_fta["n"] == 2 and aris_fta["mean"] == pytest.approx((7 / 9 + planning_v1(rows)) / 2)
