@@ -46,6 +46,15 @@ HORIZON_FAMILIES = {"venue_cycle": ("venue_positioning",)}
 WINDOW_FAMILIES = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning")
 
 
+def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
+    """Words of T(t) itself (labels, descriptions, key terms, signals): induced from papers <= t only."""
+    texts: list[str] = []
+    for node in snapshot.nodes:
+        texts += [node.label, node.description, *node.key_terms]
+        texts += [text for signal in node.signals for text in (signal.text, *signal.variants)]
+    return frozenset(content_tokens(" ".join(texts)))
+
+
 def domain_name(slug: str) -> str:
     """Readable name of a domain slug."""
     return DOMAIN_NAMES.get(slug, slug.replace("_", " "))
@@ -60,6 +69,8 @@ def evidence_for_windows(snapshot: Snapshot, papers: Sequence[Paper], embeddings
     from foresci.taxonomy.assign import assign_papers
     from foresci.taxonomy.trajectory import classify_trajectory
 
+    if not papers or not snapshot.nodes:
+        return []
     assignment = assign_papers(snapshot, papers, embeddings)
     classify: Classifier | None = classify_trajectory if trajectories else None
     return [collect_evidence(snapshot, papers, assignment, window, classify) for window in windows]
@@ -75,7 +86,7 @@ def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, 
     problems: list[str] = []
     for evidence in evidences:
         name = domain_name(evidence.domain)
-        allowed = frozenset(content_tokens(name))
+        allowed = frozenset(content_tokens(name)) | snapshot_vocabulary(evidence.snapshot)
         first_seen = {node.node_id: node.first_seen for node in evidence.snapshot.nodes}
         wanted = HORIZON_FAMILIES.get(evidence.window.horizon, WINDOW_FAMILIES)
         for family in families:

@@ -117,7 +117,7 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
     ``papers``: the domain's papers up to the window's end (earlier and later ones are ignored);
     ``assignment``: paper_id -> node id of ``snapshot`` (normally a leaf), for papers on both sides of the
     cutoff; ``classify``: ``foresci.taxonomy.trajectory.classify_trajectory`` or a stand-in with its
-    signature; None leaves trajectories unset.
+    signature; None (or a window or baseline without papers) leaves trajectories unset.
     """
     by_id = {paper.paper_id: paper for paper in papers if paper.announced <= window.end}
     subtrees = subtree_ids(snapshot)
@@ -162,7 +162,7 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
             window_ids=window_ids, pre_ids=pre_ids, monthly=dict(sorted(per_node_monthly[node_id].items())),
             pre_venues=_venues(by_id, pre_ids), window_venues=_venues(by_id, window_ids))
         nodes[node_id] = evidence
-    if classify is not None:
+    if classify is not None and reference_window > 0 and reference_baseline > 0:
         children: dict[str, list[str]] = {}
         for node in snapshot.nodes:
             if node.parent_id is not None:

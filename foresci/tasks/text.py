@@ -21,6 +21,9 @@ _STOPWORD_TEXT = (
     "approaches method methods model models results result based work study studies task tasks new "
     "existing framework frameworks improve improves improved performance data limited limitation "
     "limitations remains future directions direction problem problems current however "
+    "now replacing reducing reduce reduces reduced addressing address addresses overcoming overcome unlock "
+    "unlocks unlocking opens open opening allow allows allowing making follow follows following pursue "
+    "pursues pursuing way ways turn turns "
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
@@ -33,6 +36,17 @@ def tokens(text: str) -> list[str]:
 def content_tokens(text: str) -> list[str]:
     """Return tokens that are not stopwords and have at least three characters."""
     return [token for token in tokens(text) if len(token) >= 3 and token not in STOPWORDS]
+
+
+LIMITATION_LEAD = re.compile(
+    r"^.*?\b(?:remains?|is|are|was|were|stays?)\s+(?:still\s+)?(?:limited|constrained|bottlenecked|hampered)\s+"
+    r"(?:by|from)\s+|^.*?\b(?:suffers?|struggles?)\s+(?:from|with)\s+", re.IGNORECASE)
+
+
+def core_phrase(sentence: str) -> str:
+    """The limitation itself from 'However, X remains limited by <phrase>.' (other text unchanged)."""
+    stripped = LIMITATION_LEAD.sub("", sentence.strip(), count=1).strip().rstrip(".;:")
+    return stripped or sentence.strip()
 
 
 def vocabulary(texts: Iterable[str]) -> frozenset[str]:
@@ -66,7 +80,7 @@ def _sentence_ngrams(words: list[str], sizes: tuple[int, ...]) -> list[str]:
             window = words[start:start + size]
             if window[0] in STOPWORDS or window[-1] in STOPWORDS or len(window[0]) < 3 or len(window[-1]) < 3:
                 continue
-            if any(len(word) < 2 for word in window):
+            if any(len(word) < 2 or word in STOPWORDS for word in window):
                 continue
             grams.append(" ".join(window))
     return grams

@@ -17,7 +17,7 @@ from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
-from foresci.tasks.text import content_tokens, distinctive_ngrams
+from foresci.tasks.text import content_tokens, core_phrase, distinctive_ngrams
 from foresci.taxonomy.models import Signal
 
 FAMILY = "bottleneck_opportunity"
@@ -68,7 +68,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
     growth, primary, before, addressing = scored[0]
     background = domain.texts(evidence.pre_ids)
-    bottleneck_words = set(content_tokens(primary.text))
+    bottleneck_words = set(content_tokens(" ".join(signal.text for signal in evidence.node.signals)))
     grams = [(gram, score) for gram, score in distinctive_ngrams(domain.texts(addressing), background, top=8)
              if len(set(content_tokens(gram)) - bottleneck_words) >= len(content_tokens(gram)) / 2][:4]
     if not grams:
@@ -78,7 +78,10 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     persistence = max((entry for entry in scored), key=lambda entry: (len(entry[2]), entry[1].count,
                                                                       entry[1].text))
     name = display_name(evidence.node)
-    key = (f"{window.horizon}:{primary.text.lower()}",)
+    phrase = core_phrase(primary.text)
+    bottleneck = list(dict.fromkeys([phrase, primary.text,
+                                     *(core_phrase(text) for text in primary.variants)]))
+    key = (f"{window.horizon}:{phrase.lower()}",)
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     title, question = bottleneck_question(domain_name, name, window.cutoff, window.start, window.end)
     signals_public = [signal.text for signal in evidence.node.signals
@@ -92,22 +95,22 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "recurring_limitations_before_cutoff": signals_public},
                 deliverable=list(DELIVERABLES[FAMILY]))
-    mechanism = (f"Papers in {name} that reduce '{primary.text}' during the window go on to pursue "
+    mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "
                  f"'{opportunity[0]}'; {len(addressing)} of the {evidence.window} window papers of the "
                  f"sub-direction address the bottleneck, against {len(before)} of {evidence.pre_total} "
                  f"before.")
     hidden = HiddenTarget(
-        task_id=identifier, family=FAMILY, bottleneck=[primary.text, *primary.variants],
+        task_id=identifier, family=FAMILY, bottleneck=bottleneck,
         opportunity=opportunity, mechanism=mechanism,
-        slots=[Slot(name="bottleneck", variants=[primary.text, *primary.variants]),
+        slots=[Slot(name="bottleneck", variants=bottleneck),
                Slot(name="opportunity", variants=opportunity),
-               Slot(name="mechanism", variants=[mechanism, f"reducing {primary.text} enables "
+               Slot(name="mechanism", variants=[mechanism, f"reducing {phrase} enables "
                                                 f"{opportunity[0]}"])],
-        claims=[Claim(claim_id="c1", text=f"The root bottleneck of {name} is {primary.text}.",
-                      variants=list(primary.variants)),
-                Claim(claim_id="c2", text=f"Reducing {primary.text} opens {opportunity[0]}.",
+        claims=[Claim(claim_id="c1", text=f"The root bottleneck of {name} is {phrase}.",
+                      variants=bottleneck[1:]),
+                Claim(claim_id="c2", text=f"Reducing {phrase} opens {opportunity[0]}.",
                       variants=[f"Reducing the bottleneck opens {gram}." for gram in opportunity[1:]]),
-                Claim(claim_id="c3", text=(f"Work addressing {primary.text} grows in {name} after the cutoff "
+                Claim(claim_id="c3", text=(f"Work addressing {phrase} grows in {name} after the cutoff "
                                            f"({len(addressing)} window papers)."))],
         evidence_ids=addressing[:20],
         stats={"node_id": evidence.node_id, "bottleneck_growth": round(growth, 4),

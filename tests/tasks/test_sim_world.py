@@ -1,0 +1,154 @@
+"""End to end on a generated world: KB -> taxonomy -> release; hidden targets agree with planted truth.
+
+Nodes are mapped to planted directions by the majority label of their pre-cutoff papers; only nodes whose
+papers come mostly (>= 80 %) from one direction are checked, since an impure node has no single truth.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import pytest
+
+from foresci.io import iter_jsonl
+from foresci.settings import Settings
+from foresci.sim.world import GroundTruth, WorldConfig, generate_world, load_ground_truth
+from foresci.tasks.audit import audit_tasks
+from foresci.tasks.build import build_release
+from foresci.tasks.hidden import HiddenTarget
+from foresci.tasks.hidden_io import load_hidden
+from foresci.tasks.models import Task
+from foresci.tasks.release import load_release
+from foresci.tasks.text import content_tokens
+from foresci.taxonomy.assign import assign_papers
+from foresci.taxonomy.build import build_taxonomy
+from tests.tasks.simkb import SimKB
+
+PURITY = 0.8
+
+
+def _words(text: str) -> set[str]:
+    return {word.rstrip("s") for word in content_tokens(text)}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("world")
+    config = WorldConfig(seed=2026, n_domains=1, directions_per_domain=6, months=18, papers_per_month=90.0,
+                         noise=0.0, difficulty=0.3)
+    generate_world(config, root)
+    truth = load_ground_truth(root)
+    settings = Settings()
+    settings.tasks.enforce_gates = False
+    kb = SimKB(root, truth)
+    domain = truth.domains[0].slug
+    snapshot = build_taxonomy(kb, domain, truth.cutoff, settings).final
+    release = build_release(kb, root / "release", truth.cutoff, domains=[domain], settings=settings,
+                            per_family=10, snapshots={domain: snapshot})
+    papers = kb.papers(until=truth.cutoff, domain=domain)
+    assignment = assign_papers(snapshot, papers, kb.embeddings([paper.paper_id for paper in papers]))
+    planted = {row["paper_id"]: row["direction_id"] for row in iter_jsonl(root / "paper_labels.jsonl")}
+    parent = {node.node_id: node.parent_id for node in snapshot.nodes}
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
+    for paper_id, node_id in assignment.items():
+        current: str | None = node_id
+        while current is not None:
+            votes[current][planted[paper_id]] += 1
+            current = parent[current]
+    direction_of = {node_id: counts.most_common(1)[0][0] for node_id, counts in votes.items()
+                    if counts.most_common(1)[0][1] >= PURITY * sum(counts.values())}
+    return {"truth": truth, "tasks": load_release(release).tasks, "hidden": load_hidden(release),
+            "direction_of": direction_of}
+
+
+def _family(world: dict[str, object], family: str) -> list[tuple[Task, HiddenTarget]]:
+    tasks: list[Task] = world["tasks"]  # type: ignore[assignment]
+    hidden: dict[str, HiddenTarget] = world["hidden"]  # type: ignore[assignment]
+    return [(task, hidden[task.task_id]) for task in tasks if task.family == family]
+
+
+def test_release_covers_every_family(world: dict[str, object]) -> None:
+    assert {task.family for task in world["tasks"]} == {  # type: ignore[attr-defined]
+        "direction_forecasting", "bottleneck_opportunity", "strategic_planning", "venue_positioning"}
+
+
+def test_winning_direction_and_label_agree_with_planted_dynamics(world: dict[str, object]) -> None:
+    truth: GroundTruth = world["truth"]  # type: ignore[assignment]
+    direction_of: dict[str, str] = world["direction_of"]  # type: ignore[assignment]
+    growing = {"accelerating", "fragmenting"}
+    checked = accelerating_wins = 0
+    for task, hidden in _family(world, "direction_forecasting"):
+        nodes = {candidate.option_id: str(candidate.node_id) for candidate in task.candidates}
+        winner = direction_of.get(nodes[str(hidden.primary_direction)])
+        if winner is None:
+            continue
+        checked += 1
+        planted = truth.direction(winner).trajectory
+        options = {truth.direction(direction_of[node]).trajectory for node in nodes.values()
+                   if node in direction_of}
+        if options & growing:
+            assert planted in growing, (task.task_id, winner, planted, options)
+        if "accelerating" in options and "fragmenting" not in options:
+            assert planted == "accelerating"
+        if planted == "accelerating":
+            accelerating_wins += hidden.trajectory == "accelerating"
+            assert hidden.trajectory in growing, (task.task_id, hidden.trajectory)
+        if hidden.trajectory == "cooling":
+            assert planted != "accelerating", task.task_id
+    assert checked >= 5 and accelerating_wins >= 2
+
+
+def test_planning_top_priority_is_a_planted_growing_direction(world: dict[str, object]) -> None:
+    truth: GroundTruth = world["truth"]  # type: ignore[assignment]
+    direction_of: dict[str, str] = world["direction_of"]  # type: ignore[assignment]
+    growing = {"accelerating", "fragmenting"}
+    checked = 0
+    for task, hidden in _family(world, "strategic_planning"):
+        nodes = {candidate.option_id: str(candidate.node_id) for candidate in task.candidates}
+        labels = [truth.direction(direction_of[nodes[option]]).trajectory if nodes[option] in direction_of
+                  else None for option in hidden.ranking]
+        if labels[0] is None:
+            continue
+        checked += 1
+        if growing & set(labels):
+            assert labels[0] in growing, (task.task_id, labels)
+        assert labels[0] != "cooling" or set(labels) <= {"cooling", None}
+    assert checked >= 5
+
+
+def test_stationary_venue_preferences_make_the_venue_family_persistence_trivial(
+        world: dict[str, object]) -> None:
+    tasks: list[Task] = world["tasks"]  # type: ignore[assignment]
+    report = audit_tasks(tasks, world["hidden"])  # type: ignore[arg-type]
+    venue = report.families["venue_positioning"]
+    assert venue.persistence_rate is not None and venue.persistence_rate >= 0.9 and not venue.passed
+
+
+def test_venue_ranking_matches_planted_preferences(world: dict[str, object]) -> None:
+    truth: GroundTruth = world["truth"]  # type: ignore[assignment]
+    direction_of: dict[str, str] = world["direction_of"]  # type: ignore[assignment]
+    hits = checked = 0
+    for task, hidden in _family(world, "venue_positioning"):
+        direction = direction_of.get(str(hidden.stats["node_id"]))
+        if direction is None:
+            continue
+        names = {candidate.option_id: candidate.name for candidate in task.candidates}
+        checked += 1
+        hits += names[hidden.ranking[0]] == truth.direction(direction).venue_ranking[0]
+    assert checked >= 2 and hits >= 0.6 * checked
+
+
+def test_bottleneck_and_opportunity_phrases_are_planted_ones(world: dict[str, object]) -> None:
+    truth: GroundTruth = world["truth"]  # type: ignore[assignment]
+    phrases = [(phrase, chain) for direction in truth.directions for chain in direction.bottlenecks
+               for phrase in (chain.bottleneck, *chain.bottleneck_variants)]
+    built = _family(world, "bottleneck_opportunity")
+    assert len(built) >= 4
+    opportunity_hits = 0
+    for task, hidden in built:
+        chain = next((chain for phrase, chain in phrases if _words(phrase) <= _words(hidden.bottleneck[0])),
+                     None)
+        assert chain is not None, (task.task_id, hidden.bottleneck[0])
+        planted = _words(" ".join([chain.opportunity, *chain.opportunity_variants]))
+        opportunity_hits += any(_words(text) <= planted for text in hidden.opportunity[:3])
+    assert opportunity_hits >= 0.6 * len(built)
