@@ -62,6 +62,7 @@ class MethodState(TypedDict, total=False):
     papers: Annotated[list[Paper], merge_papers]
     notes: Annotated[list[str], operator.add]
     queries: list[str]
+    anchors: list[str]
     signals: str
     chains: str
     trend_reading: str

@@ -37,13 +37,13 @@ def build_coi(context: MethodContext) -> Any:
             if hits:
                 found.append(min(hits[:3], key=lambda paper: paper.announced))
         anchor_ids = [paper.paper_id for paper in found]
-        return Command(goto="chains", update={"papers": found, "queries": anchor_ids})
+        return Command(goto="chains", update={"papers": found, "anchors": anchor_ids})
 
     def chains(state: MethodState) -> Command[Literal["read_chains"]]:
         by_id = {paper.paper_id: paper for paper in state.get("papers", [])}
         blocks: list[str] = []
         gathered: list[Paper] = []
-        for index, anchor_id in enumerate(state.get("queries", []), start=1):
+        for index, anchor_id in enumerate(state.get("anchors", []), start=1):
             anchor = by_id[anchor_id]
             if tools.calls_left <= 0:
                 followers: list[Paper] = []
