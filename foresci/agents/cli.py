@@ -75,6 +75,8 @@ def run_command(
     _write_run_manifest(out, release, kb, settings, chosen, model, mode)
     console.print(f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
                   f"{summary.done_before} already done, {summary.forecasts} forecasts")
+    if summary.skipped:
+        console.print(f"  skipped {', '.join(summary.skipped)}: non-LLM methods have no name-only mode")
     for name, usage in summary.usage.items():
         console.print(f"  {name}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens, "
                       f"{usage['cache_hits']} cache hits")

@@ -202,6 +202,8 @@ def run_release(
     model_names = models or ([role_model(settings, "agent")] if llm_methods else [])
     jobs = [job for job in plan_jobs(tasks, methods, model_names, mode) if job.key not in done]
     summary = RunSummary(done_before=len(done))
+    if mode == "name_only":
+        summary.skipped = [method for method in methods if method in BASELINE_METHODS]
     prompts = load_prompts()
     registry = load_model_registry(settings.llm.registry)
     clients = {name: LLMClient(settings, "agent", name) for name in model_names} if llm_methods else {}
