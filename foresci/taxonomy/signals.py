@@ -95,9 +95,14 @@ class StatementExtractor:
         return found
 
 
+def _stem(word: str) -> str:
+    """A crude plural stem, so 'overheads' and 'overhead' count as one word."""
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def cluster_statements(statements: Sequence[Statement], similarity: float) -> list[list[Statement]]:
     """Greedy leader clustering by TF-IDF cosine of content words (input order decides leaders)."""
-    bags = [Counter(tokens(statement.text)) for statement in statements]
+    bags = [Counter(_stem(word) for word in tokens(statement.text)) for statement in statements]
     document_frequency = Counter(word for bag in bags for word in bag)
     count = max(1, len(bags))
     vectors = []
