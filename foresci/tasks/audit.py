@@ -125,6 +125,11 @@ def stat_findings(targets: Sequence[HiddenTarget]) -> list[str]:
     if single:
         findings.append(f"{single} of {total} planning targets hold a single option (no ranking to get "
                         f"right)")
+    unevidenced = sum(int(target.stats.get("options_without_window_evidence") or 0) > 0 for target in targets)
+    if unevidenced:
+        findings.append(f"{unevidenced} of {total} planning targets rank options with no post-cutoff "
+                        f"evidence "
+                        "(pre-cutoff future-work statements)")
     no_opportunity = count("has_realized_opportunity", False)
     if no_opportunity:
         findings.append(f"{no_opportunity} of {total} bottleneck targets name no realized opportunity")

@@ -55,6 +55,25 @@ def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
     return frozenset(content_tokens(" ".join(texts)))
 
 
+def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
+                 taxonomy_dir: Path | None = None) -> Snapshot:
+    """T(domain, cutoff): loaded from ``taxonomy_dir/<domain>`` when saved there, else induced (and saved)."""
+    from foresci.taxonomy.build import build_taxonomy
+    from foresci.taxonomy.store import load_taxonomy, save_taxonomy
+
+    folder = taxonomy_dir / domain if taxonomy_dir is not None else None
+    if folder is not None and folder.is_dir():
+        snapshot = load_taxonomy(folder).final
+        if snapshot.cutoff != cutoff:
+            raise ValueError(f"{folder}: taxonomy is at {snapshot.cutoff}, not at the cutoff {cutoff}")
+        return snapshot
+    history = build_taxonomy(kb, domain, cutoff, settings)
+    if folder is not None:
+        save_taxonomy(history, folder, inputs={"kb": str(getattr(kb, "path", "")), "domain": domain,
+                                               "cutoff": cutoff.isoformat()})
+    return history.final
+
+
 def domain_name(slug: str) -> str:
     """Readable name of a domain slug."""
     return DOMAIN_NAMES.get(slug, slug.replace("_", " "))
@@ -143,15 +162,15 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
 def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3m", "6m"),
                   domains: Sequence[str] | None = None, settings: Settings | None = None,
                   per_family: int = 25,
-                  snapshots: Mapping[str, Snapshot] | None = None,
+                  snapshots: Mapping[str, Snapshot] | None = None, taxonomy_dir: Path | None = None,
                   progress: Callable[[str], None] | None = None) -> Path:
     """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows plus a venue cycle, four families.
 
     ``snapshots``: taxonomies T(d, t) already induced (domain -> Snapshot); others are induced here with
-    ``build_taxonomy`` from papers up to the cutoff. Refuses windows the KB has not yet closed.
+    ``build_taxonomy`` from papers up to the cutoff, or loaded from / saved to ``taxonomy_dir/<domain>``.
+    Refuses windows the KB has not yet closed.
     """
     from foresci.settings import Settings
-    from foresci.taxonomy.build import build_taxonomy
 
     settings = settings or Settings()
     task_settings = settings.tasks
@@ -164,7 +183,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     for domain in domains or kb.domains:
         if progress:
             progress(f"{domain}: taxonomy at {cutoff}")
-        snapshot = (snapshots or {}).get(domain) or build_taxonomy(kb, domain, cutoff, settings).final
+        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
         papers = kb.papers(until=last_end, domain=domain)
         if progress:
             progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")

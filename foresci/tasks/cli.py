@@ -37,6 +37,8 @@ def build_command(
     per_family: int = typer.Option(25, "--per-family", help="tasks per family (across domains and windows)"),
     domain: list[str] = typer.Option([], "--domain", help="only these domain slugs (repeatable); default "
                                      "all"),
+    taxonomy_dir: Path | None = typer.Option(None, "--taxonomy-dir", help="reuse T(d,t) saved in "
+                                             "DIR/<domain>; induce and save there when missing"),
 ) -> None:
     """Build a release: tasks.jsonl (public), hidden.jsonl (targets), manifest.json (counts, hashes, audit).
 
@@ -56,7 +58,8 @@ def build_command(
     with console.status("opening the KB") as status:
         store = _open_kb(kb)
         build_release(store, out, _date(cutoff, "--cutoff"), windows=tuple(window), domains=domain or None,
-                      settings=Settings(), per_family=per_family, progress=status.update)
+                      settings=Settings(), per_family=per_family, taxonomy_dir=taxonomy_dir,
+                      progress=status.update)
     release = load_release(out)
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
     typer.echo(f"wrote {len(release.tasks)} tasks to {out}")
@@ -176,6 +179,9 @@ def package_command(
     out: Path = typer.Option(..., "--out", help="package folder to write"),
     window: str = typer.Option("3m", "--window", help="3m or 6m after the cutoff"),
     n: int = typer.Option(12, "-n", help="number of questions (balanced over families, numeric/binary)"),
+    taxonomy_dir: Path | None = typer.Option(None, "--taxonomy-dir",
+                                             help="reuse T(d,t) saved in DIR/<domain>; "
+                                             "induce and save there when missing"),
 ) -> None:
     """Freeze N resolvable questions about the window after the cutoff (hashes + creation time).
 
@@ -188,7 +194,8 @@ def package_command(
     from foresci.tasks.forecast import make_package
 
     with Console(stderr=True).status("building the package"):
-        make_package(_open_kb(kb), out, _date(cutoff, "--cutoff"), window=window, n=n)
+        make_package(_open_kb(kb), out, _date(cutoff, "--cutoff"), window=window, n=n,
+                     taxonomy_dir=taxonomy_dir)
     typer.echo((out / "forecast.jsonl").read_text(encoding="utf-8"))
     typer.echo(f"package frozen at {out}")
 

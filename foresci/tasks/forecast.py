@@ -169,15 +169,14 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
 
 def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: int = 12,
                  settings: Any = None, snapshots: Mapping[str, Snapshot] | None = None,
-                 domains: Sequence[str] | None = None) -> Path:
+                 domains: Sequence[str] | None = None, taxonomy_dir: Path | None = None) -> Path:
     """Freeze ``n`` forecast questions about the window after ``cutoff`` into a package folder.
 
     Reads only papers announced on or before the cutoff. The manifest records the content hash of the
     questions and snapshots and the creation time (the only wall-clock value of the package).
     """
     from foresci.settings import Settings
-    from foresci.tasks.build import domain_name, evidence_for_windows
-    from foresci.taxonomy.build import build_taxonomy
+    from foresci.tasks.build import domain_name, evidence_for_windows, snapshot_for
 
     settings = settings or Settings()
     out = Path(out)
@@ -187,7 +186,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     previous: dict[str, DomainEvidence] = {}
     snapshot_files: list[str] = []
     for domain in domains or kb.domains:
-        snapshot = (snapshots or {}).get(domain) or build_taxonomy(kb, domain, cutoff, settings).final
+        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
         papers = kb.papers(until=cutoff, domain=domain)
         if not papers:
             continue

@@ -139,6 +139,8 @@ def _planning(target: HiddenTarget, truth: dict[str, Any], cutoff: date,
     target.stats["future_paper_counts"] = {_humanise(item.get("display_name",
                                                               "")): item.get("future_paper_count")
                                            for item in records}
+    target.stats["options_without_window_evidence"] = sum(1 for item in records
+                                                          if "future_paper_count" not in item)
     target.stats["persistence_match"] = None
     if pre_counts is not None and len(records) >= 2:
         counts = {name: pre_counts.get(name, 0) for name in target.ranking}

@@ -14,14 +14,14 @@ from foresci.io import iter_jsonl
 from foresci.settings import Settings
 from foresci.sim.world import GroundTruth, WorldConfig, generate_world, load_ground_truth
 from foresci.tasks.audit import audit_tasks
-from foresci.tasks.build import build_release
+from foresci.tasks.build import build_release, snapshot_for
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.hidden_io import load_hidden
 from foresci.tasks.models import Task
 from foresci.tasks.release import load_release
 from foresci.tasks.text import content_tokens
 from foresci.taxonomy.assign import assign_papers
-from foresci.taxonomy.build import build_taxonomy
+from foresci.taxonomy.models import Snapshot
 from tests.tasks.simkb import SimKB
 
 PURITY = 0.8
@@ -42,9 +42,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     settings.tasks.enforce_gates = False
     kb = SimKB(root, truth)
     domain = truth.domains[0].slug
-    snapshot = build_taxonomy(kb, domain, truth.cutoff, settings).final
     release = build_release(kb, root / "release", truth.cutoff, domains=[domain], settings=settings,
-                            per_family=10, snapshots={domain: snapshot})
+                            per_family=10, taxonomy_dir=root / "taxonomy")
+    snapshot = snapshot_for(kb, domain, truth.cutoff, settings, root / "taxonomy")
     papers = kb.papers(until=truth.cutoff, domain=domain)
     assignment = assign_papers(snapshot, papers, kb.embeddings([paper.paper_id for paper in papers]))
     planted = {row["paper_id"]: row["direction_id"] for row in iter_jsonl(root / "paper_labels.jsonl")}
@@ -58,7 +58,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     direction_of = {node_id: counts.most_common(1)[0][0] for node_id, counts in votes.items()
                     if counts.most_common(1)[0][1] >= PURITY * sum(counts.values())}
     return {"truth": truth, "tasks": load_release(release).tasks, "hidden": load_hidden(release),
-            "direction_of": direction_of}
+            "direction_of": direction_of, "snapshot": snapshot}
+
+
+def test_saved_taxonomy_is_reused(world: dict[str, object]) -> None:
+    snapshot: Snapshot = world["snapshot"]  # type: ignore[assignment]
+    tasks: list[Task] = world["tasks"]  # type: ignore[assignment]
+    node_ids = {node.node_id for node in snapshot.nodes}
+    assert all(candidate.node_id in node_ids for task in tasks for candidate in task.candidates
+               if candidate.node_id is not None)
 
 
 def _family(world: dict[str, object], family: str) -> list[tuple[Task, HiddenTarget]]:
