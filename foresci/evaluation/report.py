@@ -13,6 +13,7 @@ from foresci.agents.models import Answer
 from foresci.evaluation.loading import answer_key, load_answers, read_models
 from foresci.evaluation.models import Score
 from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliability_diagram
+from foresci.evaluation.registry import metric_info
 from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
 from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summary, entry_label
@@ -303,6 +304,7 @@ def write_report(
         per_family=per_family,
         metric_names=metric_names,
         labels=METRIC_LABELS,
+        metric_info=metric_info(),
         low=low,
         heatmaps=heatmaps,
         correlations=combined["diagnostics"]["correlations"],

@@ -48,6 +48,11 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
  bootstrap p-value that the leader is not better; &ndash; = not applicable (e.g. Trace without a support artifact).</p>
 {{ table(overall, "leaderboard") }}
 
+<details id="metric-legend"><summary class="meta">What each column measures</summary>
+<table><tr><th class="label">column</th><th class="label">name</th><th class="label">kind</th><th class="label">definition</th></tr>
+{% for name, info in metric_info.items() %}<tr><td class="label">{{ info.label }}</td><td class="label">{{ name }}</td>
+<td class="label">{{ info.kind }}</td><td class="label">{{ info.description }}</td></tr>{% endfor %}</table></details>
+
 <h2 id="leaderboard-backbone">Methods by backbone</h2>
 <p class="meta">ForeSci Table 2 layout (means over all task families; &ndash; = not applicable or not run).</p>
 <table id="backbone-pivot"><tr><th class="label" rowspan="2">method</th>

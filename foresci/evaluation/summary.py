@@ -18,6 +18,7 @@ from foresci.evaluation.diagnostics import (
 )
 from foresci.evaluation.forecast import NOMINAL_COVERAGE, reliability_bins
 from foresci.evaluation.models import Score
+from foresci.evaluation.registry import METRICS, metric_info
 from foresci.evaluation.stats import bootstrap_mean, paired_bootstrap_pvalue
 
 TASK_METRICS = (
@@ -30,16 +31,7 @@ TASK_METRICS = (
     "trace_offline",
     "top_choice",
 )
-METRIC_LABELS = {
-    "fact": "Fact",
-    "fta": "FTA",
-    "trace": "Trace",
-    "pers": "Pers",
-    "fact_offline": "Fact~off",
-    "fta_offline_claims": "FTA~off",
-    "trace_offline": "Trace~off",
-    "top_choice": "Top-1",
-}
+METRIC_LABELS = {name: spec.label for name, spec in METRICS.items()}
 GroupKey = tuple[str, str | None, str]
 
 
@@ -240,6 +232,7 @@ def build_summary(
             "foresight_lift": foresight_lift(scores, persistence_method),
         },
         "metric_labels": METRIC_LABELS,
+        "metric_info": metric_info(),
     }
 
 
