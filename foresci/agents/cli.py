@@ -6,21 +6,25 @@ from pathlib import Path
 
 import typer
 
-from foresci.agents.methods import ALL_METHODS
+from foresci.agents.methods import ALL_METHODS, LLM_METHODS
 
 
 def run_command(
-    release: Path = typer.Argument(..., help="release folder with tasks.jsonl (only its public side is read)",
-                                   show_default=False),
+    release: Path = typer.Argument(
+        ..., help="release folder with tasks.jsonl (only its public side is read)", show_default=False
+    ),
     out: Path = typer.Option(..., "--out", help="run folder; answers.jsonl is appended and resumed here"),
     kb: Path | None = typer.Option(None, "--kb", help="knowledge base folder (needed by all but native)"),
-    method: list[str] = typer.Option([], "--method", "-m",
-                                     help=f"method to run (repeatable): {', '.join(ALL_METHODS)}"),
+    method: list[str] = typer.Option(
+        [], "--method", "-m", help=f"method to run (repeatable): {', '.join(ALL_METHODS)}"
+    ),
     methods: str | None = typer.Option(None, "--methods", help="'all' or a comma list of methods"),
-    model: list[str] = typer.Option([], "--model",
-                                    help="backbone name (repeatable); default settings.llm.model"),
-    mode: str = typer.Option("full", "--mode",
-                             help="'full' or 'name_only' (question + candidate names only)"),
+    model: list[str] = typer.Option(
+        [], "--model", help="backbone name (repeatable); default settings.llm.model"
+    ),
+    mode: str = typer.Option(
+        "full", "--mode", help="'full' or 'name_only' (question + candidate names only)"
+    ),
     limit: int | None = typer.Option(None, "--limit", help="answer only the first N tasks"),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
@@ -55,6 +59,18 @@ def run_command(
         raise typer.BadParameter("give --method M (repeatable) or --methods all", param_hint="--method")
     if mode not in ("full", "name_only"):
         raise typer.BadParameter("expected 'full' or 'name_only'", param_hint="--mode")
+    unknown = sorted(set(chosen) - set(ALL_METHODS))
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown method(s) {unknown}; choose from {', '.join(ALL_METHODS)}", param_hint="--method"
+        )
+    needs_kb = [
+        name for name in chosen if name != "native" and not (mode == "name_only" and name in LLM_METHODS)
+    ]
+    if needs_kb and kb is None:
+        raise typer.BadParameter(
+            f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
+        )
     settings = Settings()
     loaded = load_release(release)
     tasks = loaded.tasks[:limit] if limit else loaded.tasks
@@ -68,22 +84,41 @@ def run_command(
         def view_factory(cutoff):  # type: ignore[no-untyped-def]
             return KBView(knowledge_base, cutoff)
 
-    summary = run_release(tasks, out, settings, list(dict.fromkeys(chosen)), models=list(model) or None,
-                          mode=mode,  # type: ignore[arg-type]
-                          view_factory=view_factory, progress=progress, retry_errors=retry_errors,
-                          questions=loaded.questions)
+    summary = run_release(
+        tasks,
+        out,
+        settings,
+        list(dict.fromkeys(chosen)),
+        models=list(model) or None,
+        mode=mode,  # type: ignore[arg-type]
+        view_factory=view_factory,
+        progress=progress,
+        retry_errors=retry_errors,
+        questions=loaded.questions,
+    )
     _write_run_manifest(out, release, kb, settings, chosen, model, mode)
-    console.print(f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
-                  f"{summary.done_before} already done, {summary.forecasts} forecasts")
+    console.print(
+        f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
+        f"{summary.done_before} already done, {summary.forecasts} forecasts"
+    )
     if summary.skipped:
         console.print(f"  skipped {', '.join(summary.skipped)}: non-LLM methods have no name-only mode")
     for name, usage in summary.usage.items():
-        console.print(f"  {name}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens, "
-                      f"{usage['cache_hits']} cache hits")
+        console.print(
+            f"  {name}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens, "
+            f"{usage['cache_hits']} cache hits"
+        )
 
 
-def _write_run_manifest(out: Path, release: Path, kb: Path | None, settings: object, methods: list[str],
-                        models: list[str], mode: str) -> None:
+def _write_run_manifest(
+    out: Path,
+    release: Path,
+    kb: Path | None,
+    settings: object,
+    methods: list[str],
+    models: list[str],
+    mode: str,
+) -> None:
     from foresci.agents.answers import read_answers
     from foresci.agents.runner import ANSWERS_FILE
     from foresci.artifacts import sha256_file, write_manifest
@@ -92,9 +127,11 @@ def _write_run_manifest(out: Path, release: Path, kb: Path | None, settings: obj
     inputs = {"release": str(release), "tasks_sha256": sha256_file(release / "tasks.jsonl")}
     if kb is not None:
         inputs["kb"] = str(kb)
-    config = {"methods": methods, "models": models, "mode": mode,
-              "settings": settings.public_dump()}  # type: ignore[attr-defined]
-    counts = {"rows": len(rows), "ok": sum(row.status == "ok" for row in rows),
-              "errors": sum(row.status == "error" for row in rows),
-              "contamination_risk": sum(row.contamination_risk for row in rows)}
+    config = {"methods": methods, "models": models, "mode": mode, "settings": settings.public_dump()}  # type: ignore[attr-defined]
+    counts = {
+        "rows": len(rows),
+        "ok": sum(row.status == "ok" for row in rows),
+        "errors": sum(row.status == "error" for row in rows),
+        "contamination_risk": sum(row.contamination_risk for row in rows),
+    }
     write_manifest(out, "run", inputs=inputs, config=config, files=[ANSWERS_FILE], counts=counts)

@@ -148,3 +148,19 @@ def test_tools_guard_the_cutoff_and_the_budget() -> None:
     logged = [call.tool for call in tools.artifact.tool_calls]
     assert logged == ["search", "get_paper", "related_papers", "timeline"]
     assert all(item.paper_id != "2508.00001" for item in tools.artifact.retrieved)
+
+
+def test_run_cli_rejects_bad_requests(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+
+    runner = CliRunner()
+    missing_kb = runner.invoke(
+        app, ["run", str(tmp_path), "--method", "hybrid_rag", "--out", str(tmp_path / "r")]
+    )
+    assert missing_kb.exit_code != 0 and "--kb" in missing_kb.output
+    unknown = runner.invoke(app, ["run", str(tmp_path), "--method", "oracle", "--out", str(tmp_path / "r")])
+    assert unknown.exit_code != 0 and "oracle" in unknown.output
+    nothing = runner.invoke(app, ["run", str(tmp_path), "--out", str(tmp_path / "r")])
+    assert nothing.exit_code != 0
