@@ -38,6 +38,10 @@ class TaxonomySettings(BaseModel):
     kmeans_iterations: int = Field(default=40, description="Lloyd iterations per clustering")
     signals_every_slice: bool = Field(default=False, description="derive signals and evolution edges for "
                                                                  "every snapshot, not only the final one")
+    recent_months: int = Field(default=3, ge=1, description="months (ending at the cutoff) of a node's "
+                                                            "pre-cutoff momentum window")
+    recent_baseline_months: int = Field(default=6, ge=1, description="months before that window used as "
+                                                                     "its baseline")
     slicing_file: Path | None = Field(default=None, description="slicing policy YAML; default "
                                                                 "taxonomy/slicing.yaml")
     dimensions_file: Path | None = Field(default=None, description="dimension cue words YAML; default "

@@ -25,6 +25,7 @@ from foresci.taxonomy.models import Dimension, Snapshot
 from foresci.taxonomy.signals import SignalPatterns, attach_signals
 from foresci.taxonomy.slicing import load_slicing_policy, slice_bounds
 from foresci.taxonomy.text import TermMatrix
+from foresci.taxonomy.trajectory import TrajectoryRules, attach_recent_momentum
 
 SliceCallback = Callable[[int, int], None]
 
@@ -116,6 +117,8 @@ def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str
         if config.signals_every_slice or slice_index == len(history.slices) - 1:
             attach_signals(snapshot, visible, patterns)
             snapshot.edges = evolution_edges(snapshot, visible, evolution_rules)
+            attach_recent_momentum(snapshot, config.recent_months, config.recent_baseline_months,
+                                   TrajectoryRules.load(config.trajectory_file))
         history.snapshots.append(snapshot)
         if on_slice is not None:
             on_slice(slice_index + 1, len(history.slices))

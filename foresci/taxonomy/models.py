@@ -63,6 +63,10 @@ class Node(BaseModel):
                                          "node's papers; assign_papers routes new papers by it")
     dimension_shares: dict[str, float] = Field(
         default_factory=dict, description="share of the node's papers routed to each dimension")
+    recent_trajectory: Trajectory | None = Field(
+        default=None, description="pre-cutoff momentum: the last `recent_months` months up to the cutoff "
+                                  "against the `recent_baseline_months` before them (cutoff-safe)")
+    recent_lift: float | None = Field(default=None, description="share lift behind recent_trajectory")
     cohesion: float | None = Field(default=None,
                                    description="mean cosine of the node's papers to its centroid")
 

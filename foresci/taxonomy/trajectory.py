@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from foresci.resources import declarative_file
-from foresci.taxonomy.models import Trajectory
+from foresci.taxonomy.models import Snapshot, Trajectory
 from foresci.taxonomy.text import entropy
 
 
@@ -136,3 +136,32 @@ def classify_trajectory(node_monthly: dict[str, int], reference_monthly: dict[st
                         child_monthly: list[dict[str, int]] | None = None) -> Trajectory:
     """The trajectory label of a node in ``window`` relative to ``baseline`` (see measure_trajectory)."""
     return measure_trajectory(node_monthly, reference_monthly, window, baseline, rules, child_monthly).label
+
+
+def _month_start(day: date, months_back: int) -> date:
+    """First day of the month ``months_back`` months before ``day``'s month."""
+    index = day.year * 12 + day.month - 1 - months_back
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def attach_recent_momentum(snapshot: Snapshot, recent_months: int, baseline_months: int,
+                           rules: TrajectoryRules | None = None) -> None:
+    """Set ``recent_trajectory``/``recent_lift`` of every node from pre-cutoff counts only (in place).
+
+    Window: the ``recent_months`` calendar months ending with the cutoff's month; baseline: the
+    ``baseline_months`` before them; shares of ``snapshot.reference_monthly``. Nodes stay unset when
+    the reference is empty in either range.
+    """
+    window = (_month_start(snapshot.cutoff, recent_months - 1), snapshot.cutoff)
+    baseline = (_month_start(snapshot.cutoff, recent_months + baseline_months - 1),
+                _month_start(snapshot.cutoff, recent_months - 1) - timedelta(days=1))
+    window_months, baseline_months_keys = months_between(*window), months_between(*baseline)
+    if _total(snapshot.reference_monthly, window_months) <= 0 or _total(
+            snapshot.reference_monthly, baseline_months_keys) <= 0:
+        return
+    for node in snapshot.nodes:
+        children = [child.monthly_counts for child in snapshot.children(node.node_id)]
+        measure = measure_trajectory(node.monthly_counts, snapshot.reference_monthly, window, baseline, rules,
+                                     children or None)
+        node.recent_trajectory = measure.label
+        node.recent_lift = measure.lift

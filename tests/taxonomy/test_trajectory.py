@@ -113,3 +113,13 @@ def _ancestor(snapshot, node_id: str, ancestor_id: str) -> bool:
             return True
         parent = snapshot.node(parent).parent_id
     return False
+
+
+def test_recent_momentum_uses_only_pre_cutoff_counts(planted_history: TaxonomyHistory) -> None:
+    final = planted_history.final
+    assert all(node.recent_trajectory is not None for node in final.nodes)
+    newcomer = next(node for node in final.children(None) if node.paper_ids[0].startswith("fimbral"))
+    fading = next(node for node in final.children(None) if node.paper_ids[0].startswith("vellium"))
+    assert newcomer.recent_trajectory == "accelerating"
+    assert fading.recent_trajectory == "cooling"
+    assert all(month <= "2025-04" for node in final.nodes for month in node.monthly_counts)
