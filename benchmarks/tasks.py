@@ -1,0 +1,167 @@
+"""Real-data release benchmark: build a release, audit it, import ResearchForesight, round-trip a package.
+
+Usage (full KB, the normal path):
+    python benchmarks/tasks.py --kb /work/kb-real --out /work/release-real
+Fallback when no embedded KB exists yet (keyword screen + hashed bag-of-words vectors; say so in reports):
+    python benchmarks/tasks.py --corpus ../shared/corpora/arxiv-daily --fast --out /work/release-real
+
+Prints timings, the release audit, the ResearchForesight import audit and the package resolution summary.
+Exits non-zero when a goal is missed: every family >= --per-family tasks, all four domains present, gates
+passed, package resolved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from foresci.io import iter_jsonl
+from foresci.kb.models import Paper
+from foresci.settings import Settings
+from foresci.tasks.audit import audit_tasks, render_audit
+from foresci.tasks.build import build_release
+from foresci.tasks.forecast import make_package, resolve_package
+from foresci.tasks.hidden_io import load_hidden
+from foresci.tasks.models import FAMILIES
+from foresci.tasks.release import load_release
+from foresci.tasks.rf_import import import_researchforesight
+from foresci.tasks.text import content_tokens
+
+DIMENSION = 384
+START = time.perf_counter()
+
+
+def say(message: str) -> None:
+    """Print a timestamped progress line."""
+    print(f"[{time.perf_counter() - START:7.1f}s] {message}", flush=True)
+
+
+def hashed_vector(text: str) -> np.ndarray:
+    """Unit-length hashed bag of content words with sublinear term frequency."""
+    counts = Counter(content_tokens(text))
+    vector = np.zeros(DIMENSION, dtype=np.float32)
+    for token, count in counts.items():
+        digest = int(hashlib.md5(token.encode()).hexdigest()[:8], 16)
+        vector[digest % DIMENSION] += (1.0 + np.log(count)) * (1 if digest & 1 << 31 else -1)
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm else vector
+
+
+class LiteKB:
+    """The KB reads the tasks code needs, over raw daily files: keyword screen, hashed vectors."""
+
+    def __init__(self, corpus: Path, until: date | None = None, source: LiteKB | None = None) -> None:
+        if source is None:
+            from foresci.kb.domains import load_domains
+            from foresci.kb.ingest import ingest
+            from foresci.kb.screen import DomainScreener
+
+            result = ingest([corpus], max_row_bytes=200_000)
+            settings = Settings()
+            screeners = [DomainScreener(spec, np.zeros((1, DIMENSION), dtype=np.float32), settings.kb)
+                         for spec in load_domains()]
+            self._domains_of: dict[str, set[str]] = {}
+            for paper in result.papers:
+                for screener in screeners:
+                    if screener.decide(paper, 0.0).status != "excluded":
+                        self._domains_of.setdefault(paper.paper_id, set()).add(screener.spec.slug)
+            self._all = [paper for paper in result.papers if paper.paper_id in self._domains_of]
+            self._vectors = {paper.paper_id: hashed_vector(paper.text) for paper in self._all}
+            self.domains = [screener.spec.slug for screener in screeners]
+        else:
+            self._domains_of, self._all, self._vectors = source._domains_of, source._all, source._vectors
+            self.domains = source.domains
+        self._papers = [paper for paper in self._all if until is None or paper.announced <= until]
+        self.max_date = max(paper.announced for paper in self._papers)
+        self.fingerprint = f"lite-{len(self._papers)}-{self.max_date}"
+        self.path = corpus
+
+    def truncated(self, until: date) -> LiteKB:
+        """The same KB cut at ``until`` (as if built from files up to that day)."""
+        return LiteKB(self.path, until=until, source=self)
+
+    def papers(self, until: date | None = None, since: date | None = None, domain: str | None = None,
+               statuses: Sequence[str] = ("core", "support")) -> list[Paper]:
+        """Screened papers in [since, until], announcement order."""
+        return [paper for paper in self._papers if (until is None or paper.announced <= until)
+                and (since is None or paper.announced >= since)
+                and (domain is None or domain in self._domains_of[paper.paper_id])]
+
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
+        """Hashed vectors in the order of the ids."""
+        if not paper_ids:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        return np.stack([self._vectors[paper_id] for paper_id in paper_ids])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; return the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kb", type=Path, help="embedded KB folder (foresci kb build)")
+    parser.add_argument("--corpus", type=Path, help="daily arXiv folder, with --fast")
+    parser.add_argument("--fast", action="store_true", help="keyword screen + hashed vectors (no KB needed)")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--cutoff", type=date.fromisoformat, default=date(2025, 12, 31))
+    parser.add_argument("--per-family", type=int, default=25)
+    parser.add_argument("--taxonomy-dir", type=Path, help="reuse/save T(d,t) here (default OUT-taxonomy)")
+    parser.add_argument("--rf", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "releases"
+                        / "researchforesight-quarter")
+    args = parser.parse_args(argv)
+    taxonomy_dir = args.taxonomy_dir or args.out.with_name(args.out.name + "-taxonomy")
+    kb: Any
+    if args.kb is not None:
+        from foresci.kb.store import KnowledgeBase
+
+        kb = KnowledgeBase.open(args.kb, Settings())
+        truncated = None
+    elif args.fast and args.corpus is not None:
+        say(f"ingesting and keyword-screening {args.corpus}")
+        kb = LiteKB(args.corpus)
+        truncated = kb.truncated(args.cutoff)
+    else:
+        parser.error("give --kb, or --corpus with --fast")
+    say(f"KB: {len(kb.papers())} screened papers up to {kb.max_date}; domains {kb.domains}")
+    build_release(kb, args.out, args.cutoff, windows=("3m", "6m"), settings=Settings(),
+                  per_family=args.per_family,
+                  taxonomy_dir=taxonomy_dir, progress=say)
+    release = load_release(args.out)
+    report = audit_tasks(release.tasks, load_hidden(args.out))
+    say("release built")
+    print(render_audit(report))
+    counts = Counter(task.family for task in release.tasks)
+    domains = {task.domain for task in release.tasks}
+    goals = [all(counts[family] >= args.per_family for family in FAMILIES), len(domains) >= 4, report.passed]
+    print(f"tasks by family: {dict(counts)}; domains: {sorted(domains)}")
+    if args.rf.is_dir():
+        rf_out = args.out.with_name(args.out.name + "-rf")
+        import_researchforesight(args.rf, rf_out, kb.papers())
+        rf = load_release(rf_out)
+        say("ResearchForesight import")
+        print(render_audit(audit_tasks(rf.tasks, load_hidden(rf_out))))
+    package = args.out.with_name(args.out.name + "-package")
+    make_package(truncated or kb, package, args.cutoff, window="3m", n=12, settings=Settings(),
+                 taxonomy_dir=taxonomy_dir)
+    resolved = resolve_package(package, kb)
+    say("package made from the truncated KB and resolved against the full one")
+    questions = {row["question_id"]: row for row in iter_jsonl(package / "forecast.jsonl")}
+    for row in iter_jsonl(resolved):
+        question = questions[row["question_id"]]
+        print(f"  {question['kind']:7s} {question['params']['family']:23s} "
+              f"baseline={question['baseline']!s:8s} "
+              f"outcome={row['outcome']}  {question['text'][:90]}")
+    goals.append(resolved.is_file())
+    return 0 if all(goals) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
