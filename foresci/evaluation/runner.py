@@ -102,7 +102,10 @@ def _score_plain(answer: Answer, release: ReleaseData) -> Score | None:
                 "missing",
                 f"no forecast question or resolution for {answer.task_id} in {release.path}",
             )
-        return score_forecast_answer(answer, question, resolution)
+        try:
+            return score_forecast_answer(answer, question, resolution)
+        except ValueError as error:  # unordered quantiles, missing probability, invalid payload
+            return _unscored(answer, FORECAST_FAMILY, question.domain, "error", f"invalid forecast: {error}")
     task = release.tasks.get(answer.task_id)
     family, domain = (task.family, task.domain) if task else (answer.family, "")
     if answer.status == "error":

@@ -136,3 +136,24 @@ def test_diagnostics_on_hand_made_rows() -> None:
     lift = {(row["metric"], row["method"]): row for row in foresight_lift(scores, metrics=("fta",))}
     assert lift[("fta", "a")]["vs_persistence"] == pytest.approx(0.4)
     assert lift[("fta", "a")]["n_persistence"] == 1
+
+
+def test_invalid_forecast_is_an_error_row_not_a_crash(
+    tmp_path: Path, release_dir: Path, eval_settings: Settings
+) -> None:
+    from foresci.agents.models import Answer
+    from tests.evaluation.fixtures import write_run
+
+    bad = Answer(
+        task_id="Q1",
+        family="forecast",
+        method="m",
+        payload={"question_id": "Q1", "p10": 90, "p50": 10, "p90": 5},
+    )
+    run = write_run(tmp_path / "bad", release_dir, [bad])
+    summary = json.loads(
+        evaluate_run(run, None, eval_settings, offline=True, encoder=WordEncoder()).read_text()
+    )
+    row = _rows(run)["Q1|m|-|full"]
+    assert row.status == "error" and row.error and "p10 <= p50 <= p90" in row.error
+    assert summary["counts"]["answer_errors"] == 1 and summary["forecast"] == []
