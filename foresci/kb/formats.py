@@ -24,11 +24,21 @@ EARLIEST_DATE = date(1991, 8, 1)  # arXiv opened in August 1991
 LATEST_DATE = date(2100, 1, 1)
 
 
-def check_date(announced: date, paper_id: str, field: str) -> date:
-    """Reject dates before arXiv existed, absurdly late, or before the month the id encodes."""
+def check_date(announced: date, paper_id: str, field: str, clamp_to_id_month: bool = False) -> date:
+    """Reject dates before arXiv existed or absurdly late; handle dates before the id's month.
+
+    An announcement cannot precede the month its arXiv id encodes. For an announcement date (daily
+    files) that is an impossible row. For a submission or publication date (snapshot ``versions``,
+    KB-layer ``published_date``), which may fall a few days earlier at month ends or come from a
+    venue, ``clamp_to_id_month`` moves the date to the first day of the id's month: never earlier
+    than the paper could have been seen on arXiv, so no cutoff leaks.
+    """
     if not EARLIEST_DATE <= announced < LATEST_DATE:
         raise FieldError(field, f"impossible date {announced.isoformat()}")
-    if announced < id_month(paper_id):
+    first_possible = id_month(paper_id)
+    if announced < first_possible:
+        if clamp_to_id_month:
+            return first_possible
         raise FieldError(field, f"date {announced.isoformat()} is before the month of id {paper_id}")
     return announced
 
@@ -123,7 +133,7 @@ def _snapshot_date(row: dict[str, Any]) -> date:
 def paper_from_snapshot(row: dict[str, Any]) -> Paper:
     """A row of the arXiv metadata snapshot (Kaggle/OAI): the date is ``versions[0].created``."""
     paper_id = normalize_arxiv_id(row.get("id"))
-    announced = check_date(_snapshot_date(row), paper_id, "versions[0].created")
+    announced = check_date(_snapshot_date(row), paper_id, "versions[0].created", clamp_to_id_month=True)
     return _paper(
         paper_id,
         row,
@@ -158,7 +168,10 @@ def paper_from_kb_layer(content: dict[str, Any], structure: dict[str, Any] | Non
     """A ResearchForesight KB-layer paper: ``content`` row plus its ``structures`` row, if any."""
     paper_id = normalize_arxiv_id(content.get("paper_id") or content.get("source_paper_id"))
     announced = check_date(
-        parse_iso_date(content.get("published_date"), "published_date"), paper_id, "published_date"
+        parse_iso_date(content.get("published_date"), "published_date"),
+        paper_id,
+        "published_date",
+        clamp_to_id_month=True,
     )
     limitations = _texts((structure or {}).get("explicit_limitations"), ("name", "description"))
     future_work = _texts((structure or {}).get("future_work"), ("direction",))

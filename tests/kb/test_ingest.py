@@ -171,3 +171,16 @@ def test_fuzzed_ingest_loses_no_good_row_and_quarantines_every_bad_one(tmp_path:
         "impossible date",
     ):
         assert expected in reasons
+
+
+def test_submission_date_before_the_id_month_is_clamped_not_dropped(tmp_path: Path) -> None:
+    row = {
+        "id": "2310.00166",
+        "title": "Month-end submission",
+        "abstract": "x",
+        "versions": [{"version": "v1", "created": "Fri, 29 Sep 2023 17:00:00 GMT"}],
+    }
+    path = tmp_path / "snapshot.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (paper,) = ingest([path], max_row_bytes=10_000).papers
+    assert paper.announced == date(2023, 10, 1)  # never earlier than arXiv could have shown it
