@@ -75,19 +75,26 @@ def _add_leader_pvalues(
     settings: EvaluationSettings,
     higher_is_better: bool = True,
 ) -> None:
-    """Mark the leader of each metric and a paired-bootstrap p-value (shared tasks) for the others."""
+    """Mark the leader(s) of each metric and a paired-bootstrap p-value (shared tasks) for the others.
+
+    Entries tied with the best mean are all leaders (and get no p-value); with a single entry there is
+    no leader to mark.
+    """
+    sign = 1 if higher_is_better else -1
     for name in names:
         ranked = [entry for entry in entries if name in entry["metrics"]]
-        if not ranked:
+        if len(ranked) < 2:
             continue
-        leader = max(ranked, key=lambda e: e["metrics"][name]["mean"] * (1 if higher_is_better else -1))
+        best = max(entry["metrics"][name]["mean"] * sign for entry in ranked)
+        leaders = [entry for entry in ranked if abs(entry["metrics"][name]["mean"] * sign - best) < 1e-12]
+        leader = leaders[0]
         leader_rows = {
             s.task_id: v for s in rows_by_key[leader["key"]] for v in [metric_value(s, name)] if v is not None
         }
         for entry in ranked:
             cell = entry["metrics"][name]
-            cell["leader"] = entry is leader
-            if entry is leader:
+            cell["leader"] = any(entry is tied for tied in leaders)
+            if cell["leader"]:
                 continue
             other = {
                 s.task_id: v

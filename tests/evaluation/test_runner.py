@@ -157,3 +157,20 @@ def test_invalid_forecast_is_an_error_row_not_a_crash(
     row = _rows(run)["Q1|m|-|full"]
     assert row.status == "error" and row.error and "p10 <= p50 <= p90" in row.error
     assert summary["counts"]["answer_errors"] == 1 and summary["forecast"] == []
+
+
+def test_leader_marking_and_paired_pvalues() -> None:
+    from foresci.evaluation.config import EvaluationSettings
+    from foresci.evaluation.summary import leaderboard
+
+    settings = EvaluationSettings(bootstrap_samples=300)
+    tied = [_score(f"t{i}", "venue_positioning", method, fta=0.5) for i in range(4) for method in ("a", "b")]
+    cells = {e["method"]: e["metrics"]["fta"] for e in leaderboard(tied, settings) if e["family"] == "all"}
+    assert cells["a"]["leader"] and cells["b"]["leader"] and "p_vs_leader" not in cells["b"]
+    apart = [_score(f"t{i}", "venue_positioning", "a", fta=0.9) for i in range(6)] + [
+        _score(f"t{i}", "venue_positioning", "b", fta=0.1 + 0.01 * i) for i in range(6)
+    ]
+    cells = {e["method"]: e["metrics"]["fta"] for e in leaderboard(apart, settings) if e["family"] == "all"}
+    assert cells["a"]["leader"] and not cells["b"]["leader"] and cells["b"]["p_vs_leader"] < 0.01
+    lone = leaderboard(apart[:6], settings)[0]["metrics"]["fta"]
+    assert "leader" not in lone
