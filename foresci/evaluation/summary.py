@@ -250,7 +250,7 @@ def leaderboard_table(summary: dict[str, Any], family: str = "all") -> Any:
     entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
     names = [name for name in TASK_METRICS if any(name in entry["metrics"] for entry in entries)]
     table = Table(title=f"foresci leaderboard ({family}; mean, 95 % CI in the report)")
-    table.add_column("method · backbone")
+    table.add_column("method · backbone", no_wrap=True, min_width=20, overflow="ellipsis")
     table.add_column("n", justify="right")
     for name in names:
         table.add_column(METRIC_LABELS.get(name, name), justify="right")
