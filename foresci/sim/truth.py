@@ -122,6 +122,11 @@ class GroundTruth(BaseModel):
     background_category: str = Field(description="category of off-domain papers a screen should exclude")
     paper_count: int = Field(description="unique papers in the corpus")
     row_count: int = Field(description="rows in the corpus (repeats included)")
+    noise_counts: dict[str, int] = Field(
+        default_factory=dict,
+        description="papers touched by observation noise: dropped, delayed, repeated, mislabelled, "
+        "stringified (author or category list written as a Python string)",
+    )
 
     def direction(self, key: str) -> DirectionTruth:
         """A direction by id or name; KeyError naming the key if absent."""

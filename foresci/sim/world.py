@@ -197,7 +197,20 @@ def build_truth(plan: WorldPlan, drafts: list[Draft]) -> GroundTruth:
         background_category=BACKGROUND_CATEGORY,
         paper_count=len(kept),
         row_count=sum(1 + len(draft.repeat_days) for draft in kept),
+        noise_counts=noise_counts(drafts),
     )
+
+
+def noise_counts(drafts: list[Draft]) -> dict[str, int]:
+    """How many papers each kind of observation noise touched."""
+    kept = [draft for draft in drafts if not draft.dropped]
+    return {
+        "dropped": len(drafts) - len(kept),
+        "delayed": sum(draft.delayed_days > 0 for draft in kept),
+        "repeated": sum(bool(draft.repeat_days) for draft in kept),
+        "mislabelled": sum("mislabelled" in draft.roles for draft in kept),
+        "stringified": sum(draft.stringify_authors or draft.stringify_categories for draft in kept),
+    }
 
 
 def paper_labels(drafts: list[Draft]) -> list[PaperLabel]:
@@ -302,6 +315,7 @@ def generate_world(cfg: WorldConfig, out: Path | str, progress: Progress | None 
             "days": len(corpus_files),
             "domains": len(plan.domains),
             "directions": len(plan.directions),
+            "noise": truth.noise_counts,
         },
     )
     return WorldPaths(

@@ -29,7 +29,13 @@ def test_noisy_world_ingests_with_zero_quarantined_rows(noisy_world: Path) -> No
         label = labels[paper.paper_id]
         assert paper.announced == label.announced  # the first announcement, not a repeat
         assert paper.authors and paper.categories  # stringified lists were parsed back
-    assert any(label.delayed_days for label in labels.values())
+    assert sum(label.delayed_days > 0 for label in labels.values()) == truth.noise_counts["delayed"] > 0
+    assert (
+        sum("mislabelled" in label.roles for label in labels.values())
+        == truth.noise_counts["mislabelled"]
+        > 0
+    )
+    assert truth.noise_counts["dropped"] > 0 and truth.noise_counts["stringified"] > 0
 
 
 def test_ids_are_sequential_within_each_month(clean_world: Path) -> None:
