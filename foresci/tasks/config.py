@@ -9,7 +9,6 @@ class TaskSettings(BaseModel):
     """How foresight tasks and releases are built."""
 
     seed: int = Field(default=7, description="random seed for candidate sampling")
-    llm_polish: bool = Field(default=False, description="let the builder LLM polish question wording")
     candidates_per_task: int = Field(default=4, description="options per direction/planning task")
     min_support: int = Field(default=8, description="pre-cutoff papers a candidate node needs (ForeSci B.3)")
     min_baseline: int = Field(default=2, description="papers a candidate node needs in the baseline period")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from foresci.kb.models import Paper
-from foresci.tasks.text import content_tokens, vocabulary
+from foresci.tasks.text import content_tokens, ngrams, vocabulary
 from foresci.tasks.windows import Window, month_key
 from foresci.taxonomy.models import Node, Snapshot, Trajectory
 
@@ -65,6 +65,15 @@ class DomainEvidence:
     pre_vocabulary: frozenset[str]
     normalised_by: str = NORMALISED_BY
     _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _gram_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    def gram_set(self, paper_id: str) -> frozenset[str]:
+        """Content n-grams of a paper's title and abstract (cached)."""
+        cached = self._gram_sets.get(paper_id)
+        if cached is None:
+            cached = frozenset(ngrams(self.papers[paper_id].text))
+            self._gram_sets[paper_id] = cached
+        return cached
 
     def token_set(self, paper_id: str) -> frozenset[str]:
         """Content tokens of a paper's title and abstract (cached)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
@@ -34,6 +35,7 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(item)
 
 
+@functools.cache
 def template_vocabulary() -> frozenset[str]:
     """Words the templates themselves contribute (allowed whatever the corpus says)."""
     from foresci.tasks import templates

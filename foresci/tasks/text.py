@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 SENTENCE_BREAK = re.compile(r"[.;:!?,()]\s*")
 TOKEN = re.compile(r"[a-z][a-z0-9\-]+")
@@ -90,21 +90,30 @@ def distinctive_ngrams(focus: Iterable[str], background: Iterable[str], top: int
                        min_count: int = 2, min_lift: float = 2.0) -> list[tuple[str, float]]:
     """Return n-grams much more frequent in ``focus`` texts than in ``background`` texts, best first.
 
-    Each n-gram counts once per document. Kept when its document rate in the focus set is at least
-    ``min_lift`` times its (add-one smoothed) rate in the background; scored by focus document frequency
-    times the log of that lift. An n-gram overlapping a better one is skipped.
+    See :func:`distinctive_gram_sets`; this form takes raw texts.
+    """
+    return distinctive_gram_sets([frozenset(ngrams(text)) for text in focus],
+                                 [frozenset(ngrams(text)) for text in background], top, min_count, min_lift)
+
+
+def distinctive_gram_sets(focus: Sequence[frozenset[str]], background: Sequence[frozenset[str]], top: int = 5,
+                          min_count: int = 2, min_lift: float = 2.0) -> list[tuple[str, float]]:
+    """Return n-grams much more frequent in the ``focus`` documents than in the ``background`` ones.
+
+    Documents are given as their n-gram sets. Kept when the focus document rate is at least ``min_lift``
+    times the (add-one smoothed) background rate; scored by focus document frequency times the log of that
+    lift. An n-gram overlapping a better one is skipped.
     """
     import math
 
     focus_df: Counter[str] = Counter()
-    focus_texts = list(focus)
-    for text in focus_texts:
-        focus_df.update(set(ngrams(text)))
+    for grams in focus:
+        focus_df.update(grams)
+    wanted = {gram for gram, count in focus_df.items() if count >= min_count}
     background_df: Counter[str] = Counter()
-    background_texts = list(background)
-    for text in background_texts:
-        background_df.update(set(ngrams(text)) & set(focus_df))
-    focus_docs, background_docs = len(focus_texts), len(background_texts)
+    for grams in background:
+        background_df.update(grams & wanted)
+    focus_docs, background_docs = len(focus), len(background)
     scored: list[tuple[str, float]] = []
     for gram, count in focus_df.items():
         if count < min_count:

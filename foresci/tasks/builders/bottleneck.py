@@ -17,7 +17,7 @@ from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
-from foresci.tasks.text import content_tokens, core_phrase, distinctive_ngrams
+from foresci.tasks.text import content_tokens, core_phrase, distinctive_gram_sets
 from foresci.taxonomy.models import Signal
 
 FAMILY = "bottleneck_opportunity"
@@ -67,9 +67,10 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
     growth, primary, before, addressing = scored[0]
-    background = domain.texts(evidence.pre_ids)
     bottleneck_words = set(content_tokens(" ".join(signal.text for signal in evidence.node.signals)))
-    grams = [(gram, score) for gram, score in distinctive_ngrams(domain.texts(addressing), background, top=8)
+    ranked = distinctive_gram_sets([domain.gram_set(paper_id) for paper_id in addressing],
+                                   [domain.gram_set(paper_id) for paper_id in evidence.pre_ids], top=8)
+    grams = [(gram, score) for gram, score in ranked
              if len(set(content_tokens(gram)) - bottleneck_words) >= len(content_tokens(gram)) / 2][:4]
     if not grams:
         return None
