@@ -177,6 +177,18 @@ def embed_papers(
     return matrix, embedder.computed, reused
 
 
+def screen_all(
+    papers: Sequence[Paper], vectors: np.ndarray, domains: Sequence[DomainSpec], settings: Settings
+) -> list[ScreenDecision]:
+    """Rule + similarity screen of every paper for every domain, then the optional LLM screen."""
+    decisions = screen_papers(papers, vectors, _screeners(domains, settings))
+    if settings.kb.llm_screen and settings.llm.configured:
+        from foresci.kb.llm_screen import llm_rescreen
+
+        decisions = llm_rescreen(decisions, papers, domains, settings)
+    return decisions
+
+
 def _screeners(domains: Sequence[DomainSpec], settings: Settings) -> list[DomainScreener]:
     from foresci.embed import embedder_from_settings
 
@@ -304,7 +316,7 @@ def build_kb(
         with _stage(timings, "embed"):
             vectors, computed, reused = embed_papers(result.papers, settings, bars)
         with _stage(timings, "screen"):
-            decisions = screen_papers(result.papers, vectors, _screeners(domains, settings))
+            decisions = screen_all(result.papers, vectors, domains, settings)
         with _stage(timings, "bm25"):
             bm25 = BM25Index.empty().appended([paper.text for paper in result.papers])
         summary = BuildSummary(
@@ -380,7 +392,7 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
             with _stage(timings, "embed"):
                 vectors, computed, reused = embed_papers(fresh, settings, bars)
             with _stage(timings, "screen"):
-                decisions = screen_papers(fresh, vectors, _screeners(domains, settings))
+                decisions = screen_all(fresh, vectors, domains, settings)
             with _stage(timings, "bm25"):
                 bm25 = kb.bm25.appended([paper.text for paper in fresh])
             known_dates = ([kb.min_date, kb.max_date] if kb.size else []) + [p.announced for p in fresh]
@@ -423,7 +435,7 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
             with _stage(timings, "embed"):
                 vectors, computed, reused = embed_papers(merged, settings, bars, known=known)
             with _stage(timings, "screen"):
-                decisions = screen_papers(merged, vectors, _screeners(domains, settings))
+                decisions = screen_all(merged, vectors, domains, settings)
             with _stage(timings, "bm25"):
                 bm25 = BM25Index.empty().appended([paper.text for paper in merged])
             summary = _update_summary(

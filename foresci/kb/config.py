@@ -25,6 +25,9 @@ class KBSettings(BaseModel):
         default=0.5, description="embedding similarity to a domain seed that alone makes a paper 'core'"
     )
     llm_screen: bool = Field(default=False, description="ask the builder LLM to screen borderline papers")
+    llm_screen_max: int = Field(
+        default=300, description="borderline papers per domain sent to the LLM screen"
+    )
     max_row_bytes: int = Field(default=200_000, description="a raw row larger than this is quarantined")
     bm25_k1: float = Field(default=1.5, description="Okapi BM25 term-frequency saturation k1")
     bm25_b: float = Field(default=0.75, description="Okapi BM25 length normalisation b")

@@ -1,0 +1,240 @@
+"""Knowledge-base benchmark on the real corpus: build cost, query latency, BM25, memory, update.
+
+Goals (exit status 1 when one is missed):
+  * total build time / embedding-only time of the same texts <= 1.3
+  * hybrid query p50 <= 15 ms at a cutoff, and <= 3x a bare FAISS flat search of the same vectors
+  * sparse BM25 returns the same top-10 as rank-bm25 (and is faster)
+  * peak RSS <= 2 GiB
+  * one-day update <= 10 s plus that day's embedding time
+
+Examples:
+  python benchmarks/kb.py                                     # defaults below
+  FORESCI_CACHE_DIR=/work/cache-real python benchmarks/kb.py --field title
+  python benchmarks/kb.py --ratio-days 0     # the ratio on the FULL corpus (slow: embeds twice)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = Path(os.environ.get("FORESCI_SHARED", REPO.parent / "shared")) / "corpora" / "arxiv-daily"
+
+
+def _settings(cache_dir: Path, field: str):
+    from foresci.settings import Settings
+
+    return Settings(cache_dir=cache_dir, kb={"embed_field": field})
+
+
+def _p50_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000.0
+
+
+def measure_ratio(days: list[Path], field: str, scratch: Path) -> dict[str, float]:
+    """Embedding-only time vs a full build of the same days, both with empty caches."""
+    from foresci.embed import Embedder, load_sentence_model
+    from foresci.kb.build import build_kb, embedding_text
+    from foresci.kb.ingest import ingest
+    from foresci.settings import DEFAULT_EMBEDDING_MODEL
+
+    load_sentence_model(DEFAULT_EMBEDDING_MODEL)  # model load is not part of either timing
+    settings = _settings(scratch / "cache-build", field)
+    texts = [embedding_text(paper, field) for paper in ingest(days, settings.kb.max_row_bytes).papers]
+    embedder = Embedder(cache_dir=scratch / "cache-embed-only", batch_size=settings.embed.batch_size)
+    started = time.perf_counter()
+    for start in range(0, len(texts), settings.kb.embed_chunk):
+        embedder.encode(texts[start : start + settings.kb.embed_chunk])
+    embedding_only = time.perf_counter() - started
+    started = time.perf_counter()
+    build_kb(days, scratch / "kb-ratio", settings)
+    total = time.perf_counter() - started
+    return {
+        "papers": len(texts),
+        "embedding_only_s": embedding_only,
+        "build_s": total,
+        "ratio": total / embedding_only,
+    }
+
+
+def measure_queries(kb_dir: Path, settings, cutoff: date, count: int) -> dict[str, float]:
+    """Hybrid query latency at a cutoff vs a bare FAISS flat search of the same vectors."""
+    import faiss
+
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+
+    kb = KnowledgeBase.open(kb_dir, settings)
+    view = KBView(kb, cutoff)
+    rng = random.Random(0)
+    visible = kb.papers(until=cutoff)
+    queries = [" ".join(paper.title.split()[:8]) for paper in rng.sample(visible, count)]
+    started = time.perf_counter()
+    for query in queries:
+        view.query_vector(query)
+    encode_each = (time.perf_counter() - started) / count
+    view.search(queries[0])  # load indexes
+    hybrid = []
+    for query in queries:
+        started = time.perf_counter()
+        view.search(query, k=10)
+        hybrid.append(time.perf_counter() - started)
+    flat = faiss.IndexFlatIP(kb.vectors.shape[1])
+    flat.add(kb.vectors)
+    vectors = np.stack([view.query_vector(query) for query in queries]).astype(np.float32)
+    bare = []
+    for vector in vectors:
+        started = time.perf_counter()
+        flat.search(vector.reshape(1, -1), 100)
+        bare.append(time.perf_counter() - started)
+    return {
+        "papers": kb.size,
+        "visible": view.size,
+        "hybrid_p50_ms": _p50_ms(hybrid),
+        "faiss_flat_p50_ms": _p50_ms(bare),
+        "hybrid_over_faiss": _p50_ms(hybrid) / _p50_ms(bare),
+        "query_encoding_ms": encode_each * 1000.0,
+    }
+
+
+def measure_bm25(kb_dir: Path, settings, cutoff: date, count: int) -> dict[str, float]:
+    """Sparse BM25 vs rank-bm25 over the papers visible at the cutoff: same top-10, speed-up."""
+    from rank_bm25 import BM25Okapi
+
+    from foresci.kb.bm25 import tokenize
+    from foresci.kb.store import KnowledgeBase
+
+    kb = KnowledgeBase.open(kb_dir, settings)
+    prefix = kb.prefix(cutoff)
+    papers = kb.all_papers()[:prefix]
+    oracle = BM25Okapi([tokenize(paper.text) for paper in papers])
+    rng = random.Random(1)
+    queries = [" ".join(paper.title.split()[:6]) for paper in rng.sample(papers, count)]
+    ours_times, oracle_times, identical = [], [], 0
+    for query in queries:
+        started = time.perf_counter()
+        ours = kb.bm25.top(query, prefix, 10)
+        ours_times.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        scores = oracle.get_scores(tokenize(query))
+        expected = [row for row in np.argsort(-scores, kind="stable")[:10] if scores[row] > 0]
+        oracle_times.append(time.perf_counter() - started)
+        identical += [round(scores[row], 9) for row, _ in ours] == [round(scores[row], 9) for row in expected]
+    return {
+        "docs": prefix,
+        "ours_p50_ms": _p50_ms(ours_times),
+        "rank_bm25_p50_ms": _p50_ms(oracle_times),
+        "speedup": _p50_ms(oracle_times) / _p50_ms(ours_times),
+        "identical_top10": identical,
+        "queries": count,
+    }
+
+
+def main() -> int:
+    """Run the benchmark; print figures; exit 1 if a goal is missed."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(os.environ.get("FORESCI_CACHE_DIR", ".foresci/cache")),
+        help="embedding cache for the full build (warm it to skip re-embedding)",
+    )
+    parser.add_argument("--field", choices=["text", "title"], default="text", help="settings.kb.embed_field")
+    parser.add_argument(
+        "--ratio-days",
+        type=int,
+        default=3,
+        help="days used for the build/embedding ratio (0 = the full corpus)",
+    )
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--cutoff", type=date.fromisoformat, default=date(2025, 11, 30))
+    parser.add_argument("--workdir", type=Path, default=None, help="where to build (default: a temp folder)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args()
+    if not args.corpus.is_dir():
+        print(f"corpus not found: {args.corpus}", file=sys.stderr)
+        return 2
+    from foresci.kb.build import build_kb, update_kb
+
+    days = sorted(args.corpus.glob("*.jsonl*"))
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="foresci-kb-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    figures: dict[str, dict[str, float]] = {}
+    checks: list[tuple[str, bool]] = []
+
+    ratio_days = days if args.ratio_days == 0 else days[: args.ratio_days]
+    figures["ratio"] = measure_ratio(ratio_days, args.field, workdir / "ratio")
+    figures["ratio"]["days"] = len(ratio_days)
+    checks.append(("build / embedding-only <= 1.3", figures["ratio"]["ratio"] <= 1.3))
+    shutil.rmtree(workdir / "ratio", ignore_errors=True)
+
+    settings = _settings(args.cache, args.field)
+    kb_dir = workdir / "kb-full"
+    started = time.perf_counter()
+    summary = build_kb(days[:-1], kb_dir, settings)
+    figures["full_build"] = {
+        "seconds": time.perf_counter() - started,
+        "papers": summary.papers,
+        "embedded": summary.embedded,
+        **{f"{k}_s": v for k, v in summary.timings.items()},
+    }
+    started = time.perf_counter()
+    update = update_kb(kb_dir, days[-1:], settings)
+    update_seconds = time.perf_counter() - started
+    embed_seconds = update.timings.get("embed", 0.0)
+    figures["update"] = {
+        "seconds": update_seconds,
+        "added": update.added,
+        "embed_s": embed_seconds,
+        "non_embedding_s": update_seconds - embed_seconds,
+    }
+    checks.append(("one-day update <= 10 s + its embedding", update_seconds - embed_seconds <= 10.0))
+
+    figures["query"] = measure_queries(kb_dir, settings, args.cutoff, args.queries)
+    checks.append(("hybrid query p50 <= 15 ms", figures["query"]["hybrid_p50_ms"] <= 15.0))
+    checks.append(("hybrid p50 <= 3x bare FAISS flat", figures["query"]["hybrid_over_faiss"] <= 3.0))
+    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024)
+    figures["memory"] = {"peak_rss_gib": peak_gib}
+    checks.append(("peak RSS <= 2 GiB (build, update, queries)", peak_gib <= 2.0))
+
+    figures["bm25"] = measure_bm25(kb_dir, settings, args.cutoff, min(args.queries, 30))
+    checks.append(
+        (
+            "BM25 top-10 identical to rank-bm25",
+            figures["bm25"]["identical_top10"] == figures["bm25"]["queries"],
+        )
+    )
+    checks.append(("BM25 faster than rank-bm25", figures["bm25"]["speedup"] > 1.0))
+
+    for section, values in figures.items():
+        print(f"[{section}]")
+        for key, value in values.items():
+            print(f"  {key:24s} {value:.4g}" if isinstance(value, float) else f"  {key:24s} {value}")
+    print()
+    for name, passed in checks:
+        print(f"{'PASS' if passed else 'MISS'}  {name}")
+    if args.json:
+        args.json.write_text(json.dumps({"figures": figures, "checks": dict(checks)}, indent=2))
+    if args.workdir is None:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0 if all(passed for _, passed in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
