@@ -24,12 +24,33 @@ def metric_value(score: Score, name: str) -> float | None:
     return float(result.value)
 
 
-def diagnostic_value(score: Score, name: str) -> tuple[float | None, str]:
-    """The row's value for a content metric, using its offline stand-in when the judged one is absent.
+Plan = dict[tuple[str, str], str]
 
-    Returns (value, the metric name actually used): FTA of planning/venue is deterministic, so 'fta'
-    exists offline too; direction/bottleneck fall back to 'fta_offline_claims'.
+
+def metric_plan(scores: Sequence[Score]) -> Plan:
+    """Per (family, content metric): the metric name diagnostics use for that family.
+
+    The judged metric when any row of the family has it, else its offline stand-in, so one family never
+    mixes judged and offline values (rows lacking the chosen metric are left out of it). FTA of
+    planning/venue is deterministic, so 'fta' is chosen there in offline runs too.
     """
+    plan: Plan = {}
+    for family in {score.family for score in scores}:
+        rows = [score for score in scores if score.family == family]
+        for name, stand_in in OFFLINE_STAND_INS.items():
+            judged = any(metric_value(score, name) is not None for score in rows)
+            plan[(family, name)] = name if judged else stand_in
+    return plan
+
+
+def diagnostic_value(score: Score, name: str, plan: Plan | None = None) -> tuple[float | None, str]:
+    """The row's value for a content metric under ``plan`` (see :func:`metric_plan`), and the name used.
+
+    Without a plan the judged metric is used when the row has it, else its offline stand-in.
+    """
+    if plan is not None:
+        used = plan.get((score.family, name), name)
+        return metric_value(score, used), used
     value = metric_value(score, name)
     if value is not None or name not in OFFLINE_STAND_INS:
         return value, name
@@ -45,9 +66,11 @@ def low_score_rates(scores: Sequence[Score], fraction: float = 0.2) -> dict[str,
     """Share of each family's and each method's rows in the rank-selected bottom ``fraction`` per metric.
 
     Rows where a metric is not applicable (e.g. Trace of native answers) are left out of that metric;
-    rows tied at the boundary share the remaining low-score slots (see ``low_score_weights``).
+    rows tied at the boundary share the remaining low-score slots (see ``low_score_weights``). Where
+    some families use a judged metric and others its offline stand-in, each is ranked on its own.
     """
     rows = _task_rows(scores)
+    plan = metric_plan(rows)
     by_family: dict[str, dict[str, float]] = defaultdict(dict)
     by_method: dict[str, dict[str, float]] = defaultdict(dict)
     used: dict[str, str] = {}
@@ -55,13 +78,16 @@ def low_score_rates(scores: Sequence[Score], fraction: float = 0.2) -> dict[str,
         present = [
             (score, value, used_name)
             for score in rows
-            for value, used_name in [diagnostic_value(score, name)]
+            for value, used_name in [diagnostic_value(score, name, plan)]
             if value is not None
         ]
         if not present:
             continue
         used[name] = ", ".join(sorted({used_name for _, _, used_name in present}))
-        weights = low_score_weights([value for _, value, _ in present], fraction)
+        weights = np.zeros(len(present))
+        for used_name in {entry[2] for entry in present}:  # judged and offline values ranked apart
+            positions = [index for index, entry in enumerate(present) if entry[2] == used_name]
+            weights[positions] = low_score_weights([present[index][1] for index in positions], fraction)
         for grouping, key_of in ((by_family, lambda s: s.family), (by_method, lambda s: s.method)):
             totals: dict[str, int] = defaultdict(int)
             lows: dict[str, float] = defaultdict(float)
@@ -83,13 +109,17 @@ def metric_correlations(
 ) -> list[dict[str, Any]]:
     """Spearman and Pearson correlation of each metric pair over rows where both are available."""
     rows = _task_rows(scores)
+    plan = metric_plan(rows)
     results = []
     for index, first in enumerate(names):
         for second in names[index + 1 :]:
             pairs: list[tuple[float, float]] = []
             used: set[str] = set()
             for score in rows:
-                (a, a_name), (b, b_name) = diagnostic_value(score, first), diagnostic_value(score, second)
+                (a, a_name), (b, b_name) = (
+                    diagnostic_value(score, first, plan),
+                    diagnostic_value(score, second, plan),
+                )
                 if a is not None and b is not None:
                     pairs.append((a, b))
                     used.update((a_name, b_name))
@@ -112,9 +142,11 @@ def metric_correlations(
 def fact_fta_conflicts(scores: Sequence[Score], gap: float = 0.5, limit: int = 50) -> dict[str, Any]:
     """Rows with |Fact - FTA| >= gap: counts (high-FTA/low-Fact and the reverse) and the largest cases."""
     cases: list[dict[str, Any]] = []
-    for score in _task_rows(scores):
-        fact, fact_name = diagnostic_value(score, "fact")
-        fta, fta_name = diagnostic_value(score, "fta")
+    rows = _task_rows(scores)
+    plan = metric_plan(rows)
+    for score in rows:
+        fact, fact_name = diagnostic_value(score, "fact", plan)
+        fta, fta_name = diagnostic_value(score, "fta", plan)
         if fact is None or fta is None or abs(fact - fta) < gap:
             continue
         cases.append(
@@ -144,8 +176,10 @@ def _means_by_task(
 ) -> tuple[dict[tuple[str, str | None, str], dict[str, float]], set[str]]:
     table: dict[tuple[str, str | None, str], dict[str, float]] = defaultdict(dict)
     used: set[str] = set()
-    for score in _task_rows(scores):
-        value, used_name = diagnostic_value(score, metric)
+    rows = _task_rows(scores)
+    plan = metric_plan(rows)
+    for score in rows:
+        value, used_name = diagnostic_value(score, metric, plan)
         if value is not None:
             table[(score.method, score.model, score.mode)][score.task_id] = value
             used.add(used_name)

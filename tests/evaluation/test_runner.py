@@ -174,3 +174,20 @@ def test_leader_marking_and_paired_pvalues() -> None:
     assert cells["a"]["leader"] and not cells["b"]["leader"] and cells["b"]["p_vs_leader"] < 0.01
     lone = leaderboard(apart[:6], settings)[0]["metrics"]["fta"]
     assert "leader" not in lone
+
+
+def test_diagnostics_never_mix_judged_and_offline_values_in_a_family() -> None:
+    scores = [
+        _score("t1", "venue_positioning", "a", fact=0.9, fact_offline=0.1),
+        _score("t2", "venue_positioning", "a", fact=0.8, fact_offline=0.2),
+        _score("t1", "venue_positioning", "persistence", fact_offline=0.3),
+        _score("t3", "strategic_planning", "persistence", fact_offline=0.3),
+        _score("t3", "strategic_planning", "a", fact_offline=0.6),
+    ]
+    low = low_score_rates(scores, 0.5)
+    assert low["by_method"]["persistence"]["fact"] == 1.0  # its venue row (offline only) is left out
+    assert low["metrics_used"]["fact"] == "fact, fact_offline"
+    assert low["by_family"]["venue_positioning"]["fact"] == 0.5  # over a's two judged rows only
+    lift = {(row["metric"], row["method"]): row for row in foresight_lift(scores, metrics=("fact",))}
+    assert lift[("fact", "a")]["n_persistence"] == 1  # only the planning task, both offline
+    assert lift[("fact", "a")]["vs_persistence"] == pytest.approx(0.3)
