@@ -29,7 +29,7 @@ from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidenc
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.models import FAMILIES, ForecastQuestion
 from foresci.tasks.release import FORECAST_FILE
-from foresci.tasks.text import content_tokens
+from foresci.tasks.text import content_tokens, core_phrase
 from foresci.tasks.windows import Window, make_window
 from foresci.taxonomy.models import Snapshot
 
@@ -94,17 +94,20 @@ def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEviden
                    and (signal.first_seen is None or signal.first_seen <= evidence.cutoff)]
         if not signals:
             return None
-        signal = max(signals, key=lambda entry: (entry.count, entry.text))
-        words = set(content_tokens(signal.text))
         recent = [evidence.papers[paper_id] for paper_id in item.pre_ids
                   if window.in_baseline(evidence.papers[paper_id].announced)]
-        mentions = sum(1 for paper in recent if _mentions(words, paper))
+        counted = [(sum(1 for paper in recent if _mentions(set(content_tokens(core_phrase(signal.text))),
+                                                           paper)),
+                    signal.count, core_phrase(signal.text)) for signal in signals]
+        mentions, _, phrase = max(counted)
+        if mentions == 0:
+            return None
         text = (f"How many {domain_name} papers on '{name}' announced {span} will address the limitation "
-                f"'{signal.text}'? Give p10, p50 and p90.")
+                f"'{phrase}'? Give p10, p50 and p90.")
         rule = (f"number of window papers routed to the node whose title+abstract hold >= "
                 f"{MENTION_SHARE:.0%} of "
                 "the limitation's content words")
-        params["phrase"] = signal.text
+        params["phrase"] = phrase
         params["baseline_count"] = mentions
         baseline = float(mentions)
     else:
@@ -139,13 +142,13 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
     questions: list[ForecastQuestion] = []
     domains = sorted(evidences)
     exhausted: set[str] = set()
-    position = 0
     kinds = _kinds()
     while domains and len(questions) < n and len(exhausted) < len(FAMILIES):
         family, kind = next(kinds)
         if family in exhausted:
             continue
         made = None
+        position = len(questions) + len(questions) // len(FAMILIES)
         for offset in range(len(domains)):
             domain = domains[(position + offset) % len(domains)]
             for item in pools[domain]:
@@ -158,7 +161,6 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
                 if made is not None:
                     break
             if made is not None:
-                position += offset + 1
                 break
         if made is None:
             exhausted.add(family)
