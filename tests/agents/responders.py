@@ -29,7 +29,10 @@ def schema_name(request: dict[str, Any]) -> str | None:
 def answering_responder(request: dict[str, Any]) -> Any:
     """A model that answers every schema validly, citing the first paper ids it was shown."""
     text = request_text(request)
-    ids = list(dict.fromkeys(PAPER_ID.findall(text)))
+    shown = "\n".join(
+        str(message.get("content", "")) for message in request["messages"] if message["role"] == "user"
+    )
+    ids = list(dict.fromkeys(PAPER_ID.findall(shown)))  # not the example id of the system prompt
     options = list(dict.fromkeys(OPTION_LINE.findall(text)))
     cite = f" [{ids[0]}]" if ids else ""
     name = schema_name(request)

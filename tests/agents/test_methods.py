@@ -59,6 +59,7 @@ def test_method_answers_every_family(
             assert row.support is not None and row.support.retrieved and row.support.tool_calls
             assert all(item.announced <= toy_world_cutoff() for item in row.support.retrieved)
             cited = {paper_id for evidence in row.support.evidence for paper_id in evidence.paper_ids}
+            assert cited, "the answer cites retrieved papers, so evidence must link them"
             assert cited <= {item.paper_id for item in row.support.retrieved}, "evidence cites unseen ids"
     assert len(scripted_llm.requests) == 4 * EXPECTED_CALLS[method]
     _assert_no_leak(scripted_llm.all_text(), rows, toy_world)
