@@ -40,24 +40,32 @@ class ReleaseData:
     resolutions: dict[str, Resolution] = field(default_factory=dict)
 
 
+RESOLUTION_FILES = ("forecast_hidden.jsonl", "resolutions.jsonl")  # a release / a resolved forecast package
+
+
 def load_release(release_dir: Path) -> ReleaseData:
-    """Load tasks.jsonl + hidden.jsonl (+ forecast.jsonl / forecast_hidden.jsonl when present)."""
+    """Load a release (tasks.jsonl + hidden.jsonl) and/or its forecast questions with their resolutions.
+
+    A prospective forecast package (forecast.jsonl + resolutions.jsonl, no tasks) is accepted too.
+    """
     release_dir = Path(release_dir)
-    tasks_path = release_dir / "tasks.jsonl"
-    if not tasks_path.is_file():
-        raise FileNotFoundError(f"{tasks_path}: no tasks.jsonl; is {release_dir} a foresci release?")
+    tasks_path, forecast_path = release_dir / "tasks.jsonl", release_dir / "forecast.jsonl"
+    if not tasks_path.is_file() and not forecast_path.is_file():
+        raise FileNotFoundError(
+            f"{tasks_path}: no tasks.jsonl or forecast.jsonl; is {release_dir} a release?"
+        )
     data = ReleaseData(path=release_dir)
-    data.tasks = {task.task_id: task for task in read_models(tasks_path, Task)}
+    if tasks_path.is_file():
+        data.tasks = {task.task_id: task for task in read_models(tasks_path, Task)}
     if (release_dir / "hidden.jsonl").is_file():
         data.hidden = {row.task_id: row for row in read_models(release_dir / "hidden.jsonl", HiddenTarget)}
-    if (release_dir / "forecast.jsonl").is_file():
-        data.questions = {
-            row.question_id: row for row in read_models(release_dir / "forecast.jsonl", ForecastQuestion)
-        }
-    if (release_dir / "forecast_hidden.jsonl").is_file():
-        data.resolutions = {
-            row.question_id: row for row in read_models(release_dir / "forecast_hidden.jsonl", Resolution)
-        }
+    if forecast_path.is_file():
+        data.questions = {row.question_id: row for row in read_models(forecast_path, ForecastQuestion)}
+    for name in RESOLUTION_FILES:
+        if (release_dir / name).is_file():
+            data.resolutions.update(
+                {row.question_id: row for row in read_models(release_dir / name, Resolution)}
+            )
     return data
 
 

@@ -191,3 +191,31 @@ def test_diagnostics_never_mix_judged_and_offline_values_in_a_family() -> None:
     lift = {(row["metric"], row["method"]): row for row in foresight_lift(scores, metrics=("fact",))}
     assert lift[("fact", "a")]["n_persistence"] == 1  # only the planning task, both offline
     assert lift[("fact", "a")]["vs_persistence"] == pytest.approx(0.3)
+
+
+def test_forecast_package_with_resolutions_file(tmp_path: Path, eval_settings: Settings) -> None:
+    from foresci.agents.models import ForecastAnswer
+    from foresci.io import write_json, write_jsonl
+    from tests.evaluation.fixtures import release_rows
+
+    _, _, questions, resolutions = release_rows()
+    package = tmp_path / "package"
+    write_jsonl(package / "forecast.jsonl", questions)
+    write_jsonl(package / "resolutions.jsonl", resolutions)
+    run = tmp_path / "run"
+    write_jsonl(
+        run / "forecasts.jsonl",
+        [
+            ForecastAnswer(question_id="Q1", method="trend", p10=40, p50=70, p90=100),
+            ForecastAnswer(question_id="Q2", method="trend", probability=0.3),
+            ForecastAnswer(question_id="Q2", method="persistence", probability=0.6),
+        ],
+    )
+    write_json(run / "manifest.json", {"kind": "run", "inputs": {"release": str(package)}})
+    summary = json.loads(
+        evaluate_run(run, None, eval_settings, offline=True, encoder=WordEncoder()).read_text()
+    )
+    forecast = {entry["method"]: entry for entry in summary["forecast"]}
+    assert forecast["trend"]["metrics"]["brier"]["mean"] == pytest.approx(0.49)
+    assert forecast["persistence"]["metrics"]["brier"]["leader"]
+    assert forecast["trend"]["coverage"]["1"]["observed"] == 1.0 and summary["leaderboard"] == []
