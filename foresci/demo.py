@@ -77,6 +77,9 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
         console.print(f"  {truth.paper_count} papers, cutoff {truth.cutoff}, "
                       f"window {truth.window_months[0]}…{truth.window_months[-1]}")
 
+    world_domains = [domain.slug for domain in truth.domains]
+    # Screen only for the world's invented domains: the shipped real domains have no papers here.
+    settings.kb = settings.kb.model_copy(update={"domains": world_domains})
     with _stage(console, timings, "knowledge base"):
         kb_dir = out / "kb"
         summary = build_kb([world.corpus], kb_dir, settings, domains_dirs=[world.domains], progress=not quiet)
@@ -84,7 +87,6 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
         kb = KnowledgeBase.open(kb_dir, settings)
 
     cutoff = truth.cutoff
-    world_domains = [domain.slug for domain in truth.domains]
     taxonomy_dirs: list[Path] = []
     snapshots = {}
     with _stage(console, timings, f"taxonomy at {cutoff}"):
