@@ -7,7 +7,8 @@ see anything; embeddings for cohesion are hashed bags of words, so no model is l
 - direction: the chosen candidate is one of the directions with the largest planted window factor
   (chance = ties / candidates);
 - trajectory: the label given to each direction equals the planted label (chance printed per cell);
-- ranking: pairwise agreement of the planning ranking with the true window volume (chance 0.5).
+- ranking: pairwise agreement of the planning ranking with the planted window growth factor, the order
+  a team planning the window should prefer (pairs with equal factors skipped; chance 0.5).
 
 Candidates carry the planted vocabulary's key terms (the forecasters' inputs), never the labels.
 Goal (exit 1 when missed): trend beats chance clearly on easy worlds, and its accuracy falls toward chance
@@ -137,10 +138,7 @@ def world_scores(difficulty: float, noise: float, seed: int, folder: Path) -> di
         )
         best = max(direction.planted_factor for direction in directions)
         winners = {option for option, direction in options.items() if direction.planted_factor >= best - 1e-9}
-        window_volume = {
-            option: sum(direction.true_monthly_rates.get(month, 0.0) for month in truth.window_months)
-            for option, direction in options.items()
-        }
+        growth = {option: direction.planted_factor for option, direction in options.items()}
         labels = Counter(direction.trajectory for direction in directions)
         chance["direction"].append(len(winners) / len(options))
         chance["trajectory"].append(max(labels.values()) / len(directions))
@@ -160,12 +158,8 @@ def world_scores(difficulty: float, noise: float, seed: int, folder: Path) -> di
             scores[kind]["trajectory"].append(float(np.mean(hits)))
             plan, _ = forecaster.planning(task.model_copy(update={"family": "strategic_planning"}))
             order = [item.option_id for item in plan.ranking]
-            pairs = [
-                (left, right)
-                for left, right in combinations(order, 2)
-                if window_volume[left] != window_volume[right]
-            ]
-            agree = [window_volume[left] > window_volume[right] for left, right in pairs]
+            pairs = [(left, right) for left, right in combinations(order, 2) if growth[left] != growth[right]]
+            agree = [growth[left] > growth[right] for left, right in pairs]
             scores[kind]["ranking"].append(float(np.mean(agree)) if agree else 0.5)
     result = {
         kind: {metric: float(np.mean(values)) for metric, values in metrics.items()}

@@ -40,7 +40,6 @@ from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
 
 Kind = Literal["trend", "persistence"]
-PROJECTION_MONTHS = 4.5  # from the last month read to the middle of a 6-month window
 CUE_WORDS = frozenset(
     {
         "however",
@@ -200,24 +199,25 @@ class Forecaster:
         return item.log_slope()
 
     def planning(self, task: Task) -> tuple[PlanningAnswer, SupportArtifact]:
-        """Options ranked by recent volume (persistence) or projected window volume (trend)."""
+        """Options ranked by recent volume (persistence) or by momentum, the fitted growth of their share
+        (trend; options with under 3 papers last)."""
         series = self.series(task)
         order = [candidate.option_id for candidate in task.candidates]
-        if self.kind == "persistence":
 
-            def score(option: str) -> float:
-                return float(series[option].volume)
-        else:
+        def score(option: str) -> tuple[float, float]:
+            item = series[option]
+            if self.kind == "persistence":
+                return (float(item.volume), float(item.latest))
+            return (self._momentum(item), float(item.volume))
 
-            def score(option: str) -> float:
-                item = series[option]
-                return item.recent_rate() * math.exp(item.log_slope() * PROJECTION_MONTHS)
-
-        ranked = sorted(order, key=lambda option: (-score(option), order.index(option)))
+        ranked = sorted(
+            order, key=lambda option: (tuple(-value for value in score(option)), order.index(option))
+        )
         ranking = [
             RankedOption(
                 option_id=option,
-                reason=f"{series[option].volume} recent papers, growth x{series[option].growth_ratio():.2f}",
+                reason=f"{series[option].volume} recent papers, "
+                f"share slope {series[option].log_slope():+.1%}/month",
             )
             for option in ranked
         ]
