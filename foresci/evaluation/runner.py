@@ -27,7 +27,7 @@ from foresci.evaluation.scoring import (
     score_task_answer,
 )
 from foresci.evaluation.summary import build_summary
-from foresci.io import append_jsonl, iter_jsonl, write_json, write_jsonl
+from foresci.io import append_jsonl, write_json, write_jsonl
 from foresci.settings import Settings
 
 SCORES_NAME = "scores.jsonl"
@@ -52,18 +52,30 @@ def evaluation_fingerprint(settings: Settings, release: ReleaseData, offline: bo
     return sha256_json(config)[:16]
 
 
+PARTIAL_NAME = f".{SCORES_NAME}.partial"
+
+
 def _reusable_rows(run_dir: Path, fingerprint: str) -> dict[str, Score]:
-    """Finished rows of an earlier evaluation with the same fingerprint (judge errors retried)."""
-    scores_path = run_dir / SCORES_NAME
-    if not scores_path.is_file():
-        return {}
+    """Finished rows of an earlier evaluation with the same fingerprint (judge errors retried).
+
+    Rows come from scores.jsonl and from the partial file an interrupted evaluation leaves behind
+    (a torn last line of that file is ignored).
+    """
     rows: dict[str, Score] = {}
-    for row in iter_jsonl(scores_path):
-        score = Score.model_validate(row)
-        if score.key is None or score.fingerprint != fingerprint:
+    for path in (run_dir / SCORES_NAME, run_dir / PARTIAL_NAME):
+        if not path.is_file():
             continue
-        if not any(result.error for result in score.metrics.values()):
-            rows[score.key] = score
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                score = Score.model_validate_json(line)
+            except ValueError:
+                if path.name == PARTIAL_NAME:
+                    continue  # a row cut short by the interruption
+                raise ValueError(f"{path}: invalid score row; delete the file to re-evaluate") from None
+            if score.key is None or score.fingerprint != fingerprint:
+                continue
+            if not any(result.error for result in score.metrics.values()):
+                rows[score.key] = score
     return rows
 
 
@@ -256,8 +268,7 @@ def evaluate_run(
         encoder = embedder_from_settings(settings)
     if not offline and client is None and any(_score_plain(answer, release) is None for answer in todo):
         client = make_judge_client(settings)
-    partial_path = run_dir / f".{SCORES_NAME}.partial"
-    partial_path.unlink(missing_ok=True)
+    partial_path = run_dir / PARTIAL_NAME
 
     def keep(score: Score) -> None:
         score.fingerprint = fingerprint

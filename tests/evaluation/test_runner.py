@@ -102,6 +102,20 @@ def test_rerun_reuses_finished_rows(
     assert summary["reused_rows"] == 0  # other settings, other fingerprint: rescored
 
 
+def test_interrupted_evaluation_resumes_from_the_partial_file(run_dir: Path, eval_settings: Settings) -> None:
+    evaluate_run(run_dir, None, eval_settings, offline=True, encoder=WordEncoder())
+    finished = (run_dir / "scores.jsonl").read_text().splitlines()
+    (run_dir / "scores.jsonl").unlink()
+    (run_dir / ".scores.jsonl.partial").write_text("\n".join(finished[:5]) + "\n" + finished[5][:40])
+    encoder = WordEncoder()
+    summary = json.loads(
+        evaluate_run(run_dir, None, eval_settings, offline=True, encoder=encoder).read_text()
+    )
+    assert summary["reused_rows"] == 5 and summary["scored_rows"] == 7  # the torn sixth row is redone
+    assert not (run_dir / ".scores.jsonl.partial").exists()
+    assert len((run_dir / "scores.jsonl").read_text().splitlines()) == 12
+
+
 def test_missing_release_is_a_clear_error(tmp_path: Path, eval_settings: Settings) -> None:
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "answers.jsonl").write_text("")
