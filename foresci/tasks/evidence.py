@@ -22,6 +22,7 @@ from foresci.taxonomy.models import Node, Snapshot, Trajectory
 NORMALISED_BY = "share of the domain's papers in the same period (papers routed to any node of T(t))"
 
 Classifier = Callable[..., Trajectory]
+COMMON_SHARE = 0.1
 
 
 @dataclass
@@ -66,6 +67,19 @@ class DomainEvidence:
     normalised_by: str = NORMALISED_BY
     _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _gram_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _common: frozenset[str] | None = field(default=None, repr=False)
+
+    @property
+    def common_tokens(self) -> frozenset[str]:
+        """Content words in more than 10 % of the domain's pre-cutoff papers (too common to mark a topic)."""
+        if self._common is None:
+            counts: Counter[str] = Counter()
+            pre = [paper_id for paper_id, paper in self.papers.items() if paper.announced <= self.cutoff]
+            for paper_id in pre:
+                counts.update(self.token_set(paper_id))
+            self._common = frozenset(token for token,
+                                     count in counts.items() if count > COMMON_SHARE * len(pre))
+        return self._common
 
     def gram_set(self, paper_id: str) -> frozenset[str]:
         """Content n-grams of a paper's title and abstract (cached)."""

@@ -24,10 +24,25 @@ FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 
 
+_GENERIC_TEXT = (
+    "significant limitation limitations limited challenge challenges face faces facing issue issues "
+    "problem problems existing approaches approach key obstacle obstacles main major critical fundamental "
+    "remain remains still often lack lacks lacking suffer suffers struggle struggles poor due reliance "
+    "rely relies hinder hinders hindered difficult difficulty "
+)
+GENERIC = frozenset(_GENERIC_TEXT.split())
+
+
+def marker_words(text: str, domain: DomainEvidence) -> frozenset[str]:
+    """Words that mark a limitation: content words that are neither generic nor common in the domain."""
+    return frozenset(word for word in content_tokens(text)
+                     if word not in GENERIC and word not in domain.common_tokens)
+
+
 def mentions(signal: Signal, domain: DomainEvidence, paper_ids: list[str]) -> list[str]:
-    """Ids of the papers whose text holds most content words of the signal or of one of its variants."""
-    phrasings = [set(content_tokens(phrasing)) for phrasing in (signal.text, *signal.variants)]
-    phrasings = [words for words in phrasings if words]
+    """Ids of the papers holding most marker words of the signal's limitation phrase (or of a variant)."""
+    phrasings = [marker_words(core_phrase(text), domain) for text in (signal.text, *signal.variants)]
+    phrasings = [words for words in phrasings if len(words) >= 2]
     return [paper_id for paper_id in paper_ids
             if any(len(words & domain.token_set(paper_id)) >= MATCH_THRESHOLD * len(words)
                    for words in phrasings)]
@@ -71,7 +86,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     ranked = distinctive_gram_sets([domain.gram_set(paper_id) for paper_id in addressing],
                                    [domain.gram_set(paper_id) for paper_id in evidence.pre_ids], top=8)
     grams = [(gram, score) for gram, score in ranked
-             if len(set(content_tokens(gram)) - bottleneck_words) >= len(content_tokens(gram)) / 2][:4]
+             if len(set(content_tokens(gram)) - bottleneck_words) >= len(content_tokens(gram)) / 2
+             and marker_words(gram, domain)][:4]
     if not grams:
         return None
     opportunity = [gram for gram, _ in grams]

@@ -44,7 +44,7 @@ def task_id(family: str, domain: str, horizon: str, decision_key: Sequence[str],
 
 def display_name(node: Node) -> str:
     """Human-readable name of a node (its label with separators turned into spaces)."""
-    return node.label.replace("_", " ").replace("/", " / ").strip()
+    return " ".join(node.label.replace("_", " ").replace("/", " / ").split())
 
 
 def node_description(node: Node) -> str:
