@@ -4,8 +4,9 @@ Over a grid difficulty x noise (several seeds each) it generates a world (foresc
 corpus into an in-memory cutoff-bounded view (papers after the cutoff are dropped before the forecasters
 see anything; embeddings for cohesion are hashed bags of words, so no model is loaded), and scores:
 
-- direction: the chosen candidate is one of the directions with the largest planted window factor
-  (chance = ties / candidates);
+- direction: the chosen candidate is the direction with the largest planted window growth factor or an
+  acceptable neighbour within 0.25 log-growth of it, as the task builder defines them (chance =
+  acceptable / candidates);
 - trajectory: the label given to each direction equals the planted label (chance printed per cell);
 - ranking: pairwise agreement of the planning ranking with the planted window growth factor, the order
   a team planning the window should prefer (pairs with equal factors skipped; chance 0.5).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import zlib
@@ -40,6 +42,8 @@ from foresci.kb.formats import paper_from_daily
 from foresci.kb.models import Paper, SearchHit
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 from foresci.tasks.models import Candidate, Task
+
+NEIGHBOUR_TOLERANCE = 0.25
 
 
 class InMemoryView:
@@ -137,7 +141,12 @@ def world_scores(difficulty: float, noise: float, seed: int, folder: Path) -> di
             },
         )
         best = max(direction.planted_factor for direction in directions)
-        winners = {option for option, direction in options.items() if direction.planted_factor >= best - 1e-9}
+        # the winner and its acceptable neighbours, within NEIGHBOUR_TOLERANCE log-growth (as tasks define them)
+        winners = {
+            option
+            for option, direction in options.items()
+            if math.log(direction.planted_factor) >= math.log(best) - NEIGHBOUR_TOLERANCE
+        }
         growth = {option: direction.planted_factor for option, direction in options.items()}
         labels = Counter(direction.trajectory for direction in directions)
         chance["direction"].append(len(winners) / len(options))
