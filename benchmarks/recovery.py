@@ -141,7 +141,7 @@ def world_scores(difficulty: float, noise: float, seed: int, folder: Path) -> di
             },
         )
         best = max(direction.planted_factor for direction in directions)
-        # the winner and its acceptable neighbours, within NEIGHBOUR_TOLERANCE log-growth (as tasks define them)
+        # the winner and its acceptable neighbours (within NEIGHBOUR_TOLERANCE log-growth), as in tasks
         winners = {
             option
             for option, direction in options.items()
