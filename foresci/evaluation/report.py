@@ -16,6 +16,7 @@ from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliabili
 from foresci.evaluation.registry import metric_info
 from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
+from foresci.evaluation.scoring import answer_text
 from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summary, entry_label
 from foresci.io import read_json, write_json
 from foresci.settings import Settings
@@ -137,7 +138,7 @@ def drilldown_rows(
                 "headline": headline,
                 "title": task.title if task else "",
                 "question": task.question if task else "",
-                "text": answer.text if answer else "",
+                "text": answer_text(answer) if answer else "",
                 "evidence": [item.model_dump() for item in answer.support.evidence[:12]]
                 if answer and answer.support
                 else [],

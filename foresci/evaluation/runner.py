@@ -22,6 +22,7 @@ from foresci.evaluation.models import Score
 from foresci.evaluation.scoring import (
     FORECAST_FAMILY,
     JudgedParts,
+    answer_text,
     run_judges,
     score_forecast_answer,
     score_task_answer,
@@ -146,8 +147,9 @@ def prewarm_embeddings(
     texts: set[str] = set()
     for answer in answers:
         task, hidden = release.tasks[answer.task_id], release.hidden[answer.task_id]
-        texts.update(split_sentences(answer.text))
-        texts.update(split_sentences(answer.text, limit=max_claims))
+        text = answer_text(answer)
+        texts.update(split_sentences(text))
+        texts.update(split_sentences(text, limit=max_claims))
         slots, _ = target_slots(task, hidden)
         texts.update(variant for slot in slots for variant in slot.variants)
         texts.update(text for claim in hidden.claims for text in [claim.text, *claim.variants])

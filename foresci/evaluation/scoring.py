@@ -23,6 +23,22 @@ SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
 FORECAST_FAMILY = "forecast"
 
 
+def answer_text(answer: Answer) -> str:
+    """The text that is scored: the rendered answer, or its payload as sentences when the text is empty.
+
+    (Non-LLM baselines may return only a structured payload.) Ranking parsing reads the payload itself.
+    """
+    if answer.text.strip():
+        return answer.text
+    parts = []
+    for key, value in answer.payload.items():
+        if isinstance(value, str) and value.strip():
+            parts.append(f"{key.replace('_', ' ').capitalize()}: {value.strip().rstrip('.')}.")
+        elif isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+            parts.append(f"{key.replace('_', ' ').capitalize()}: {'; '.join(value)}.")
+    return "\n".join(parts)
+
+
 @dataclass
 class JudgedParts:
     """What the LLM judges returned for one answer (each part a metric or an error)."""
@@ -40,7 +56,7 @@ def run_judges(
 
     parts = JudgedParts()
     try:
-        parts.claims = extract_claims(client, task, answer.text, settings.max_claims)
+        parts.claims = extract_claims(client, task, answer_text(answer), settings.max_claims)
     except JudgeError as error:
         parts.claims_error = str(error)
     if not hidden.claims:
@@ -58,8 +74,10 @@ def run_judges(
             parts.metrics["fact"] = MetricResult(
                 name="fact", value=None, available=False, reason="judge failed", error=str(error)
             )
-    parts.metrics["trace"] = judged_trace(client, task, answer.text, answer.support, settings.judge_runs)
-    parts.metrics["pers"] = judged_pers(client, task, hidden, answer.text, settings.judge_runs)
+    parts.metrics["trace"] = judged_trace(
+        client, task, answer_text(answer), answer.support, settings.judge_runs
+    )
+    parts.metrics["pers"] = judged_pers(client, task, hidden, answer_text(answer), settings.judge_runs)
     return parts
 
 
@@ -167,18 +185,18 @@ def score_task_answer(
         else:
             metrics["fta"] = slot_metric("fta", judged.claims, task, hidden, encoder)
     if task.family in SLOT_FAMILIES:
-        sentences = split_sentences(answer.text, limit=settings.max_claims)
+        sentences = split_sentences(answer_text(answer), limit=settings.max_claims)
         metrics["fta_offline_claims"] = slot_metric("fta_offline_claims", sentences, task, hidden, encoder)
     if hidden.claims:
         metrics["fact_offline"] = offline_fact(
-            answer.text,
+            answer_text(answer),
             hidden.claims,
             encoder,
             settings.max_claims,
             settings.offline_supported_threshold,
             settings.offline_partial_threshold,
         )
-    metrics["trace_offline"] = offline_trace(answer.text, answer.support, task.cutoff, encoder)
+    metrics["trace_offline"] = offline_trace(answer_text(answer), answer.support, task.cutoff, encoder)
     top = top_choice_metric(answer, task, hidden)
     if top is not None:
         metrics["top_choice"] = top

@@ -131,3 +131,22 @@ def test_low_score_weights_and_delta_norm() -> None:
     values, severity = [1.0, 0.8, 0.2, 0.0], [0, 0, 2, 3]
     assert delta_norm(values, severity) == pytest.approx((0.9 - 0.1) / np.std(values, ddof=1))
     assert delta_norm([1.0, 0.5], [0, 1]) is None
+
+
+def test_payload_only_answers_are_scored_from_their_payload() -> None:
+    from foresci.agents.models import Answer
+    from foresci.evaluation.scoring import answer_text
+
+    answer = Answer(
+        task_id="B1",
+        family="bottleneck_opportunity",
+        method="trend",
+        text=" ",
+        payload={
+            "bottleneck": "credit assignment is unreliable.",
+            "risks": ["drift", "cost"],
+            "confidence": 0.4,
+        },
+    )
+    assert answer_text(answer) == "Bottleneck: credit assignment is unreliable.\nRisks: drift; cost."
+    assert answer_text(answer.model_copy(update={"text": "Rendered."})) == "Rendered."
