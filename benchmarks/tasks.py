@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import sys
 import time
 from collections import Counter
@@ -56,6 +57,32 @@ def hashed_vector(text: str) -> np.ndarray:
     return vector / norm if norm else vector
 
 
+def _pattern(phrases: Sequence[str]) -> re.Pattern[str] | None:
+    words = sorted({re.escape(" ".join(phrase.lower().split())) for phrase in phrases if phrase.strip()},
+                   key=len, reverse=True)
+    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(words) + r")(?![a-z0-9])") if words else None
+
+
+PATTERNS: dict[str, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = {}
+
+
+def _patterns(spec: Any) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    if spec.slug not in PATTERNS:
+        PATTERNS[spec.slug] = _pattern(spec.include_keywords), _pattern(spec.exclude_keywords)
+    return PATTERNS[spec.slug]
+
+
+def keyword_screen(spec: Any, paper: Paper) -> bool:
+    """Keyword-only domain screen from the domain YAML: allowed category, an include phrase, no exclusion."""
+    if spec.categories and not set(paper.categories) & set(spec.categories):
+        return False
+    include, exclude = _patterns(spec)
+    title, text = paper.title.lower(), paper.text.lower()
+    if include is None or not include.search(text):
+        return False
+    return not (exclude is not None and exclude.search(text) and not include.search(title))
+
+
 class LiteKB:
     """The KB reads the tasks code needs, over raw daily files: keyword screen, hashed vectors."""
 
@@ -63,20 +90,17 @@ class LiteKB:
         if source is None:
             from foresci.kb.domains import load_domains
             from foresci.kb.ingest import ingest
-            from foresci.kb.screen import DomainScreener
 
             result = ingest([corpus], max_row_bytes=200_000)
-            settings = Settings()
-            screeners = [DomainScreener(spec, np.zeros((1, DIMENSION), dtype=np.float32), settings.kb)
-                         for spec in load_domains()]
+            specs = load_domains()
             self._domains_of: dict[str, set[str]] = {}
             for paper in result.papers:
-                for screener in screeners:
-                    if screener.decide(paper, 0.0).status != "excluded":
-                        self._domains_of.setdefault(paper.paper_id, set()).add(screener.spec.slug)
+                for spec in specs:
+                    if keyword_screen(spec, paper):
+                        self._domains_of.setdefault(paper.paper_id, set()).add(spec.slug)
             self._all = [paper for paper in result.papers if paper.paper_id in self._domains_of]
             self._vectors = {paper.paper_id: hashed_vector(paper.text) for paper in self._all}
-            self.domains = [screener.spec.slug for screener in screeners]
+            self.domains = [spec.slug for spec in specs]
         else:
             self._domains_of, self._all, self._vectors = source._domains_of, source._all, source._vectors
             self.domains = source.domains
