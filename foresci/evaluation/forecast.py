@@ -106,3 +106,31 @@ def reliability_bins(
             }
         )
     return rows
+
+
+def difficulty_adjusted(rows: list[tuple[str, str, float]]) -> dict[str, float]:
+    """Method scores adjusted for question difficulty: fit score_ij = a_i + b_j + u_ij by least squares.
+
+    ``rows`` are (question, method, score). Returns, per method j, the fitted score of j on the average
+    question, mean_i(a_i) + b_j, so methods that answered different (harder or easier) questions become
+    comparable (ForecastBench's difficulty adjustment). Needs at least two methods.
+    """
+    questions = sorted({question for question, _, _ in rows})
+    methods = sorted({method for _, method, _ in rows})
+    if len(methods) < 2 or not questions:
+        return {}
+    import numpy as np
+
+    design = np.zeros((len(rows), len(questions) + len(methods) - 1))
+    target = np.zeros(len(rows))
+    q_index = {question: index for index, question in enumerate(questions)}
+    m_index = {method: index for index, method in enumerate(methods)}
+    for row, (question, method, score) in enumerate(rows):
+        design[row, q_index[question]] = 1.0
+        if m_index[method] > 0:  # the first method is the reference level (b = 0)
+            design[row, len(questions) + m_index[method] - 1] = 1.0
+        target[row] = score
+    coefficients = np.linalg.lstsq(design, target, rcond=None)[0]
+    question_mean = float(coefficients[: len(questions)].mean())
+    effects = [0.0, *coefficients[len(questions) :].tolist()]
+    return {method: question_mean + effects[m_index[method]] for method in methods}

@@ -16,7 +16,7 @@ from foresci.evaluation.diagnostics import (
     metric_correlations,
     metric_value,
 )
-from foresci.evaluation.forecast import NOMINAL_COVERAGE, reliability_bins
+from foresci.evaluation.forecast import NOMINAL_COVERAGE, difficulty_adjusted, reliability_bins
 from foresci.evaluation.models import Score
 from foresci.evaluation.registry import METRICS, metric_info
 from foresci.evaluation.stats import bootstrap_mean, paired_bootstrap_pvalue
@@ -197,6 +197,19 @@ def forecast_summary(scores: Sequence[Score], settings: EvaluationSettings) -> l
             )
         entries.append(entry)
     _add_leader_pvalues(entries, rows_by_key, ("crps", "brier"), settings, higher_is_better=False)
+    for name in ("brier", "crps"):
+        fitted = difficulty_adjusted(
+            [
+                (score.task_id, entry_label(*key), value)
+                for key, rows in rows_by_key.items()
+                for score in rows
+                for value in [metric_value(score, name)]
+                if value is not None
+            ]
+        )
+        for entry in entries:
+            if entry["label"] in fitted:
+                entry[f"{name}_adjusted"] = fitted[entry["label"]]
     for entry in entries:
         entry.pop("key")
     return entries

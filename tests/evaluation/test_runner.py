@@ -231,5 +231,7 @@ def test_forecast_package_with_resolutions_file(tmp_path: Path, eval_settings: S
     )
     forecast = {entry["method"]: entry for entry in summary["forecast"]}
     assert forecast["trend"]["metrics"]["brier"]["mean"] == pytest.approx(0.49)
+    assert forecast["trend"]["brier_adjusted"] == pytest.approx(0.49)  # same question: no adjustment
+    assert forecast["persistence"]["brier_adjusted"] == pytest.approx(0.16)
     assert forecast["persistence"]["metrics"]["brier"]["leader"]
     assert forecast["trend"]["coverage"]["1"]["observed"] == 1.0 and summary["leaderboard"] == []

@@ -150,3 +150,13 @@ def test_payload_only_answers_are_scored_from_their_payload() -> None:
     )
     assert answer_text(answer) == "Bottleneck: credit assignment is unreliable.\nRisks: drift; cost."
     assert answer_text(answer.model_copy(update={"text": "Rendered."})) == "Rendered."
+
+
+def test_difficulty_adjustment_separates_method_skill_from_question_difficulty() -> None:
+    from foresci.evaluation.forecast import difficulty_adjusted
+
+    # a = (q1 .1, q2 .2, q3 .6); b = (A 0, B .05); A answered the easy questions, B the hard one
+    rows = [("q1", "A", 0.1), ("q2", "A", 0.2), ("q2", "B", 0.25), ("q3", "B", 0.65)]
+    fitted = difficulty_adjusted(rows)
+    assert fitted["A"] == pytest.approx(0.3) and fitted["B"] == pytest.approx(0.35)
+    assert difficulty_adjusted([("q1", "A", 0.1)]) == {}
