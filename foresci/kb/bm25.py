@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -99,9 +100,9 @@ class BM25Index:
     def appended(self, texts: Sequence[str]) -> BM25Index:
         """A new index with ``texts`` appended as the next rows (vocabulary extended)."""
         vocabulary = dict(self.vocabulary)
-        indptr = [0]
-        indices: list[int] = []
-        data: list[int] = []
+        indptr = array("q", [0])
+        indices = array("i")
+        data = array("i")
         for text in texts:
             row: dict[int, int] = {}
             for token in tokenize(text):
@@ -113,9 +114,9 @@ class BM25Index:
         width = len(vocabulary)
         new_rows = sp.csr_matrix(
             (
-                np.asarray(data, dtype=np.int32),
-                np.asarray(indices, dtype=np.int32),
-                np.asarray(indptr, dtype=np.int64),
+                np.frombuffer(data, dtype=np.int32) if data else np.zeros(0, dtype=np.int32),
+                np.frombuffer(indices, dtype=np.int32) if indices else np.zeros(0, dtype=np.int32),
+                np.frombuffer(indptr, dtype=np.int64),
             ),
             shape=(len(texts), width),
         )

@@ -19,10 +19,13 @@ class KBSettings(BaseModel):
         default=100, description="hits taken from BM25 and from dense before fusion"
     )
     screen_threshold: float = Field(
-        default=0.35, description="embedding similarity to a domain seed for 'support'"
+        default=0.40, description="embedding similarity to a domain seed for 'support'"
     )
     core_threshold: float = Field(
-        default=0.5, description="embedding similarity to a domain seed that alone makes a paper 'core'"
+        default=0.55, description="embedding similarity to a domain seed that alone makes a paper 'core'"
+    )
+    keyword_floor: float = Field(
+        default=0.25, description="least similarity for a paper with only an abstract keyword to be 'support'"
     )
     llm_screen: bool = Field(default=False, description="ask the builder LLM to screen borderline papers")
     llm_screen_max: int = Field(

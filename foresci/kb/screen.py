@@ -6,7 +6,8 @@ Rules (per domain; thresholds from the domain YAML or ``settings.kb``):
   3. core when an include keyword is in the title, or two distinct include keywords appear, and the
      embedding similarity to the closest seed description reaches the support threshold; or when
      the similarity alone reaches the core threshold;
-  4. support when any include keyword appears or the similarity reaches the support threshold;
+  4. support when an include keyword appears and the similarity reaches the keyword floor, or the
+     similarity alone reaches the support threshold;
   5. otherwise excluded.
 """
 
@@ -22,18 +23,18 @@ from foresci.kb.domains import DomainSpec
 from foresci.kb.models import Paper, ScreenDecision, ScreenStatus
 
 
-def keyword_pattern(phrases: Sequence[str]) -> re.Pattern[str] | None:
-    """One case-insensitive regex matching any phrase on word boundaries (None for no phrases)."""
-    if not phrases:
-        return None
-    alternatives = sorted({re.escape(phrase) for phrase in phrases}, key=len, reverse=True)
-    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alternatives) + r")(?![a-z0-9])")
+class KeywordSet:
+    """Case-insensitive whole-word phrase matching: a fast substring test, then a boundary check."""
 
+    def __init__(self, phrases: Sequence[str]) -> None:
+        unique = sorted({" ".join(phrase.lower().split()) for phrase in phrases if phrase.strip()})
+        self.patterns = [
+            (phrase, re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])")) for phrase in unique
+        ]
 
-def _hits(pattern: re.Pattern[str] | None, text: str) -> list[str]:
-    if pattern is None:
-        return []
-    return sorted({match.group(0) for match in pattern.finditer(text)})
+    def hits(self, lowered: str) -> list[str]:
+        """The phrases occurring as whole words in an already lower-cased text, sorted."""
+        return [phrase for phrase, pattern in self.patterns if phrase in lowered and pattern.search(lowered)]
 
 
 class DomainScreener:
@@ -42,12 +43,13 @@ class DomainScreener:
     def __init__(self, spec: DomainSpec, seed_vectors: np.ndarray, settings: KBSettings) -> None:
         self.spec = spec
         self.seed_vectors = np.asarray(seed_vectors, dtype=np.float32)
-        self.include = keyword_pattern(spec.include_keywords)
-        self.exclude = keyword_pattern(spec.exclude_keywords)
+        self.include = KeywordSet(spec.include_keywords)
+        self.exclude = KeywordSet(spec.exclude_keywords)
         self.categories = set(spec.categories)
         self.support_threshold = (
             spec.support_similarity if spec.support_similarity is not None else settings.screen_threshold
         )
+        self.keyword_floor = settings.keyword_floor
         self.core_threshold = (
             spec.core_similarity if spec.core_similarity is not None else settings.core_threshold
         )
@@ -58,9 +60,15 @@ class DomainScreener:
             return np.zeros(0, dtype=np.float32)
         return np.asarray((vectors @ self.seed_vectors.T).max(axis=1), dtype=np.float32)
 
-    def decide(self, paper: Paper, similarity: float) -> ScreenDecision:
-        """The screen verdict for one paper with its similarity to the closest seed."""
-        status, reason = self._rule(paper, similarity)
+    def decide(
+        self, paper: Paper, similarity: float, lowered: tuple[str, str] | None = None
+    ) -> ScreenDecision:
+        """The screen verdict for one paper with its similarity to the closest seed.
+
+        ``lowered`` is (title, title + abstract) lower-cased, when the caller already has it.
+        """
+        title, text = lowered or _lowered(paper)
+        status, reason = self._rule(paper, similarity, title, text)
         return ScreenDecision(
             paper_id=paper.paper_id,
             domain=self.spec.slug,
@@ -69,14 +77,12 @@ class DomainScreener:
             similarity=round(float(similarity), 4),
         )
 
-    def _rule(self, paper: Paper, similarity: float) -> tuple[ScreenStatus, str]:
+    def _rule(self, paper: Paper, similarity: float, title: str, text: str) -> tuple[ScreenStatus, str]:
         if self.categories and not self.categories.intersection(paper.categories):
             return "excluded", "no category among " + ", ".join(sorted(self.categories))
-        title = paper.title.lower()
-        text = f"{title} {paper.abstract.lower()}"
-        title_hits = _hits(self.include, title)
-        hits = _hits(self.include, text)
-        excluded_by = _hits(self.exclude, text)
+        hits = self.include.hits(text)
+        title_hits = [hit for hit in hits if hit in title] and self.include.hits(title)
+        excluded_by = self.exclude.hits(text)
         sim = f"similarity {similarity:.2f}"
         if excluded_by and not title_hits:
             return "excluded", f"exclude keyword '{excluded_by[0]}'"
@@ -89,8 +95,8 @@ class DomainScreener:
             return "core", f"{where}; {sim} >= {self.support_threshold:.2f}"
         if similarity >= self.core_threshold:
             return "core", f"{sim} >= core threshold {self.core_threshold:.2f}"
-        if hits:
-            return "support", f"keyword '{hits[0]}'; {sim}"
+        if hits and similarity >= self.keyword_floor:
+            return "support", f"keyword '{hits[0]}'; {sim} >= keyword floor {self.keyword_floor:.2f}"
         if similarity >= self.support_threshold:
             return "support", f"no keyword; {sim} >= {self.support_threshold:.2f}"
         return "excluded", f"no keyword; {sim} < {self.support_threshold:.2f}"
@@ -100,11 +106,17 @@ def screen_papers(
     papers: Sequence[Paper], vectors: np.ndarray, screeners: Sequence[DomainScreener]
 ) -> list[ScreenDecision]:
     """Screen every paper for every domain; ``vectors`` are the papers' normalised embeddings."""
+    lowered = [_lowered(paper) for paper in papers]
     decisions: list[ScreenDecision] = []
     for screener in screeners:
         similarities = screener.similarities(vectors)
         decisions.extend(
-            screener.decide(paper, float(similarity))
-            for paper, similarity in zip(papers, similarities, strict=True)
+            screener.decide(paper, float(similarity), texts)
+            for paper, similarity, texts in zip(papers, similarities, lowered, strict=True)
         )
     return decisions
+
+
+def _lowered(paper: Paper) -> tuple[str, str]:
+    title = paper.title.lower()
+    return title, f"{title} {paper.abstract.lower()}"
