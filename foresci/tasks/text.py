@@ -39,14 +39,33 @@ def content_tokens(text: str) -> list[str]:
 
 
 LIMITATION_LEAD = re.compile(
-    r"^.*?\b(?:remains?|is|are|was|were|stays?)\s+(?:still\s+)?(?:limited|constrained|bottlenecked|hampered)\s+"
-    r"(?:by|from)\s+|^.*?\b(?:suffers?|struggles?)\s+(?:from|with)\s+", re.IGNORECASE)
+    r"^.*?\b(?:remains?|is|are|was|were|stays?)\s+(?:still\s+)?(?:limited|constrained|bottlenecked|hampered|"
+    r"hindered)\s+(?:by|from)\s+|^.*?\b(?:suffers?|struggles?)\s+(?:from|with)\s+|^.*?\blimitations?\s*:\s*|"
+    r"^.*?\b(?:lacks?|lacking|overlooks?|ignores?)\s+", re.IGNORECASE)
+LIMITATION_SUBJECT = re.compile(
+    r"^(?:however,?\s+)?(?P<subject>.+?)\s+(?:remains?|is|are)\s+(?:still\s+)?(?:challenging|difficult|"
+    r"an open (?:problem|challenge)|a (?:key|major|critical|fundamental) "
+    r"(?:challenge|obstacle|bottleneck))\b",
+    re.IGNORECASE)
+TRAILING = frozenset(["in", "of", "for", "to", "on", "with", "by", "the", "a", "an", "and", "or", "at",
+                      "from"])
+CLAUSE_END = re.compile(r"[,;(]|\s(?:which|that|while|whereas|because|since|due to)\s", re.IGNORECASE)
 
 
 def core_phrase(sentence: str) -> str:
-    """The limitation itself from 'However, X remains limited by <phrase>.' (other text unchanged)."""
-    stripped = LIMITATION_LEAD.sub("", sentence.strip(), count=1).strip().rstrip(".;:")
-    return stripped or sentence.strip()
+    """The limitation itself, e.g. '<phrase>' from 'However, X remains limited by <phrase>.' or from
+    '<phrase> remains challenging ...'; the sentence itself when no pattern applies."""
+    text = sentence.strip()
+    stripped = LIMITATION_LEAD.sub("", text, count=1)
+    if stripped == text:
+        match = LIMITATION_SUBJECT.match(text)
+        stripped = match.group("subject") if match else text
+    clause = CLAUSE_END.split(stripped, maxsplit=1)[0] if stripped != text else stripped
+    words = clause.strip().rstrip(".;:").split()
+    while words and words[-1].lower() in TRAILING:
+        words.pop()
+    clause = " ".join(words)
+    return clause if len(clause.split()) >= 2 else text.rstrip(".;:")
 
 
 def vocabulary(texts: Iterable[str]) -> frozenset[str]:
