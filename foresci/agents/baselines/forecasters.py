@@ -33,13 +33,14 @@ from foresci.agents.models import (
     SupportArtifact,
     VenueAnswer,
 )
-from foresci.agents.tools import KBViewLike
+from foresci.agents.tools import KBViewLike, month_of
 from foresci.kb.models import Paper
 from foresci.tasks.models import Task
 from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
 
 Kind = Literal["trend", "persistence"]
+SEASON_WEIGHT = 2.0  # extra weight of a related paper announced in the window's months a year earlier
 CUE_WORDS = frozenset(
     {
         "however",
@@ -236,16 +237,20 @@ class Forecaster:
         ]
 
     def _neighbours(self, task: Task, key: str, k: int = 60) -> list[Paper]:
-        """Papers of the task's subject: those naming one of its key terms, else the top search hits."""
+        """Papers of the task's subject over the months read: those naming two of its key terms (one when
+        that finds under 20), else the top search hits."""
         terms = [str(term).lower() for term in task.context.get("key_terms", []) or [] if str(term).strip()]
         if terms:
-            named = [
-                paper
-                for paper in self._domain_papers(task)
-                if any(term in f"{paper.title} {paper.abstract}".lower() for term in terms)
-            ]
-            if named:
-                return named[-200:]
+            first = months_before(self.view.cutoff, self.settings.trend_months)[0]
+            recent = [paper for paper in self._domain_papers(task) if month_of(paper.announced) >= first]
+            hits = {
+                paper.paper_id: sum(term in f"{paper.title} {paper.abstract}".lower() for term in terms)
+                for paper in recent
+            }
+            for needed in (min(2, len(terms)), 1):
+                named = [paper for paper in recent if hits[paper.paper_id] >= needed]
+                if len(named) >= 20 or (needed == 1 and named):
+                    return named[-1000:]
         text = " ".join([str(task.context.get(key, "")), task.title]).strip()
         return [
             hit.paper
@@ -254,15 +259,16 @@ class Forecaster:
         ]
 
     def venue(self, task: Task) -> tuple[VenueAnswer, SupportArtifact]:
-        """Venue families ranked by (recency-weighted, for trend) shares among related papers."""
+        """Venue families ranked by their counts among related papers (persistence) or by those counts
+        with the papers announced in the window's calendar months a year earlier weighted up (trend:
+        acceptances follow the venues' yearly cycle)."""
         papers = self._neighbours(task, "contribution")
+        season = window_months_of_year(task.window_start, task.window_end)
         weights: dict[str, float] = {}
         for paper in papers:
             if paper.venue_family:
-                age_months = (self.view.cutoff - paper.announced).days / 30.4
-                weight = (
-                    1.0 if self.kind == "persistence" else 0.5 ** (age_months / self.settings.trend_months)
-                )
+                in_season = paper.announced.month in season
+                weight = 1.0 if self.kind == "persistence" else 1.0 + SEASON_WEIGHT * in_season
                 weights[paper.venue_family] = weights.get(paper.venue_family, 0.0) + weight
         order = [candidate.option_id for candidate in task.candidates]
         name_of = {candidate.option_id: candidate.name for candidate in task.candidates}
@@ -364,6 +370,16 @@ class Forecaster:
             evidence_summary=f"{len(matching)} of {len(papers)} related papers state it",
         )
         return answer, artifact
+
+
+def window_months_of_year(start: date, end: date) -> set[int]:
+    """The calendar months (1-12) a window covers."""
+    months: set[int] = set()
+    year, month = start.year, start.month
+    while (year, month) <= (end.year, end.month) and len(months) < 12:
+        months.add(month)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return months
 
 
 def forecast_window_months(start: date, end: date) -> float:
