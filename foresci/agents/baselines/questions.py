@@ -26,6 +26,7 @@ from foresci.tasks.text import content_tokens
 
 QUOTED = re.compile(r"'([^']{3,})'")
 Z90 = 1.2816
+PROBABILITY_CAP = 0.95
 
 
 def subject_papers(view: KBViewLike, question: ForecastQuestion) -> list[Paper]:
@@ -40,6 +41,11 @@ def subject_papers(view: KBViewLike, question: ForecastQuestion) -> list[Paper]:
         for paper in view.papers(question.domain)
         if paper.announced <= view.cutoff and len(words & set(content_tokens(paper.text))) >= needed
     ]
+
+
+def _bounded(probability: float) -> float:
+    """A model-made probability kept within [0.05, 0.95]: small counts never justify near-certainty."""
+    return round(min(PROBABILITY_CAP, max(1 - PROBABILITY_CAP, probability)), 4)
 
 
 def _window_months(question: ForecastQuestion) -> float:
@@ -102,7 +108,7 @@ def forecast_question(
         margin = weights.get(venue, 0.0) - max(
             (value for name, value in weights.items() if name != venue), default=0.0
         )
-        answer.probability = round(1 / (1 + math.exp(-3.0 * margin / max(1.0, math.sqrt(total)))), 4)
+        answer.probability = _bounded(1 / (1 + math.exp(-3.0 * margin / max(1.0, math.sqrt(total)))))
         notes.append(f"venue weights {dict(weights)}; leader {leader} ({lead:.1f})")
         return answer
     if kind == "persistence":
@@ -111,6 +117,6 @@ def forecast_question(
     threshold = float(question.params.get("threshold", 1.1))
     slope = _log_slope([share * 1000 for share in shares]) if any(shares) else 0.0
     projected = math.exp(slope * window)
-    answer.probability = round(1 / (1 + math.exp(-(math.log(projected) - math.log(threshold)) / 0.15)), 4)
+    answer.probability = _bounded(1 / (1 + math.exp(-(math.log(projected) - math.log(threshold)) / 0.15)))
     notes.append(f"share slope {slope:+.3f}/month projects x{projected:.2f} against x{threshold:.2f}")
     return answer
