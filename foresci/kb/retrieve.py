@@ -76,14 +76,8 @@ class KBView:
 
     def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
         """'YYYY-MM' -> number of visible papers (in ``domain`` if given), months in order."""
-        rows = np.arange(self._prefix)
-        if domain is not None:
-            rows = rows[self.kb.domain_mask(domain)[: self._prefix]]
-        counts: dict[str, int] = {}
-        for row in rows.tolist():
-            month = self.kb.announced_at(row).isoformat()[:7]
-            counts[month] = counts.get(month, 0) + 1
-        return counts
+        mask = self.kb.domain_mask(domain) if domain is not None else None
+        return self.kb.month_counts(self._prefix, mask)
 
     def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
         """(n, d) embeddings of visible papers; raises CutoffError for a paper after the cutoff."""

@@ -127,6 +127,9 @@ class KnowledgeBase:
         self._paper_ids = [paper_id for paper_id, _ in rows]
         self._row_of = {paper_id: row for row, paper_id in enumerate(self._paper_ids)}
         self._ordinals = np.asarray([date.fromisoformat(day).toordinal() for _, day in rows], dtype=np.int64)
+        self._month_index = np.asarray(
+            [int(day[:4]) * 12 + int(day[5:7]) - 1 for _, day in rows], dtype=np.int64
+        )
         if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self.fingerprint = read_manifest(generation).fingerprint
@@ -184,6 +187,17 @@ class KnowledgeBase:
     def start(self, since: date) -> int:
         """First row announced on or after ``since``."""
         return int(np.searchsorted(self._ordinals, since.toordinal(), side="left"))
+
+    def month_counts(self, stop: int, mask: np.ndarray | None = None) -> dict[str, int]:
+        """'YYYY-MM' -> number of papers among rows [0, stop) (where ``mask`` is True), months in order."""
+        months = self._month_index[:stop]
+        if mask is not None:
+            months = months[mask[:stop]]
+        values, counts = np.unique(months, return_counts=True)
+        return {
+            f"{value // 12:04d}-{value % 12 + 1:02d}": int(count)
+            for value, count in zip(values, counts, strict=True)
+        }
 
     def row_of(self, paper_id: str) -> int | None:
         """Internal id of a paper (None if absent)."""
