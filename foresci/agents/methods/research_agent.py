@@ -27,6 +27,10 @@ def build_research_agent(context: MethodContext) -> Any:
     def evidence(state: MethodState) -> str:
         return evidence_block(state.get("papers", []))
 
+    def final_update(goto: str, result: Any) -> dict[str, Any]:
+        """The payload and evidence links when this node ends the graph, else nothing."""
+        return finish(context, result) if goto == "__end__" else {}
+
     def gather(state: MethodState) -> Command[Literal["draft"]]:
         papers = retrieve_for_task(tools, context.task, knobs.papers_per_query)
         return Command(goto="draft", update={"papers": papers[: knobs.max_evidence_papers], "round": 0})
@@ -43,11 +47,8 @@ def build_research_agent(context: MethodContext) -> Any:
         goto: Literal["review", "__end__"] = "review" if knobs.iterations > 0 else "__end__"
         return Command(
             goto=goto,
-            update={"draft": result.model_dump(mode="json"), "notes": notes, **finish_if(goto, result)},
+            update={"draft": result.model_dump(mode="json"), "notes": notes, **final_update(goto, result)},
         )
-
-    def finish_if(goto: str, result: Any) -> dict[str, Any]:
-        return finish(context, result) if goto == "__end__" else {}
 
     def review(state: MethodState) -> Command[Literal["refine"]]:
         draft_text = render_text(context.task, schema.model_validate(state["draft"]))
@@ -85,7 +86,7 @@ def build_research_agent(context: MethodContext) -> Any:
                 "draft": result.model_dump(mode="json"),
                 "round": round_done,
                 "notes": notes,
-                **finish_if(goto, result),
+                **final_update(goto, result),
             },
         )
 
