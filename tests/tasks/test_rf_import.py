@@ -67,3 +67,14 @@ def test_pre_cutoff_counting_ignores_later_papers() -> None:
               paper("3", "multi agent debate frameworks", date(2025, 12, 2))]
     assert count_pre_cutoff(["multi agent debate frameworks"], papers, date(2025, 11, 30)) == {
         "multi agent debate frameworks": 2}
+
+
+def test_cli_import_prints_the_audit(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+
+    source = require_shared("releases/researchforesight-quarter")
+    result = CliRunner().invoke(app, ["tasks", "import-rf", str(source), str(tmp_path / "rf")])
+    assert result.exit_code == 0, result.output
+    assert "fragmenting=6 (86%)" in result.output and "imported 96 tasks" in result.output
