@@ -31,6 +31,8 @@ furthermore moreover address addresses addressing leverage leverages leveraging 
 provide provides providing specifically respectively outperform outperforms outperforming benchmarks
 recent recently end-to-end able across high low better best strong stronger robust existing current
 task tasks model models problem problems challenge challenges challenging remain remains key critical
+com http https www org html url rely relies relying designed design findings diverse specialized
+specific understanding applications application systems system framework frameworks methodology
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
