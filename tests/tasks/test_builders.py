@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import date
 
 import pytest
 
@@ -14,17 +15,23 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, collect_evidence
 from foresci.tasks.lint import lint_task, public_strings
 from foresci.tasks.windows import make_window
-from foresci.taxonomy.trajectory import classify_trajectory
+from foresci.taxonomy.trajectory import TrajectoryRules, classify_trajectory
 from tests.tasks.toy import CUTOFF, toy_world
 
 SETTINGS = TaskSettings(min_support=5)
+RULES = TrajectoryRules(accelerating_lift=1.3, cooling_lift=0.77, fragmenting_entropy_rise=0.1)
+
+
+def classify(node_monthly: dict[str, int], reference_monthly: dict[str, int], window: tuple[date, date],
+             baseline: tuple[date, date], rules: object, child_monthly: list[dict[str, int]] | None) -> str:
+    """The taxonomy's classifier with thresholds pinned here (the shipped YAML gets recalibrated)."""
+    return classify_trajectory(node_monthly, reference_monthly, window, baseline, RULES, child_monthly)
 
 
 @pytest.fixture(scope="module", params=["3m", "6m"])
 def evidence(request: pytest.FixtureRequest) -> DomainEvidence:
     snapshot, papers, assignment = toy_world()
-    return collect_evidence(snapshot, papers, assignment, make_window(CUTOFF, request.param),
-                            classify_trajectory)
+    return collect_evidence(snapshot, papers, assignment, make_window(CUTOFF, request.param), classify)
 
 
 def test_evidence_counts_are_relative_to_the_domain(evidence: DomainEvidence) -> None:
@@ -73,8 +80,7 @@ def test_planning_ranking_follows_window_growth(evidence: DomainEvidence) -> Non
 
 def test_venue_ranking_matches_planted_preferences() -> None:
     snapshot, papers, assignment = toy_world()
-    evidence = collect_evidence(snapshot, papers, assignment, make_window(CUTOFF, "venue_cycle"),
-                                classify_trajectory)
+    evidence = collect_evidence(snapshot, papers, assignment, make_window(CUTOFF, "venue_cycle"), classify)
     built = {item.hidden.stats["node_id"]: item for item in build_venue_tasks(evidence, SETTINGS, "toy", 10)}
     for node_id, first, second in (("n_vorp", "CVPR/ICCV/ECCV", "ICLR/ICML/NeurIPS"),
                                    ("n_glim", "ACL/EMNLP/NAACL", "AAAI/IJCAI")):
