@@ -72,6 +72,13 @@ def run_command(
             f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
         )
     settings = Settings()
+    wanting_llm = [name for name in chosen if name in LLM_METHODS]
+    if wanting_llm and not settings.llm.configured:
+        raise typer.BadParameter(
+            f"{', '.join(wanting_llm)} need an LLM endpoint: set FORESCI_LLM__BASE_URL "
+            "(or llm.base_url in --config)",
+            param_hint="--method",
+        )
     loaded = load_release(release)
     tasks = loaded.tasks[:limit] if limit else loaded.tasks
     view_factory = None

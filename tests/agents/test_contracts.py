@@ -162,5 +162,11 @@ def test_run_cli_rejects_bad_requests(tmp_path: Path) -> None:
     assert missing_kb.exit_code != 0 and "--kb" in missing_kb.output
     unknown = runner.invoke(app, ["run", str(tmp_path), "--method", "oracle", "--out", str(tmp_path / "r")])
     assert unknown.exit_code != 0 and "oracle" in unknown.output
+    no_endpoint = runner.invoke(
+        app,
+        ["run", str(tmp_path), "--method", "native", "--out", str(tmp_path / "r")],
+        env={"FORESCI_LLM__BASE_URL": ""},
+    )
+    assert no_endpoint.exit_code != 0 and "FORESCI_LLM__BASE_URL" in no_endpoint.output
     nothing = runner.invoke(app, ["run", str(tmp_path), "--out", str(tmp_path / "r")])
     assert nothing.exit_code != 0
