@@ -380,8 +380,3 @@ def window_months_of_year(start: date, end: date) -> set[int]:
         months.add(month)
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     return months
-
-
-def forecast_window_months(start: date, end: date) -> float:
-    """Length of a window in months (30.4 days)."""
-    return max(1.0, (end.toordinal() - start.toordinal() + 1) / 30.4)
