@@ -27,8 +27,12 @@ class TaxonomySettings(BaseModel):
                                   description="mean cosine to own centre a depth split must gain over the "
                                               "parent (homogeneous nodes stay whole)")
     max_depth: int = Field(default=3, description="deepest level a node may sit at (root level = 0)")
-    coverage_threshold: float = Field(default=0.35, description="cosine below which a paper is poorly "
-                                                                "covered by its nearest node")
+    coverage_quantile: float = Field(default=0.05, ge=0.0, le=0.5,
+                                     description="a paper is poorly covered when its cosine to the nearest "
+                                                 "node is below this quantile of the seed papers' cosines "
+                                                 "to their own node (adapts to the embedding model)")
+    coverage_threshold: float | None = Field(default=None, description="fixed cosine threshold instead of "
+                                                                       "the quantile rule")
     min_width_papers: int = Field(default=12, description="poorly covered papers needed under one parent "
                                                           "before a width expansion (new siblings)")
     min_node_papers: int = Field(default=5, description="smallest node a split or width expansion keeps")

@@ -51,6 +51,7 @@ class GrowingTree:
         self.nodes: dict[str, GrowingNode] = {}
         self.poor: dict[str, set[int]] = {}
         self._seed_counter = 0
+        self.coverage = settings.coverage_threshold if settings.coverage_threshold is not None else 0.0
 
     # -- structure -------------------------------------------------------------------------------
     def children(self, parent_id: str | None) -> list[str]:
@@ -118,8 +119,13 @@ class GrowingTree:
         settings = self.settings
         most = max(1, min(settings.max_top_level, len(members) // max(1, settings.min_node_papers)))
         fewest = min(most, max(settings.min_top_level, round(len(members) / settings.top_level_size)))
-        for group in self._cluster(members, most, k_low=fewest):
+        groups = self._cluster(members, most, k_low=fewest)
+        for group in groups:
             self._create(group, None, slice_index, slice_end, "seed", [])
+        if settings.coverage_threshold is None:
+            similarities = np.concatenate([self.embeddings[group] @ _unit(self.embeddings[group].sum(axis=0))
+                                           for group in groups])
+            self.coverage = float(np.quantile(similarities, settings.coverage_quantile))
 
     def add_slice(self, members: list[int], slice_index: int, slice_end: date) -> None:
         """Route a slice's papers, then expand in width and depth where needed."""
@@ -134,7 +140,7 @@ class GrowingTree:
 
     def _route_all(self, members: list[int]) -> None:
         centroids = {node_id: self.centroid(node_id) for node_id in self.nodes}
-        threshold = self.settings.coverage_threshold
+        threshold = self.coverage
         for index in members:
             vector = self.embeddings[index]
             parent: str | None = None
@@ -168,7 +174,7 @@ class GrowingTree:
             for group in groups:
                 centre = _unit(self.embeddings[group].sum(axis=0))
                 cohesion = float(np.mean(self.embeddings[group] @ centre))
-                if len(group) < settings.min_width_papers or cohesion < settings.coverage_threshold:
+                if len(group) < settings.min_width_papers or cohesion < self.coverage:
                     continue
                 moving = set(group)
                 for node in self.nodes.values():
