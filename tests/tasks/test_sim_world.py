@@ -124,12 +124,15 @@ def test_planning_top_priority_is_a_planted_growing_direction(world: dict[str, o
     assert checked >= 5
 
 
-def test_stationary_venue_preferences_make_the_venue_family_persistence_trivial(
-        world: dict[str, object]) -> None:
+def test_venue_family_is_rebalanced_or_rejected(world: dict[str, object]) -> None:
+    """Planted venue preferences are stationary, so persistence is right for most venue candidates:
+    the selection must cap it, or the audit must reject the family."""
     tasks: list[Task] = world["tasks"]  # type: ignore[assignment]
     report = audit_tasks(tasks, world["hidden"])  # type: ignore[arg-type]
     venue = report.families["venue_positioning"]
-    assert venue.persistence_rate is not None and venue.persistence_rate >= 0.9 and not venue.passed
+    assert venue.persistence_rate is not None
+    assert venue.persistence_rate <= Settings().tasks.max_persistence_share or not venue.passed
+    assert not venue.duplicates
 
 
 def test_venue_ranking_matches_planted_preferences(world: dict[str, object]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 
-from foresci.tasks.builders.common import Built, display_name, is_eligible, node_description, task_id
+from foresci.tasks.builders.common import Built, display_name, eligible_nodes, node_description, task_id
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
@@ -53,10 +53,10 @@ def build_bottleneck_tasks(domain: DomainEvidence, settings: TaskSettings, domai
     """Candidate bottleneck-opportunity tasks for one domain and window, one per eligible node at most."""
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
     built: list[Built] = []
-    for evidence in sorted(domain.nodes.values(), key=lambda item: item.node_id):
+    for evidence in eligible_nodes(domain, settings):
         if not any(signal.kind == "bottleneck" for signal in evidence.node.signals):
             continue
-        if not is_eligible(evidence, domain, settings) or evidence.window < settings.min_window_papers:
+        if evidence.window < settings.min_window_papers:
             continue
         item = _build_one(domain, evidence, settings, domain_name)
         if item is not None:

@@ -15,7 +15,7 @@ from foresci.tasks.builders.common import (
     OPTION_IDS,
     Built,
     display_name,
-    is_eligible,
+    eligible_nodes,
     node_description,
     task_id,
 )
@@ -52,10 +52,8 @@ def build_venue_tasks(domain: DomainEvidence, settings: TaskSettings, domain_nam
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
     prior = domain_window_venues(domain)
     built: list[Built] = []
-    for evidence in sorted(domain.nodes.values(), key=lambda item: item.node_id):
+    for evidence in eligible_nodes(domain, settings):
         if sum(evidence.window_venues.values()) < settings.min_venue_papers or not evidence.pre_venues:
-            continue
-        if not is_eligible(evidence, domain, settings):
             continue
         built.append(_build_one(domain, evidence, prior, domain_name, rng))
     rng.shuffle(built)
@@ -71,7 +69,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
     hidden_order = venue_order(evidence.window_venues, prior)
     persistence_order = venue_order(evidence.pre_venues, prior)
     name = display_name(evidence.node)
-    key = (f"{window.horizon}:{hidden_order[0]}", evidence.node_id)
+    key = (f"{window.horizon}:{hidden_order[0]}", name.lower())
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     title, question = venue_question(domain_name, name, window.cutoff, window.start, window.end)
     task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
