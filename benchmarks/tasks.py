@@ -127,6 +127,24 @@ class LiteKB:
         return np.stack([self._vectors[paper_id] for paper_id in paper_ids])
 
 
+class CutoffKB:
+    """Any KB seen as if it had been built from files up to ``cutoff`` (max_date = cutoff)."""
+
+    def __init__(self, kb: Any, cutoff: date) -> None:
+        self._kb, self.max_date, self.domains = kb, cutoff, kb.domains
+        self.fingerprint, self.path = f"{kb.fingerprint}@{cutoff}", kb.path
+
+    def papers(self, until: date | None = None, since: date | None = None, domain: str | None = None,
+               statuses: Sequence[str] = ("core", "support")) -> list[Paper]:
+        """Papers up to the cutoff (and ``until``)."""
+        bound = self.max_date if until is None else min(until, self.max_date)
+        return list(self._kb.papers(until=bound, since=since, domain=domain, statuses=tuple(statuses)))
+
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
+        """Embeddings of the given (pre-cutoff) papers."""
+        return np.asarray(self._kb.embeddings(list(paper_ids)))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -147,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         from foresci.kb.store import KnowledgeBase
 
         kb = KnowledgeBase.open(args.kb, Settings())
-        truncated = None
+        truncated = CutoffKB(kb, args.cutoff)
     elif args.fast and args.corpus is not None:
         say(f"ingesting and keyword-screening {args.corpus}")
         kb = LiteKB(args.corpus)
