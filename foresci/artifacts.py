@@ -56,8 +56,13 @@ def git_revision() -> str | None:
     """Return the git revision of the foresci checkout, or None outside a checkout."""
     root = Path(__file__).resolve().parent.parent
     try:
-        result = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                                text=True, timeout=5, check=False)
+        result = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout.strip() or None if result.returncode == 0 else None
@@ -68,17 +73,30 @@ def fingerprint(kind: str, inputs: dict[str, Any], config: dict[str, Any]) -> st
     return sha256_json({"kind": kind, "inputs": inputs, "config": config})[:16]
 
 
-def write_manifest(folder: Path | str, kind: str, *, inputs: dict[str, Any] | None = None,
-                   config: dict[str, Any] | None = None, files: list[str] | None = None,
-                   counts: dict[str, Any] | None = None) -> Manifest:
+def write_manifest(
+    folder: Path | str,
+    kind: str,
+    *,
+    inputs: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    files: list[str] | None = None,
+    counts: dict[str, Any] | None = None,
+) -> Manifest:
     """Write ``folder/manifest.json`` hashing the named output files; return the manifest."""
     folder = Path(folder)
     inputs = inputs or {}
     config = config or {}
     hashes = {name: sha256_file(folder / name) for name in (files or []) if (folder / name).is_file()}
-    manifest = Manifest(kind=kind, created_at=datetime.now(UTC), fingerprint=fingerprint(kind, inputs, config),
-                        inputs=inputs, config=config, hashes=hashes, counts=counts or {},
-                        git_revision=git_revision())
+    manifest = Manifest(
+        kind=kind,
+        created_at=datetime.now(UTC),
+        fingerprint=fingerprint(kind, inputs, config),
+        inputs=inputs,
+        config=config,
+        hashes=hashes,
+        counts=counts or {},
+        git_revision=git_revision(),
+    )
     write_json(folder / MANIFEST_NAME, manifest)
     return manifest
 

@@ -47,9 +47,12 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def root(
-    config: Path | None = typer.Option(None, "--config", help="YAML settings file (same keys as the env vars)."),
-    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True,
-                                 help="Print the version and exit."),
+    config: Path | None = typer.Option(
+        None, "--config", help="YAML settings file (same keys as the env vars)."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """foresci: can an AI system make research decisions that the following months prove right?"""
     if config is not None:

@@ -74,8 +74,10 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
             config = config.model_copy(update={"seed": seed})
         world = generate_world(config, out / "world")
         truth = load_ground_truth(world.root)
-        console.print(f"  {truth.paper_count} papers, cutoff {truth.cutoff}, "
-                      f"window {truth.window_months[0]}…{truth.window_months[-1]}")
+        console.print(
+            f"  {truth.paper_count} papers, cutoff {truth.cutoff}, "
+            f"window {truth.window_months[0]}…{truth.window_months[-1]}"
+        )
 
     world_domains = [domain.slug for domain in truth.domains]
     # Screen only for the world's invented domains: the shipped real domains have no papers here.
@@ -92,15 +94,27 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
     with _stage(console, timings, f"taxonomy at {cutoff}"):
         for domain in world_domains:
             history = build_taxonomy(kb, domain, cutoff, settings)
-            folder = save_taxonomy(history, out / "taxonomy" / domain,
-                                   inputs={"kb": str(kb_dir), "domain": domain, "cutoff": cutoff.isoformat()})
+            folder = save_taxonomy(
+                history,
+                out / "taxonomy" / domain,
+                inputs={"kb": str(kb_dir), "domain": domain, "cutoff": cutoff.isoformat()},
+            )
             taxonomy_dirs.append(Path(folder))
             snapshots[domain] = history.final
-            console.print(f"  {domain}: {len(history.final.nodes)} nodes over {len(history.snapshots)} slices")
+            console.print(
+                f"  {domain}: {len(history.final.nodes)} nodes over {len(history.snapshots)} slices"
+            )
 
     with _stage(console, timings, "foresight tasks"):
-        release_dir = build_release(kb, out / "release", cutoff, domains=world_domains, settings=settings,
-                                    per_family=per_family, snapshots=snapshots)
+        release_dir = build_release(
+            kb,
+            out / "release",
+            cutoff,
+            domains=world_domains,
+            settings=settings,
+            per_family=per_family,
+            snapshots=snapshots,
+        )
         counts = read_json(release_dir / "manifest.json").get("counts", {})
         console.print(f"  {counts.get('tasks', '?')} tasks: {counts.get('by_family', {})}")
 
@@ -116,8 +130,15 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
     for name, methods, mode in plans:
         with _stage(console, timings, f"answering: {', '.join(methods)} ({mode})"):
             run_dir = out / "runs" / name
-            run_release(release.tasks, run_dir, settings, methods, mode=mode,  # type: ignore[arg-type]
-                        view_factory=view_factory, progress=not quiet)
+            run_release(
+                release.tasks,
+                run_dir,
+                settings,
+                methods,
+                mode=mode,  # type: ignore[arg-type]
+                view_factory=view_factory,
+                progress=not quiet,
+            )
             write_run_manifest(run_dir, release_dir, kb_dir, settings, methods, [], mode)
             run_dirs.append(run_dir)
 
@@ -131,8 +152,16 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
         console.print(leaderboard_table(summary_data))
         console.print(f"  HTML report: {report}")
         console.print(f"  Markdown:    {out / 'report' / 'report.md'}")
-    return DemoResult(out=out, world=world.root, kb=kb_dir, taxonomies=taxonomy_dirs, release=release_dir,
-                      runs=run_dirs, report=report, timings=timings)
+    return DemoResult(
+        out=out,
+        world=world.root,
+        kb=kb_dir,
+        taxonomies=taxonomy_dirs,
+        release=release_dir,
+        runs=run_dirs,
+        report=report,
+        timings=timings,
+    )
 
 
 def demo_command(

@@ -101,8 +101,9 @@ def write_json(path: Path | str, value: BaseModel | dict[str, Any] | list[Any]) 
     """Write a JSON document atomically, pretty-printed with sorted keys."""
     payload = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
     with atomic_path(path) as temporary:
-        temporary.write_text(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
-                             encoding="utf-8")
+        temporary.write_text(
+            json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
 
 
 def read_json(path: Path | str) -> Any:

