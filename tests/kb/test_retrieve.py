@@ -117,3 +117,19 @@ def test_papers_since_until(built_kb: KnowledgeBase) -> None:
     assert window and all(since <= paper.announced <= until for paper in window)
     assert len(window) == sum(1 for paper in built_kb.papers() if since <= paper.announced <= until)
     assert isinstance(built_kb.max_date, date)
+
+
+@pytest.mark.parametrize("domain", [None, "visual_generative_modeling_and_diffusion"])
+def test_dense_ranking_is_exact_within_the_prefix(built_kb: KnowledgeBase, domain: str | None) -> None:
+    view = KBView(built_kb, built_kb.min_date + timedelta(days=3))
+    vector = built_kb.vectors[0]
+    mask = built_kb.domain_mask(domain) if domain else None
+    ranked = view.dense_ranking(vector, 10, mask)
+    allowed = [row for row in range(view.size) if mask is None or mask[row]]
+    scores = built_kb.vectors[allowed] @ vector
+    expected = [allowed[index] for index in np.argsort(-scores, kind="stable")[:10]]
+    assert len(ranked) == min(10, len(allowed))
+    np.testing.assert_allclose(
+        sorted(scores, reverse=True)[:10], [built_kb.vectors[row] @ vector for row in ranked], rtol=1e-5
+    )
+    assert set(ranked) <= set(allowed) and ranked[0] == expected[0]
