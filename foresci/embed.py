@@ -51,7 +51,8 @@ class EmbeddingCache:
         self._connection = sqlite3.connect(path, check_same_thread=False)
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+        )
         self._connection.commit()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
@@ -59,10 +60,11 @@ class EmbeddingCache:
         found: dict[str, np.ndarray] = {}
         with self._lock:
             for start in range(0, len(keys), 900):
-                chunk = list(keys[start:start + 900])
+                chunk = list(keys[start : start + 900])
                 marks = ",".join("?" * len(chunk))
                 rows = self._connection.execute(
-                    f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk)
+                    f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk
+                )
                 for key, blob in rows:
                     found[key] = np.frombuffer(blob, dtype=np.float32)
         return found
@@ -72,7 +74,8 @@ class EmbeddingCache:
         with self._lock:
             self._connection.executemany(
                 "INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)",
-                [(key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items])
+                [(key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items],
+            )
             self._connection.commit()
 
     def close(self) -> None:
@@ -83,8 +86,13 @@ class EmbeddingCache:
 class Embedder:
     """Encodes texts to L2-normalised float32 vectors, reusing cached ones."""
 
-    def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, cache_dir: Path | None = None,
-                 batch_size: int = 128, device: str = "cpu") -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_EMBEDDING_MODEL,
+        cache_dir: Path | None = None,
+        batch_size: int = 128,
+        device: str = "cpu",
+    ) -> None:
         self.model_name = model
         self.batch_size = batch_size
         self.device = device
@@ -104,13 +112,20 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         keys = [text_key(self.model_name, text) for text in texts]
         cached = self.cache.get_many(keys) if self.cache else {}
-        missing = sorted({key: index for index, key in enumerate(keys) if key not in cached}.items(),
-                         key=lambda item: item[1])
+        missing = sorted(
+            {key: index for index, key in enumerate(keys) if key not in cached}.items(),
+            key=lambda item: item[1],
+        )
         if missing:
             model = load_sentence_model(self.model_name, self.device)
             missing_texts = [texts[index] for _, index in missing]
-            vectors = model.encode(missing_texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                   convert_to_numpy=True, show_progress_bar=show_progress)
+            vectors = model.encode(
+                missing_texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=show_progress,
+            )
             vectors = np.asarray(vectors, dtype=np.float32)
             self.computed += len(missing_texts)
             fresh = {key: vectors[position] for position, (key, _) in enumerate(missing)}
@@ -122,5 +137,9 @@ class Embedder:
 
 def embedder_from_settings(settings: Any) -> Embedder:
     """Build an Embedder from a :class:`foresci.settings.Settings`."""
-    return Embedder(model=settings.embed.model, cache_dir=Path(settings.cache_dir),
-                    batch_size=settings.embed.batch_size, device=settings.embed.device)
+    return Embedder(
+        model=settings.embed.model,
+        cache_dir=Path(settings.cache_dir),
+        batch_size=settings.embed.batch_size,
+        device=settings.embed.device,
+    )
