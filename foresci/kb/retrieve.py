@@ -7,6 +7,7 @@ an ``IDSelectorRange``, and every paper-returning method checks the prefix again
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import date
@@ -47,6 +48,7 @@ class KBView:
         self._b = settings.kb.bm25_b if settings else 0.75
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._embedder: Any = None
+        self._lock = threading.Lock()  # agents may share a view across threads
 
     @property
     def cutoff(self) -> date:
@@ -91,6 +93,10 @@ class KBView:
 
     def query_vector(self, query: str) -> np.ndarray:
         """Normalised embedding of a query with the KB's model (cached in memory and on disk)."""
+        with self._lock:
+            return self._query_vector_locked(query)
+
+    def _query_vector_locked(self, query: str) -> np.ndarray:
         vector = self._query_vectors.get(query)
         if vector is None:
             if self._embedder is None:
