@@ -39,6 +39,8 @@ def build_command(
       foresci kb build ../shared/corpora/arxiv-daily --out workspace/kb
 
       FORESCI_CACHE_DIR=/tmp/cache foresci kb build day.jsonl.gz snap.jsonl --out kb --domains-dir mine
+
+      FORESCI_KB__EMBED_FIELD=title foresci kb build corpus/ --out kb   # titles only: ~10x faster on CPU
     """
     from foresci.kb.build import build_kb
     from foresci.settings import load_settings
