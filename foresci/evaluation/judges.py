@@ -10,12 +10,12 @@ import json
 from functools import lru_cache
 from typing import Any, Literal, Protocol, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from foresci.llm import LLMError
 from foresci.resources import declarative_file
 from foresci.tasks.models import Task
+from foresci.yamlio import read_yaml_mapping
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -97,7 +97,7 @@ class TraceJudgement(BaseModel):
 def judge_prompts() -> dict[str, Any]:
     """The judge prompts of ``evaluation/judges.yaml``."""
     path = declarative_file("evaluation", "judges.yaml")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml_mapping(path)
     for name in ("claim_extraction", "fact_verdicts", "trace", "pers"):
         if name not in data or not {"system", "user"} <= set(data[name]):
             raise ValueError(f"{path}: prompt '{name}' needs 'system' and 'user' entries")
@@ -108,7 +108,7 @@ def judge_prompts() -> dict[str, Any]:
 def rubrics() -> dict[str, Any]:
     """The persuasiveness rubric of ``evaluation/rubrics.yaml``: generic and per-family dimensions."""
     path = declarative_file("evaluation", "rubrics.yaml")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml_mapping(path)
     if not isinstance(data.get("generic"), dict) or not isinstance(data.get("families"), dict):
         raise ValueError(f"{path}: expected mappings 'generic' and 'families'")
     return dict(data)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.resources import declarative_file
 from foresci.taxonomy.models import Dimension
+from foresci.yamlio import load_yaml_model
 
 DIMENSION_ORDER: tuple[Dimension, ...] = ("tasks", "methods", "datasets", "evaluation_methods",
                                           "application_domains")
@@ -37,11 +36,7 @@ class DimensionConfig(BaseModel):
 def load_dimensions(path: Path | None = None) -> DimensionConfig:
     """Read the dimensions YAML (default ``taxonomy/dimensions.yaml``); errors name the file and field."""
     path = path or declarative_file("taxonomy", "dimensions.yaml")
-    data: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    try:
-        return DimensionConfig.model_validate(data)
-    except ValidationError as error:
-        raise ValueError(f"{path}: invalid dimensions file: {error}") from error
+    return load_yaml_model(path, DimensionConfig, "dimensions file")
 
 
 class DimensionRouter:

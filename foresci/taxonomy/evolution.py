@@ -11,16 +11,15 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.kb.models import Paper
 from foresci.resources import declarative_file
 from foresci.taxonomy.models import Edge, Node, Relation, Snapshot
 from foresci.taxonomy.signals import split_sentences
+from foresci.yamlio import load_yaml_model
 
 RELATION_ORDER: tuple[Relation, ...] = ("extension", "adaptation", "replacement", "component_reuse",
                                         "competition")
@@ -41,11 +40,7 @@ class EvolutionRules(BaseModel):
     def load(cls, path: Path | None = None) -> EvolutionRules:
         """Read the rules YAML (default ``taxonomy/evolution.yaml``); errors name the file."""
         path = path or declarative_file("taxonomy", "evolution.yaml")
-        data: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        try:
-            return cls.model_validate(data)
-        except ValidationError as error:
-            raise ValueError(f"{path}: invalid evolution rules: {error}") from error
+        return load_yaml_model(path, cls, "evolution rules")
 
 
 def _cue_sentences(paper: Paper, cues: dict[Relation, list[re.Pattern[str]]]) -> list[tuple[Relation, str]]:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.kb.models import Paper
 from foresci.resources import declarative_file
 from foresci.taxonomy.models import Signal, Snapshot
 from foresci.taxonomy.text import tokens
+from foresci.yamlio import load_yaml_model
 
 SignalKind = Literal["bottleneck", "future_work"]
 SIGNAL_KINDS: tuple[SignalKind, ...] = ("future_work", "bottleneck")
@@ -43,11 +43,7 @@ class SignalPatterns(BaseModel):
     def load(cls, path: Path | None = None) -> SignalPatterns:
         """Read the patterns YAML (default ``taxonomy/signals.yaml``); errors name the file and pattern."""
         path = path or declarative_file("taxonomy", "signals.yaml")
-        data: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        try:
-            patterns = cls.model_validate(data)
-        except ValidationError as error:
-            raise ValueError(f"{path}: invalid signal patterns: {error}") from error
+        patterns = load_yaml_model(path, cls, "signal patterns")
         for kind in ("bottleneck", "future_work"):
             for position, pattern in enumerate(getattr(patterns, kind)):
                 try:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import calendar
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from foresci.resources import declarative_file
+from foresci.yamlio import load_yaml_model
 
 
 class SliceLength(BaseModel):
@@ -95,11 +94,7 @@ def is_month_end(day: date) -> bool:
 def load_slicing_policy(path: Path | None = None) -> SlicingPolicy:
     """Read the slicing policy YAML (default ``taxonomy/slicing.yaml``); errors name the file and field."""
     path = path or declarative_file("taxonomy", "slicing.yaml")
-    data: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    try:
-        return SlicingPolicy.model_validate(data)
-    except ValidationError as error:
-        raise ValueError(f"{path}: invalid slicing policy: {error}") from error
+    return load_yaml_model(path, SlicingPolicy, "slicing policy")
 
 
 def slice_bounds(first: date, cutoff: date, policy: SlicingPolicy) -> list[tuple[date, date]]:

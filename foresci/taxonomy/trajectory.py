@@ -19,14 +19,13 @@ import math
 from collections.abc import Sequence
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.resources import declarative_file
 from foresci.taxonomy.models import Snapshot, Trajectory
 from foresci.taxonomy.text import entropy
+from foresci.yamlio import load_yaml_model
 
 
 class TrajectoryRules(BaseModel):
@@ -46,11 +45,7 @@ class TrajectoryRules(BaseModel):
     def load(cls, path: Path | None = None) -> TrajectoryRules:
         """Read the thresholds YAML (default ``taxonomy/trajectory.yaml``); errors name the file."""
         path = path or declarative_file("taxonomy", "trajectory.yaml")
-        data: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        try:
-            return cls.model_validate(data.get("rules", data) if isinstance(data, dict) else data)
-        except ValidationError as error:
-            raise ValueError(f"{path}: invalid trajectory rules: {error}") from error
+        return load_yaml_model(path, cls, "trajectory rules", section="rules")
 
 
 class TrajectoryMeasure(BaseModel):

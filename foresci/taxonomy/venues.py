@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from foresci.kb.models import VENUE_FAMILIES
 from foresci.resources import declarative_file
 from foresci.taxonomy.models import Node
+from foresci.yamlio import load_yaml_model
 
 
 class VenueProfile(BaseModel):
@@ -51,11 +50,7 @@ class VenueProfiles(BaseModel):
 def load_venue_profiles(path: Path | None = None) -> VenueProfiles:
     """Read ``evaluation/venues.yaml`` (or ``path``); errors name the file and field."""
     path = path or declarative_file("evaluation", "venues.yaml")
-    data: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    try:
-        return VenueProfiles.model_validate(data)
-    except ValidationError as error:
-        raise ValueError(f"{path}: invalid venue profiles: {error}") from error
+    return load_yaml_model(path, VenueProfiles, "venue profiles")
 
 
 def venue_shares(node: Node) -> dict[str, float]:
