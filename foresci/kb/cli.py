@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 import typer
+
+from foresci.cli_options import parse_date_option
 
 app = typer.Typer(
     help="Build, update, search and inspect the cutoff-aligned knowledge base.", no_args_is_help=True
 )
 
 
-def _parse_date(value: str, option: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError as error:
-        raise typer.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)", param_hint=option) from error
 
 
 @app.command("build")
@@ -90,7 +86,7 @@ def search_command(
     from foresci.kb.store import KnowledgeBase
     from foresci.settings import load_settings
 
-    view = KBView(KnowledgeBase.open(kb_dir, load_settings()), _parse_date(cutoff, "--cutoff"))
+    view = KBView(KnowledgeBase.open(kb_dir, load_settings()), parse_date_option(cutoff, "--cutoff"))
     table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
     for column in ("rank", "date", "id", "title", "bm25", "dense"):
         table.add_column(column)
@@ -191,8 +187,8 @@ def harvest_command(
     elif service == "openalex":
         papers = OpenAlexClient(mailto=mailto).search(
             query,
-            since=_parse_date(since, "--since") if since else None,
-            until=_parse_date(until, "--until") if until else None,
+            since=parse_date_option(since, "--since") if since else None,
+            until=parse_date_option(until, "--until") if until else None,
             max_results=max_results,
         )
     else:

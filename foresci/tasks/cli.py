@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
 
 import typer
+
+from foresci.cli_options import parse_date_option
 
 app = typer.Typer(help="Build, show, validate and audit foresight task releases.", no_args_is_help=True)
 forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolve later.",
                            no_args_is_help=True)
 
 
-def _date(value: str, option: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError as error:
-        raise typer.BadParameter(f"{option} expects YYYY-MM-DD, got {value!r}") from error
 
 
 def _open_kb(path: Path):  # type: ignore[no-untyped-def]
@@ -57,9 +53,9 @@ def build_command(
     console = Console(stderr=True)
     with console.status("opening the KB") as status:
         store = _open_kb(kb)
-        build_release(store, out, _date(cutoff, "--cutoff"), windows=tuple(window), domains=domain or None,
-                      settings=Settings(), per_family=per_family, taxonomy_dir=taxonomy_dir,
-                      progress=status.update)
+        build_release(store, out, parse_date_option(cutoff, "--cutoff"), windows=tuple(window),
+                      domains=domain or None, settings=Settings(), per_family=per_family,
+                      taxonomy_dir=taxonomy_dir, progress=status.update)
     release = load_release(out)
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
     typer.echo(f"wrote {len(release.tasks)} tasks to {out}")
@@ -194,7 +190,7 @@ def package_command(
     from foresci.tasks.forecast import make_package
 
     with Console(stderr=True).status("building the package"):
-        make_package(_open_kb(kb), out, _date(cutoff, "--cutoff"), window=window, n=n,
+        make_package(_open_kb(kb), out, parse_date_option(cutoff, "--cutoff"), window=window, n=n,
                      taxonomy_dir=taxonomy_dir)
     typer.echo((out / "forecast.jsonl").read_text(encoding="utf-8"))
     typer.echo(f"package frozen at {out}")

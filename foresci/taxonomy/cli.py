@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 import typer
 
+from foresci.cli_options import parse_date_option
+
 app = typer.Typer(help="Induce, show and export temporal taxonomies.", no_args_is_help=True)
 
 
-def _parse_date(value: str, option: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError as error:
-        raise typer.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)", param_hint=option) from error
 
 
 @app.command("build")
@@ -43,7 +39,7 @@ def build_command(
     from foresci.taxonomy.build import build_taxonomy
     from foresci.taxonomy.store import save_taxonomy
 
-    cutoff_date = _parse_date(cutoff, "--cutoff")
+    cutoff_date = parse_date_option(cutoff, "--cutoff")
     settings = load_settings()
     knowledge_base = KnowledgeBase.open(kb, settings)
     with Progress(TextColumn("[bold]slices"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar:
