@@ -45,7 +45,7 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
     """Run every stage on the default synthetic world under ``out``; return the artifact paths."""
     from rich.console import Console
 
-    from foresci.agents.cli import _write_run_manifest as write_run_manifest
+    from foresci.agents.cli import write_run_manifest
     from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
     from foresci.agents.runner import run_release
     from foresci.evaluation.report import write_report

@@ -103,7 +103,7 @@ def run_command(
         retry_errors=retry_errors,
         questions=loaded.questions,
     )
-    _write_run_manifest(out, release, kb, settings, chosen, model, mode)
+    write_run_manifest(out, release, kb, settings, chosen, model, mode)
     console.print(
         f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
         f"{summary.done_before} already done, {summary.forecasts} forecasts"
@@ -117,7 +117,7 @@ def run_command(
         )
 
 
-def _write_run_manifest(
+def write_run_manifest(
     out: Path,
     release: Path,
     kb: Path | None,

@@ -99,14 +99,14 @@ def test_leakage_all_methods_all_families(
 def test_api_key_never_written(
     toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
-    from foresci.agents.cli import _write_run_manifest
+    from foresci.agents.cli import write_run_manifest
     from foresci.io import write_jsonl
 
     scripted_llm.responder = answering_responder
     settings = _settings(llm_settings)
     _run(toy_world, settings, tmp_path / "run", ["aris"])
     write_jsonl(tmp_path / "tasks.jsonl", toy_tasks())
-    _write_run_manifest(tmp_path / "run", tmp_path, toy_world.kb_path, settings, ["aris"], [], "full")
+    write_run_manifest(tmp_path / "run", tmp_path, toy_world.kb_path, settings, ["aris"], [], "full")
     secret = settings.llm.api_key.get_secret_value().encode()
     assert scripted_llm.headers[0]["authorization"].endswith(secret.decode()), "the key must reach the server"
     written = [path for path in (tmp_path / "run").rglob("*") if path.is_file()]
