@@ -126,6 +126,7 @@ def write_run_manifest(
     models: list[str],
     mode: str,
 ) -> None:
+    """Write the run folder's manifest.json: release and KB inputs, methods, settings, row counts."""
     from foresci.agents.answers import read_answers
     from foresci.agents.runner import ANSWERS_FILE
     from foresci.artifacts import sha256_file, write_manifest
