@@ -135,3 +135,22 @@ def test_run_writes_forecasts_and_resumes(toy_world: ToyWorld, tmp_path: Path) -
     assert summary.forecasts == 0 and summary.done_before == 8
     answers = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert len(answers) == 8 and all(row.model is None and not row.contamination_risk for row in answers)
+
+
+def test_tasks_without_candidates_become_error_rows(toy_world: ToyWorld, tmp_path: Path) -> None:
+    view: Any = toy_world.view()
+    bare = [
+        task.model_copy(update={"candidates": [], "task_id": f"{task.task_id}-bare"})
+        for task in toy_tasks()
+        if task.family in ("direction_forecasting", "strategic_planning")
+    ]
+    summary = run_release(
+        bare,
+        tmp_path / "run",
+        Settings(cache_dir=tmp_path / "cache"),
+        ["trend"],
+        view_factory=lambda cutoff: view,
+    )
+    rows = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert summary.errors == len(bare) == len(rows) == 2
+    assert all(row.status == "error" and "no candidate options" in (row.error or "") for row in rows)

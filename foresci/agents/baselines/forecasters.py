@@ -126,7 +126,13 @@ class Forecaster:
     # ---- families -------------------------------------------------------------------------------
 
     def answer(self, task: Task) -> tuple[BaseModel, SupportArtifact]:
-        """The family answer and its support artifact."""
+        """The family answer and its support artifact.
+
+        Direction and planning tasks must offer candidate options (ValueError otherwise, which the runner
+        records as an error row): these forecasters rank fixed options, they do not invent them.
+        """
+        if task.family in ("direction_forecasting", "strategic_planning") and not task.candidates:
+            raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
         if task.family == "direction_forecasting":
             return self.direction(task)
         if task.family == "strategic_planning":
