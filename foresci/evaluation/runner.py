@@ -189,19 +189,14 @@ def score_answers(
         else:
             finish(plain, answer)
     prewarm_embeddings(encoder, pending, release, settings.evaluation.max_claims)
+
+    def score(answer: Answer, parts: JudgedParts | None) -> None:
+        task, hidden = release.tasks[answer.task_id], release.hidden[answer.task_id]
+        finish(score_task_answer(answer, task, hidden, settings.evaluation, encoder, parts), answer)
+
     if client is None:
         for answer in pending:
-            finish(
-                score_task_answer(
-                    answer,
-                    release.tasks[answer.task_id],
-                    release.hidden[answer.task_id],
-                    settings.evaluation,
-                    encoder,
-                    None,
-                ),
-                answer,
-            )
+            score(answer, None)
         return scored
 
     def judge(answer: Answer) -> JudgedParts:
@@ -211,17 +206,7 @@ def score_answers(
 
     with ThreadPoolExecutor(max_workers=max(1, settings.evaluation.judge_concurrency)) as pool:
         for answer, parts in zip(pending, pool.map(judge, pending), strict=True):
-            finish(
-                score_task_answer(
-                    answer,
-                    release.tasks[answer.task_id],
-                    release.hidden[answer.task_id],
-                    settings.evaluation,
-                    encoder,
-                    parts,
-                ),
-                answer,
-            )
+            score(answer, parts)
     return scored
 
 
