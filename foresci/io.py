@@ -12,9 +12,11 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class JsonlError(ValueError):
@@ -34,8 +36,8 @@ def open_text(path: Path) -> IO[str]:
     return path.open("r", encoding="utf-8")
 
 
-def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
-    """Yield each JSON object of a JSONL file (blank lines skipped); raise JsonlError naming the line."""
+def iter_jsonl_numbered(path: Path | str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (1-based line number, JSON object) for each non-blank line; raise JsonlError naming the line."""
     path = Path(path)
     with open_text(path) as handle:
         for line_number, line in enumerate(handle, start=1):
@@ -47,7 +49,33 @@ def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
                 raise JsonlError(path, line_number, f"invalid JSON: {error.msg}") from error
             if not isinstance(value, dict):
                 raise JsonlError(path, line_number, "expected a JSON object")
-            yield value
+            yield line_number, value
+
+
+def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object of a JSONL file (blank lines skipped); raise JsonlError naming the line."""
+    for _, value in iter_jsonl_numbered(path):
+        yield value
+
+
+def iter_models(path: Path | str, model: type[ModelT]) -> Iterator[tuple[int, ModelT]]:
+    """Yield (line number, validated ``model``) per row; an invalid row raises JsonlError naming the
+    file, the line and the field at fault."""
+    path = Path(path)
+    for line_number, value in iter_jsonl_numbered(path):
+        try:
+            yield line_number, model.model_validate(value)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise JsonlError(
+                path, line_number, f"invalid {model.__name__}: field '{where}': {first['msg']}"
+            ) from error
+
+
+def read_models(path: Path | str, model: type[ModelT]) -> list[ModelT]:
+    """Validate every row of a JSONL file as ``model`` (errors name file, line and field)."""
+    return [row for _, row in iter_models(path, model)]
 
 
 def _to_jsonable(row: BaseModel | dict[str, Any]) -> dict[str, Any]:

@@ -6,27 +6,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from foresci.agents.models import Answer, ForecastAnswer
-from foresci.io import iter_jsonl, read_json
+from foresci.io import read_json, read_models
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-def read_models(path: Path, model: type[ModelT]) -> list[ModelT]:
-    """Validate every row of a JSONL file as ``model``; an invalid row raises naming file, line and field."""
-    rows: list[ModelT] = []
-    for line_number, row in enumerate(iter_jsonl(path), start=1):
-        try:
-            rows.append(model.model_validate(row))
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise ValueError(f"{path}: row {line_number}: field '{where}': {first['msg']}") from error
-    return rows
 
 
 @dataclass

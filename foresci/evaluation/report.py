@@ -10,7 +10,7 @@ from typing import Any
 from jinja2 import Environment, Undefined
 
 from foresci.agents.models import Answer
-from foresci.evaluation.loading import answer_key, load_answers, read_models
+from foresci.evaluation.loading import answer_key, load_answers
 from foresci.evaluation.models import Score
 from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliability_diagram
 from foresci.evaluation.registry import metric_info
@@ -18,7 +18,7 @@ from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
 from foresci.evaluation.scoring import answer_text
 from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summary, entry_label
-from foresci.io import read_json, write_json
+from foresci.io import read_json, read_models, write_json
 from foresci.settings import Settings
 from foresci.tasks.models import Task
 

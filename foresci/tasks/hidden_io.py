@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foresci.io import iter_jsonl, write_jsonl
+from foresci.io import iter_models, read_models, write_jsonl
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.release import FORECAST_HIDDEN_FILE, HIDDEN_FILE
 
@@ -15,11 +15,7 @@ def load_hidden(path: Path | str) -> dict[str, HiddenTarget]:
     if file.is_dir():
         file = file / HIDDEN_FILE
     targets: dict[str, HiddenTarget] = {}
-    for line_number, row in enumerate(iter_jsonl(file), start=1):
-        try:
-            target = HiddenTarget.model_validate(row)
-        except ValueError as error:
-            raise ValueError(f"{file}:{line_number}: invalid HiddenTarget: {error}") from error
+    for line_number, target in iter_models(file, HiddenTarget):
         if target.task_id in targets:
             raise ValueError(f"{file}:{line_number}: duplicate task_id {target.task_id!r}")
         targets[target.task_id] = target
@@ -40,4 +36,4 @@ def write_forecast_hidden(folder: Path | str, rows: list[dict[str, object]]) -> 
 
 def load_resolutions(path: Path | str) -> list[Resolution]:
     """Load ``resolutions.jsonl`` written by ``forecast resolve``."""
-    return [Resolution.model_validate(row) for row in iter_jsonl(Path(path))]
+    return read_models(Path(path), Resolution)

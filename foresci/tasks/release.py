@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from foresci.io import iter_jsonl, read_json, write_jsonl
+from foresci.io import read_json, read_models, write_jsonl
 from foresci.tasks.models import ForecastQuestion, Task
 
 TASKS_FILE = "tasks.jsonl"
@@ -32,25 +32,15 @@ class Release:
         raise KeyError(f"task {task_id!r} not in release {self.path}")
 
 
-def _load_rows(path: Path, model: type[Task] | type[ForecastQuestion]) -> list[Any]:
-    rows = []
-    for line_number, row in enumerate(iter_jsonl(path), start=1):
-        try:
-            rows.append(model.model_validate(row))
-        except ValueError as error:
-            raise ValueError(f"{path}:{line_number}: invalid {model.__name__}: {error}") from error
-    return rows
-
-
 def load_release(path: Path | str) -> Release:
     """Load the public side of a release folder (``tasks.jsonl``, ``forecast.jsonl``, ``manifest.json``)."""
     folder = Path(path)
     tasks_path = folder / TASKS_FILE
     if not tasks_path.is_file():
         raise FileNotFoundError(f"{tasks_path}: no tasks file; is {folder} a foresci release?")
-    tasks = _load_rows(tasks_path, Task)
-    questions = _load_rows(folder / FORECAST_FILE,
-                           ForecastQuestion) if (folder / FORECAST_FILE).is_file() else []
+    tasks = read_models(tasks_path, Task)
+    forecast_path = folder / FORECAST_FILE
+    questions = read_models(forecast_path, ForecastQuestion) if forecast_path.is_file() else []
     manifest = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else {}
     return Release(path=folder, tasks=tasks, questions=questions, manifest=manifest)
 

@@ -62,3 +62,22 @@ def test_manifest_fingerprint_decides_reuse(tmp_path: Path) -> None:
     assert is_reusable(tmp_path, "release", {"kb": "abc"}, {"seed": 1})
     assert not is_reusable(tmp_path, "release", {"kb": "abc"}, {"seed": 2})
     assert not is_reusable(tmp_path / "nowhere", "release", {}, {})
+
+
+def test_read_models_names_file_line_and_field(tmp_path: Path) -> None:
+    from pydantic import BaseModel
+
+    from foresci.io import read_models
+
+    class Row(BaseModel):
+        name: str
+        count: int
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"name": "a", "count": 1}\n\n{"name": "b", "count": "many"}\n', encoding="utf-8")
+    with pytest.raises(JsonlError) as caught:
+        read_models(path, Row)
+    assert caught.value.line_number == 3
+    assert "rows.jsonl:3: invalid Row: field 'count'" in str(caught.value)
+    path.write_text('{"name": "a", "count": 1}\n\n{"name": "b", "count": 2}\n', encoding="utf-8")
+    assert [row.count for row in read_models(path, Row)] == [1, 2]
