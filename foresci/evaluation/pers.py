@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
+from pydantic import BaseModel
 
 from foresci.evaluation.judges import (
     JudgeClient,
-    JudgeError,
-    call_judge,
     family_dimensions,
     pers_schema,
     public_task_json,
     rubrics,
 )
 from foresci.evaluation.models import MetricResult
+from foresci.evaluation.rubric import judged_rubric_metric
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
 
@@ -66,40 +67,32 @@ def judged_pers(
     describe = (
         "; ".join(f"{name} ({text})" for name, text in task_dimensions.items()) or "none for this family"
     )
-    values: list[float] = []
-    passes: list[dict[str, float]] = []
-    try:
-        for run in range(1, runs + 1):
-            judgement = call_judge(
-                client,
-                "pers",
-                schema,
-                task_json=public_task_json(task),
-                brief_json=reviewer_brief(task, hidden),
-                answer=answer_text,
-                task_dimensions=describe,
-                generic_dimensions="; ".join(f"{n} ({t})" for n, t in generic.items()),
-                run=run,
-                runs=runs,
-            )
-            scores = {
-                name: float(value) for name, value in judgement.model_dump().items() if name != "rationale"
-            }
-            values.append(scores["holistic"])
-            passes.append(scores)
-    except JudgeError as error:
-        return MetricResult(
-            name="pers", value=None, available=False, error=str(error), reason="judge failed", runs=values
-        )
-    dimension_means = {name: float(np.mean([scores[name] for scores in passes])) for name in passes[0]}
-    return MetricResult(
-        name="pers",
-        value=float(np.mean(values)),
-        runs=values,
-        variance=float(np.var(values)),
-        details={
-            "dimensions": dimension_means,
+
+    def score(judgement: BaseModel) -> tuple[float, dict[str, float]]:
+        scores = {name: float(value) for name, value in judgement.model_dump().items() if name != "rationale"}
+        return scores["holistic"], scores
+
+    def details(passes: list[dict[str, float]] | None) -> dict[str, Any]:
+        if passes is None:
+            return {}
+        means = {name: float(np.mean([scores[name] for scores in passes])) for name in passes[0]}
+        return {
+            "dimensions": means,
             "task_dimensions": list(task_dimensions),
             "generic_dimensions": list(generic),
-        },
+        }
+
+    return judged_rubric_metric(
+        "pers",
+        client,
+        "pers",
+        schema,
+        runs,
+        score,
+        details,
+        task_json=public_task_json(task),
+        brief_json=reviewer_brief(task, hidden),
+        answer=answer_text,
+        task_dimensions=describe,
+        generic_dimensions="; ".join(f"{n} ({t})" for n, t in generic.items()),
     )

@@ -6,12 +6,11 @@ import json
 from datetime import date
 from typing import Any
 
-import numpy as np
-
 from foresci.agents.models import SupportArtifact
 from foresci.evaluation.fta import TextEncoder, clipped_cosine_matrix, split_sentences
-from foresci.evaluation.judges import JudgeClient, JudgeError, TraceJudgement, call_judge, public_task_json
+from foresci.evaluation.judges import JudgeClient, TraceJudgement, public_task_json
 from foresci.evaluation.models import MetricResult
+from foresci.evaluation.rubric import judged_rubric_metric
 from foresci.tasks.models import Task
 
 WEIGHTS = {"evidence_linkage": 0.50, "support_specificity": 0.25, "answer_internal_trace": 0.25}
@@ -81,42 +80,27 @@ def judged_trace(
         return not_applicable("trace")
     checks = citation_checks(support, task.cutoff)
     brief = support_brief(support, checks)
-    values: list[float] = []
-    dimensions: list[dict[str, float]] = []
-    try:
-        for run in range(1, runs + 1):
-            judgement = call_judge(
-                client,
-                "trace",
-                TraceJudgement,
-                task_json=public_task_json(task),
-                answer=answer_text,
-                support_json=brief,
-                run=run,
-                runs=runs,
-            )
-            values.append(
-                trace_score(
-                    judgement.evidence_linkage, judgement.support_specificity, judgement.answer_internal_trace
-                )
-            )
-            dimensions.append({key: getattr(judgement, key) for key in WEIGHTS})
-    except JudgeError as error:
-        return MetricResult(
-            name="trace",
-            value=None,
-            available=False,
-            error=str(error),
-            reason="judge failed",
-            runs=values,
-            details={"citations": checks},
+
+    def score(judgement: TraceJudgement) -> tuple[float, dict[str, float]]:
+        value = trace_score(
+            judgement.evidence_linkage, judgement.support_specificity, judgement.answer_internal_trace
         )
-    return MetricResult(
-        name="trace",
-        value=float(np.mean(values)),
-        runs=values,
-        variance=float(np.var(values)),
-        details={"citations": checks, "dimensions": dimensions},
+        return value, {key: getattr(judgement, key) for key in WEIGHTS}
+
+    def details(passes: list[dict[str, float]] | None) -> dict[str, Any]:
+        return {"citations": checks} if passes is None else {"citations": checks, "dimensions": passes}
+
+    return judged_rubric_metric(
+        "trace",
+        client,
+        "trace",
+        TraceJudgement,
+        runs,
+        score,
+        details,
+        task_json=public_task_json(task),
+        answer=answer_text,
+        support_json=brief,
     )
 
 
