@@ -99,7 +99,9 @@ def test_cut_off_tool_call_is_reported_truncated(
 
 # ---- #18.5: errors classified; local endpoints get concurrency 1 and a long timeout --------------
 
-def test_invalid_request_500_is_not_retried(llm_settings: Settings, scripted_llm: ScriptedOpenAIServer) -> None:
+def test_invalid_request_500_is_not_retried(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer
+) -> None:
     scripted_llm.enqueue(Reply.invalid_request_500("messages.0.role"))
     client = _client(llm_settings)
     with pytest.raises(LLMRequestError, match="HTTP 500"):
@@ -191,7 +193,9 @@ def test_json_mode_sends_the_schema(llm_settings: Settings, scripted_llm: Script
     assert response_format["schema"] == Verdict.model_json_schema()
 
 
-def test_json_mode_refused_schema_falls_back(llm_settings: Settings, scripted_llm: ScriptedOpenAIServer) -> None:
+def test_json_mode_refused_schema_falls_back(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer
+) -> None:
     def responder(request: dict[str, Any]) -> Any:
         if "schema" in (request.get("response_format") or {}):
             return Reply.error(400, message="Unrecognized request argument supplied: response_format.schema")
