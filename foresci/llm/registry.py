@@ -30,6 +30,9 @@ class ModelInfo(BaseModel):
     )
     gguf: str | None = Field(default=None, description="file name of the GGUF inside that package")
     chat: bool = Field(default=True, description="instruction-tuned with a chat template")
+    chat_format: str | None = Field(
+        default=None, description="llama.cpp chat format to serve it with (when the GGUF has no template)"
+    )
     notes: str = ""
 
 
