@@ -365,3 +365,22 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
 
     return Handler
+
+
+def forwarding_responder(base_url: str, timeout_s: float = 900.0) -> Responder:
+    """A responder that passes each request to a real OpenAI-compatible server and returns its answer
+    unchanged (status and body), so a test can read every prompt a real model was sent."""
+    import urllib.error
+    import urllib.request
+
+    def forward(request: dict[str, Any]) -> Reply:
+        outgoing = urllib.request.Request(
+            f"{base_url.rstrip('/')}/chat/completions", data=json.dumps(request).encode("utf-8"),
+            headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(outgoing, timeout=timeout_s) as response:  # noqa: S310 - 127.0.0.1
+                return Reply(status=response.status, body=response.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            return Reply(status=error.code, body=error.read().decode("utf-8", errors="replace"))
+
+    return forward
