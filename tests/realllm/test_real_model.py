@@ -130,5 +130,5 @@ def test_every_method_and_family_through_the_real_model(
             assert len(proxy.requests) == before, "a rerun of a finished evaluation must make no calls"
     errors = [f"{row.method}/{row.family}: {row.error}" for row in rows if row.status == "error"]
     print(f"\nreal-model stage: {ok}/{len(rows)} rows ok, {agent_requests} answering + "
-          f"{judge_requests} judge requests; answering {answered_s:.0f} s, total {total_s:.0f} s; judge metric errors "
-          f"{judged_failures}; errors: {errors}")
+          f"{judge_requests} judge requests; answering {answered_s:.0f} s, total {total_s:.0f} s; "
+          f"judge metric errors {judged_failures}; errors: {errors}")
