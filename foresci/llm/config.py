@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, SecretStr
 
 StructuredMethod = Literal["json_schema", "function_calling", "json_mode", "grammar"]
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
-DEFAULT_MAX_TOKENS = {"agent": 768, "judge": 384, "builder": 128}
+DEFAULT_MAX_TOKENS = {"agent": 1024, "judge": 768, "builder": 256}
 
 
 class LLMSettings(BaseModel):
