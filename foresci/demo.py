@@ -168,7 +168,7 @@ def demo_command(
     out: Path = typer.Option(Path("demo-output"), "--out", help="folder for every artifact of the demo"),
     seed: int | None = typer.Option(None, "--seed", help="world seed (default: settings.sim.seed)"),
     per_family: int | None = typer.Option(
-        None, "--per-family", help="tasks per family in the demo release (default 8; 2 with --llm local)"
+        None, "--per-family", help="tasks per family in the demo release (default 8; 1 with --llm local)"
     ),
     llm: str | None = typer.Option(
         None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (the local-llm extra, "
@@ -196,7 +196,7 @@ def demo_command(
 
         with local_llm_environment(out) as server:
             typer.echo(f"local model {server.name} at {server.base_url}")
-            result = run_demo(out, seed=seed, per_family=per_family or 2)
+            result = run_demo(out, seed=seed, per_family=per_family or 1)
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
         result = run_demo(out, seed=seed, per_family=per_family or 8)

@@ -11,8 +11,14 @@ from pathlib import Path
 
 from foresci.llm.serve import DEFAULT_LOCAL_MODEL, LocalServer
 
-# Lighter judging for a CPU model on two cores (only where the user has not set these).
-DEMO_DEFAULTS = {"FORESCI_EVALUATION__JUDGE_RUNS": "1", "FORESCI_AGENTS__REVIEWERS": "1"}
+# Lighter work for a CPU model on two cores (only where the user has not set these): one judging run,
+# one review round with one reviewer, shorter evidence lists and claim lists.
+DEMO_DEFAULTS = {
+    "FORESCI_EVALUATION__JUDGE_RUNS": "1", "FORESCI_EVALUATION__MAX_CLAIMS": "4",
+    "FORESCI_AGENTS__REVIEWERS": "1", "FORESCI_AGENTS__ITERATIONS": "1",
+    "FORESCI_AGENTS__MAX_EVIDENCE_PAPERS": "4", "FORESCI_AGENTS__PAPERS_PER_QUERY": "4",
+    "FORESCI_AGENTS__COI_CHAINS": "2", "FORESCI_AGENTS__ARIS_MAX_QUERIES": "2",
+}
 
 
 @contextmanager

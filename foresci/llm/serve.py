@@ -79,6 +79,14 @@ def find_weights(model: str, cache_dir: Path, registry: dict[str, ModelInfo] | N
     return assembled
 
 
+def _die_with_parent() -> None:
+    """In the server's process: get SIGTERM when the process that started it dies (Linux prctl)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     """A free TCP port on 127.0.0.1."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -135,7 +143,8 @@ class LocalServer:
         env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": str(self.threads)}
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env)
+            self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
+                                            preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

