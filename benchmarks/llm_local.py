@@ -3,8 +3,8 @@
 Builds a small synthetic world through the real pipeline (world -> KB -> taxonomy -> release), starts
 the local server, and answers the release with every LLM method under the structured-output method the
 endpoint accepts (detected), and with hybrid_rag under each structured-output method; then name-only,
-trend and persistence. Agents use the demo's light settings (one review round, 4 evidence papers). Prints per (method, output method): calls and prompt/completion
-tokens per task, seconds per task, schema-valid answer rate, error reasons, offline FTA and top-1 (the
+trend and persistence. Agents use the demo's light settings (one review round, 4 evidence papers).
+Prints per (method, output method): calls and prompt/completion tokens per task, seconds per task, schema-valid answer rate, error reasons, offline FTA and top-1 (the
 fraction of ranked/choice tasks whose first option is the hidden one); and the server's prompt and
 generation tokens/s read from its own timing log.
 
