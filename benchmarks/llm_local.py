@@ -4,9 +4,9 @@ Builds a small synthetic world through the real pipeline (world -> KB -> taxonom
 the local server, and answers the release with every LLM method under the structured-output method the
 endpoint accepts (detected), and with hybrid_rag under each structured-output method; then name-only,
 trend and persistence. Agents use the demo's light settings (one review round, 4 evidence papers).
-Prints per (method, output method): calls and prompt/completion tokens per task, seconds per task, schema-valid answer rate, error reasons, offline FTA and top-1 (the
-fraction of ranked/choice tasks whose first option is the hidden one); and the server's prompt and
-generation tokens/s read from its own timing log.
+Prints per (method, output method): calls and prompt/completion tokens per task, seconds per task,
+schema-valid answer rate, error reasons, offline FTA and top-1 (the fraction of ranked/choice tasks whose
+first option is the hidden one); and the server's prompt and generation tokens/s from its timing log.
 
 Goals (exit 1 when missed): every row is a valid answer or an error row with a reason; at least half of
 the detected-method rows are valid answers; the server generates at least 5 tokens/s.
