@@ -30,7 +30,8 @@ def artifact_lock(folder: Path, timeout: float = 0.0) -> Iterator[Path]:
         lock.acquire(timeout=timeout)
     except Timeout:
         raise UserError(
-            "another foresci process is writing into this folder; wait for it to finish or use another folder",
+            "another foresci process is writing into this folder; "
+            "wait for it to finish or use another folder",
             path=folder,
         ) from None
     try:

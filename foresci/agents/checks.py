@@ -19,11 +19,16 @@ def task_problems(task: Task, domains: Iterable[str] | None) -> list[tuple[str, 
     problems: list[tuple[str, str]] = []
     if not task.cutoff < task.window_start:
         problems.append(
-            ("cutoff", f"cutoff {task.cutoff} is not before the window start {task.window_start} "
-             "(methods would read window papers)")
+            (
+                "cutoff",
+                f"cutoff {task.cutoff} is not before the window start {task.window_start} "
+                "(methods would read window papers)",
+            )
         )
     if task.window_start > task.window_end:
-        problems.append(("window_end", f"window end {task.window_end} is before its start {task.window_start}"))
+        problems.append(
+            ("window_end", f"window end {task.window_end} is before its start {task.window_start}")
+        )
     if task.family not in FAMILIES:
         problems.append(("family", f"unknown family {task.family!r}; expected one of {list(FAMILIES)}"))
     known = None if domains is None else set(domains)
@@ -43,17 +48,24 @@ def check_tasks(tasks: list[Task], path: Path, domains: Iterable[str] | None = N
     bad: list[UserError] = []
     for line, task in enumerate(tasks, start=1):
         if task.task_id in first_line:
-            bad.append(UserError(
-                f"duplicate task id {task.task_id!r} (first on line {first_line[task.task_id]})",
-                path=path, line=line, field="task_id",
-            ))
+            bad.append(
+                UserError(
+                    f"duplicate task id {task.task_id!r} (first on line {first_line[task.task_id]})",
+                    path=path,
+                    line=line,
+                    field="task_id",
+                )
+            )
         first_line.setdefault(task.task_id, line)
         bad.extend(
             UserError(f"task {task.task_id}: {problem}", path=path, line=line, field=field)
             for field, problem in task_problems(task, domain_list)
         )
     if bad:
-        more = f" (and {len(bad) - 1} more problems; nothing was answered)" if len(bad) > 1 else \
-            " (nothing was answered)"
+        more = (
+            f" (and {len(bad) - 1} more problems; nothing was answered)"
+            if len(bad) > 1
+            else " (nothing was answered)"
+        )
         first = bad[0]
         raise UserError(first.message + more, path=first.path, line=first.line, field=first.field)

@@ -140,7 +140,9 @@ def run_command(
             f"{usage['cache_hits']} cache hits"
         )
     if summary.attempted and not summary.answered:
-        console.print(f"[red]error:[/red] none of the {summary.attempted} rows succeeded; see {out / 'answers.jsonl'}")
+        console.print(
+            f"[red]error:[/red] none of the {summary.attempted} rows succeeded; see {out / 'answers.jsonl'}"
+        )
         raise typer.Exit(code=1)
 
 

@@ -62,8 +62,20 @@ def test_run_refuses_bad_task_before_answering(
     tasks[1] = tasks[1].model_copy(update=change)
     release = _release(tmp_path / "rel", tasks)
     out = tmp_path / "run"
-    result = _cli(["run", str(release), "--kb", str(toy_world.kb_path), "--method", "trend",
-                   "--out", str(out), "--no-progress"], _env(toy_world))
+    result = _cli(
+        [
+            "run",
+            str(release),
+            "--kb",
+            str(toy_world.kb_path),
+            "--method",
+            "trend",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+        _env(toy_world),
+    )
     assert result.exit_code != 0
     message = _message(result)
     assert f"tasks.jsonl:2: {field}:" in message, message
@@ -75,8 +87,20 @@ def test_duplicate_task_ids_refused_before_any_answer(toy_world: ToyWorld, tmp_p
     tasks.append(tasks[0])
     release = _release(tmp_path / "rel", tasks)
     out = tmp_path / "run"
-    result = _cli(["run", str(release), "--kb", str(toy_world.kb_path), "--method", "trend",
-                   "--out", str(out), "--no-progress"], _env(toy_world))
+    result = _cli(
+        [
+            "run",
+            str(release),
+            "--kb",
+            str(toy_world.kb_path),
+            "--method",
+            "trend",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+        _env(toy_world),
+    )
     assert result.exit_code != 0
     assert "tasks.jsonl:5: task_id: duplicate task id 'toy-direction_forecasting' (first on line 1)" in (
         _message(result)
@@ -123,7 +147,9 @@ def test_one_failing_task_is_an_error_row_and_the_run_goes_on(
     scripted_llm.responder = responder
     tasks[-1] = tasks[-1].model_copy(update={"title": "Too long"})
     out = tmp_path / "run"
-    summary = run_release(tasks, out, llm_settings, ["persistence", "native"], view_factory=_view_factory(toy_world))
+    summary = run_release(
+        tasks, out, llm_settings, ["persistence", "native"], view_factory=_view_factory(toy_world)
+    )
     rows = {(row.task_id, row.method): row for row in read_answers(out / ANSWERS_FILE)}
     assert len(rows) == 12
     missing = rows[("no-domain", "persistence")]
@@ -135,11 +161,19 @@ def test_one_failing_task_is_an_error_row_and_the_run_goes_on(
     ok = [row for row in rows.values() if row.status == "ok"]
     assert len(ok) == 12 - summary.errors and summary.errors >= 2
     # a rerun resumes: nothing is redone; --retry-errors tries the error rows again
-    again = run_release(tasks, out, llm_settings, ["persistence", "native"], view_factory=_view_factory(toy_world))
+    again = run_release(
+        tasks, out, llm_settings, ["persistence", "native"], view_factory=_view_factory(toy_world)
+    )
     assert again.attempted == 0 and again.done_before == 12
     scripted_llm.responder = answering_responder
-    retried = run_release(tasks, out, llm_settings, ["persistence", "native"],
-                          view_factory=_view_factory(toy_world), retry_errors=True)
+    retried = run_release(
+        tasks,
+        out,
+        llm_settings,
+        ["persistence", "native"],
+        view_factory=_view_factory(toy_world),
+        retry_errors=True,
+    )
     assert retried.attempted == summary.errors
     final = {(row.task_id, row.method): row for row in read_answers(out / ANSWERS_FILE)}
     assert final[("too-long", "native")].status == "ok"
@@ -150,13 +184,19 @@ def test_answer_from_no_paper_is_marked_evidence_none(
     toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     scripted_llm.responder = answering_responder
-    early = toy_tasks()[0].model_copy(update={
-        "task_id": "before-the-kb", "cutoff": date(2024, 6, 30),
-        "window_start": date(2024, 7, 1), "window_end": date(2024, 9, 30),
-    })
+    early = toy_tasks()[0].model_copy(
+        update={
+            "task_id": "before-the-kb",
+            "cutoff": date(2024, 6, 30),
+            "window_start": date(2024, 7, 1),
+            "window_end": date(2024, 9, 30),
+        }
+    )
     tasks = [toy_tasks()[0], early]
     out = tmp_path / "run"
-    summary = run_release(tasks, out, llm_settings, ["hybrid_rag", "native"], view_factory=_view_factory(toy_world))
+    summary = run_release(
+        tasks, out, llm_settings, ["hybrid_rag", "native"], view_factory=_view_factory(toy_world)
+    )
     rows = {(row.task_id, row.method): row for row in read_answers(out / ANSWERS_FILE)}
     assert rows[("before-the-kb", "hybrid_rag")].status == "ok"
     assert rows[("before-the-kb", "hybrid_rag")].evidence == "none"
@@ -165,16 +205,12 @@ def test_answer_from_no_paper_is_marked_evidence_none(
     assert summary.evidence_none == 1
 
 
-def test_resume_with_other_settings_or_prompts_is_refused(
-    toy_world: ToyWorld, tmp_path: Path
-) -> None:
+def test_resume_with_other_settings_or_prompts_is_refused(toy_world: ToyWorld, tmp_path: Path) -> None:
     settings = toy_world.settings
     out = tmp_path / "run"
     tasks = toy_tasks()[:2]
     run_release(tasks, out, settings, ["persistence"], view_factory=_view_factory(toy_world))
-    changed = settings.model_copy(
-        update={"agents": settings.agents.model_copy(update={"trend_months": 3})}
-    )
+    changed = settings.model_copy(update={"agents": settings.agents.model_copy(update={"trend_months": 3})})
     with pytest.raises(UserError, match=r"run_fingerprint.json: fingerprint: .*changed: agents.trend_months"):
         run_release(toy_tasks(), out, changed, ["persistence"], view_factory=_view_factory(toy_world))
     assert len(read_answers(out / ANSWERS_FILE)) == 2
@@ -186,11 +222,18 @@ def test_resume_with_other_settings_or_prompts_is_refused(
 
 def test_run_exits_nonzero_when_no_row_succeeded(tmp_path: Path) -> None:
     release = _release(tmp_path / "rel", toy_tasks())
-    with ScriptedOpenAIServer(responder=lambda request: Reply.error(400, message="model not found")) as server:
-        env = {"FORESCI_LLM__BASE_URL": server.base_url, "FORESCI_CACHE_DIR": str(tmp_path / "c"),
-               "FORESCI_LLM__MODEL": "scripted-model", "FORESCI_LLM__MAX_RETRIES": "0"}
-        result = _cli(["run", str(release), "--method", "native", "--out", str(tmp_path / "run"),
-                       "--no-progress"], env)
+    with ScriptedOpenAIServer(
+        responder=lambda request: Reply.error(400, message="model not found")
+    ) as server:
+        env = {
+            "FORESCI_LLM__BASE_URL": server.base_url,
+            "FORESCI_CACHE_DIR": str(tmp_path / "c"),
+            "FORESCI_LLM__MODEL": "scripted-model",
+            "FORESCI_LLM__MAX_RETRIES": "0",
+        }
+        result = _cli(
+            ["run", str(release), "--method", "native", "--out", str(tmp_path / "run"), "--no-progress"], env
+        )
     assert result.exit_code == 1, _message(result)
     output = " ".join(result.output.split())
     assert "0 answered, 4 errors" in output
@@ -241,8 +284,10 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> Non
     import threading
     import time
 
-    release = _release(tmp_path / "rel", [t.model_copy(update={"task_id": f"{t.task_id}-{n}"})
-                                          for n in range(3) for t in toy_tasks()])
+    release = _release(
+        tmp_path / "rel",
+        [t.model_copy(update={"task_id": f"{t.task_id}-{n}"}) for n in range(3) for t in toy_tasks()],
+    )
     out = tmp_path / "run"
 
     gate = threading.Event()
@@ -251,11 +296,26 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> Non
         gate.wait(timeout=120)
         return answering_responder(request)
 
-    command = [sys.executable, "-c", "from foresci.cli import main; main()", "run", str(release),
-               "--method", "native", "--out", str(out), "--no-progress"]
+    command = [
+        sys.executable,
+        "-c",
+        "from foresci.cli import main; main()",
+        "run",
+        str(release),
+        "--method",
+        "native",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     with ScriptedOpenAIServer(responder=held) as server:
-        env = {**os.environ, "FORESCI_LLM__BASE_URL": server.base_url, "FORESCI_CACHE_DIR": str(tmp_path / "c"),
-               "FORESCI_AGENTS__CONCURRENCY": "1", "FORESCI_LLM__MODEL": "scripted-model"}
+        env = {
+            **os.environ,
+            "FORESCI_LLM__BASE_URL": server.base_url,
+            "FORESCI_CACHE_DIR": str(tmp_path / "c"),
+            "FORESCI_AGENTS__CONCURRENCY": "1",
+            "FORESCI_LLM__MODEL": "scripted-model",
+        }
         first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while not server.requests:  # the first run is answering, so it holds the folder
