@@ -37,11 +37,11 @@ def task_problems(task: Task, domains: Iterable[str] | None) -> list[tuple[str, 
     return problems
 
 
-def check_tasks(tasks: list[Task], path: Path, domains: Iterable[str] | None = None) -> None:
+def check_tasks(tasks: list[Task], path: Path | None, domains: Iterable[str] | None = None) -> None:
     """Refuse a release with a bad task or a repeated task id (UserError naming file, line and field).
 
-    ``tasks`` are in file order, so task ``i`` is on line ``i + 1`` of ``path``; ``domains`` None skips
-    the domain check (no KB given).
+    ``tasks`` are in file order, so task ``i`` is on line ``i + 1`` of ``path`` (None: tasks given in
+    code; the line is then the task's position); ``domains`` None skips the domain check (no KB given).
     """
     domain_list = None if domains is None else list(domains)
     first_line: dict[str, int] = {}

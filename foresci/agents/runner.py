@@ -25,6 +25,7 @@ from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answer
 from foresci.agents.baselines.forecasters import Forecaster, Kind
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.briefs import Mode, family_schema
+from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
 from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
 from foresci.agents.methods.base import MethodContext
@@ -236,7 +237,11 @@ def answer_release(
     retry_errors: bool,
     questions: list[ForecastQuestion] | None,
 ) -> RunSummary:
-    """:func:`run_release` for a caller that already holds ``artifact_lock(out)``."""
+    """:func:`run_release` for a caller that already holds ``artifact_lock(out)``.
+
+    Refuses bad tasks and repeated task ids before any answer (:func:`foresci.agents.checks.check_tasks`).
+    """
+    check_tasks(tasks, None)
     path = out / ANSWERS_FILE
     existing = read_answers(path)
     check_run_fingerprint(out, run_fingerprint_parts(settings), has_rows=bool(existing))
