@@ -14,7 +14,13 @@ from foresci.evaluation.judges import JudgeClient, JudgeError
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.pers import judged_pers, offline_pers
 from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta, resolve_option
-from foresci.evaluation.trace import PaperDates, citation_checks, judged_trace, offline_trace
+from foresci.evaluation.trace import (
+    PaperDates,
+    citation_checks,
+    citation_summary,
+    judged_trace,
+    offline_trace,
+)
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
 
@@ -226,17 +232,7 @@ def score_task_answer(
         contamination_risk=answer.contamination_risk,
         evaluation="judged" if judged is not None else "offline",
         evidence=answer.evidence,
-        citations={
-            key: checks[key]
-            for key in (
-                "checked_against",
-                "cited",
-                "valid",
-                "unknown_ids",
-                "after_cutoff_ids",
-                "not_retrieved_ids",
-            )
-        },
+        citations=citation_summary(checks),
     )
 
 

@@ -87,6 +87,21 @@ def citation_checks(answer: Answer, cutoff: date, kb_dates: PaperDates | None = 
     }
 
 
+CITATION_SUMMARY = (
+    "checked_against",
+    "cited",
+    "valid",
+    "unknown_ids",
+    "after_cutoff_ids",
+    "not_retrieved_ids",
+)
+
+
+def citation_summary(checks: dict[str, Any]) -> dict[str, Any]:
+    """The part of :func:`citation_checks` shown to the Trace judge and stored on the score row."""
+    return {key: checks[key] for key in CITATION_SUMMARY}
+
+
 def support_brief(support: SupportArtifact, checks: dict[str, Any], limit: int = 40) -> str:
     """The evidence-content brief shown to the trace judge (JSON; long lists truncated)."""
     brief = {
@@ -100,17 +115,7 @@ def support_brief(support: SupportArtifact, checks: dict[str, Any], limit: int =
             for evidence in support.evidence[:limit]
         ],
         "notes": support.notes[:limit],
-        "citation_checks": {
-            key: checks[key]
-            for key in (
-                "checked_against",
-                "cited",
-                "valid",
-                "unknown_ids",
-                "after_cutoff_ids",
-                "not_retrieved_ids",
-            )
-        },
+        "citation_checks": citation_summary(checks),
     }
     return json.dumps(brief, ensure_ascii=False)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from foresci.agents.models import Answer, Evidence, RetrievedItem, SupportArtifact
+from foresci.agents.models import Evidence, RetrievedItem, SupportArtifact
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import evaluate_run
@@ -17,22 +17,9 @@ from foresci.io import iter_jsonl, write_json
 from foresci.settings import Settings
 from tests.agents.conftest import ToyWorld
 from tests.evaluation.conftest import WordEncoder
-from tests.evaluation.fixtures import CUTOFF, write_release, write_run
+from tests.evaluation.fixtures import CUTOFF, direction_answer, write_release, write_run
 
 TEXT = "Memory-augmented agents gain momentum in the window. The trajectory is accelerating."
-
-
-def _answer(method: str, text: str, support: SupportArtifact | None) -> Answer:
-    payload = {"direction": "A", "trajectory": "accelerating", "rationale": "r"}
-    return Answer(
-        task_id="D1",
-        family="direction_forecasting",
-        method=method,
-        model="m1",
-        text=text,
-        payload=payload,
-        support=support,
-    )
 
 
 def test_citations_are_checked_against_the_kb_at_the_cutoff(toy_world: ToyWorld, tmp_path: Path) -> None:
@@ -43,13 +30,13 @@ def test_citations_are_checked_against_the_kb_at_the_cutoff(toy_world: ToyWorld,
         retrieved=[RetrievedItem(paper_id=seen, title="Graph memory", announced=CUTOFF)],
         evidence=[Evidence(claim="Memory-augmented agents gain momentum in the window.", paper_ids=[seen])],
     )
-    clean = _answer("aris", f"{TEXT} See [{seen}].", support)
+    clean = direction_answer("aris", f"{TEXT} See [{seen}].", support)
     # cites a paper after the cutoff (with a version suffix), an id no KB holds, and an unretrieved paper
-    flagged = _answer(
+    flagged = direction_answer(
         "hybrid_rag", f"{TEXT} See [{seen}], [{late}v2], arXiv:2599.99999 and {unseen}.", support
     )
     flagged.payload["signals"] = [f"growth reported in {late}"]
-    native = _answer("native", f"{TEXT} As 2599.99999 shows.", None)
+    native = direction_answer("native", f"{TEXT} As 2599.99999 shows.", None)
     release = write_release(tmp_path / "release")
     run_dir = write_run(tmp_path / "run", release, [clean, flagged, native])
     write_json(run_dir / "manifest.json", {"inputs": {"release": str(release), "kb": str(toy_world.kb_path)}})

@@ -47,6 +47,11 @@ def _env(world: ToyWorld, **extra: str) -> dict[str, str]:
     return {"FORESCI_CACHE_DIR": str(world.root / "cache"), **extra}
 
 
+def _run_trend(release: Path, out: Path, world: ToyWorld) -> Any:
+    arguments = ["run", str(release), "--kb", str(world.kb_path), "--method", "trend", "--out", str(out)]
+    return _cli([*arguments, "--no-progress"], _env(world))
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -62,20 +67,7 @@ def test_run_refuses_bad_task_before_answering(
     tasks[1] = tasks[1].model_copy(update=change)
     release = _release(tmp_path / "rel", tasks)
     out = tmp_path / "run"
-    result = _cli(
-        [
-            "run",
-            str(release),
-            "--kb",
-            str(toy_world.kb_path),
-            "--method",
-            "trend",
-            "--out",
-            str(out),
-            "--no-progress",
-        ],
-        _env(toy_world),
-    )
+    result = _run_trend(release, out, toy_world)
     assert result.exit_code != 0
     message = _message(result)
     assert f"tasks.jsonl:2: {field}:" in message, message
@@ -87,20 +79,7 @@ def test_duplicate_task_ids_refused_before_any_answer(toy_world: ToyWorld, tmp_p
     tasks.append(tasks[0])
     release = _release(tmp_path / "rel", tasks)
     out = tmp_path / "run"
-    result = _cli(
-        [
-            "run",
-            str(release),
-            "--kb",
-            str(toy_world.kb_path),
-            "--method",
-            "trend",
-            "--out",
-            str(out),
-            "--no-progress",
-        ],
-        _env(toy_world),
-    )
+    result = _run_trend(release, out, toy_world)
     assert result.exit_code != 0
     assert "tasks.jsonl:5: task_id: duplicate task id 'toy-direction_forecasting' (first on line 1)" in (
         _message(result)
@@ -279,10 +258,10 @@ def test_retrieved_text_is_fenced_as_data_in_agent_prompts(
 
 
 def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> None:
-    import subprocess
-    import sys
     import threading
     import time
+
+    from tests.agents.test_resume import _run_cli
 
     release = _release(
         tmp_path / "rel",
@@ -296,18 +275,6 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> Non
         gate.wait(timeout=120)
         return answering_responder(request)
 
-    command = [
-        sys.executable,
-        "-c",
-        "from foresci.cli import main; main()",
-        "run",
-        str(release),
-        "--method",
-        "native",
-        "--out",
-        str(out),
-        "--no-progress",
-    ]
     with ScriptedOpenAIServer(responder=held) as server:
         env = {
             **os.environ,
@@ -316,17 +283,18 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> Non
             "FORESCI_AGENTS__CONCURRENCY": "1",
             "FORESCI_LLM__MODEL": "scripted-model",
         }
-        first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        first = _run_cli(release, out, env)
         deadline = time.monotonic() + 120
         while not server.requests:  # the first run is answering, so it holds the folder
             assert time.monotonic() < deadline and first.poll() is None
             time.sleep(0.05)
-        second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        second = _run_cli(release, out, env)
+        second_output = " ".join(second.communicate(timeout=60)[0].decode().split())
         gate.set()
         first_output = first.communicate(timeout=120)[0].decode()
     answers = out / ANSWERS_FILE
     assert second.returncode != 0
-    assert "another foresci process is writing into this folder" in second.stdout + second.stderr
+    assert "another foresci process is writing into this folder" in second_output
     assert first.returncode == 0, first_output
     keys = [(row.task_id, row.method) for row in read_answers(answers)]
     assert len(keys) == len(set(keys)) == 12

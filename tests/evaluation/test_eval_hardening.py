@@ -20,7 +20,7 @@ from foresci.fencing import FENCE_TAG, SYSTEM_CLAUSE
 from foresci.io import iter_jsonl, write_json, write_jsonl
 from foresci.settings import Settings
 from tests.evaluation.conftest import WordEncoder
-from tests.evaluation.fixtures import CUTOFF, answers, write_run
+from tests.evaluation.fixtures import CUTOFF, answers, direction_answer, write_run
 from tests.evaluation.test_judges import judge_reply, judged_settings
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, requested_schema
 
@@ -31,17 +31,8 @@ def _scores(run_dir: Path) -> dict[str, Score]:
     return {row["key"]: Score.model_validate(row) for row in iter_jsonl(run_dir / "scores.jsonl")}
 
 
-def _d1(method: str, text: str, **fields: Any) -> Answer:
-    base = {"direction": "A", "trajectory": "accelerating", "rationale": "r"}
-    return Answer(
-        task_id="D1",
-        family="direction_forecasting",
-        method=method,
-        model="m1",
-        text=text,
-        payload=base,
-        **fields,
-    )
+def _d1(method: str, text: str, support: SupportArtifact | None = None) -> Answer:
+    return direction_answer(method, text, support)
 
 
 def _support() -> SupportArtifact:
