@@ -17,11 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from foresci.agents.models import Answer
-from foresci.artifacts import sha256_file, sha256_json
-from foresci.errors import UserError
+from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient
-from foresci.evaluation.loading import ReleaseData, answer_key, load_answers, load_release, release_of_run
+from foresci.evaluation.loading import (
+    ReleaseData,
+    answer_key,
+    kb_citation_dates,
+    kb_of_run,
+    load_answers,
+    load_release,
+    release_of_run,
+    require_targets,
+    tasks_without_answer,
+)
 from foresci.evaluation.models import Score
 from foresci.evaluation.scoring import (
     FORECAST_FAMILY,
@@ -32,69 +41,14 @@ from foresci.evaluation.scoring import (
     score_task_answer,
 )
 from foresci.evaluation.summary import build_summary
-from foresci.evaluation.trace import PaperDates, cited_ids
-from foresci.io import append_jsonl, read_json, write_json, write_jsonl
+from foresci.evaluation.trace import PaperDates
+from foresci.io import append_jsonl, write_json, write_jsonl
 from foresci.locks import artifact_lock
-from foresci.resources import declarative_file
 from foresci.settings import Settings
 
 SCORES_NAME = "scores.jsonl"
 SUMMARY_NAME = "summary.json"
 Progress = Callable[[str, int, int], None]
-
-
-JUDGE_FILES = ("judges.yaml", "rubrics.yaml", "venues.yaml")
-
-
-def evaluation_fingerprint(
-    settings: Settings, release: ReleaseData, offline: bool, kb: Path | None = None
-) -> str:
-    """The run-wide part of every row fingerprint: metric settings, embedder, judge model and prompt
-    files, release folder, and the KB that citations are checked against."""
-    config: dict[str, Any] = {
-        "evaluation": settings.evaluation.model_dump(mode="json"),
-        "embed_model": settings.embed.model,
-        "release": str(release.path.resolve()),
-        "kb": _kb_identity(kb),
-    }
-    if not offline:
-        llm = settings.llm
-        config["judge"] = {
-            "model": llm.roles.get("judge", llm.model),
-            "base_url": llm.base_url,
-            "temperature": llm.temperature,
-        }
-        config["prompts"] = {
-            name: sha256_file(path)
-            for name in JUDGE_FILES
-            if (path := declarative_file("evaluation", name)).is_file()
-        }
-    return sha256_json(config)[:16]
-
-
-def _kb_identity(kb: Path | None) -> Any:
-    if kb is None:
-        return None
-    manifest = Path(kb) / "manifest.json"
-    identity = read_json(manifest).get("fingerprint") if manifest.is_file() else None
-    return {"path": str(Path(kb).resolve()), "fingerprint": identity}
-
-
-def row_fingerprint(answer: Answer, release: ReleaseData, evaluation: str) -> str:
-    """The reuse key of one score row: the answer row, its task's public and hidden rows (or forecast
-    question and resolution) and the run-wide ``evaluation`` fingerprint."""
-    rows: list[Any] = [
-        release.tasks.get(answer.task_id),
-        release.hidden.get(answer.task_id),
-        release.questions.get(answer.task_id),
-        release.resolutions.get(answer.task_id),
-    ]
-    parts = {
-        "evaluation": evaluation,
-        "answer": answer.model_dump(mode="json"),
-        "release_rows": [row.model_dump(mode="json") if row is not None else None for row in rows],
-    }
-    return sha256_json(parts)[:16]
 
 
 PARTIAL_NAME = f".{SCORES_NAME}.partial"
@@ -273,54 +227,6 @@ def make_judge_client(settings: Settings) -> Any:
     from foresci.llm import LLMClient
 
     return LLMClient(settings, role="judge")
-
-
-def kb_citation_dates(kb: Path, answers: list[Answer]) -> dict[str, Any]:
-    """The KB's announcement dates of every id the answers cite (ids the KB lacks are left out)."""
-    from foresci.kb.store import KnowledgeBase
-
-    knowledge_base = KnowledgeBase.open(kb)
-    try:
-        dates = {}
-        for paper_id in dict.fromkeys(pid for answer in answers for pid in cited_ids(answer)):
-            row = knowledge_base.row_of(paper_id)
-            if row is not None:
-                dates[paper_id] = knowledge_base.announced_at(row)
-        return dates
-    finally:
-        knowledge_base.close()
-
-
-def kb_of_run(run_dir: Path) -> Path | None:
-    """The KB folder named by the run's manifest, when it still exists."""
-    manifest_path = Path(run_dir) / "manifest.json"
-    if not manifest_path.is_file():
-        return None
-    value = (read_json(manifest_path).get("inputs") or {}).get("kb")
-    return Path(value) if isinstance(value, str) and (Path(value) / "manifest.json").is_file() else None
-
-
-def require_targets(answers: list[Answer], release: ReleaseData) -> None:
-    """Refuse a release that holds no target for any answered row (e.g. no hidden.jsonl)."""
-    answered = [answer for answer in answers if answer.status == "ok"]
-    has_target = [
-        answer
-        for answer in answered
-        if (answer.task_id in release.tasks and answer.task_id in release.hidden)
-        or (answer.task_id in release.questions and answer.task_id in release.resolutions)
-    ]
-    if answered and not has_target:
-        raise UserError(
-            f"the release has no hidden target or resolution for any of the {len(answered)} answered rows "
-            "(is this the public copy of the release?); nothing was scored and existing scores are untouched",
-            path=release.path / "hidden.jsonl",
-        )
-
-
-def tasks_without_answer(answers: list[Answer], release: ReleaseData) -> list[str]:
-    """Release tasks (and forecast questions) that no row of the run answered successfully."""
-    answered = {answer.task_id for answer in answers if answer.status == "ok"}
-    return sorted((set(release.tasks) | set(release.questions)) - answered)
 
 
 def evaluate_run(
