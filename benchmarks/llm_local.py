@@ -37,7 +37,7 @@ from foresci.llm.capabilities import llm_capabilities  # noqa: E402
 from foresci.llm.serve import LocalServer  # noqa: E402
 from foresci.settings import Settings  # noqa: E402
 from foresci.tasks.release import load_release  # noqa: E402
-from tests.realllm.world import build_small_world  # noqa: E402
+from tests.realllm.world import SmallWorld, build_small_world  # noqa: E402
 
 OTHER_OUTPUT_METHODS = ("json_schema", "function_calling", "json_mode", "grammar")
 # The demo's light settings for a CPU model (foresci.llm.local_demo): one review round, short evidence.
@@ -103,21 +103,38 @@ def _reason(error: str) -> str:
     return error.split(":", 2)[-1].strip()[:60]
 
 
+def reuse_or_build_world(root: Path, per_family: int) -> SmallWorld:
+    """The world built under ``root`` by an earlier run, or a new one."""
+    settings = Settings(cache_dir=root / "cache")
+    if (root / "release" / "tasks.jsonl").is_file() and (root / "kb").is_dir():
+        from foresci.sim.world import load_ground_truth
+
+        domains = [domain.slug for domain in load_ground_truth(root / "world").domains]
+        settings = settings.model_copy(update={"kb": settings.kb.model_copy(update={"domains": domains})})
+        return SmallWorld(root=root, kb_dir=root / "kb", release_dir=root / "release", settings=settings)
+    return build_small_world(root, settings, per_family=per_family, n_domains=2, papers_per_month=50.0)
+
+
 def main() -> int:
     """Print the table; exit 1 when a goal is missed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--model", default="smollm2-135m")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--per-family", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=None, help="keep the artifacts here (default: temp dir)")
+    parser.add_argument("--tasks", type=int, default=0, help="answer only the last N tasks of the release (0 = all)")
+    parser.add_argument("--methods", default=",".join(LLM_METHODS), help="LLM methods, comma-separated")
+    parser.add_argument("--outputs", default=",".join(OTHER_OUTPUT_METHODS),
+                        help="structured-output methods to run hybrid_rag under, comma-separated")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="keep the artifacts here (default: temp dir); a world built there is reused")
     args = parser.parse_args()
     failures: list[str] = []
     with tempfile.TemporaryDirectory() as scratch:
         root = args.out or Path(scratch)
         started = time.monotonic()
-        world = build_small_world(root, Settings(cache_dir=root / "cache"), per_family=args.per_family,
-                                  n_domains=2, papers_per_month=50.0)
+        world = reuse_or_build_world(root, args.per_family)
         tasks = load_release(world.release_dir).tasks
+        tasks = tasks[-args.tasks:] if args.tasks else tasks
         print(f"world: {len(tasks)} tasks {dict(Counter(task.family for task in tasks))} "
               f"built in {time.monotonic() - started:.0f} s")
         factory = world.view_factory()
@@ -126,11 +143,12 @@ def main() -> int:
                 "llm": world.settings.llm.model_copy(update=server.llm_settings()),
                 "agents": world.settings.agents.model_copy(update=LIGHT_AGENTS),
             })
-            plans: list[tuple[str, str, list[str], str]] = [("auto", method, [method], "full")
-                                                            for method in LLM_METHODS]
-            plans += [(output, "hybrid_rag", ["hybrid_rag"], "full") for output in OTHER_OUTPUT_METHODS]
-            plans += [("auto", "native", ["native"], "name_only"), ("-", "trend", ["trend"], "full"),
-                      ("-", "persistence", ["persistence"], "full")]
+            plans: list[tuple[str, str, list[str], str]] = [
+                ("-", "trend", ["trend"], "full"), ("-", "persistence", ["persistence"], "full")]
+            plans += [("auto", method, [method], "full") for method in args.methods.split(",") if method]
+            plans += [("auto", "native", ["native"], "name_only")]
+            plans += [(output, "hybrid_rag", ["hybrid_rag"], "full")
+                      for output in args.outputs.split(",") if output]
             print(f"\n{'output method':>16} {'method':>15} {'mode':>9} | {'calls/t':>7} {'prompt/t':>8} "
                   f"{'compl/t':>7} {'s/task':>7} | {'valid':>6} {'FTA':>6} {'top-1':>6} | errors")
             for output, method, methods, mode in plans:
