@@ -2,8 +2,8 @@
 
 One task per family (the toy world of the agents tests: a real KB, post-cutoff papers marked), each of
 the five methods, then offline evaluation of every row and judged evaluation (by the same model) of one
-row per method with the families rotated, so every method and every family meets the judge: a CPU model
-on two loaded cores cannot judge all twenty rows within the stage's budget. Every row must be a
+row per method, families rotated and answered rows preferred: a CPU model on two loaded cores cannot
+judge all twenty rows within the stage's budget. Every row must be a
 schema-valid answer or an error row with its reason; no prompt may carry anything after the cutoff;
 a rerun must make zero model calls. A recording proxy (the scripted server in forwarding mode) sits
 between foresci and the model server, so every prompt the model saw is read back.
