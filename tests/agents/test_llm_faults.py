@@ -228,3 +228,32 @@ def test_context_budget_drops_lowest_ranked_evidence(
     assert client.usage.evidence_dropped == 20 - len(kept)
     messages, dropped = fit_to_window([{"role": "user", "content": prompt}], 100_000, 200)
     assert dropped == 0 and messages[0]["content"] == prompt
+
+
+def test_provider_errors_are_classified() -> None:
+    import httpx2
+    import openai
+    from openai.types.chat import ChatCompletion
+
+    from foresci.llm.errors import classify
+
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+
+    def status(code: int, message: str) -> openai.APIStatusError:
+        response = httpx2.Response(code, request=request, json={"error": {"message": message}})
+        return openai.APIStatusError(message, response=response, body={"error": {"message": message}})
+
+    completion = ChatCompletion.model_validate({
+        "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "length",
+                     "message": {"role": "assistant", "content": "{"}}]})
+    assert classify(openai.LengthFinishReasonError(completion=completion)) == "output"
+    assert classify(openai.APITimeoutError(request)) == "timeout"
+    assert classify(openai.APIConnectionError(request=request)) == "overload"
+    invalid = status(500, "1 validation error: response_format.type literal_error")
+    assert classify(invalid) == "request_invalid"
+    assert classify(status(500, "CUDA out of memory")) == "overload"
+    assert classify(status(503, "busy")) == "overload"
+    assert classify(status(401, "bad key")) == "auth"
+    assert classify(status(422, "unprocessable")) == "request_invalid"
+    assert classify(ValueError("not a provider error")) is None
