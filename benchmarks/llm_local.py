@@ -121,7 +121,7 @@ def main() -> int:
     parser.add_argument("--model", default="smollm2-135m")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--per-family", type=int, default=1)
-    parser.add_argument("--tasks", type=int, default=0, help="answer only the last N tasks of the release (0 = all)")
+    parser.add_argument("--tasks", type=int, default=0, help="only the last N tasks (0 = all)")
     parser.add_argument("--methods", default=",".join(LLM_METHODS), help="LLM methods, comma-separated")
     parser.add_argument("--outputs", default=",".join(OTHER_OUTPUT_METHODS),
                         help="structured-output methods to run hybrid_rag under, comma-separated")
