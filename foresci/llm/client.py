@@ -321,6 +321,9 @@ class LLMClient:
                     return schema.model_validate(reply.data)
                 except ValidationError as error:
                     problem = f"output does not match the schema {schema.__name__}: {short(error)}"
+                    if truncated:
+                        problem = (f"output truncated at the token limit (max_tokens={self.max_tokens}, "
+                                   f"finish_reason={reply.finish_reason}): {problem}")
             advice = ("It was cut off at the token limit: reply again, much shorter, with"
                       if truncated else "Reply again with")
             conversation = [*conversation, *_to_langchain([

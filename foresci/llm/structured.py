@@ -65,7 +65,7 @@ class ReadReply:
     """One reply as structured output: the raw text, the parsed JSON (or why not) and whether it was cut."""
 
     raw: str
-    data: Any = None
+    data: Any = None  # parsed JSON; may be present on a truncated reply (a cut that still parses)
     problem: str = ""
     truncated: bool = False
     finish_reason: str | None = None
@@ -85,7 +85,8 @@ def read_reply(message: Any, max_tokens: int | None) -> ReadReply:
     invalid_calls = getattr(message, "invalid_tool_calls", None) or []
     if tool_calls:
         data = tool_calls[0].get("args", {})
-        return ReadReply(json.dumps(data, ensure_ascii=False), data=data, finish_reason=finish_reason)
+        return ReadReply(json.dumps(data, ensure_ascii=False), data=data, truncated=finish_reason == "length",
+                         finish_reason=finish_reason)
     if invalid_calls:
         raw = str(invalid_calls[0].get("args") or "")
         truncated = finish_reason == "length" or used_all
@@ -99,7 +100,7 @@ def read_reply(message: Any, max_tokens: int | None) -> ReadReply:
         truncated = finish_reason == "length" or used_all
         return ReadReply(raw, problem=_problem(raw, truncated, finish_reason, max_tokens, "output"),
                          truncated=truncated, finish_reason=finish_reason)
-    return ReadReply(raw, data=data, finish_reason=finish_reason)
+    return ReadReply(raw, data=data, truncated=finish_reason == "length", finish_reason=finish_reason)
 
 
 def _problem(raw: str, truncated: bool, finish_reason: str | None, max_tokens: int | None, what: str) -> str:

@@ -257,3 +257,12 @@ def test_provider_errors_are_classified() -> None:
     assert classify(status(401, "bad key")) == "auth"
     assert classify(status(422, "unprocessable")) == "request_invalid"
     assert classify(ValueError("not a provider error")) is None
+
+
+def test_length_cut_that_still_parses_is_reported_truncated(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer
+) -> None:
+    scripted_llm.enqueue(*[Reply(data={"label": "steady"}, finish_reason="length") for _ in range(2)])
+    with pytest.raises(LLMOutputError, match=r"truncated at the token limit .*finish_reason=length"):
+        client = _client(llm_settings, structured_output_method="json_schema")
+        client.invoke_structured([("user", "x")], Verdict)
