@@ -46,12 +46,12 @@ class Capabilities:
         return self.record()["method"] is not None
 
     def order(self, setting: str) -> list[str]:
-        """Methods to try, best first: the recorded working one, then the setting's preference, then the
-        rest; refused ones left out."""
+        """Methods to try, best first: a named setting, then the recorded working method, then the rest
+        (``auto`` starts from the recorded one); refused ones left out."""
         record = self.record()
-        preferred = list(METHOD_ORDER) if setting == "auto" else [setting, *METHOD_ORDER]
-        if record["method"]:
-            preferred.insert(0, record["method"])
+        preferred = [record["method"], *METHOD_ORDER] if record["method"] else list(METHOD_ORDER)
+        if setting != "auto":
+            preferred.insert(0, setting)
         return [method for method in dict.fromkeys(preferred) if method not in record["refused"]]
 
     def accepted(self, method: str) -> None:

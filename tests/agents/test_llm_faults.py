@@ -266,3 +266,13 @@ def test_length_cut_that_still_parses_is_reported_truncated(
     with pytest.raises(LLMOutputError, match=r"truncated at the token limit .*finish_reason=length"):
         client = _client(llm_settings, structured_output_method="json_schema")
         client.invoke_structured([("user", "x")], Verdict)
+
+
+def test_a_named_method_goes_first_even_after_detection(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer
+) -> None:
+    scripted_llm.responder = _refuse_json_schema
+    _client(llm_settings).invoke_structured([("user", "detect")], Verdict)  # records function_calling
+    scripted_llm.reset()
+    _client(llm_settings, structured_output_method="json_mode").invoke_structured([("user", "x")], Verdict)
+    assert scripted_llm.requests[0]["response_format"]["type"] == "json_object"
