@@ -100,4 +100,4 @@ def llm_capabilities(settings: Any, rows: list[Any]) -> dict[str, Any]:
     models = sorted({row.model for row in rows if getattr(row, "model", None)})
     if not models or not settings.llm.configured:
         return {}
-    return capability_record(response_cache(settings.cache_dir), settings.llm.base_url, models)
+    return capability_record(response_cache(settings.cache_dir), settings.llm.endpoint_identity, models)

@@ -167,7 +167,7 @@ class LLMClient:
         self.max_backoff_s = max_backoff_s
         self._sleep = sleep
         self._semaphore = endpoint_semaphore(settings.llm.base_url, settings.llm.effective_concurrency)
-        self.capabilities = capabilities_for(self.cache, settings.llm.base_url, self.model)
+        self.capabilities = capabilities_for(self.cache, settings.llm.endpoint_identity, self.model)
         self.max_tokens = settings.llm.role_max_tokens(role)
         self.context_window = settings.llm.context_tokens or context_length(
             self.model, load_model_registry(settings.llm.registry))
@@ -203,7 +203,7 @@ class LLMClient:
 
     def _cache_key(self, kind: str, messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
         return sha256_json({
-            "model": self.model, "base_url": self.settings.llm.base_url, "messages": messages,
+            "model": self.model, "base_url": self.settings.llm.endpoint_identity, "messages": messages,
             "params": {"kind": kind, "temperature": self.settings.llm.temperature,
                        "method": self.settings.llm.structured_output_method if schema is not None else None,
                        "max_tokens": self.max_tokens},

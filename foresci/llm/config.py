@@ -81,6 +81,12 @@ class LLMSettings(BaseModel):
         return bool(self.base_url) and (urlparse(self.base_url or "").hostname or "") in LOCAL_HOSTS
 
     @property
+    def endpoint_identity(self) -> str | None:
+        """What identifies the endpoint in cache keys: the URL, or ``local`` for a server on this machine
+        (its port changes from start to start; the model name says what answers)."""
+        return "local" if self.local else self.base_url
+
+    @property
     def effective_timeout_s(self) -> float:
         """The request timeout in force."""
         if self.timeout_s is not None:

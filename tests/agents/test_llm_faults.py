@@ -125,6 +125,7 @@ def test_timeouts_are_retried_once_and_overload_with_backoff(
 
 def test_local_endpoint_defaults() -> None:
     local = Settings(llm={"base_url": "http://127.0.0.1:8080/v1"}).llm
+    assert local.endpoint_identity == Settings(llm={"base_url": "http://localhost:9/v1"}).llm.endpoint_identity
     remote = Settings(llm={"base_url": "https://api.example.org/v1"}).llm
     assert (local.effective_concurrency, local.effective_timeout_s) == (1, 900.0)
     assert (remote.effective_concurrency, remote.effective_timeout_s) == (4, 60.0)
@@ -153,7 +154,7 @@ def test_refused_method_falls_back_and_is_remembered(
     fresh = _client(llm_settings)  # a later run, same endpoint and cache: straight to the working method
     assert fresh.invoke_structured([("user", "second")], Verdict).label == "steady"
     assert len(scripted_llm.requests) == 1 and scripted_llm.requests[0]["tools"]
-    record = capability_record(fresh.cache, llm_settings.llm.base_url, ["scripted-model"])
+    record = capability_record(fresh.cache, llm_settings.llm.endpoint_identity, ["scripted-model"])
     assert record["scripted-model"]["method"] == "function_calling"
     assert "response_format.type" in record["scripted-model"]["refused"]["json_schema"]
 
