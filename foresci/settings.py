@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from foresci.agents.config import AgentSettings
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
+from foresci.runtime_config import RuntimeSettings
 from foresci.sim.config import SimSettings
 from foresci.tasks.config import TaskSettings
 from foresci.taxonomy.config import TaxonomySettings
@@ -83,6 +84,7 @@ class Settings(BaseSettings):
     agents: AgentSettings = Field(default_factory=AgentSettings)
     evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
     sim: SimSettings = Field(default_factory=SimSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -17,6 +17,7 @@ import numpy as np
 
 from foresci.kb.models import Paper, SearchHit
 from foresci.kb.store import KnowledgeBase
+from foresci.threads import ensure_threads
 
 
 class CutoffError(KeyError):
@@ -106,10 +107,13 @@ class KBView:
                 from foresci.settings import DEFAULT_EMBEDDING_MODEL
 
                 settings = self.kb.settings
+                ensure_threads(settings)
                 self._embedder = Embedder(  # the KB's own model, whatever the settings name now
                     model=self.kb.meta.get("embed_model", DEFAULT_EMBEDDING_MODEL),
                     cache_dir=Path(settings.cache_dir) if settings else None,
                     device=settings.embed.device if settings else "cpu",
+                    backend=settings.runtime.encoder if settings else "auto",
+                    onnx_dir=settings.runtime.onnx_dir if settings else None,
                 )
             vector = self._embedder.encode([query])[0]
             self._query_vectors[query] = vector
