@@ -50,7 +50,7 @@ class BuildSummary(BaseModel):
     generation: str = Field(description="name of the live generation folder")
     fingerprint: str
     reused: bool = Field(default=False, description="true when an identical KB already existed")
-    mode: str = Field(default="build", description="build | append | reorder")
+    mode: str = Field(default="build", description="build | append | reorder | unchanged")
     papers: int = Field(description="papers in the KB after this step")
     added: int = Field(description="papers added by this step")
     rows_read: int = Field(default=0, description="non-blank rows read from the sources")
@@ -387,6 +387,9 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
         ]
         append = not earlier and (kb.size == 0 or all(paper.announced >= kb.max_date for paper in fresh))
         old_quarantine = list(_read_quarantine(kb.quarantine_path()))
+        if not fresh and not earlier and _already_quarantined(result.quarantined, old_quarantine):
+            kb.close()
+            return _unchanged_summary(out, result, timings)
         quarantined = old_quarantine + result.quarantined
         if append:
             with _stage(timings, "embed"):
@@ -470,6 +473,31 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
     summary.timings = timings
     write_json(generation / "summary.json", summary)
     return summary
+
+
+def _already_quarantined(rows: Sequence[QuarantinedRow], known: Sequence[QuarantinedRow]) -> bool:
+    """True when every row in ``rows`` is already recorded in ``known`` (same file and line)."""
+    seen = {(row.file, row.line) for row in known}
+    return all((row.file, row.line) in seen for row in rows)
+
+
+def _unchanged_summary(out: Path, result: IngestResult, timings: dict[str, float]) -> BuildSummary:
+    """The summary of an update that found nothing new: the live generation stays, nothing is written."""
+    summary = BuildSummary.model_validate(read_json(live_generation(out) / "summary.json"))
+    return summary.model_copy(
+        update={
+            "reused": True,
+            "mode": "unchanged",
+            "added": 0,
+            "rows_read": result.rows,
+            "duplicates": result.rows - len(result.quarantined),
+            "quarantined": 0,
+            "quarantine_reasons": {},
+            "embedded": 0,
+            "embedding_reused": 0,
+            "timings": timings,
+        }
+    )
 
 
 def _settings_of(kb: KnowledgeBase, settings: Settings) -> Settings:

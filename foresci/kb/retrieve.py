@@ -39,6 +39,7 @@ class KBView:
     def __init__(self, kb: KnowledgeBase, cutoff: date) -> None:
         if not isinstance(cutoff, date):
             raise TypeError(f"cutoff must be a datetime.date, got {type(cutoff).__name__}")
+        ensure_threads(kb.settings)
         self.kb = kb
         self._cutoff = cutoff
         self._prefix = kb.prefix(cutoff)
