@@ -245,6 +245,10 @@ def _write_generation(
     }
     write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
     np.save(generation / "vectors.npy", vectors, allow_pickle=False)
+    if len(vectors) > settings.runtime.approximate_above:  # large KB: an IVF index beside the vectors
+        from foresci.kb.dense import build_ivf, write_ivf
+
+        write_ivf(generation, build_ivf(vectors))
     bm25.save(generation)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
     summary.generation = generation.name
