@@ -115,7 +115,7 @@ def main() -> int:
     parser.add_argument("--dimension", type=int, default=384)
     parser.add_argument("--queries", type=int, default=200, help="fresh queries per cutoff (latency)")
     parser.add_argument("--recall-queries", type=int, default=50, help="of those, checked against exact")
-    parser.add_argument("--approximate-above", type=int, default=300_000)
+    parser.add_argument("--approximate-above", type=int, default=100_000)
     parser.add_argument("--nprobe", type=int, default=16)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)

@@ -43,10 +43,10 @@ class RuntimeSettings(BaseModel):
         "when the KB stores an IVF index (built for KBs larger than approximate_above)",
     )
     approximate_above: int = Field(
-        default=300_000,
+        default=100_000,
         ge=0,
         description="KB size above which a build stores an IVF index, and visible papers above which "
-        "'auto' searches it (below, the exact scan is fast enough: ~4 ms per 100k vectors on one core)",
+        "'auto' searches it (below, an exact scan of the visible prefix is as fast as the IVF search)",
     )
     ivf_nprobe: int = Field(
         default=16, ge=1, description="IVF lists probed when the whole KB is visible (more: better recall)"

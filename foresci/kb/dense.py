@@ -90,7 +90,7 @@ class DenseIndex:
         vectors: np.ndarray,
         ivf: Any | None = None,
         mode: str = "auto",
-        approximate_above: int = 300_000,
+        approximate_above: int = 100_000,
         nprobe: int = 16,
     ) -> None:
         self.vectors = vectors

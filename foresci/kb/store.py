@@ -330,7 +330,7 @@ class KnowledgeBase:
             self.vectors,
             ivf=read_ivf(self.generation) if mode != "flat" else None,
             mode=mode,
-            approximate_above=runtime.approximate_above if runtime is not None else 300_000,
+            approximate_above=runtime.approximate_above if runtime is not None else 100_000,
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
         )
 
