@@ -35,15 +35,26 @@ _FAMILY_OF_TOKEN: dict[str, str] = {
     **dict.fromkeys(("CVPR", "ICCV", "ECCV"), "CVPR/ICCV/ECCV"),
 }
 _FULL_NAMES: tuple[tuple[str, str], ...] = (
-    (r"association for computational linguistics|empirical methods in natural language processing",
-     "ACL/EMNLP/NAACL"),
-    (r"learning representations|international conference on machine learning(?!\s+and\b)"
-     r"|neural information processing systems", "ICLR/ICML/NeurIPS"),
+    (
+        r"association for computational linguistics|empirical methods in natural language processing",
+        "ACL/EMNLP/NAACL",
+    ),
+    (
+        r"learning representations|international conference on machine learning(?!\s+and\b)"
+        r"|neural information processing systems",
+        "ICLR/ICML/NeurIPS",
+    ),
     (r"aaai conference|international joint conference on artificial intelligence", "AAAI/IJCAI"),
-    (r"(?<!pacific-asia conference on )knowledge discovery and data mining"
-     r"|research and development in information retrieval", "SIGIR/KDD"),
-    (r"computer vision and pattern recognition(?!\s*\(cs\.)"
-     r"|(?:international|european) conference on computer vision(?! theory)", "CVPR/ICCV/ECCV"),
+    (
+        r"(?<!pacific-asia conference on )knowledge discovery and data mining"
+        r"|research and development in information retrieval",
+        "SIGIR/KDD",
+    ),
+    (
+        r"computer vision and pattern recognition(?!\s*\(cs\.)"
+        r"|(?:international|european) conference on computer vision(?! theory)",
+        "CVPR/ICCV/ECCV",
+    ),
 )
 _TOKEN = re.compile(
     r"(?<![A-Za-z])(?P<name>" + "|".join(sorted(_FAMILY_OF_TOKEN, key=len, reverse=True)) + r")"
@@ -62,10 +73,12 @@ _WORKSHOP = re.compile(
     r"|extended abstract|(?<![A-Za-z])(?:CVPR|ICCV|ECCV)W(?![A-Za-z])",
     re.IGNORECASE,
 )
-_UNDER_REVIEW = re.compile(r"\bunder (?:double-blind |peer )?review\b|\bin review\b|\brolling review\b",
-                           re.IGNORECASE)
-_SUBMISSION = re.compile(r"\bsubmitted\b|\bsubmitting\b|\bsubmission\b|\brejected\b|\bresubmitted\b",
-                         re.IGNORECASE)
+_UNDER_REVIEW = re.compile(
+    r"\bunder (?:double-blind |peer )?review\b|\bin review\b|\brolling review\b", re.IGNORECASE
+)
+_SUBMISSION = re.compile(
+    r"\bsubmitted\b|\bsubmitting\b|\bsubmission\b|\brejected\b|\bresubmitted\b", re.IGNORECASE
+)
 _ACCEPTED = re.compile(
     r"\b(?:accepted|accpeted|aceepted|accepeted|accepected|acceped|acepted|accept (?:in|to|at|by)|to appear"
     r"|forthcoming|appears? (?:in|at|on)"
@@ -74,13 +87,45 @@ _ACCEPTED = re.compile(
     re.IGNORECASE,
 )
 # what may stand before a venue named without a cue ("9 pages, 2 figures, ACL 2025", "39th Conference on")
-_LEADING_WORDS = frozenset({"page", "pages", "figure", "figures", "table", "tables", "pp", "appendix", "main",
-                            "in", "at", "the", "conference", "on", "of", "annual", "meeting", "and",
-                            "supplementary", "material", "paper", "long", "short", "ieee", "cvf", "acm",
-                            "international"})
+_LEADING_WORDS = frozenset(
+    {
+        "page",
+        "pages",
+        "figure",
+        "figures",
+        "table",
+        "tables",
+        "pp",
+        "appendix",
+        "main",
+        "in",
+        "at",
+        "the",
+        "conference",
+        "on",
+        "of",
+        "annual",
+        "meeting",
+        "and",
+        "supplementary",
+        "material",
+        "paper",
+        "long",
+        "short",
+        "ieee",
+        "cvf",
+        "acm",
+        "international",
+    }
+)
 _CLAUSES = re.compile(r";|\||\.\s+|\.$")
-_RANK: dict[VenueStatusLabel, int] = {"accepted": 4, "workshop": 3, "submission": 2, "under_review": 1,
-                                      "none": 0}
+_RANK: dict[VenueStatusLabel, int] = {
+    "accepted": 4,
+    "workshop": 3,
+    "submission": 2,
+    "under_review": 1,
+    "none": 0,
+}
 
 
 @dataclass(frozen=True)
@@ -142,7 +187,7 @@ def _clause_status(clause: str) -> VenueStatus:
     else:
         cue = _ACCEPTED.search(clause)
         leading = position is not None and _only_leading_words(clause[:position])
-        names_something = cue is not None and bool(clause[cue.end():].strip(" .,:;()"))
+        names_something = cue is not None and bool(clause[cue.end() :].strip(" .,:;()"))
         status = "accepted" if (names_something or leading) else "none"
     if status == "none":
         return VenueStatus("none")
@@ -155,8 +200,9 @@ def parse_venue_status(comment: str | None) -> VenueStatus:
         return VenueStatus("none")
     text = " ".join(comment.split())
     clauses = [_clause_status(part) for part in _CLAUSES.split(text) if part.strip()]
-    return max(clauses, key=lambda item: (_RANK[item.status], item.family is not None),
-               default=VenueStatus("none"))
+    return max(
+        clauses, key=lambda item: (_RANK[item.status], item.family is not None), default=VenueStatus("none")
+    )
 
 
 def confusion(samples: list[tuple[str, str, str | None]]) -> dict[str, dict[str, int]]:
@@ -165,3 +211,10 @@ def confusion(samples: list[tuple[str, str, str | None]]) -> dict[str, dict[str,
     for comment, status, _ in samples:
         table[status][parse_venue_status(comment).status] += 1
     return table
+
+
+def venue_family(name: str | None) -> str | None:
+    """The venue family of a venue name or bucket ("ICML", "EMNLP", "Computer Vision and Pattern
+    Recognition"); None for venues outside the five families ("WSDM", "other")."""
+    family, _, _, _ = _venue(name or "")
+    return family
