@@ -170,15 +170,12 @@ def _map_comparative(task: Task, target: HiddenTarget, truth: dict[str, Any]) ->
     target.ranking = [option_of[name] for name in (winner, loser) if name in option_of]
     target.slots.append(Slot(name="top_priority", variants=[winner]))
     stats = {"winner": truth.get("winner_stats") or {}, "loser": truth.get("loser_stats") or {}}
-    history = {role: stats[role].get("historical_paper_count") for role in stats}
-    if all(value is not None for value in history.values()):
-        target.stats["option_pre_counts"] = {
-            option_of[winner]: int(history["winner"]),
-            option_of[loser]: int(history["loser"]),
-        }
+    won, lost = (stats[role].get("historical_paper_count") for role in ("winner", "loser"))
+    if won is not None and lost is not None:
+        target.stats["option_pre_counts"] = {option_of[winner]: int(won), option_of[loser]: int(lost)}
         target.stats["pre_counts_source"] = "recorded historical_paper_count"
-        if history["winner"] != history["loser"]:
-            target.stats["persistence_match"] = int(history["winner"]) > int(history["loser"])
+        if int(won) != int(lost):
+            target.stats["persistence_match"] = int(won) > int(lost)
     target.stats["pair_relation"] = _pair_relation(
         str(truth.get("winner_node_id") or ""), str(truth.get("loser_node_id") or "")
     )
