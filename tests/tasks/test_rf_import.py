@@ -34,8 +34,12 @@ def fixture_release(tmp_path: Path) -> Path:
 
 def test_every_family_and_subtype_is_mapped(fixture_release: Path) -> None:
     tasks, hidden = _load(fixture_release)
-    assert {task.family for task in tasks.values()} == {"direction_forecasting", "bottleneck_opportunity",
-                                                        "strategic_planning", "venue_positioning"}
+    assert {task.family for task in tasks.values()} == {
+        "direction_forecasting",
+        "bottleneck_opportunity",
+        "strategic_planning",
+        "venue_positioning",
+    }
     direction = tasks["RF-DF-1"]
     names = {candidate.option_id: candidate.name for candidate in direction.candidates}
     assert names == {"A": "api call planning", "B": "tool use verification"}
@@ -45,7 +49,10 @@ def test_every_family_and_subtype_is_mapped(fixture_release: Path) -> None:
     assert hidden["RF-BO-1"].opportunity == ["live agent benchmarks"]
     assert hidden["RF-BO-1"].stats["persistence_match"] is True
     agenda = tasks["RF-SP-1"]
-    order = [next(c.name for c in agenda.candidates if c.option_id == option) for option in hidden["RF-SP-1"].ranking]
+    order = [
+        next(c.name for c in agenda.candidates if c.option_id == option)
+        for option in hidden["RF-SP-1"].ranking
+    ]
     assert order == ["tool retrieval", "tool safety", "tool creation"]
     assert not tasks["RF-SP-2"].candidates and not hidden["RF-SP-2"].ranking
     assert validate_release(fixture_release) == []
@@ -98,11 +105,13 @@ def test_kb_counts_options_at_each_tasks_own_cutoff(tmp_path: Path) -> None:
     def paper(paper_id: str, title: str, day: date) -> Paper:
         return Paper(paper_id=paper_id, title=title, abstract="", announced=day)
 
-    papers = [paper("1", "episodic memory compression for agents", date(2025, 7, 1)),
-              paper("2", "tool retrieval at scale", date(2025, 8, 1)),
-              paper("3", "tool retrieval with graphs", date(2025, 10, 1)),
-              paper("4", "tool retrieval benchmarks", date(2025, 11, 1)),
-              paper("5", "tool safety audits", date(2025, 8, 20))]
+    papers = [
+        paper("1", "episodic memory compression for agents", date(2025, 7, 1)),
+        paper("2", "tool retrieval at scale", date(2025, 8, 1)),
+        paper("3", "tool retrieval with graphs", date(2025, 10, 1)),
+        paper("4", "tool retrieval benchmarks", date(2025, 11, 1)),
+        paper("5", "tool safety audits", date(2025, 8, 20)),
+    ]
     out = import_researchforesight(write_release(tmp_path / "rf"), tmp_path / "out", papers)
     _, hidden = _load(out)
     agenda = hidden["RF-SP-1"]  # cutoff 2025-08-31: the October and November papers are after it
