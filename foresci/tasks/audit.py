@@ -29,6 +29,7 @@ from foresci.tasks.audit_rates import (
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
+from foresci.tasks.proxy_control import ProxyCheck, render_checks
 
 HOW = {
     "labels": "trajectory label of every task whose hidden target carries one, any family",
@@ -92,6 +93,8 @@ class AuditReport(BaseModel):
     sources: dict[str, int] = Field(default_factory=dict)
     missing_hidden: list[str] = Field(default_factory=list)
     how: dict[str, str] = Field(default_factory=lambda: dict(HOW))
+    proxy_checks: list[ProxyCheck] = Field(default_factory=list,
+                                           description="offline proxies against a zero-evidence control")
 
 
 def decision_signature(task: Task, hidden: HiddenTarget | None) -> tuple[object, ...]:
@@ -386,4 +389,6 @@ def render_audit(report: AuditReport) -> str:
         )
         lines += [f"  finding: {finding}" for finding in audit.findings]
         lines += [f"  gate: {reason}" for reason in audit.reasons]
+    if report.proxy_checks:
+        lines.append(render_checks(report.proxy_checks))
     return "\n".join(lines)

@@ -136,6 +136,10 @@ def audit_command(
     run: Path | None = typer.Option(None, "--run", help="a run folder whose trend and persistence answers "
                                                         "are compared per family (does the family separate "
                                                         "methods?)"),
+    scores: Path | None = typer.Option(None, "--scores", help="an evaluated run (scores.jsonl) to check the "
+                                                              "offline proxies against --control"),
+    control: Path | None = typer.Option(None, "--control", help="the same methods evaluated on the blind "
+                                                                "copy (`tasks blind-copy`): zero evidence"),
 ) -> None:
     """Print the triviality audit: labels, persistence, smallest/largest option, fixed rules, duplicates.
 
@@ -148,6 +152,8 @@ def audit_command(
         foresci tasks audit workspace/release
 
         foresci tasks audit workspace/rf --kb workspace/kb --run workspace/runs/rf --json
+
+        foresci tasks audit workspace/rf --scores workspace/runs/rf --control workspace/runs/rf-blind
     """
     from foresci.settings import Settings
     from foresci.tasks.audit import audit_tasks, render_audit
@@ -163,7 +169,31 @@ def audit_command(
         add_pre_cutoff_counts(tasks, targets, _open_kb(kb).papers(), f"KB {kb}")
     decisions = _run_decisions(run, ("trend", "persistence")) if run is not None else None
     report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions)
+    if scores is not None and control is not None:
+        from foresci.tasks.proxy_control import proxy_separation
+
+        report.proxy_checks = proxy_separation(scores, control)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
+
+
+@app.command("blind-copy")
+def blind_copy_command(
+    release: Path = typer.Argument(..., help="release folder to copy"),
+    out: Path = typer.Argument(..., help="folder of the blind copy"),
+    cutoff: str = typer.Option("1990-01-01", "--cutoff", help="cutoff before any paper of the KB"),
+) -> None:
+    """Copy a release with every cutoff moved before the KB: methods run on it answer with zero papers.
+
+    The zero-evidence control of the offline proxies (see `tasks audit --scores --control`).
+
+    Example:
+
+        foresci tasks blind-copy workspace/rf workspace/rf-blind
+    """
+    from foresci.tasks.proxy_control import blind_copy
+
+    blind_copy(release, out, parse_date_option(cutoff, "--cutoff"))
+    typer.echo(f"wrote the blind copy of {release} to {out}")
 
 
 @app.command("import-rf")
