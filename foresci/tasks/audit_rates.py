@@ -8,12 +8,13 @@
 - fixed rules: "the first option id", "the option named first in the title and question", and "the
   domain's most common hidden answer", the last one leave-one-out (each task is predicted from the other
   tasks of its family and domain, so a domain with a single task cannot score it);
-- identical question, different answer: public title and question equal after whitespace and case
+- identical question, different answer: public text (``public_text``) equal after whitespace and case
   folding, hidden answers differ.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -136,12 +137,22 @@ def domain_constant_outcomes(tasks: Sequence[Task], hidden: Mapping[str, HiddenT
     return outcomes
 
 
+def public_text(task: Task) -> str:
+    """The public text a reader compares: title, question, context and options, whitespace and case
+    folded. Imported tasks: title and question only (their public rows carry no options; ours derive
+    them from their records)."""
+    parts = [task.title, task.question]
+    if task.source != "researchforesight":
+        parts += [json.dumps(task.context, sort_keys=True, default=str)]
+        parts += sorted(candidate.name for candidate in task.candidates)
+    return " ".join(" ".join(parts).lower().split())
+
+
 def identical_question_pairs(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> list[list[str]]:
-    """Pairs of tasks with the same public title and question but different hidden answers."""
+    """Pairs of tasks with the same public text but different hidden answers."""
     groups: dict[str, list[Task]] = {}
     for task in tasks:
-        key = " ".join(f"{task.title} {task.question}".lower().split())
-        groups.setdefault(key, []).append(task)
+        groups.setdefault(public_text(task), []).append(task)
     pairs: list[list[str]] = []
     for members in groups.values():
         for index, first in enumerate(members):

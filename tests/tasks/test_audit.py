@@ -166,12 +166,13 @@ def test_identical_questions_and_method_agreement_are_reported() -> None:
     items = [
         _item(index, ["accelerating", "cooling", "steady"][index % 3], index % 2 == 0) for index in range(6)
     ]
+    same = {"title": "same", "question": "same?", "candidates": items[0].task.candidates}
     tasks = [
-        item.task.model_copy(update={"title": "same", "question": "same?"})
-        if item.task.task_id in ("t0", "t1")
-        else item.task
+        item.task.model_copy(
+            update=same if item.task.task_id in ("t0", "t1") else {"title": "same", "question": "same?"}
+        )
         for item in items
-    ]
+    ]  # t2..t5 ask the same question over other options: a different decision, not flagged
     decisions = {
         "trend": {task.task_id: "A" for task in tasks},
         "persistence": {task.task_id: "A" if task.task_id != "t5" else "B" for task in tasks},
