@@ -93,8 +93,9 @@ class AuditReport(BaseModel):
     sources: dict[str, int] = Field(default_factory=dict)
     missing_hidden: list[str] = Field(default_factory=list)
     how: dict[str, str] = Field(default_factory=lambda: dict(HOW))
-    proxy_checks: list[ProxyCheck] = Field(default_factory=list,
-                                           description="offline proxies against a zero-evidence control")
+    proxy_checks: list[ProxyCheck] = Field(
+        default_factory=list, description="offline proxies against a zero-evidence control"
+    )
 
 
 def decision_signature(task: Task, hidden: HiddenTarget | None) -> tuple[object, ...]:
@@ -241,61 +242,54 @@ def _family_findings(audit: FamilyAudit) -> list[str]:
     return findings
 
 
+# (stats key, value counted, message): a finding "<n> of <total> <message>" when n > 0
+COUNTED_FINDINGS: tuple[tuple[str, object, str], ...] = (
+    ("target_created_after_cutoff", True, "hidden targets are taxonomy nodes created after the cutoff"),
+    ("options", 0, "planning targets hold no ranked option at all"),
+    ("has_realized_opportunity", False, "bottleneck targets name no realized opportunity"),
+    (
+        "top_tied",
+        True,
+        "venue targets have a tied top venue family (their recorded likely bucket breaks the tie)",
+    ),
+    ("target_named_in_question", True, "tasks name their hidden top venue bucket in the public question"),
+)
+
+
 def stat_findings(targets: Sequence[HiddenTarget]) -> list[str]:
     """Concentrations read from hidden-target stats (mostly what imported releases state about themselves)."""
-    findings: list[str] = []
     total = len(targets)
-
-    def count(key: str, value: object) -> int:
-        return sum(1 for target in targets if key in target.stats and target.stats[key] == value)
-
-    created_after = count("target_created_after_cutoff", True)
-    if created_after:
-        findings.append(
-            f"{created_after} of {total} hidden targets are taxonomy nodes created after the cutoff"
-        )
-    options_after = sum(int(target.stats.get("options_created_after_cutoff") or 0) > 0 for target in targets)
-    if options_after:
-        findings.append(f"{options_after} of {total} tasks rank options that were created after the cutoff")
-    no_options = count("options", 0)
-    if no_options:
-        findings.append(f"{no_options} of {total} planning targets hold no ranked option at all")
-    unevidenced = sum(int(target.stats.get("options_without_window_evidence") or 0) > 0 for target in targets)
-    if unevidenced:
-        findings.append(
-            f"{unevidenced} of {total} planning targets rank options with no post-cutoff evidence "
-            "(pre-cutoff future-work statements)"
-        )
-    no_opportunity = count("has_realized_opportunity", False)
-    if no_opportunity:
-        findings.append(f"{no_opportunity} of {total} bottleneck targets name no realized opportunity")
-    once = sum(
-        1
-        for target in targets
-        if target.stats.get("limitation_counts") and max(target.stats["limitation_counts"]) <= 1
-    )
-    if once:
-        findings.append(
-            f"{once} of {total} 'recurring' limitation clusters are each backed by a single paper"
-        )
+    counts = {
+        "options created after the cutoff": sum(
+            int(target.stats.get("options_created_after_cutoff") or 0) > 0 for target in targets
+        ),
+        "without window evidence": sum(
+            int(target.stats.get("options_without_window_evidence") or 0) > 0 for target in targets
+        ),
+        "single-paper clusters": sum(
+            1
+            for target in targets
+            if target.stats.get("limitation_counts") and max(target.stats["limitation_counts"]) <= 1
+        ),
+    }
+    messages = {
+        "options created after the cutoff": "tasks rank options that were created after the cutoff",
+        "without window evidence": "planning targets rank options with no post-cutoff evidence "
+        "(pre-cutoff future-work statements)",
+        "single-paper clusters": "'recurring' limitation clusters are each backed by a single paper",
+    }
+    for key, value, message in COUNTED_FINDINGS:
+        counts[key] = sum(1 for target in targets if key in target.stats and target.stats[key] == value)
+        messages[key] = message
+    findings = [f"{count} of {total} {messages[key]}" for key, count in counts.items() if count]
     relations = Counter(
         str(target.stats["pair_relation"]) for target in targets if "pair_relation" in target.stats
     )
-    if relations.get("parent_wins") or relations.get("child_wins"):
+    if relations["parent_wins"] or relations["child_wins"]:
         findings.append(
-            f"{relations['parent_wins'] + relations['child_wins']} of {sum(relations.values())} "
-            f"comparative pairs are a node against its own descendant; the parent wins "
-            f"{relations['parent_wins']}"
+            f"{relations['parent_wins'] + relations['child_wins']} of {sum(relations.values())} comparative "
+            f"pairs are a node against its own descendant; the parent wins {relations['parent_wins']}"
         )
-    tied = count("top_tied", True)
-    if tied:
-        findings.append(
-            f"{tied} of {total} venue targets have a tied top venue family (their recorded "
-            "likely bucket breaks the tie)"
-        )
-    named = count("target_named_in_question", True)
-    if named:
-        findings.append(f"{named} of {total} tasks name their hidden top venue bucket in the public question")
     return findings
 
 
