@@ -184,3 +184,29 @@ def test_cli_import_prints_summary_and_audit(tmp_path: Path) -> None:
     data = json.loads(audit.output)
     assert data["families"]["strategic_planning"]["largest_option_wins"]["rate"] == 0.5
     assert "smallest_option_wins" in data["how"]
+
+
+def test_cli_audit_compares_trend_and_persistence_answers(fixture_release: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [
+        {
+            "task_id": task_id,
+            "method": method,
+            "status": "ok",
+            "payload": {"ranking": [{"option_id": choice}]},
+        }
+        for task_id, choices in (("RF-SP-1", "AA"), ("RF-SP-3", "AB"), ("RF-SP-4", "BB"))
+        for method, choice in zip(("trend", "persistence"), choices, strict=True)
+    ]
+    rows.append({"task_id": "RF-SP-2", "method": "trend", "status": "error", "payload": {}})
+    (run / "answers.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    result = CliRunner().invoke(app, ["tasks", "audit", str(fixture_release), "--run", str(run), "--json"])
+    assert result.exit_code == 0, result.output
+    planning = json.loads(result.output)["families"]["strategic_planning"]
+    assert (planning["method_agreement"]["matches"], planning["method_agreement"]["evaluable"]) == (2, 3)
+    assert planning["separates_methods"] is False
