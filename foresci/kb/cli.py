@@ -45,7 +45,7 @@ def build_command(
     from foresci.settings import load_settings
 
     summary = build_kb(
-        sources, out, load_settings(), domains_dirs=domains_dir or None, progress=True, allow_empty=allow_empty
+        sources, out, load_settings(), domains_dir or None, progress=True, allow_empty=allow_empty
     )
     _print_summary(summary.model_dump(mode="json"))
 

@@ -142,7 +142,9 @@ def _snapshot_dates(row: dict[str, Any]) -> tuple[date, date]:
     if not isinstance(versions, list) or not versions:
         raise FieldError("versions", "missing; the first version's date is the announcement date")
     first = _version_date(versions[0], "versions[0].created")
-    last = _version_date(versions[-1], f"versions[{len(versions) - 1}].created") if len(versions) > 1 else first
+    if len(versions) == 1:
+        return first, first
+    last = _version_date(versions[-1], f"versions[{len(versions) - 1}].created")
     return first, max(first, last)
 
 

@@ -21,6 +21,7 @@ from typing import IO, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from foresci.errors import UserError
 from foresci.kb.formats import (
     DAILY_FILE_NAME,
     paper_from_daily,
@@ -28,7 +29,6 @@ from foresci.kb.formats import (
     paper_from_row,
     parse_iso_date,
 )
-from foresci.errors import UserError
 from foresci.kb.models import Paper
 from foresci.kb.normalize import FieldError
 

@@ -69,6 +69,12 @@ def live_generation(path: Path) -> Path:
     )
 
 
+def last_announcement(kb: Any) -> date:
+    """The latest real announcement day of ``kb`` (any object with ``max_date``): what window checks use."""
+    latest = getattr(kb, "last_announcement", None)
+    return latest if isinstance(latest, date) else kb.max_date
+
+
 def write_generation_db(
     folder: Path,
     papers: Sequence[Paper],
