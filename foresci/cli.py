@@ -70,7 +70,10 @@ def root(
     if config is not None:
         import os
 
+        from foresci.settings import Settings
+
         os.environ["FORESCI_CONFIG"] = str(config)
+        Settings()  # a bad settings file fails here, naming the file and key, whatever the command
 
 
 DEBUG_FLAG = "--debug"

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from foresci.errors import UserError
 from foresci.resources import declarative_dir
 from foresci.yamlio import read_yaml_mapping
 
@@ -34,7 +35,7 @@ EXPECTED_VARIABLES: dict[str, dict[str, frozenset[str]]] = {
 FAMILY_KEYS = frozenset({"contract", "rubric", "evidence_focus"})
 
 
-class PromptError(ValueError):
+class PromptError(UserError):
     """A prompt file or template that does not match what the code expects."""
 
 

@@ -38,7 +38,7 @@ def load_release(path: Path | str) -> Release:
     tasks_path = folder / TASKS_FILE
     if not tasks_path.is_file():
         raise FileNotFoundError(f"{tasks_path}: no tasks file; is {folder} a foresci release?")
-    tasks = read_models(tasks_path, Task)
+    tasks = read_models(tasks_path, Task, unique="task_id")
     forecast_path = folder / FORECAST_FILE
     questions = read_models(forecast_path, ForecastQuestion) if forecast_path.is_file() else []
     manifest = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else {}
