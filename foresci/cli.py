@@ -82,7 +82,9 @@ ERROR_EXIT = 1
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    from foresci.redact import mask_urls_in
+
+    return mask_urls_in(" ".join(text.split()))
 
 
 def _usage_line(error: TyperException) -> str:

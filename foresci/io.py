@@ -18,6 +18,7 @@ from typing import IO, Any, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from foresci.errors import InputDataError
+from foresci.redact import mask_urls_in
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -141,8 +142,9 @@ def _to_jsonable(row: BaseModel | dict[str, Any]) -> dict[str, Any]:
 
 
 def dumps_line(row: BaseModel | dict[str, Any]) -> str:
-    """Serialise one row as a compact JSON line (keys sorted for byte-stable output)."""
-    return json.dumps(_to_jsonable(row), ensure_ascii=False, sort_keys=True) + "\n"
+    """Serialise one row as a compact JSON line (keys sorted for byte-stable output; URL credentials
+    masked)."""
+    return mask_urls_in(json.dumps(_to_jsonable(row), ensure_ascii=False, sort_keys=True)) + "\n"
 
 
 @contextmanager
@@ -182,12 +184,11 @@ def append_jsonl(path: Path | str, row: BaseModel | dict[str, Any]) -> None:
 
 
 def write_json(path: Path | str, value: BaseModel | dict[str, Any] | list[Any]) -> None:
-    """Write a JSON document atomically, pretty-printed with sorted keys."""
+    """Write a JSON document atomically, pretty-printed with sorted keys (URL credentials masked)."""
     payload = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    text = mask_urls_in(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True))
     with atomic_path(path) as temporary:
-        temporary.write_text(
-            json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
+        temporary.write_text(text + "\n", encoding="utf-8")
 
 
 def read_json(path: Path | str) -> Any:

@@ -22,6 +22,7 @@ from foresci.agents.config import AgentSettings
 from foresci.errors import ConfigError
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
+from foresci.redact import mask_url
 from foresci.sections import SettingsSection
 from foresci.sim.config import SimSettings
 from foresci.tasks.config import TaskSettings
@@ -118,6 +119,8 @@ class Settings(BaseSettings):
         """The settings as JSON-able data with secrets masked (safe for manifests)."""
         data = self.model_dump(mode="json")
         data["llm"]["api_key"] = "***"
+        if data["llm"]["base_url"]:
+            data["llm"]["base_url"] = mask_url(data["llm"]["base_url"])
         return data
 
 
