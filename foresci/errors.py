@@ -93,3 +93,14 @@ def as_user_error(error: BaseException) -> UserError | None:
         message, field = _validation_message(error)
         return UserError(f"invalid {error.title}: {message}", field=field)
     return None
+
+
+def user_error_from(error: BaseException) -> UserError:
+    """A fresh :class:`UserError` for ``error`` (for ``raise ... from error`` in a command's handler).
+
+    A user error keeps its file, line and field; anything else becomes a one-line message.
+    """
+    mapped = as_user_error(error)
+    if mapped is None:
+        return UserError(" ".join(str(error).split()) or type(error).__name__)
+    return UserError(mapped.message, path=mapped.path, line=mapped.line, field=mapped.field)
