@@ -410,6 +410,7 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
     re-ordered, reusing every stored vector.
     """
     out = Path(out)
+    live_generation(out)  # not a KB: say so before taking (and creating) a lock in that folder
     with artifact_lock(out):
         return _update_locked(out, sources, settings, progress)
 
