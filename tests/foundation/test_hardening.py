@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import ConfigError, UserError
+from foresci.errors import UserError
 from foresci.evaluation.loading import load_answers
 from foresci.io import JsonlError, write_jsonl
-from foresci.redact import mask_url
 from foresci.settings import Settings
 from foresci.tasks.release import load_release
 from tests.evaluation.fixtures import answers, release_rows
@@ -74,7 +73,7 @@ def test_unknown_or_wrong_typed_yaml_settings_name_key_and_file(
     config = tmp_path / "settings.yaml"
     config.write_text(yaml_text, encoding="utf-8")
     monkeypatch.setenv("FORESCI_CONFIG", str(config))
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(UserError) as caught:
         Settings()
     assert caught.value.path == config and caught.value.field == key
 
@@ -88,7 +87,7 @@ def test_unknown_or_wrong_typed_env_settings_name_the_variable(
     monkeypatch: pytest.MonkeyPatch, variable: str, value: str, named: str
 ) -> None:
     monkeypatch.setenv(variable, value)
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(UserError) as caught:
         Settings()
     assert f"environment variable {variable}" in str(caught.value) and named in str(caught.value)
 
@@ -97,6 +96,8 @@ def test_unknown_or_wrong_typed_env_settings_name_the_variable(
 
 
 def test_mask_url_hides_userinfo_and_secret_query_values_only() -> None:
+    from foresci.redact import mask_url
+
     assert mask_url("https://bob:pw@host:8/v1?api-key=s3&model=x#access_token=t") == (
         "https://***@host:8/v1?api-key=***&model=x#access_token=***"
     )

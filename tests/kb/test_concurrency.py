@@ -16,7 +16,6 @@ import pytest
 
 from foresci.kb.build import build_kb
 from foresci.kb.store import KnowledgeBase
-from foresci.locks import artifact_lock
 from foresci.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,6 +56,8 @@ def corpora(tmp_path: Path, kb_settings: Settings) -> tuple[Path, Path]:
 def test_a_second_writer_process_is_refused_with_one_line(
     tmp_path: Path, corpora: tuple[Path, Path], kb_settings: Settings
 ) -> None:
+    from foresci.locks import artifact_lock
+
     out = tmp_path / "kb"
     build_kb([corpora[0]], out, kb_settings)
     before = (out / "CURRENT").read_text()
