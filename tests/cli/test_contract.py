@@ -84,6 +84,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     rows = (run / "answers.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     bad_run.mkdir()
     (bad_run / "answers.jsonl").write_text(rows[0] + "{not json\n", encoding="utf-8")
+    bytes_run = root / "bytes-run"
+    bytes_run.mkdir()
+    (bytes_run / "answers.jsonl").write_bytes(rows[0].encode() + rows[1].encode().replace(b"D", b"\xff", 1))
     empty = root / "empty"
     empty.mkdir()
     bad_yaml = root / "bad.yaml"
@@ -96,8 +99,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     file_not_dir.write_text("x", encoding="utf-8")
     return {"root": root, "cache": cache, "corpus": corpus, "kb": kb, "broken_kb": broken_kb,
             "release": release, "bad_json": bad_json, "bad_bytes": bad_bytes, "duplicate": duplicate,
-            "bad_field": bad_field, "run": run, "bad_run": bad_run, "empty": empty, "bad_yaml": bad_yaml,
-            "unknown_key": unknown_key, "wrong_type": wrong_type, "file": file_not_dir}
+            "bad_field": bad_field, "run": run, "bad_run": bad_run, "bytes_run": bytes_run, "empty": empty,
+            "bad_yaml": bad_yaml, "unknown_key": unknown_key, "wrong_type": wrong_type, "file": file_not_dir}
 
 
 def _cases(w: dict[str, Path]) -> list[Case]:
@@ -164,6 +167,9 @@ def _cases(w: dict[str, Path]) -> list[Case]:
                                         "native"], [f"{tasks('duplicate')}:3"], ENDPOINT),
         Case("run missing kb", ["run", release, "--out", str(root / "run4"), "--kb", missing, "--method",
                                 "hybrid_rag"], [missing], ENDPOINT),
+        Case("run resume over non-utf8 answers",
+             ["run", release, "--out", str(w["bytes_run"]), "--method", "native"],
+             [f"{w['bytes_run'] / 'answers.jsonl'}:2"], ENDPOINT),
         Case("run without endpoint", ["run", release, "--out", str(root / "run5"), "--method", "native"],
              ["FORESCI_LLM__BASE_URL"]),
         Case("eval missing run", ["eval", missing, "--release", release, "--offline"], [missing]),
@@ -193,7 +199,8 @@ def _check(case: Case, code: int, stderr: str) -> None:
 def _in_process(case: Case, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
                 cache: Path) -> tuple[int, str]:
     with monkeypatch.context() as patch:
-        patch.delenv("FORESCI_CONFIG", raising=False)
+        patch.setenv("FORESCI_CONFIG", "")  # recorded, so `--config` setting it is undone afterwards
+        patch.delenv("FORESCI_CONFIG")
         patch.setenv("FORESCI_CACHE_DIR", str(cache))
         for key, value in case.env:
             patch.setenv(key, value)
