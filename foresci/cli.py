@@ -93,11 +93,16 @@ def _usage_line(error: TyperException) -> str:
     return _one_line(f"error: {where}{error.format_message()}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Console-script entry point: run the CLI and return its exit status.
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point: run the CLI and exit with its status (``SystemExit``).
 
     ``argv``: the arguments (default ``sys.argv[1:]``). ``--debug`` anywhere shows tracebacks.
     """
+    raise SystemExit(run_cli(argv))
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
     from foresci.errors import as_user_error
 
     args = list(sys.argv[1:] if argv is None else argv)

@@ -3,9 +3,10 @@
 The lock is an OS file lock (the ``filelock`` package: ``flock`` on POSIX) on ``folder/.foresci.lock``,
 so it is released by the kernel when the holding process dies, even by SIGKILL; a stale lock file never
 blocks a later writer. The holder writes its pid and start time beside the lock so that a second writer
-can say who holds the folder. By default a second writer does not wait: it raises
-:class:`ArtifactLockedError` (a :class:`~foresci.errors.UserError`, printed as one line by the CLI);
-``timeout`` makes it wait that many seconds first (``None`` waits for ever).
+can say who holds the folder. By default a second writer (another ``kb build``, ``kb update``, ``run``
+or ``eval`` into the same folder) does not wait: it raises :class:`ArtifactLockedError` (a
+:class:`~foresci.errors.UserError`, printed as one line by the CLI); ``timeout`` makes it wait that
+many seconds first (``None`` or a negative value waits for ever).
 
 The lock is re-entrant within one process (a command that calls another writer of the same folder does
 not deadlock with itself).
@@ -46,8 +47,9 @@ def _owner(folder: Path) -> str:
 def artifact_lock(folder: Path | str, *, timeout: float | None = 0.0) -> Iterator[Path]:
     """Hold the write lock of ``folder`` (created if missing) for the ``with`` body; yield the folder.
 
-    ``timeout``: seconds to wait for another writer (0: fail at once, ``None``: wait for ever). When the
-    folder stays locked, raise :class:`ArtifactLockedError` naming the folder and the holder.
+    ``timeout``: seconds to wait for another writer (0: fail at once, ``None`` or negative: wait for
+    ever). When the folder stays locked, raise :class:`ArtifactLockedError` naming the folder and the
+    holder.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,11 +69,11 @@ def artifact_lock(folder: Path | str, *, timeout: float | None = 0.0) -> Iterato
         return
     lock = FileLock(str(folder / LOCK_NAME), thread_local=False)
     try:
-        lock.acquire(timeout=-1 if timeout is None else timeout)
+        lock.acquire(timeout=-1 if timeout is None or timeout < 0 else timeout)
     except Timeout as error:
         raise ArtifactLockedError(
-            f"locked by {_owner(folder)}; another foresci command is writing this folder — wait for it "
-            "to finish, then run again",
+            f"locked: another foresci process is writing into this folder ({_owner(folder)}); wait for "
+            "it to finish or use another folder",
             path=folder,
         ) from error
     try:

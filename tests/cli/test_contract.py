@@ -1,8 +1,8 @@
 """The CLI contract (issue #11 item 16): every bad input, in every sub-command, gives a non-zero exit,
 exactly one line on stderr, no traceback, and names the file (and line) at fault.
 
-Most cases run in-process through ``foresci.cli.main`` (the console entry point, with real stdout and
-stderr captured); a group of them also runs as real ``python -m foresci`` processes.
+Most cases run in-process through ``foresci.cli.main`` (the console entry point, which exits with the
+status; stdout and stderr captured); a group of them also runs as real ``python -m foresci`` processes.
 """
 
 from __future__ import annotations
@@ -205,8 +205,9 @@ def _in_process(case: Case, capsys: pytest.CaptureFixture[str], monkeypatch: pyt
         for key, value in case.env:
             patch.setenv(key, value)
         capsys.readouterr()
-        code = main(case.args)
-        return code, capsys.readouterr().err
+        with pytest.raises(SystemExit) as stop:
+            main(case.args)
+        return int(stop.value.code or 0), capsys.readouterr().err
 
 
 def test_every_bad_input_gives_one_line_naming_the_file(
