@@ -122,7 +122,7 @@ def iter_models(
                 raise JsonlError(
                     path,
                     line_number,
-                    f"duplicate {key_name} {key!r}: also on line {seen[key]}",
+                    f"duplicate {key_name.replace('_', ' ')} {key!r} (first on line {seen[key]})",
                     field=key_name,
                 )
             seen[key] = line_number

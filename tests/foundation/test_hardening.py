@@ -56,7 +56,9 @@ def test_duplicate_task_ids_name_both_lines(tmp_path: Path) -> None:
         load_release(release)
     task_id = json.loads(lines[1])["task_id"]
     assert caught.value.line == len(lines) + 1
-    assert f"duplicate task_id {task_id!r}: also on line 2" in str(caught.value)
+    assert f"tasks.jsonl:{len(lines) + 1}: task_id: duplicate task id {task_id!r} (first on line 2)" in str(
+        caught.value
+    )
 
 
 # ---- item 18 ------------------------------------------------------------------------------------
