@@ -7,6 +7,8 @@ from typing import Any
 
 import typer
 
+from foresci.errors import user_error_from
+
 
 def eval_command(
     run_dir: Path = typer.Argument(..., help="run folder with answers.jsonl (from `foresci run`)"),
@@ -62,8 +64,7 @@ def eval_command(
         try:
             summary_path = evaluate_run(run_dir, release, settings, offline, progress=report, kb=kb)
         except (FileNotFoundError, ValueError, RuntimeError) as error:
-            console.print(f"[red]error:[/red] {error}")
-            raise typer.Exit(code=1) from error
+            raise user_error_from(error) from error
     summary = read_json(summary_path)
     if kb is not None:
         summary["kb"] = str(kb)
@@ -125,6 +126,5 @@ def report_command(
         try:
             index = write_report(run_dirs, out, Settings(), taxonomy_dirs=tuple(taxonomy))
         except (FileNotFoundError, ValueError) as error:
-            console.print(f"[red]error:[/red] {error}")
-            raise typer.Exit(code=1) from error
+            raise user_error_from(error) from error
     console.print(f"report written: {index}")

@@ -89,6 +89,8 @@ def parse_list_field(value: object, field: str, separator: str | None = None) ->
         items = value
     elif isinstance(value, str):
         stripped = value.strip()
+        if stripped.startswith("[") != stripped.endswith("]"):
+            raise FieldError(field, f"broken stringified list {stripped[:40]!r} (unbalanced brackets)")
         if stripped.startswith("[") and stripped.endswith("]"):
             try:
                 parsed = ast.literal_eval(stripped)

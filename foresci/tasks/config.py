@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class TaskSettings(BaseModel):
+class TaskSettings(SettingsSection):
     """How foresight tasks and releases are built."""
 
     seed: int = Field(default=7, description="random seed for candidate sampling")
