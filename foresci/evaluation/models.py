@@ -43,4 +43,8 @@ class Score(BaseModel):
     error: str | None = Field(default=None, description="why the row has no scores, when it has none")
     key: str | None = Field(default=None, description="row identity: task_id|method|model|mode")
     evaluation: str = Field(default="offline", description="offline | judged: how the metrics were computed")
+    contract: str = Field(
+        default="ok", description="ok | repaired | invalid: how the answer met its task contract (from the run)"
+    )
+    contract_notes: list[str] = Field(default_factory=list, description="the answer's contract notes")
     fingerprint: str | None = Field(default=None, description="evaluation settings fingerprint (reuse check)")

@@ -13,10 +13,11 @@ from foresci.evaluation.fta import TextEncoder, reference_guided_fta, split_sent
 from foresci.evaluation.judges import JudgeClient, JudgeError
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.pers import judged_pers, offline_pers
-from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta, resolve_option
+from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta
 from foresci.evaluation.trace import judged_trace, offline_trace
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
+from foresci.tasks.options import resolve_option
 
 RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
 SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
@@ -131,11 +132,15 @@ def slot_metric(
 
 
 def top_choice_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricResult | None:
-    """``top_choice``: was the first pick right? direction: 1 primary / 0.5 acceptable; ranking: S_top."""
+    """``top_choice``: was the first pick right? direction: 1 primary / 0.5 acceptable; ranking: S_top.
+
+    A payload direction is what the model chose: one that names no option scores 0 (the text is read
+    only when the payload has no direction at all).
+    """
     if task.family == "direction_forecasting" and hidden.primary_direction:
         label = answer.payload.get("direction")
-        chosen = resolve_option(label, task.candidates) if isinstance(label, str) else None
-        if chosen is None:
+        chosen = resolve_option(label, task.candidates)
+        if label is None:
             predicted, _ = parse_answer_ranking({}, answer.text, task.candidates)
             chosen = predicted[0] if predicted else None
         value = (
@@ -151,6 +156,7 @@ def top_choice_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> Metri
             value=value,
             details={
                 "chosen": chosen,
+                "answered": label,
                 "gold": hidden.primary_direction,
                 "trajectory": trajectory,
                 "trajectory_correct": None if hidden.trajectory is None else trajectory == hidden.trajectory,
@@ -214,6 +220,8 @@ def score_task_answer(
         metrics=metrics,
         contamination_risk=answer.contamination_risk,
         evaluation="judged" if judged is not None else "offline",
+        contract=answer.contract,
+        contract_notes=list(answer.contract_notes),
     )
 
 
