@@ -19,6 +19,12 @@ def eval_command(
         False, "--offline", help="no LLM judge: deterministic metrics and the *_offline approximations only"
     ),
     family: str = typer.Option("all", "--family", help="leaderboard family printed at the end"),
+    retry_errors: bool = typer.Option(
+        False,
+        "--retry-errors",
+        help="ask the judges again where an earlier evaluation recorded an unusable judge output "
+        "(by default kept: at temperature 0 the same request fails the same way)",
+    ),
 ) -> None:
     """Score a run's answers against the hidden targets; write RUNDIR/scores.jsonl and summary.json.
 
@@ -31,6 +37,8 @@ def eval_command(
         foresci eval workspace/runs/demo --offline
 
         FORESCI_LLM__BASE_URL=http://127.0.0.1:8000/v1 foresci eval workspace/runs/aris --release rel/
+
+        foresci eval workspace/runs/aris --retry-errors
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -56,7 +64,9 @@ def eval_command(
             progress.update(bar, completed=done, total=total)
 
         try:
-            summary_path = evaluate_run(run_dir, release, settings, offline, progress=report)
+            summary_path = evaluate_run(
+                run_dir, release, settings, offline, progress=report, retry_errors=retry_errors
+            )
         except (FileNotFoundError, ValueError, RuntimeError) as error:
             console.print(f"[red]error:[/red] {error}")
             raise typer.Exit(code=1) from error
@@ -71,6 +81,11 @@ def eval_command(
         f"{counts['missing_target']} without target, judge errors {counts['judge_errors'] or 'none'}; "
         f"reused {summary['reused_rows']} finished rows in {summary['elapsed_s']} s -> {summary_path}"
     )
+    if summary.get("kept_judge_failures"):
+        console.print(
+            f"{summary['kept_judge_failures']} row(s) keep judge failures of the earlier evaluation "
+            "(unusable output at temperature 0); --retry-errors asks again"
+        )
 
 
 def report_command(

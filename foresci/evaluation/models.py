@@ -22,6 +22,11 @@ class MetricResult(BaseModel):
     available: bool = True
     reason: str | None = Field(default=None, description="why unavailable, when it is")
     error: str | None = Field(default=None, description="judge failure after re-asking (not a zero score)")
+    error_kind: str | None = Field(
+        default=None,
+        description="output: the judge's answer stayed unusable (repeats at temperature 0, kept on re-evaluation "
+        "unless --retry-errors); transport: the call failed (retried on re-evaluation)",
+    )
 
 
 class Score(BaseModel):

@@ -2,7 +2,9 @@
 
 Writes ``RUNDIR/scores.jsonl`` (one :class:`Score` per answer row) and ``RUNDIR/summary.json``.
 Finished rows are reused when the evaluation settings are unchanged, and judge answers come from the
-persistent response cache, so re-running a finished evaluation makes zero model calls.
+persistent response cache, so re-running a finished evaluation makes zero model calls. A judge failure
+whose output stayed unusable repeats at temperature 0, so it is kept with its row (and its evaluation
+fingerprint) instead of being asked again, unless ``retry_errors`` is set.
 """
 
 from __future__ import annotations
@@ -56,10 +58,16 @@ def evaluation_fingerprint(settings: Settings, release: ReleaseData, offline: bo
 PARTIAL_NAME = f".{SCORES_NAME}.partial"
 
 
-def _reusable_rows(run_dir: Path, fingerprint: str) -> dict[str, Score]:
-    """Finished rows of an earlier evaluation with the same fingerprint (judge errors retried).
+def _keeps_failures(score: Score) -> bool:
+    """True when every judge failure of the row is an unusable output (deterministic at temperature 0)."""
+    return all(result.error_kind == "output" for result in score.metrics.values() if result.error)
 
-    Rows come from scores.jsonl and from the partial file an interrupted evaluation leaves behind
+
+def _reusable_rows(run_dir: Path, fingerprint: str, keep_failures: bool = False) -> dict[str, Score]:
+    """Finished rows of an earlier evaluation with the same fingerprint.
+
+    Rows with judge failures are re-judged unless ``keep_failures`` and every failure is an unusable
+    output. Rows come from scores.jsonl and from the partial file an interrupted evaluation leaves behind
     (a torn last line of that file is ignored).
     """
     rows: dict[str, Score] = {}
@@ -75,7 +83,8 @@ def _reusable_rows(run_dir: Path, fingerprint: str) -> dict[str, Score]:
                 raise ValueError(f"{path}: invalid score row; delete the file to re-evaluate") from None
             if score.key is None or score.fingerprint != fingerprint:
                 continue
-            if not any(result.error for result in score.metrics.values()):
+            failed = any(result.error for result in score.metrics.values())
+            if not failed or (keep_failures and _keeps_failures(score)):
                 rows[score.key] = score
     return rows
 
@@ -230,10 +239,13 @@ def evaluate_run(
     client: JudgeClient | None = None,
     encoder: TextEncoder | None = None,
     progress: Progress | None = None,
+    retry_errors: bool = False,
 ) -> Path:
     """Score ``run_dir/answers.jsonl`` against the release; write scores.jsonl and summary.json.
 
     ``release_dir`` defaults to the release named in the run's manifest. Returns the summary path.
+    Judge failures of an earlier evaluation with the same fingerprint at temperature 0 are kept, not
+    asked again, unless ``retry_errors``.
     """
     run_dir = Path(run_dir)
     release_dir = release_dir or release_of_run(run_dir)
@@ -243,7 +255,8 @@ def evaluate_run(
     release = load_release(Path(release_dir))
     answers = load_answers(run_dir)
     fingerprint = evaluation_fingerprint(settings, release, offline)
-    reusable = _reusable_rows(run_dir, fingerprint)
+    keep_failures = not retry_errors and not offline and settings.llm.temperature == 0
+    reusable = _reusable_rows(run_dir, fingerprint, keep_failures)
     todo = [
         answer
         for answer in answers
@@ -276,6 +289,9 @@ def evaluate_run(
         "offline": offline,
         "fingerprint": fingerprint,
         "reused_rows": len(answers) - len(todo),
+        "kept_judge_failures": sum(
+            1 for score in reusable.values() if any(result.error for result in score.metrics.values())
+        ),
         "scored_rows": len(fresh),
         "elapsed_s": round(time.perf_counter() - started, 3),
         "judge_usage": usage.as_dict() if usage is not None and hasattr(usage, "as_dict") else None,

@@ -46,6 +46,7 @@ class JudgedParts:
 
     claims: list[str] | None = None
     claims_error: str | None = None
+    claims_error_kind: str | None = None
     metrics: dict[str, MetricResult] = field(default_factory=dict)
 
 
@@ -59,21 +60,27 @@ def run_judges(
     try:
         parts.claims = extract_claims(client, task, answer_text(answer), settings.max_claims)
     except JudgeError as error:
-        parts.claims_error = str(error)
+        parts.claims_error, parts.claims_error_kind = str(error), error.kind
     if not hidden.claims:
         parts.metrics["fact"] = MetricResult(
             name="fact", value=None, available=False, reason="the hidden target has no claim bank"
         )
     elif parts.claims is None:
         parts.metrics["fact"] = MetricResult(
-            name="fact", value=None, available=False, reason="judge failed", error=parts.claims_error
+            name="fact",
+            value=None,
+            available=False,
+            reason="judge failed",
+            error=parts.claims_error,
+            error_kind=parts.claims_error_kind,
         )
     else:
         try:
             parts.metrics["fact"] = judged_fact(client, task, parts.claims, hidden.claims)
         except JudgeError as error:
             parts.metrics["fact"] = MetricResult(
-                name="fact", value=None, available=False, reason="judge failed", error=str(error)
+                name="fact", value=None, available=False, reason="judge failed", error=str(error),
+                error_kind=error.kind,
             )
     parts.metrics["trace"] = judged_trace(
         client, task, answer_text(answer), answer.support, settings.judge_runs
@@ -186,7 +193,12 @@ def score_task_answer(
     elif judged is not None:
         if judged.claims is None:
             metrics["fta"] = MetricResult(
-                name="fta", value=None, available=False, reason="judge failed", error=judged.claims_error
+                name="fta",
+                value=None,
+                available=False,
+                reason="judge failed",
+                error=judged.claims_error,
+                error_kind=judged.claims_error_kind,
             )
         else:
             metrics["fta"] = slot_metric("fta", judged.claims, task, hidden, encoder)
