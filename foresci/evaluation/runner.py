@@ -17,6 +17,7 @@ from typing import Any
 
 from foresci.agents.models import Answer
 from foresci.artifacts import sha256_json
+from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient
 from foresci.evaluation.loading import ReleaseData, answer_key, load_answers, load_release, release_of_run
@@ -162,6 +163,7 @@ def prewarm_embeddings(
         slots, _ = target_slots(task, hidden)
         texts.update(variant for slot in slots for variant in slot.variants)
         texts.update(text for claim in hidden.claims for text in [claim.text, *claim.variants])
+        texts.update(public_texts(task))
         if answer.support is not None:
             texts.update(evidence.claim for evidence in answer.support.evidence if evidence.claim.strip())
     ordered = sorted(texts)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from foresci.agents.models import Answer, ForecastAnswer
 from foresci.evaluation.config import EvaluationSettings
-from foresci.evaluation.fact import judged_fact, offline_fact
+from foresci.evaluation.fact import judged_fact, offline_fact, public_texts
 from foresci.evaluation.forecast import brier, brier_skill, numeric_scores
 from foresci.evaluation.fta import TextEncoder, reference_guided_fta, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient, JudgeError
@@ -213,6 +213,7 @@ def score_task_answer(
             settings.max_claims,
             settings.offline_supported_threshold,
             settings.offline_partial_threshold,
+            public_texts(task),
         )
     metrics["trace_offline"] = offline_trace(answer_text(answer), answer.support, task.cutoff, encoder)
     top = top_choice_metric(answer, task, hidden)
