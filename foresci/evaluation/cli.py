@@ -44,7 +44,7 @@ def eval_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from foresci.evaluation.runner import evaluate_run
-    from foresci.evaluation.summary import leaderboard_table
+    from foresci.evaluation.summary import leaderboard_tables
     from foresci.io import read_json, write_json
     from foresci.settings import Settings
 
@@ -74,7 +74,8 @@ def eval_command(
     if kb is not None:
         summary["kb"] = str(kb)
         write_json(summary_path, summary)
-    console.print(leaderboard_table(summary, family))
+    for table in leaderboard_tables(summary, family, width=console.width):
+        console.print(table)
     counts = summary["counts"]
     console.print(
         f"{counts['scored']} rows scored, {counts['answer_errors']} answer errors, "
@@ -107,6 +108,8 @@ def report_command(
     from rich.console import Console
 
     from foresci.evaluation.report import write_report
+    from foresci.evaluation.summary import leaderboard_tables
+    from foresci.io import read_json
     from foresci.settings import Settings
 
     console = Console()
@@ -116,4 +119,9 @@ def report_command(
         except (FileNotFoundError, ValueError) as error:
             console.print(f"[red]error:[/red] {error}")
             raise typer.Exit(code=1) from error
+    pooled = read_json(index.parent / "summary.json")
+    for table in leaderboard_tables(pooled, "all", width=console.width):
+        console.print(table)
+    for note in pooled.get("notes", []):
+        console.print(f"note: {note}")
     console.print(f"report written: {index}")
