@@ -147,7 +147,9 @@ def _constrained_schema(base: type[BaseModel], options: tuple[str, ...]) -> type
     enum: dict[str, JsonValue] = {"enum": list(options)}
     if issubclass(base, DirectionAnswer):
         direction = Field(description="option_id of the chosen candidate", json_schema_extra=enum)
-        return create_model(base.__name__, __base__=base, __module__=base.__module__, direction=(str, direction))
+        return create_model(
+            base.__name__, __base__=base, __module__=base.__module__, direction=(str, direction)
+        )
     if issubclass(base, PlanningAnswer | VenueAnswer):
         item = create_model(
             RankedOption.__name__, __base__=RankedOption, __module__=__name__,
@@ -155,7 +157,9 @@ def _constrained_schema(base: type[BaseModel], options: tuple[str, ...]) -> type
         )
         sizes: dict[str, JsonValue] = {"minItems": len(options), "maxItems": len(options)}
         ranking = Field(description="every option once, best first", json_schema_extra=sizes)
-        return create_model(base.__name__, __base__=base, __module__=base.__module__, ranking=(list[item], ranking))
+        return create_model(
+            base.__name__, __base__=base, __module__=base.__module__, ranking=(list[item], ranking)
+        )
     return base
 
 
@@ -180,7 +184,8 @@ class Answer(BaseModel):
         "invalid: it still breaks the contract (kept and scored as the model said it)",
     )
     contract_notes: list[str] = Field(
-        default_factory=list, description="how labels were read, the re-ask, and what still breaks the contract"
+        default_factory=list,
+        description="how labels were read, the re-ask, and what still breaks the contract",
     )
     contamination_risk: bool = False
     llm_calls: int = 0

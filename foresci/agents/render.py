@@ -81,7 +81,8 @@ def check_contract(task: Task, answer: BaseModel) -> ContractCheck:
         resolved = resolve_option(answer.direction, task.candidates)
         if resolved is None:
             choices = ", ".join(option_ids(task.candidates))
-            return ContractCheck(answer, [f"direction {answer.direction!r} is not one of the options {choices}"])
+            problem = f"direction {answer.direction!r} is not one of the options {choices}"
+            return ContractCheck(answer, [problem])
         if resolved == answer.direction:
             return ContractCheck(answer)
         return ContractCheck(answer.model_copy(update={"direction": resolved}), [],

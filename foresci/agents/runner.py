@@ -124,7 +124,8 @@ def answer_with_llm(
     if support is not None:
         support.notes.extend(state.get("notes", []))
     outcome = state.get("contract") or {}
-    return answer, support, {"contract": outcome.get("status", "ok"), "contract_notes": outcome.get("notes", [])}
+    contract = {"contract": outcome.get("status", "ok"), "contract_notes": outcome.get("notes", [])}
+    return answer, support, contract
 
 
 def answer_job(

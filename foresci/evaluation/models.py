@@ -24,8 +24,8 @@ class MetricResult(BaseModel):
     error: str | None = Field(default=None, description="judge failure after re-asking (not a zero score)")
     error_kind: str | None = Field(
         default=None,
-        description="output: the judge's answer stayed unusable (repeats at temperature 0, kept on re-evaluation "
-        "unless --retry-errors); transport: the call failed (retried on re-evaluation)",
+        description="output: the judge's answer stayed unusable (repeats at temperature 0, kept on "
+        "re-evaluation unless --retry-errors); transport: the call failed (retried on re-evaluation)",
     )
 
 
@@ -49,7 +49,8 @@ class Score(BaseModel):
     key: str | None = Field(default=None, description="row identity: task_id|method|model|mode")
     evaluation: str = Field(default="offline", description="offline | judged: how the metrics were computed")
     contract: str = Field(
-        default="ok", description="ok | repaired | invalid: how the answer met its task contract (from the run)"
+        default="ok",
+        description="ok | repaired | invalid: how the answer met its task contract (from the run)",
     )
     contract_notes: list[str] = Field(default_factory=list, description="the answer's contract notes")
     fingerprint: str | None = Field(default=None, description="evaluation settings fingerprint (reuse check)")

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import numpy as np
+
 from foresci.evaluation.judges import (
     JudgeClient,
     family_dimensions,

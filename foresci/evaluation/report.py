@@ -266,9 +266,8 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
                 fmt(entry["metrics"][n]["mean"]) if n in entry["metrics"] else "–" for n in metric_names
             ]
             kinds = [str(entry.get("evaluation", "offline"))] if mixed else []
-            lines.append(
-                f"| {entry['label']} | {entry['n_rows']} | {_repair(entry)} | " + " | ".join([*kinds, *values]) + " |"
-            )
+            cells = [entry["label"], str(entry["n_rows"]), _repair(entry), *kinds, *values]
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     diagnostics = summary["diagnostics"]
     lines += ["## Diagnostics", "", "Low-score rates (bottom 20 %) by family:", ""]

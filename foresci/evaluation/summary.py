@@ -51,7 +51,8 @@ def contract_rates(rows: Sequence[Score]) -> dict[str, Any]:
     and invalid (still breaking it, scored as given), and the repair rate = (repaired + invalid) / rows."""
     repaired = sum(1 for score in rows if score.contract == "repaired")
     invalid = sum(1 for score in rows if score.contract == "invalid")
-    return {"repaired": repaired, "invalid": invalid, "rate": (repaired + invalid) / len(rows) if rows else 0.0}
+    rate = (repaired + invalid) / len(rows) if rows else 0.0
+    return {"repaired": repaired, "invalid": invalid, "rate": rate}
 
 
 def evaluation_label(rows: Sequence[Score]) -> str:
@@ -344,8 +345,10 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     tables = []
     for index, group in enumerate(groups):
         part = f", part {index + 1} of {len(groups)}" if len(groups) > 1 else ""
-        table = Table(title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False,
-                      caption="mean over tasks; * leader; repair = re-asked or invalid answers" if index == 0 else None)
+        caption = "mean over tasks; * leader; repair = re-asked or invalid answers" if index == 0 else None
+        table = Table(
+            title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False, caption=caption
+        )
         table.add_column("method · backbone", overflow="fold", width=label_width)
         for header, cell in [*fixed, *group]:
             table.add_column(header, justify="right", no_wrap=True, width=column_width(header, cell) - 3)

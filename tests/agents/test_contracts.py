@@ -114,10 +114,13 @@ def test_contract_check_reads_labels_but_invents_nothing() -> None:
     empty = check_contract(planning, PlanningAnswer(ranking=[]))
     assert empty.answer.ranking == [] and empty.problems == ["the ranking is empty"]  # type: ignore[attr-defined]
     direction = next(task for task in toy_tasks() if task.family == "direction_forecasting")
-    named = check_contract(direction, DirectionAnswer(direction="A: graph memory", trajectory="steady", rationale=""))
+    named = check_contract(
+        direction, DirectionAnswer(direction="A: graph memory", trajectory="steady", rationale="")
+    )
     assert named.answer.direction == "A" and not named.problems  # type: ignore[attr-defined]
     for invalid in ("2", "https://arxiv.org/abs/2506.00001", "A: tool routing"):
-        checked = check_contract(direction, DirectionAnswer(direction=invalid, trajectory="steady", rationale=""))
+        said = DirectionAnswer(direction=invalid, trajectory="steady", rationale="")
+        checked = check_contract(direction, said)
         assert checked.answer.direction == invalid and checked.problems  # type: ignore[attr-defined]
     bottleneck = next(task for task in toy_tasks() if task.family == "bottleneck_opportunity")
     blank = check_contract(bottleneck, BottleneckAnswer(bottleneck=" ", opportunity="o", mechanism=""))

@@ -220,7 +220,8 @@ def test_empty_ranking_stays_empty_flagged_and_scores_as_empty(
     tasks = [task for task in toy_tasks() if task.family == "strategic_planning"]
     run_release(tasks, tmp_path / "run", _settings(llm_settings), ["native"])
     (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
-    assert row.status == "ok" and row.payload["ranking"] == [] and row.llm_calls == 2  # one contract-fix re-ask
+    assert row.status == "ok" and row.payload["ranking"] == []
+    assert row.llm_calls == 2  # one contract-fix re-ask
     assert row.contract == "invalid" and row.support is None  # native: the notes live on the row
     assert any("the ranking is empty" in note for note in row.contract_notes)
     assert "contract-fix re-ask" in row.contract_notes[0]
@@ -232,14 +233,16 @@ def test_empty_ranking_stays_empty_flagged_and_scores_as_empty(
 def test_invalid_direction_is_flagged_and_scored_as_said(
     toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
-    scripted_llm.responder = _shaped({"DirectionAnswer": {"direction": "2", "rationale": "graph memory grows"}})
+    said = {"direction": "2", "rationale": "graph memory grows"}
+    scripted_llm.responder = _shaped({"DirectionAnswer": said})
     tasks = [task for task in toy_tasks() if task.family == "direction_forecasting"]
     view = toy_world.view()
     run_release(tasks, tmp_path / "run", _settings(llm_settings), ["hybrid_rag"], view_factory=lambda c: view)  # type: ignore[arg-type, return-value]
     (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert row.status == "ok" and row.payload["direction"] == "2" and row.contract == "invalid"
     assert any("direction '2' is not one of the options A, B, C" in note for note in row.contract_notes)
-    score = _offline_score(row, "direction_forecasting", {"primary_direction": "A", "trajectory": "accelerating"})
+    target = {"primary_direction": "A", "trajectory": "accelerating"}
+    score = _offline_score(row, "direction_forecasting", target)
     assert score.metrics["top_choice"].value == 0.0  # the rationale names 'graph memory': not credited
 
 

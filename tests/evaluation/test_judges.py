@@ -202,8 +202,10 @@ def test_fractional_unit_scale_answers_are_kept_as_they_are(tmp_path: Path, rele
     )
     assert scores == {"evidence_linkage": 0.9, "support_specificity": 0.5, "answer_internal_trace": 1.0}
     assert notes and "0-1 scale" in notes[0]
-    scores, notes = unit_scores(TraceJudgement(evidence_linkage=1, support_specificity=0, answer_internal_trace=7))
-    assert scores["evidence_linkage"] == pytest.approx(0.1) and scores["answer_internal_trace"] == 0.7 and not notes
+    judgement = TraceJudgement(evidence_linkage=1, support_specificity=0, answer_internal_trace=7)
+    scores, notes = unit_scores(judgement)
+    assert scores["evidence_linkage"] == pytest.approx(0.1) and scores["answer_internal_trace"] == 0.7
+    assert not notes
 
 
 def test_transport_failures_are_retried_on_reevaluation(
@@ -217,4 +219,5 @@ def test_transport_failures_are_retried_on_reevaluation(
     assert fact.error and fact.error_kind == "transport"
     before = len(server.requests)
     evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
-    assert len(server.requests) == before + 2 and _rows(run_dir)["D1|aris|m1|full"].metrics["fact"].error is None
+    assert len(server.requests) == before + 2
+    assert _rows(run_dir)["D1|aris|m1|full"].metrics["fact"].error is None

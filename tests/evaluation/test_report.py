@@ -116,13 +116,16 @@ def test_repair_rate_per_method_in_summary_and_report(
                                          "contract_notes": ["the ranking leaves out options ['cv']"]})
         flagged.append(row)
     run = write_run(tmp_path / "run", release_dir, flagged)
-    summary = json.loads(evaluate_run(run, None, eval_settings, offline=True, encoder=WordEncoder()).read_text())
+    summary = json.loads(
+        evaluate_run(run, None, eval_settings, offline=True, encoder=WordEncoder()).read_text()
+    )
     overall = {entry["label"]: entry for entry in summary["leaderboard"] if entry["family"] == "all"}
     assert overall["aris · m1"]["contract"] == {"repaired": 1, "invalid": 1, "rate": 0.5}
     assert overall["native · m1"]["contract"]["rate"] == 0.0
     assert summary["contract"] == {"repaired": 1, "invalid": 1, "rate": pytest.approx(2 / 9)}
     write_report([run], tmp_path / "report", eval_settings)
-    assert "| aris · m1 | 4 | 50% (1 repaired, 1 invalid) |" in (tmp_path / "report" / "report.md").read_text()
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "| aris · m1 | 4 | 50% (1 repaired, 1 invalid) |" in markdown
     html = (tmp_path / "report" / "index.html").read_text()
     assert 'data-metric="repair_rate" data-value="0.500"' in html and "contract invalid" in html
 
@@ -139,7 +142,9 @@ def test_terminal_leaderboard_fits_80_columns_with_whole_headers(
         for row in answers()
     ]
     run = write_run(tmp_path / "run", release_dir, rows)
-    summary = json.loads(evaluate_run(run, None, eval_settings, offline=True, encoder=WordEncoder()).read_text())
+    summary = json.loads(
+        evaluate_run(run, None, eval_settings, offline=True, encoder=WordEncoder()).read_text()
+    )
     for entry in summary["leaderboard"]:  # as a judged run would have them
         for name in ("fact", "trace", "pers"):
             entry["metrics"].setdefault(name, {"mean": 0.5, "low": 0.4, "high": 0.6, "n": 3})

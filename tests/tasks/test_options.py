@@ -85,8 +85,10 @@ def test_word_ids_and_slash_names() -> None:
 def test_agents_and_evaluation_read_a_ranking_the_same_way() -> None:
     task = next(task for task in toy_tasks() if task.family == "strategic_planning")
     labels = ["B: tool routing", "Option C", "(a)", "A: tool routing", "quantum agents"]
-    checked = check_contract(task, PlanningAnswer(ranking=[RankedOption(option_id=label) for label in labels]))
+    said = PlanningAnswer(ranking=[RankedOption(option_id=label) for label in labels])
+    checked = check_contract(task, said)
     agent_side = [item.option_id for item in checked.answer.ranking]  # type: ignore[attr-defined]
-    scored, source = parse_answer_ranking({"ranking": [{"option_id": label} for label in labels]}, "", task.candidates)
+    payload = {"ranking": [{"option_id": label} for label in labels]}
+    scored, source = parse_answer_ranking(payload, "", task.candidates)
     assert agent_side == scored == ["B", "C", "A", "A: tool routing", "quantum agents"]
     assert source == "payload"

@@ -91,8 +91,10 @@ def build_research_agent(context: MethodContext) -> Any:
         )
         update = decision.update()
         if unchanged and round_done < knobs.iterations:
-            stop = (f"stopped early after round {round_done} of {knobs.iterations}: the refined draft did not "
-                    f"change, so a further round would repeat the same requests")
+            stop = (
+                f"stopped early after round {round_done} of {knobs.iterations}: the refined draft did "
+                "not change, so a further round would repeat the same requests"
+            )
             update["notes"] = [*update["notes"], stop]
             update["stopped_early"] = True
         return Command(
