@@ -50,6 +50,13 @@ class JudgedParts:
     metrics: dict[str, MetricResult] = field(default_factory=dict)
 
 
+def judge_failed(name: str, error: str | None, kind: str | None) -> MetricResult:
+    """A metric left unavailable by a judge failure (recorded with its kind, never a zero)."""
+    return MetricResult(
+        name=name, value=None, available=False, reason="judge failed", error=error, error_kind=kind
+    )
+
+
 def run_judges(
     client: JudgeClient, answer: Answer, task: Task, hidden: HiddenTarget, settings: EvaluationSettings
 ) -> JudgedParts:
@@ -66,22 +73,12 @@ def run_judges(
             name="fact", value=None, available=False, reason="the hidden target has no claim bank"
         )
     elif parts.claims is None:
-        parts.metrics["fact"] = MetricResult(
-            name="fact",
-            value=None,
-            available=False,
-            reason="judge failed",
-            error=parts.claims_error,
-            error_kind=parts.claims_error_kind,
-        )
+        parts.metrics["fact"] = judge_failed("fact", parts.claims_error, parts.claims_error_kind)
     else:
         try:
             parts.metrics["fact"] = judged_fact(client, task, parts.claims, hidden.claims)
         except JudgeError as error:
-            parts.metrics["fact"] = MetricResult(
-                name="fact", value=None, available=False, reason="judge failed", error=str(error),
-                error_kind=error.kind,
-            )
+            parts.metrics["fact"] = judge_failed("fact", str(error), error.kind)
     parts.metrics["trace"] = judged_trace(
         client, task, answer_text(answer), answer.support, settings.judge_runs
     )
@@ -192,14 +189,7 @@ def score_task_answer(
         metrics["fta"] = ranking_metric(answer, task, hidden)
     elif judged is not None:
         if judged.claims is None:
-            metrics["fta"] = MetricResult(
-                name="fta",
-                value=None,
-                available=False,
-                reason="judge failed",
-                error=judged.claims_error,
-                error_kind=judged.claims_error_kind,
-            )
+            metrics["fta"] = judge_failed("fta", judged.claims_error, judged.claims_error_kind)
         else:
             metrics["fta"] = slot_metric("fta", judged.claims, task, hidden, encoder)
     if task.family in SLOT_FAMILIES:
