@@ -19,11 +19,12 @@ from foresci.agents.models import Answer
 from foresci.artifacts import sha256_json
 from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
-from foresci.evaluation.judges import JudgeClient
+from foresci.evaluation.judges import JudgeClient, judge_prompts, rubrics
 from foresci.evaluation.loading import ReleaseData, answer_key, load_answers, load_release, release_of_run
 from foresci.evaluation.models import Score
 from foresci.evaluation.scoring import (
     FORECAST_FAMILY,
+    SCORING_REVISION,
     JudgedParts,
     answer_text,
     run_judges,
@@ -40,8 +41,10 @@ Progress = Callable[[str, int, int], None]
 
 
 def evaluation_fingerprint(settings: Settings, release: ReleaseData, offline: bool) -> str:
-    """What decides whether stored scores can be reused: metric settings, embedder, judge model, release."""
+    """What decides whether stored scores can be reused: scoring revision, metric settings, embedder, judge
+    model and prompts, release."""
     config: dict[str, Any] = {
+        "scoring_revision": SCORING_REVISION,
         "evaluation": settings.evaluation.model_dump(mode="json"),
         "embed_model": settings.embed.model,
         "release": str(release.path.resolve()),
@@ -52,6 +55,7 @@ def evaluation_fingerprint(settings: Settings, release: ReleaseData, offline: bo
             "model": llm.roles.get("judge", llm.model),
             "base_url": llm.base_url,
             "temperature": llm.temperature,
+            "prompts": sha256_json({"judges": judge_prompts(), "rubrics": rubrics()}),
         }
     return sha256_json(config)[:16]
 

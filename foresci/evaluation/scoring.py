@@ -22,6 +22,10 @@ from foresci.tasks.options import resolve_option
 RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
 SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
 FORECAST_FAMILY = "forecast"
+SCORING_REVISION = 2
+"""Part of the evaluation fingerprint: bump it when a metric is computed differently, so stored scores of
+the old computation are not reused (2: contract-aware rankings and directions, restatement-aware
+fact_offline, judge scores on the 0-10 scale)."""
 
 
 def answer_text(answer: Answer) -> str:
