@@ -72,7 +72,6 @@ class MethodState(TypedDict, total=False):
     round: int
     answer: dict[str, Any]
     contract: dict[str, Any]
-    stopped_early: bool
 
 
 def system_prompt(context: MethodContext) -> str:

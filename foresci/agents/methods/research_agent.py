@@ -96,7 +96,6 @@ def build_research_agent(context: MethodContext) -> Any:
                 "not change, so a further round would repeat the same requests"
             )
             update["notes"] = [*update["notes"], stop]
-            update["stopped_early"] = True
         return Command(
             goto=goto,
             update={"draft": refined, "round": round_done, **update, **final_update(goto, decision.answer)},
