@@ -221,3 +221,12 @@ def test_transport_failures_are_retried_on_reevaluation(
     evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
     assert len(server.requests) == before + 2
     assert _rows(run_dir)["D1|aris|m1|full"].metrics["fact"].error is None
+
+
+def test_eval_command_offers_retry_errors() -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+
+    result = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "--retry-errors" in result.output
