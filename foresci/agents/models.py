@@ -187,6 +187,11 @@ class Answer(BaseModel):
         default_factory=list,
         description="how labels were read, the re-ask, and what still breaks the contract",
     )
+    evidence: Literal["retrieved", "none"] | None = Field(
+        default=None,
+        description="'none' when a KB-reading method answered from 0 papers (cutoff before the KB, empty "
+        "domain); 'retrieved' when it read at least one; None when it reads no KB (native, name-only)",
+    )
     contamination_risk: bool = False
     llm_calls: int = 0
     prompt_tokens: int = 0

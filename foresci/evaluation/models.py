@@ -53,4 +53,15 @@ class Score(BaseModel):
         description="ok | repaired | invalid: how the answer met its task contract (from the run)",
     )
     contract_notes: list[str] = Field(default_factory=list, description="the answer's contract notes")
-    fingerprint: str | None = Field(default=None, description="evaluation settings fingerprint (reuse check)")
+    fingerprint: str | None = Field(
+        default=None,
+        description="hash of the answer row, its task's public and hidden rows, the judge/rubric prompts and "
+        "the evaluation settings: a stored row is reused only when all of them are unchanged",
+    )
+    evidence: str | None = Field(
+        default=None, description="the answer's evidence mark ('none': read no paper)"
+    )
+    citations: dict[str, Any] | None = Field(
+        default=None,
+        description="citation checks of the answer: cited, valid, unknown, after-cutoff, not-retrieved ids",
+    )

@@ -261,7 +261,7 @@ def test_option_with_its_name_needs_no_contract_fix_call(
     assert rows["direction_forecasting"].contract_notes == ["read direction 'A: graph memory' as option A"]
     ranking = [item["option_id"] for item in rows["strategic_planning"].payload["ranking"]]
     assert ranking == ["B", "A", "C"]
-    sent = scripted_llm.requests[0]
+    sent = next(request for request in scripted_llm.requests if schema_name(request) == "DirectionAnswer")
     schema, _ = requested_schema(sent)
     assert schema is not None and schema["properties"]["direction"]["enum"] == ["A", "B", "C"]
 
