@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class RuntimeSettings(BaseModel):
+class RuntimeSettings(SettingsSection):
     """How many threads the numeric libraries use, and which engines encode and search."""
 
     threads: int | None = Field(

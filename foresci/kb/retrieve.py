@@ -166,4 +166,4 @@ class KBView:
             raise CutoffError(
                 f"internal error: paper {paper.paper_id} ({paper.announced}) is after the cutoff"
             )
-        return paper
+        return paper.as_of(self._cutoff)

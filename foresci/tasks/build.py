@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from foresci.artifacts import write_manifest
 from foresci.errors import UserError
 from foresci.kb.models import Paper
+from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
 from foresci.tasks.builders.common import Built, select_balanced
@@ -205,8 +206,9 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     window_list = [make_window(cutoff, horizon) for horizon in windows] + [make_window(cutoff,
                                                                                        "venue_cycle")]
     last_end = max(window.end for window in window_list)
-    if kb.max_date < last_end:
-        raise ValueError(f"the KB ends on {kb.max_date}; the window to {last_end} has not closed in it")
+    if (latest := last_announcement(kb)) < last_end:
+        raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
+                        path=getattr(kb, "path", None), field="--cutoff")
     evidences: list[DomainEvidence] = []
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
     for domain, reason in skipped.items():
