@@ -12,7 +12,7 @@ from foresci.settings import Settings
 
 
 def _snapshot(folder: Path) -> dict[str, int]:
-    """Modification times of the KB's files (the update lock's owner file aside: taking the lock is allowed)."""
+    """Modification times of the KB files (the update lock owner file aside: taking the lock is allowed)."""
     return {
         str(path.relative_to(folder)): path.stat().st_mtime_ns
         for path in folder.rglob("*")
