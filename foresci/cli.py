@@ -15,6 +15,10 @@ from pathlib import Path
 import typer
 from typer.exceptions import TyperException
 
+from foresci.threads import apply_environment_threads
+
+apply_environment_threads()  # before torch, FAISS, ONNX Runtime or BLAS load (settings.runtime.threads)
+
 from foresci import __version__
 from foresci.agents.cli import run_command
 from foresci.demo import demo_command

@@ -23,6 +23,7 @@ from foresci.errors import ConfigError
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
 from foresci.redact import mask_url
+from foresci.runtime_config import RuntimeSettings
 from foresci.sections import SettingsSection
 from foresci.sim.config import SimSettings
 from foresci.tasks.config import TaskSettings
@@ -94,6 +95,7 @@ class Settings(BaseSettings):
     agents: AgentSettings = Field(default_factory=AgentSettings)
     evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
     sim: SimSettings = Field(default_factory=SimSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
 
     def __init__(self, **values: Any) -> None:
         _check_env_names()

@@ -53,7 +53,7 @@ class BuildSummary(BaseModel):
     generation: str = Field(description="name of the live generation folder")
     fingerprint: str
     reused: bool = Field(default=False, description="true when an identical KB already existed")
-    mode: str = Field(default="build", description="build | append | reorder")
+    mode: str = Field(default="build", description="build | append | reorder | unchanged")
     papers: int = Field(description="papers in the KB after this step")
     added: int = Field(description="papers added by this step")
     rows_read: int = Field(default=0, description="non-blank rows read from the sources")
@@ -254,6 +254,10 @@ def _write_generation(
     }
     write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
     np.save(generation / "vectors.npy", vectors, allow_pickle=False)
+    if len(vectors) > settings.runtime.approximate_above:  # large KB: an IVF index beside the vectors
+        from foresci.kb.dense import build_ivf, write_ivf
+
+        write_ivf(generation, build_ivf(vectors))
     bm25.save(generation)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
     summary.generation = generation.name
@@ -437,7 +441,11 @@ def _update_locked(out: Path, sources: list[Path], settings: Settings, progress:
             if (row := kb.row_of(paper.paper_id)) is not None and paper.announced < kb.announced_at(row)
         ]
         append = not earlier and (kb.size == 0 or all(paper.announced >= kb.max_date for paper in fresh))
-        quarantined = merge_quarantine(list(_read_quarantine(kb.quarantine_path())), result.quarantined)
+        old_quarantine = list(_read_quarantine(kb.quarantine_path()))
+        quarantined = merge_quarantine(old_quarantine, result.quarantined)
+        if not fresh and not earlier and len(quarantined) == len(old_quarantine):  # nothing new at all
+            kb.close()
+            return _unchanged_summary(out, result, timings)
         if append:
             with _stage(timings, "embed"):
                 vectors, computed, reused = embed_papers(fresh, settings, bars)
@@ -520,6 +528,25 @@ def _update_locked(out: Path, sources: list[Path], settings: Settings, progress:
     summary.timings = timings
     write_json(generation / "summary.json", summary)
     return summary
+
+
+def _unchanged_summary(out: Path, result: IngestResult, timings: dict[str, float]) -> BuildSummary:
+    """The summary of an update that found nothing new: the live generation stays, nothing is written."""
+    summary = BuildSummary.model_validate(read_json(live_generation(out) / "summary.json"))
+    return summary.model_copy(
+        update={
+            "reused": True,
+            "mode": "unchanged",
+            "added": 0,
+            "rows_read": result.rows,
+            "duplicates": result.rows - len(result.quarantined),
+            "quarantined": 0,
+            "quarantine_reasons": {},
+            "embedded": 0,
+            "embedding_reused": 0,
+            "timings": timings,
+        }
+    )
 
 
 def _settings_of(kb: KnowledgeBase, settings: Settings) -> Settings:

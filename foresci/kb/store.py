@@ -6,6 +6,7 @@ Layout of a KB folder::
     <kb>/manifest.json      a copy of the live generation's manifest, for people (never trusted)
     <kb>/gen-<n>/papers.sqlite        papers (row = internal id, announcement order), screens, domains
     <kb>/gen-<n>/vectors.npy          (n, d) float32 normalised embeddings, row order
+    <kb>/gen-<n>/dense_ivf.faiss      IVF index of the vectors (only for KBs above approximate_above)
     <kb>/gen-<n>/bm25_counts.npz      term counts (CSR, no pickle) + bm25_vocabulary.json
     <kb>/gen-<n>/quarantine.jsonl     rows that could not be ingested (file, line, reason)
     <kb>/gen-<n>/summary.json         the BuildSummary
@@ -36,6 +37,7 @@ from foresci.kb.models import Paper, ScreenDecision
 
 if TYPE_CHECKING:
     from foresci.kb.bm25 import BM25Index
+    from foresci.kb.dense import DenseIndex
     from foresci.settings import Settings
 
 CURRENT_NAME = "CURRENT"
@@ -292,13 +294,15 @@ class KnowledgeBase:
 
     @cached_property
     def vectors(self) -> np.ndarray:
-        """All embeddings, (size, d) float32, row order."""
-        array = np.load(self.generation / "vectors.npy", allow_pickle=False)
+        """All embeddings, (size, d) float32, row order (memory-mapped, read-only)."""
+        array = np.load(self.generation / "vectors.npy", mmap_mode="r", allow_pickle=False)
         if array.shape[0] != self.size:
             raise ValueError(
                 f"{self.generation / 'vectors.npy'}: {array.shape[0]} rows for {self.size} papers"
             )
-        return np.ascontiguousarray(array, dtype=np.float32)
+        if array.dtype != np.float32 or not array.flags.c_contiguous:
+            return np.ascontiguousarray(array, dtype=np.float32)
+        return array
 
     def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
         """(n, d) normalised embeddings of the given papers, in the given order (KeyError if absent)."""
@@ -345,13 +349,19 @@ class KnowledgeBase:
         return index
 
     @cached_property
-    def dense(self) -> Any:
-        """A FAISS inner-product flat index over all vectors (ids = rows)."""
-        import faiss
+    def dense_index(self) -> DenseIndex:
+        """Cutoff-bounded dense search: exact, or the stored IVF index for large KBs (runtime settings)."""
+        from foresci.kb.dense import DenseIndex, read_ivf
 
-        index = faiss.IndexFlatIP(int(self.vectors.shape[1]))
-        index.add(self.vectors)
-        return index
+        runtime = self.settings.runtime if self.settings is not None else None
+        mode = runtime.dense_index if runtime is not None else "auto"
+        return DenseIndex(
+            self.vectors,
+            ivf=read_ivf(self.generation) if mode != "flat" else None,
+            mode=mode,
+            approximate_above=runtime.approximate_above if runtime is not None else 100_000,
+            nprobe=runtime.ivf_nprobe if runtime is not None else 16,
+        )
 
     def summary(self) -> dict[str, Any]:
         """The build summary stored with the live generation."""

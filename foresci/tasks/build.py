@@ -59,20 +59,26 @@ def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
 
 def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
                  taxonomy_dir: Path | None = None) -> Snapshot:
-    """T(domain, cutoff): loaded from ``taxonomy_dir/<domain>`` when saved there, else induced (and saved)."""
+    """T(domain, cutoff): loaded from ``taxonomy_dir/<domain>`` when saved there, else reused from the cache
+    when one was induced for the same KB, cutoff and settings (fingerprint), else induced (and saved)."""
+    import os
+
     from foresci.taxonomy.build import build_taxonomy
+    from foresci.taxonomy.reuse import publish, reuse_folder
     from foresci.taxonomy.store import load_taxonomy, save_taxonomy
 
-    folder = taxonomy_dir / domain if taxonomy_dir is not None else None
-    if folder is not None and folder.is_dir():
+    folder = taxonomy_dir / domain if taxonomy_dir is not None else reuse_folder(kb, domain, cutoff, settings)
+    if folder is not None and (folder / "manifest.json").is_file():
         snapshot = load_taxonomy(folder).final
         if snapshot.cutoff != cutoff:
             raise ValueError(f"{folder}: taxonomy is at {snapshot.cutoff}, not at the cutoff {cutoff}")
         return snapshot
     history = build_taxonomy(kb, domain, cutoff, settings)
     if folder is not None:
-        save_taxonomy(history, folder, inputs={"kb": str(getattr(kb, "path", "")), "domain": domain,
-                                               "cutoff": cutoff.isoformat()})
+        inputs = {"kb": str(getattr(kb, "path", "")), "domain": domain, "cutoff": cutoff.isoformat()}
+        staging = folder.with_name(f".{folder.name}.{os.getpid()}")
+        save_taxonomy(history, staging, inputs=inputs)
+        publish(staging, folder)
     return history.final
 
 
