@@ -14,6 +14,14 @@ class TaskSettings(BaseModel):
     min_baseline: int = Field(default=2, description="papers a candidate node needs in the baseline period")
     max_breadth: float = Field(default=0.5, description="a node holding more than this share of the domain's "
                                                       "pre-cutoff papers is too broad to be a candidate")
+    min_history_share: float = Field(default=0.5, ge=0.0, le=1.0,
+                                     description="a direction candidate's node must have existed in the "
+                                                 "taxonomy for this share of the pre-cutoff history (late "
+                                                 "small nodes are events, not directions)")
+    max_phrase_share: float = Field(default=0.5, gt=0.0, le=1.0,
+                                    description="a node whose pre-cutoff papers repeat one limitation / "
+                                                "chain phrase at this share or more is a bottleneck subject, "
+                                                "not a direction candidate")
     min_margin: float = Field(default=0.1,
                               description="log-share-growth lead the winner needs over the runner-up")
     neighbour_tolerance: float = Field(default=0.25, description="candidates within this log-growth of the "

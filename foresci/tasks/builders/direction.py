@@ -7,7 +7,7 @@ import random
 from foresci.tasks.builders.common import (
     Built,
     candidates_from,
-    eligible_nodes,
+    direction_candidates,
     pre_cutoff_context,
     sample_option_sets,
     task_id,
@@ -31,7 +31,7 @@ def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain
                           wanted: int) -> list[Built]:
     """Candidate direction tasks for one domain and window (more than ``wanted``; selection happens later)."""
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
-    pool = eligible_nodes(domain, settings)
+    pool = direction_candidates(domain, settings)
     built: list[Built] = []
     for options in sample_option_sets(pool, settings.candidates_per_task,
                                       settings.attempts_per_task * wanted, rng):
