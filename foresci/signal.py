@@ -119,7 +119,8 @@ def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from:
             failures.append(f"{label}: trend top-1 lower bound {trend.low:.3f} is not above persistence "
                             f"{persistence.mean:.3f}")
         if trend.low <= chance:
-            failures.append(f"{label}: trend top-1 lower bound {trend.low:.3f} is not above chance {chance:.3f}")
+            failures.append(f"{label}: trend top-1 lower bound {trend.low:.3f} is not above chance "
+                            f"{chance:.3f}")
     if pool.difficulty >= flat_from and not trend.low <= chance <= trend.high:
         failures.append(f"{label}: chance {chance:.3f} is outside trend's interval "
                         f"[{trend.low:.3f}, {trend.high:.3f}]")

@@ -2,8 +2,9 @@
 chance (a uniformly random pick among the task's options, whose expected top-1 is 1 / options).
 
 Top-1 is strict: the first pick is the hidden primary direction (direction) or the hidden first item
-(planning, venue); an acceptable neighbour does not count. The demo's terminal summary and
-``benchmarks/signal.py`` both read it from scored rows.
+(planning, venue); an acceptable neighbour does not count. FTA is the judged ``fta`` where present, else
+its offline approximation ``fta_offline_claims`` (answer sentences instead of extracted claims). The
+demo's terminal summary and ``benchmarks/signal.py`` both read it from scored rows.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ class FamilyQuality:
     fta: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def methods(self) -> list[str]:
-        """Methods with top-1 values, chance last."""
-        return sorted((name for name in self.top1 if name != CHANCE), key=str) + (
-            [CHANCE] if CHANCE in self.top1 else []
-        )
+        """Methods with top-1 or FTA values, chance last."""
+        names = (set(self.top1) | set(self.fta)) - {CHANCE}
+        return sorted(names) + ([CHANCE] if CHANCE in self.top1 else [])
 
-    def interval(self, metric: str, method: str, samples: int = 2000, seed: int = 11) -> MeanWithInterval | None:
+    def interval(self, metric: str, method: str, samples: int = 2000,
+                 seed: int = 11) -> MeanWithInterval | None:
         """Mean and bootstrap 95 % interval of ``metric`` ('top1' or 'fta') for one method."""
         values = list(getattr(self, metric).get(method, {}).values())
         return bootstrap_mean(values, samples, seed) if values else None
@@ -65,7 +66,7 @@ def family_quality(scores: Iterable[Score], tasks: Mapping[str, Task]) -> dict[s
             quality.top1.setdefault(label, {})[row.task_id] = 1.0 if top.value >= 1.0 else 0.0
             if task.candidates:
                 quality.top1.setdefault(CHANCE, {})[row.task_id] = 1.0 / len(task.candidates)
-        fta = row.metrics.get("fta")
+        fta = row.metrics.get("fta") or row.metrics.get("fta_offline_claims")
         if fta is not None and fta.value is not None and fta.available:
             quality.fta.setdefault(label, {})[row.task_id] = float(fta.value)
     return result
