@@ -24,6 +24,11 @@ class TaskSettings(BaseModel):
                                                 "not a direction candidate")
     min_margin: float = Field(default=0.1,
                               description="log-share-growth lead the winner needs over the runner-up")
+    min_lead_z: float = Field(default=0.5, ge=0.0,
+                              description="the winner's log-growth lead over the runner-up must also reach "
+                                          "this many standard errors of Poisson noise (sqrt of 1/(n+1) "
+                                          "over both nodes' window and baseline counts): a small node's "
+                                          "lucky window is not a direction gaining momentum")
     neighbour_tolerance: float = Field(default=0.25, description="candidates within this log-growth of the "
                                        "winner "
                                                                "are acceptable neighbours")
