@@ -20,13 +20,24 @@ Run: ``OMP_NUM_THREADS=1 python benchmarks/signal.py [--seeds 10] [--difficultie
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-from foresci.signal import DifficultyPool, WorldOutcome, format_pool, run_world, signal_failures, small_world
+if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)  # this script shares its name with the standard library's `signal`
+
+import argparse  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+from foresci.signal import (  # noqa: E402
+    DifficultyPool,
+    WorldOutcome,
+    format_pool,
+    run_world,
+    signal_failures,
+    small_world,
+)
 
 
 def main() -> int:

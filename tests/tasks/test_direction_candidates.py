@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from foresci.tasks.builders.common import direction_candidates, eligible_nodes, history_share, phrase_share
+from foresci.tasks.builders.direction import build_direction_tasks, lead_noise
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.windows import make_window
@@ -53,3 +54,23 @@ def test_late_and_chain_dominated_nodes_are_not_direction_candidates() -> None:
     assert [item.node_id for item in direction_candidates(domain, settings)] == ["n1", "n2"]
     lenient = TaskSettings(min_history_share=0.1, max_phrase_share=0.9)
     assert [item.node_id for item in direction_candidates(domain, lenient)] == ["n1", "n2", "n3", "n4"]
+
+
+def _growing(node_id: str, label: str, baseline: int, window: int, growth: float) -> NodeEvidence:
+    item = _node(node_id, label, 0, 40 + baseline)
+    item.baseline, item.window, item.growth, item.trajectory = baseline, window, growth, "accelerating"
+    return item
+
+
+def test_a_lead_within_poisson_noise_makes_no_direction_task() -> None:
+    steady = [_growing("n2", "beta cache", 40, 40, 0.0), _growing("n3", "gamma router", 30, 29, -0.05),
+              _growing("n4", "delta drift", 20, 18, -0.1)]
+    lucky = _domain([_growing("n1", "alpha router", 2, 5, 0.3), *steady])
+    real = _domain([_growing("n1", "alpha router", 30, 60, 0.3), *steady])
+    settings = TaskSettings(candidates_per_task=4)  # lead 0.3 must reach 0.5 standard errors
+    assert lead_noise(lucky.nodes["n1"], lucky.nodes["n2"]) > 0.6 > lead_noise(real.nodes["n1"], real.nodes["n2"])
+    assert build_direction_tasks(lucky, settings, "D", wanted=2) == []
+    built = build_direction_tasks(real, settings, "D", wanted=2)
+    assert built and all(item.hidden.primary_direction == next(
+        candidate.option_id for candidate in item.task.candidates if candidate.node_id == "n1")
+        for item in built)
