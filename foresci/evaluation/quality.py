@@ -92,7 +92,7 @@ def quality_table(quality: FamilyQuality, samples: int = 2000, seed: int = 11) -
     """A rich Table of one family's forecaster quality with chance and the 95 % intervals."""
     from rich.table import Table
 
-    title = f"{quality.family.replace('_', ' ')}: strict top-1 and FTA, mean [95 % bootstrap CI]"
+    title = f"{quality.family.replace('_', ' ')}: top-1 and FTA, mean [95 % CI]"
     table = Table(title=title)
     for name, justify in (("method", "left"), ("n", "right"), ("top-1", "right"), ("FTA", "right")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]

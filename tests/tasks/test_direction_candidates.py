@@ -68,7 +68,8 @@ def test_a_lead_within_poisson_noise_makes_no_direction_task() -> None:
     lucky = _domain([_growing("n1", "alpha router", 2, 5, 0.3), *steady])
     real = _domain([_growing("n1", "alpha router", 30, 60, 0.3), *steady])
     settings = TaskSettings(candidates_per_task=4)  # lead 0.3 must reach 0.5 standard errors
-    assert lead_noise(lucky.nodes["n1"], lucky.nodes["n2"]) > 0.6 > lead_noise(real.nodes["n1"], real.nodes["n2"])
+    noisy, clear = (lead_noise(domain.nodes["n1"], domain.nodes["n2"]) for domain in (lucky, real))
+    assert noisy > 0.6 > clear
     assert build_direction_tasks(lucky, settings, "D", wanted=2) == []
     built = build_direction_tasks(real, settings, "D", wanted=2)
     assert built and all(item.hidden.primary_direction == next(
