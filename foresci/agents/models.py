@@ -139,6 +139,11 @@ class Answer(BaseModel):
     support: SupportArtifact | None = Field(default=None, description="None for native / name_only")
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
+    evidence: Literal["retrieved", "none"] | None = Field(
+        default=None,
+        description="'none' when a KB-reading method answered from 0 papers (cutoff before the KB, empty "
+        "domain); 'retrieved' when it read at least one; None when it reads no KB (native, name-only)",
+    )
     contamination_risk: bool = False
     llm_calls: int = 0
     prompt_tokens: int = 0

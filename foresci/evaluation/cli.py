@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -13,7 +14,7 @@ def eval_command(
         None, "--release", help="release folder; default: the run manifest's"
     ),
     kb: Path | None = typer.Option(
-        None, "--kb", help="KB folder (recorded in the summary; not read by metrics)"
+        None, "--kb", help="KB folder to check citations against (default: the run's KB, if it still exists)"
     ),
     offline: bool = typer.Option(
         False, "--offline", help="no LLM judge: deterministic metrics and the *_offline approximations only"
@@ -24,7 +25,10 @@ def eval_command(
 
     Metrics: Fact (judged claim F1), FTA (reference-guided or ranking-aware), Trace, Pers, plus the
     offline approximations under their own names (fact_offline, fta_offline_claims, trace_offline), and
-    CRPS / coverage / Brier for forecast answers. Finished rows are reused, so a re-run makes no model calls.
+    CRPS / coverage / Brier for forecast answers. Finished rows are reused only while the answer, the task's
+    public and hidden rows, the judge prompts and the settings are unchanged, so a re-run makes no model
+    calls. Every id an answer cites is checked against the KB at the task cutoff. Exits non-zero when the
+    release has no hidden targets (scores untouched), or when no row (or no judge call) succeeded.
 
     Examples:
 
@@ -56,7 +60,7 @@ def eval_command(
             progress.update(bar, completed=done, total=total)
 
         try:
-            summary_path = evaluate_run(run_dir, release, settings, offline, progress=report)
+            summary_path = evaluate_run(run_dir, release, settings, offline, progress=report, kb=kb)
         except (FileNotFoundError, ValueError, RuntimeError) as error:
             console.print(f"[red]error:[/red] {error}")
             raise typer.Exit(code=1) from error
@@ -71,6 +75,28 @@ def eval_command(
         f"{counts['missing_target']} without target, judge errors {counts['judge_errors'] or 'none'}; "
         f"reused {summary['reused_rows']} finished rows in {summary['elapsed_s']} s -> {summary_path}"
     )
+    if counts.get("evidence_none") or counts.get("unknown_citations") or counts.get("after_cutoff_citations"):
+        console.print(
+            f"{counts.get('evidence_none', 0)} answers read no paper (evidence: none); citations: "
+            f"{counts.get('unknown_citations', 0)} unknown, "
+            f"{counts.get('after_cutoff_citations', 0)} after the cutoff"
+        )
+    failure = evaluation_failure(counts, offline)
+    if failure:
+        console.print(f"[red]error:[/red] {failure}")
+        raise typer.Exit(code=1)
+
+
+def evaluation_failure(counts: dict[str, Any], offline: bool) -> str | None:
+    """Why an evaluation counts as failed (no row scored, or every judge call failed), else None."""
+    if counts["rows"] and not counts["scored"]:
+        return f"none of the {counts['rows']} rows could be scored"
+    judge_failures = sum(counts.get("judge_errors", {}).values())
+    if not offline and counts["scored"] and judge_failures and not counts.get("judged_ok"):
+        return (
+            f"every judge call failed ({judge_failures} judge errors); the scores hold offline metrics only"
+        )
+    return None
 
 
 def report_command(

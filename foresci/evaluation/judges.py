@@ -12,6 +12,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from foresci.fencing import fence_values, with_system_clause
 from foresci.llm import LLMError
 from foresci.resources import declarative_file
 from foresci.tasks.models import Task
@@ -151,12 +152,16 @@ def public_task_json(task: Task) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
+# judge placeholders that carry the candidate answer or the method's support artifact: fenced as data
+DATA_VALUES = frozenset({"answer", "answer_claims_json", "support_json"})
+
+
 def render(prompt: str, **values: Any) -> list[dict[str, str]]:
-    """The chat messages of one judge prompt with its placeholders filled."""
+    """The chat messages of one judge prompt with its placeholders filled (answer text fenced as data)."""
     template = judge_prompts()[prompt]
     return [
-        {"role": "system", "content": template["system"].strip()},
-        {"role": "user", "content": template["user"].format(**values).strip()},
+        {"role": "system", "content": with_system_clause(template["system"].strip())},
+        {"role": "user", "content": template["user"].format(**fence_values(values, DATA_VALUES)).strip()},
     ]
 
 

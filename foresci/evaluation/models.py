@@ -43,4 +43,15 @@ class Score(BaseModel):
     error: str | None = Field(default=None, description="why the row has no scores, when it has none")
     key: str | None = Field(default=None, description="row identity: task_id|method|model|mode")
     evaluation: str = Field(default="offline", description="offline | judged: how the metrics were computed")
-    fingerprint: str | None = Field(default=None, description="evaluation settings fingerprint (reuse check)")
+    fingerprint: str | None = Field(
+        default=None,
+        description="hash of the answer row, its task's public and hidden rows, the judge/rubric prompts and "
+        "the evaluation settings: a stored row is reused only when all of them are unchanged",
+    )
+    evidence: str | None = Field(
+        default=None, description="the answer's evidence mark ('none': read no paper)"
+    )
+    citations: dict[str, Any] | None = Field(
+        default=None,
+        description="citation checks of the answer: cited, valid, unknown, after-cutoff, not-retrieved ids",
+    )

@@ -75,12 +75,21 @@ def _metric_note(name: str, result: Any) -> str:
         slots = ", ".join(f"{slot['name']} {slot['score']:.2f}" for slot in details.get("slots", []))
         return f"slots ({details.get('slots_from')}): {slots}"
     if name.startswith("trace") and "citations" in details:
-        checks = details["citations"]
-        late = len(checks["after_cutoff_ids"])
-        return f"citations valid {checks['valid']}/{checks['cited']}, after cutoff {late}"
+        return citation_note(details["citations"])
     if name == "top_choice":
         return f"chosen {details.get('chosen')} vs gold {details.get('gold')}"
     return ""
+
+
+def citation_note(checks: dict[str, Any]) -> str:
+    """One line on an answer's citations: valid share, unknown and after-cutoff ids."""
+    note = (
+        f"citations valid {checks.get('valid', 0)}/{checks.get('cited', 0)}, "
+        f"unknown {len(checks.get('unknown_ids', []))}, "
+        f"after cutoff {len(checks.get('after_cutoff_ids', []))}"
+    )
+    flagged = [*checks.get("unknown_ids", []), *checks.get("after_cutoff_ids", [])][:8]
+    return note + (f" ({', '.join(flagged)})" if flagged else "")
 
 
 def backbone_pivot(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -134,6 +143,8 @@ def drilldown_rows(
                 "family": score.family,
                 "status": score.status,
                 "error": score.error,
+                "citations": citation_note(score.citations) if score.citations else "",
+                "evidence_none": score.evidence == "none",
                 "label": entry_label(score.method, score.model, score.mode),
                 "headline": headline,
                 "title": task.title if task else "",
@@ -225,6 +236,25 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
         lines.append(
             f"- {row['pair']}: n={row['n']}, Spearman {fmt(row['spearman'])}, Pearson {fmt(row['pearson'])}"
         )
+    counts = summary.get("counts", {})
+    lines += [
+        "",
+        "## Rows",
+        "",
+        f"{counts.get('rows', 0)} rows, {counts.get('scored', 0)} scored, "
+        f"{counts.get('answer_errors', 0)} answer errors, {counts.get('evidence_none', 0)} answered from no "
+        f"paper (evidence: none), {counts.get('unknown_citations', 0)} unknown and "
+        f"{counts.get('after_cutoff_citations', 0)} after-cutoff citations.",
+    ]
+    errors = summary.get("answer_errors") or []
+    if errors:
+        lines += ["", "## Answer errors", "", "| task | method · backbone | error |", "|---|---|---|"]
+        for row in errors:
+            message = " ".join(str(row.get("error") or "").split()).replace("|", "\\|")[:300]
+            lines.append(f"| {row['task_id']} | {row['entry']} | {message} |")
+    unanswered = summary.get("tasks_without_answer") or []
+    if unanswered:
+        lines += ["", f"## Tasks with no answer ({len(unanswered)})", "", ", ".join(unanswered)]
     if summary.get("forecast"):
         lines += ["", "## Forecasts", "", "| method | CRPS | Brier | Brier skill |", "|---|---:|---:|---:|"]
         for entry in summary["forecast"]:

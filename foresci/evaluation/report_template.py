@@ -123,6 +123,8 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
  {% if r.status != "ok" %}<span class="pill err">{{ r.status }}</span>{% endif %}</summary>
 {% if r.title %}<p><b>{{ r.title }}</b></p>{% endif %}{% if r.question %}<p>{{ r.question }}</p>{% endif %}
 {% if r.error %}<p class="err">{{ r.error }}</p>{% endif %}
+{% if r.evidence_none %}<p class="err">evidence: none (the method read no paper)</p>{% endif %}
+{% if r.citations %}<p class="meta">{{ r.citations }}</p>{% endif %}
 <h4>Answer</h4><pre>{{ r.text or "(no text)" }}</pre>
 {% if r.evidence %}<h4>Evidence</h4><ul>{% for item in r.evidence %}<li>{{ item.claim }}
  <span class="meta">[{{ item.paper_ids | join(", ") }}]</span></li>{% endfor %}</ul>{% endif %}

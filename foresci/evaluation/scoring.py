@@ -14,7 +14,13 @@ from foresci.evaluation.judges import JudgeClient, JudgeError
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.pers import judged_pers, offline_pers
 from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta, resolve_option
-from foresci.evaluation.trace import judged_trace, offline_trace
+from foresci.evaluation.trace import (
+    PaperDates,
+    citation_checks,
+    citation_summary,
+    judged_trace,
+    offline_trace,
+)
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
 
@@ -49,7 +55,12 @@ class JudgedParts:
 
 
 def run_judges(
-    client: JudgeClient, answer: Answer, task: Task, hidden: HiddenTarget, settings: EvaluationSettings
+    client: JudgeClient,
+    answer: Answer,
+    task: Task,
+    hidden: HiddenTarget,
+    settings: EvaluationSettings,
+    kb_dates: PaperDates | None = None,
 ) -> JudgedParts:
     """Claim extraction, Fact verdicts, Trace and Pers through the judge (thread-safe: no embeddings)."""
     from foresci.evaluation.fact import extract_claims
@@ -74,8 +85,9 @@ def run_judges(
             parts.metrics["fact"] = MetricResult(
                 name="fact", value=None, available=False, reason="judge failed", error=str(error)
             )
+    checks = citation_checks(answer, task.cutoff, kb_dates)
     parts.metrics["trace"] = judged_trace(
-        client, task, answer_text(answer), answer.support, settings.judge_runs
+        client, task, answer_text(answer), answer, settings.judge_runs, checks
     )
     parts.metrics["pers"] = judged_pers(client, task, hidden, answer_text(answer), settings.judge_runs)
     return parts
@@ -172,9 +184,14 @@ def score_task_answer(
     settings: EvaluationSettings,
     encoder: TextEncoder,
     judged: JudgedParts | None,
+    kb_dates: PaperDates | None = None,
 ) -> Score:
-    """All metrics of one task answer: deterministic + offline always, judged ones if ``judged``."""
+    """All metrics of one task answer: deterministic + offline always, judged ones if ``judged``.
+
+    ``kb_dates`` (announcement dates of the cited ids the KB holds) checks citations against the KB.
+    """
     metrics: dict[str, MetricResult] = {}
+    checks = citation_checks(answer, task.cutoff, kb_dates)
     if task.family in RANKING_FAMILIES:
         metrics["fta"] = ranking_metric(answer, task, hidden)
     elif judged is not None:
@@ -196,7 +213,7 @@ def score_task_answer(
             settings.offline_supported_threshold,
             settings.offline_partial_threshold,
         )
-    metrics["trace_offline"] = offline_trace(answer_text(answer), answer.support, task.cutoff, encoder)
+    metrics["trace_offline"] = offline_trace(answer_text(answer), answer.support, checks, encoder)
     top = top_choice_metric(answer, task, hidden)
     if top is not None:
         metrics["top_choice"] = top
@@ -214,6 +231,8 @@ def score_task_answer(
         metrics=metrics,
         contamination_risk=answer.contamination_risk,
         evaluation="judged" if judged is not None else "offline",
+        evidence=answer.evidence,
+        citations=citation_summary(checks),
     )
 
 

@@ -228,6 +228,15 @@ def build_summary(
         "answer_errors": sum(1 for s in scores if s.status == "error"),
         "missing_target": sum(1 for s in scores if s.status == "missing"),
         "contamination_risk": sum(1 for s in scores if s.contamination_risk),
+        "evidence_none": sum(1 for s in scores if s.evidence == "none"),
+        "unknown_citations": sum(len((s.citations or {}).get("unknown_ids", [])) for s in scores),
+        "after_cutoff_citations": sum(len((s.citations or {}).get("after_cutoff_ids", [])) for s in scores),
+        "judged_ok": sum(
+            1
+            for s in scores
+            if any(s.metrics[n].value is not None for n in ("fact", "trace", "pers") if n in s.metrics)
+            and s.evaluation == "judged"
+        ),
     }
     judge_errors: dict[str, int] = defaultdict(int)
     for score in scores:
@@ -243,6 +252,11 @@ def build_summary(
         **meta,
         "counts": counts,
         "errors_by_entry": dict(errors_by_method),
+        "answer_errors": [
+            {"task_id": s.task_id, "entry": entry_label(*group_key(s)), "error": s.error}
+            for s in scores
+            if s.status == "error"
+        ],
         "leaderboard": leaderboard(scores, settings),
         "forecast": forecast_summary(scores, settings),
         "diagnostics": {

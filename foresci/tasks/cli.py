@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -58,7 +59,14 @@ def build_command(
                       taxonomy_dir=taxonomy_dir, progress=status.update)
     release = load_release(out)
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
+    _warn_skipped_domains(release.manifest)
     typer.echo(f"wrote {len(release.tasks)} tasks to {out}")
+
+
+def _warn_skipped_domains(manifest: dict[str, Any]) -> None:
+    """Print one warning line (stderr) per domain a build skipped, as recorded in its manifest."""
+    for domain, reason in (manifest.get("counts", {}).get("skipped_domains") or {}).items():
+        typer.echo(f"warning: skipped domain {domain}: {reason}", err=True)
 
 
 @app.command("show")
@@ -193,6 +201,9 @@ def package_command(
         make_package(_open_kb(kb), out, parse_date_option(cutoff, "--cutoff"), window=window, n=n,
                      taxonomy_dir=taxonomy_dir)
     typer.echo((out / "forecast.jsonl").read_text(encoding="utf-8"))
+    from foresci.io import read_json
+
+    _warn_skipped_domains(read_json(out / "manifest.json"))
     typer.echo(f"package frozen at {out}")
 
 

@@ -178,7 +178,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     questions and snapshots and the creation time (the only wall-clock value of the package).
     """
     from foresci.settings import Settings
-    from foresci.tasks.build import domain_name, evidence_for_windows, snapshot_for
+    from foresci.tasks.build import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
 
     settings = settings or Settings()
     out = Path(out)
@@ -187,11 +187,10 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     evidences: dict[str, DomainEvidence] = {}
     previous: dict[str, DomainEvidence] = {}
     snapshot_files: list[str] = []
-    for domain in domains or kb.domains:
+    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
+    for domain in kept:
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
         papers = kb.papers(until=cutoff, domain=domain)
-        if not papers:
-            continue
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
         current, before = evidence_for_windows(snapshot, papers, embeddings, [frame, earlier],
                                                trajectories=False)
@@ -212,7 +211,8 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
                            "by_kind": dict(Counter(question.kind for question in questions)),
                            "by_family": dict(Counter(question.params["family"] for question in questions)),
                            "by_domain": dict(Counter(question.domain for question in questions)),
-                           "window_start": frame.start.isoformat(), "window_end": frame.end.isoformat()})
+                           "window_start": frame.start.isoformat(), "window_end": frame.end.isoformat(),
+                           "skipped_domains": skipped})
     return out
 
 

@@ -10,6 +10,7 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import norm
 
+from foresci.agents.models import Answer
 from foresci.evaluation.fact import claim_f1, offline_fact
 from foresci.evaluation.forecast import (
     QUANTILE_SPAN,
@@ -60,17 +61,25 @@ def test_trace_weights() -> None:
 
 
 def test_citation_checks_flag_unknown_and_post_cutoff_ids() -> None:
-    checks = citation_checks(support(["p1", "p9", "zz"]), date(2025, 6, 30))
+    answer = Answer(
+        task_id="D1", family="direction_forecasting", method="aris", support=support(["p1", "p9", "zz"])
+    )
+    checks = citation_checks(answer, date(2025, 6, 30))
     assert checks["unknown_ids"] == ["zz"] and checks["after_cutoff_ids"] == ["p9"]
     assert checks["valid"] == 1 and checks["valid_share"] == pytest.approx(1 / 3)
     assert checks["retrieved_after_cutoff"] == ["p9"]
 
 
 def test_offline_trace_is_not_applicable_without_support() -> None:
-    result = offline_trace("text", None, date(2025, 6, 30), WordEncoder())
+    bare = Answer(task_id="D1", family="direction_forecasting", method="native", text="text")
+    result = offline_trace("text", None, citation_checks(bare, date(2025, 6, 30)), WordEncoder())
     assert result.value is None and not result.available
+    cited = bare.model_copy(update={"support": support(["p1"])})
     linked = offline_trace(
-        "Memory-augmented agents gain momentum.", support(["p1"]), date(2025, 6, 30), WordEncoder()
+        "Memory-augmented agents gain momentum.",
+        cited.support,
+        citation_checks(cited, date(2025, 6, 30)),
+        WordEncoder(),
     )
     assert linked.value == pytest.approx(trace_score(1.0, 1.0, 1.0), abs=1e-6)
 
