@@ -40,7 +40,6 @@ from foresci.signal import (  # noqa: E402
     small_world,
 )
 
-
 SPARE_SEEDS = 5  # a small world whose last weekdays drew no paper cannot close its window: next seed
 
 
