@@ -27,7 +27,7 @@ class TaxonomySettings(BaseModel):
                                   description="mean cosine to own centre a depth split must gain over the "
                                               "parent (homogeneous nodes stay whole)")
     max_depth: int = Field(default=3, description="deepest level a node may sit at (root level = 0)")
-    coverage_margin: float = Field(default=0.25, ge=0.0, le=1.0,
+    coverage_margin: float = Field(default=0.5, ge=0.0, le=1.0,
                                    description="a paper is poorly covered when its cosine to the nearest "
                                                "node sits less than this fraction of the way from how close "
                                                "seed papers are to the nearest other node (median) to how "

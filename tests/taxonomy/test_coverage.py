@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from foresci.taxonomy.config import TaxonomySettings
 from foresci.taxonomy.grow import calibrated_coverage
 
 
@@ -38,7 +39,7 @@ def test_threshold_separates_new_directions_from_members_of_seeded_ones(anisotro
     newcomers = sample(3, 40)
     everything = _cone(np.vstack([seed_vectors, later_members, newcomers]), common, anisotropy)
     groups = [list(range(topic * per_topic, (topic + 1) * per_topic)) for topic in range(3)]
-    threshold = calibrated_coverage(everything, groups, margin=0.25)
+    threshold = calibrated_coverage(everything, groups, margin=TaxonomySettings().coverage_margin)
 
     seeded = everything[: 3 * per_topic]
     centroids = _unit(np.stack([seeded[group].sum(axis=0) for group in groups]))
