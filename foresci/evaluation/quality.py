@@ -4,7 +4,7 @@ chance (a uniformly random pick among the task's options, whose expected top-1 i
 Top-1 is strict: the first pick is the hidden primary direction (direction) or the hidden first item
 (planning, venue); an acceptable neighbour does not count. FTA is the judged ``fta`` where present, else
 its offline approximation ``fta_offline_claims`` (answer sentences instead of extracted claims). The
-demo's terminal summary and ``benchmarks/signal.py`` both read it from scored rows.
+demo's terminal summary and ``benchmarks/foresight_signal.py`` both read it from scored rows.
 """
 
 from __future__ import annotations

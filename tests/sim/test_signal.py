@@ -1,7 +1,7 @@
 """Regression: on worlds whose planted trends show before the cutoff, the whole pipeline with the real
 packaged MiniLM gives a trend forecaster that beats persistence and chance on direction forecasting.
 
-The same check as ``benchmarks/signal.py`` (:func:`foresci.signal.signal_failures`) on a few small worlds.
+The same check as ``benchmarks/foresight_signal.py`` (:func:`foresci.signal.signal_failures`) on a few small worlds.
 Hashed word vectors (what the other tests use) hid the regression of issue #13, so this one embeds with
 the real model; vectors go to the configured cache directory (FORESCI_CACHE_DIR; empty in CI, so the
 embedding of the worlds' abstracts is part of the budget).

@@ -16,22 +16,21 @@ trend's interval.
 
 Vectors are cached between runs under FORESCI_CACHE_DIR (e.g. ``FORESCI_CACHE_DIR=/work/cache``).
 
-Run: ``OMP_NUM_THREADS=1 python benchmarks/signal.py [--seeds 10] [--difficulties 0,0.3,0.6,0.8,1]``
+Not named ``signal.py``: a script of that name in ``benchmarks/`` shadows the standard library's
+``signal`` module for every sibling script (``benchmarks/demo.py`` then fails at import).
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/foresight_signal.py [--seeds 10] [--difficulties 0,0.3,0.6,0.8,1]``
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+import tempfile
+import time
 from pathlib import Path
 
-if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)  # this script shares its name with the standard library's `signal`
-
-import argparse  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-
-from foresci.signal import (  # noqa: E402
+from foresci.signal import (
     DifficultyPool,
     WorldOutcome,
     format_pool,
