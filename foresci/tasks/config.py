@@ -16,8 +16,21 @@ class TaskSettings(SettingsSection):
     min_baseline: int = Field(default=2, description="papers a candidate node needs in the baseline period")
     max_breadth: float = Field(default=0.5, description="a node holding more than this share of the domain's "
                                                       "pre-cutoff papers is too broad to be a candidate")
+    min_history_share: float = Field(default=0.5, ge=0.0, le=1.0,
+                                     description="a direction candidate's node must have existed in the "
+                                                 "taxonomy for this share of the pre-cutoff history (late "
+                                                 "small nodes are events, not directions)")
+    max_phrase_share: float = Field(default=0.5, gt=0.0, le=1.0,
+                                    description="a node whose pre-cutoff papers repeat one limitation / "
+                                                "chain phrase at this share or more is a bottleneck subject, "
+                                                "not a direction candidate")
     min_margin: float = Field(default=0.1,
                               description="log-share-growth lead the winner needs over the runner-up")
+    min_lead_z: float = Field(default=0.5, ge=0.0,
+                              description="the winner's log-growth lead over the runner-up must also reach "
+                                          "this many standard errors of Poisson noise (sqrt of 1/(n+1) "
+                                          "over both nodes' window and baseline counts): a small node's "
+                                          "lucky window is not a direction gaining momentum")
     neighbour_tolerance: float = Field(default=0.25, description="candidates within this log-growth of the "
                                        "winner "
                                                                "are acceptable neighbours")

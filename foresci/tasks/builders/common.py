@@ -85,6 +85,44 @@ def eligible_nodes(domain: DomainEvidence, settings: TaskSettings) -> list[NodeE
     return sorted(kept, key=lambda item: item.node_id)
 
 
+def history_share(evidence: NodeEvidence, domain: DomainEvidence) -> float:
+    """Share of the pre-cutoff history (first slice start .. cutoff) the node has existed in T(t).
+
+    A node exists from the start of the slice that created it (its papers of that slice were routed to
+    it); nodes without a lineage count as existing throughout.
+    """
+    bounds = domain.snapshot.slice_bounds
+    lineage = evidence.node.lineage
+    if not bounds or lineage is None or lineage.created_slice >= len(bounds):
+        return 1.0
+    start = bounds[0][0]
+    span = (domain.cutoff - start).days
+    if span <= 0:
+        return 1.0
+    return max(0.0, min(1.0, (domain.cutoff - bounds[lineage.created_slice][0]).days / span))
+
+
+def phrase_share(evidence: NodeEvidence) -> float:
+    """Largest share of the node's papers that state one recurring limitation or future-work phrase."""
+    node = evidence.node
+    if not node.paper_ids or not node.signals:
+        return 0.0
+    members = set(node.paper_ids)
+    return max(len(members & set(signal.paper_ids)) for signal in node.signals) / len(members)
+
+
+def is_direction(evidence: NodeEvidence, domain: DomainEvidence, settings: TaskSettings) -> bool:
+    """A real research direction: in T(t) for ``min_history_share`` of the history and not dominated by
+    one limitation/chain phrase (such nodes stay bottleneck/opportunity subjects)."""
+    return (history_share(evidence, domain) >= settings.min_history_share
+            and phrase_share(evidence) < settings.max_phrase_share)
+
+
+def direction_candidates(domain: DomainEvidence, settings: TaskSettings) -> list[NodeEvidence]:
+    """Eligible nodes that are real directions: the pool of direction and planning options."""
+    return [item for item in eligible_nodes(domain, settings) if is_direction(item, domain, settings)]
+
+
 def _jaccard(left: set[str], right: set[str]) -> float:
     return len(left & right) / len(left | right) if left | right else 1.0
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from foresci.tasks.builders.common import (
     Built,
     candidates_from,
+    direction_candidates,
     display_name,
-    eligible_nodes,
     pre_cutoff_context,
     sample_option_sets,
     task_id,
@@ -33,7 +33,7 @@ def build_planning_tasks(domain: DomainEvidence, settings: TaskSettings, domain_
                          wanted: int) -> list[Built]:
     """Candidate planning tasks: option sets of sibling nodes first, then mixed sets of the domain."""
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
-    pool = eligible_nodes(domain, settings)
+    pool = direction_candidates(domain, settings)
     by_parent: dict[str | None, list[NodeEvidence]] = {}
     for item in pool:
         by_parent.setdefault(item.node.parent_id, []).append(item)
