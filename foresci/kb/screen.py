@@ -120,3 +120,30 @@ def screen_papers(
 def _lowered(paper: Paper) -> tuple[str, str]:
     title = paper.title.lower()
     return title, f"{title} {paper.abstract.lower()}"
+
+
+def screening_scores(
+    decisions: Sequence[ScreenDecision], labels: dict[str, str], domains: Sequence[str]
+) -> dict[str, dict[str, float | int]]:
+    """Precision and recall of 'core' decisions per domain against one labelled domain per paper.
+
+    ``labels``: paper id -> the domain whose core it belongs to (e.g. ``scope_decision == "core_domain"``
+    of the ResearchForesight KB layer). A paper screened core for a domain other than its label counts as
+    a false positive there (the labels give one domain per paper, so a genuinely cross-domain paper is
+    counted against the screen).
+    """
+    scores: dict[str, dict[str, float | int]] = {}
+    for domain in domains:
+        predicted = {decision.paper_id for decision in decisions
+                     if decision.domain == domain and decision.status == "core"}
+        kept = {decision.paper_id for decision in decisions
+                if decision.domain == domain and decision.status in ("core", "support")}
+        positive = {paper_id for paper_id, label in labels.items() if label == domain}
+        hits = len(predicted & positive)
+        scores[domain] = {
+            "labelled": len(positive), "screened_core": len(predicted), "true_core": hits,
+            "precision": round(hits / len(predicted), 4) if predicted else 0.0,
+            "recall": round(hits / len(positive), 4) if positive else 0.0,
+            "recall_core_or_support": round(len(kept & positive) / len(positive), 4) if positive else 0.0,
+        }
+    return scores

@@ -50,7 +50,7 @@ def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
     """Words of T(t) itself (labels, descriptions, key terms, signals): induced from papers <= t only."""
     texts: list[str] = []
     for node in snapshot.nodes:
-        texts += [node.label, node.description, *node.key_terms]
+        texts += [node.label, node.name, node.description, *node.key_terms]
         texts += [text for signal in node.signals for text in (signal.text, *signal.variants)]
     return frozenset(content_tokens(" ".join(texts)))
 
@@ -171,6 +171,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     Refuses windows the KB has not yet closed.
     """
     from foresci.settings import Settings
+    from foresci.taxonomy.naming import kb_embed_function
 
     settings = settings or Settings()
     task_settings = settings.tasks
@@ -188,7 +189,10 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         if progress:
             progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
-        evidences.extend(evidence_for_windows(snapshot, papers, embeddings, window_list))
+        found = evidence_for_windows(snapshot, papers, embeddings, window_list)
+        for evidence in found:
+            evidence.embed = kb_embed_function(kb, settings)
+        evidences.extend(found)
     if progress:
         progress("building tasks")
     pools, problems = candidate_pool(evidences, task_settings, per_family)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from foresci.taxonomy.phrases import is_noun_phrase
 from foresci.taxonomy.signals import split_sentences
 
 CUES = re.compile(
@@ -29,7 +30,8 @@ CUES = re.compile(
     r"restrict(?:s|ed|ive)?|constrain(?:s|ed|t|ts)|impractical|infeasible|not (?:scal\w+|robust|"
     r"generaliz\w+|suitable|sufficient|reliable)|remains? (?:a |an )?(?:major |key |significant |"
     r"critical |fundamental |central )?(?:issue|problem|obstacle|concern|gap)|penalty|trade-?offs?|impair\w*|"
-    r"burden\w*|flaws?|limiting|concerns?|risks?|deviat\w+|rel(?:y|ies) (?:heavily |mainly |solely |only )?on|"
+    r"burden\w*|flaws?|limiting|concerns?|risks?|deviat\w+|"
+    r"rel(?:y|ies) (?:heavily |mainly |solely |only )?on|"
     r"existing \w+(?: \w+)? (?:typically|often|usually|mainly|mostly|only|still|either|rarely))\b",
     re.IGNORECASE)
 RESULT = re.compile(
@@ -82,6 +84,14 @@ def limitation_part(sentence: str) -> str | None:
     if RESULT.search(text):
         return None
     return text if CUES.search(text) or CONTRAST.match(text) else None
+
+
+def named_limitation(text: str) -> str | None:
+    """The limitation a signal text names: a bare noun phrase ("token budget overrun", as in a KB layer's
+    explicit limitations) is taken as it is; a sentence must state a limitation (:func:`limitation_part`)."""
+    if is_noun_phrase(text.strip().rstrip("."), 2, 8) and not RESULT.search(text):
+        return text.strip().rstrip(".")
+    return limitation_part(text)
 
 
 def is_limitation(sentence: str) -> bool:

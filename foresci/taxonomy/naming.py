@@ -15,11 +15,12 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from foresci.taxonomy.models import NameEvidence, Node, Snapshot
-from foresci.taxonomy.phrases import document_phrases
+from foresci.taxonomy.phrases import document_phrases, subsumed
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 
@@ -101,9 +102,12 @@ def contrastive_candidates(focus: Counter[str], focus_size: int, reference: Coun
     reference papers, best first."""
     smoothing = 1.0 / max(1, reference_size)
     scored: list[tuple[str, int, float]] = []
+    dropped = subsumed({key: count for key, count in focus.items() if count >= settings.min_support})
     for key, count in focus.items():
         words = len(key.split())
         if count < settings.min_support or not settings.min_words <= words <= settings.max_words:
+            continue
+        if key in dropped:
             continue
         share = count / max(1, focus_size)
         reference_share = reference.get(key, 0) / max(1, reference_size)
@@ -192,6 +196,22 @@ def _choose(node: Node, candidates: list[Candidate], index: PhraseIndex, paper_i
         method="phrase_mining", support=best.support, paper_ids=index.using(best.key, paper_ids)[:5],
         score=best.score,
         alternatives=[fresh[position].text for position in picked if fresh[position] is not best])
+
+
+def kb_embed_function(kb: Any, settings: Any) -> EmbedFn | None:
+    """The KB's own embedder (the model its vectors were made with, cached under ``settings.cache_dir``),
+    or None when the KB does not say which model it used."""
+    meta = getattr(kb, "meta", None)
+    model = meta.get("embed_model") if isinstance(meta, dict) else None
+    if not model:
+        return None
+    from pathlib import Path
+
+    from foresci.embed import Embedder
+
+    cache_dir = getattr(settings, "cache_dir", None)
+    embedder = Embedder(model=model, cache_dir=Path(cache_dir) if cache_dir else None)
+    return embedder.encode
 
 
 def display_name(node: Node) -> str:

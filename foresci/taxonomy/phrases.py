@@ -16,48 +16,57 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?%?|[^\sA-Za-z0-9]")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?%?|"
+                    r"[^\sA-Za-z0-9]")
 
-DETERMINERS = frozenset(
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+DETERMINERS = frozenset(_words(
     "a an the this that these those our their its his her my your each every some any such all both no "
-    "another either neither which what whose whichever".split())
-JOINERS = frozenset("of for via with in on under across from without".split())
-CLOSED = frozenset(
+    "another either neither which what whose whichever"))
+JOINERS = frozenset(_words(
+    "of for via with in on under across from without"))
+CLOSED = frozenset(_words(
     "and or but nor yet so if then than as at by to into onto upon about above below between among "
     "through during before after against toward towards within beyond is are was were be been being am "
     "can could may might will would shall should must do does did done has have had having it they we "
     "i you he she them us me him who whom whose which that there here when where while whereas whether "
     "how why not also only just very more most less least much many few however thus therefore hence "
     "although though because since until unless even still already often always never rather quite "
-    "well e.g i.e etc vs versus via".split()) | DETERMINERS | JOINERS
-GENERIC_MODIFIERS = frozenset(
+    "well e.g i.e etc vs versus via over off out up down per near like around along beside besides now "
+    "then")) | DETERMINERS | JOINERS
+GENERIC_MODIFIERS = frozenset(_words(
     "novel new proposed existing various different several many multiple significant comprehensive "
     "extensive simple effective recent current strong better best key crucial critical important overall "
     "specific particular certain other same first second main diverse general typical standard common "
     "popular prior previous traditional conventional advanced powerful promising remarkable superior "
     "substantial considerable impressive notable state-of-the-art sota further additional given whole "
-    "entire full growing increasing emerging wide broad great large-scale underlying respective".split())
-GENERIC_HEADS = frozenset(
+    "entire full growing increasing emerging wide broad great large-scale underlying respective"))
+GENERIC_HEADS = frozenset(_words(
     "approach method framework paper work study result performance experiment problem task issue way "
     "manner fact number variety range set lot kind type use case effectiveness improvement advantage "
     "benefit gain capability ability need importance role impact state art field area domain question "
-    "aspect end part term line step".split())
-GERUND_VERBS = frozenset(
+    "aspect end part term line step challenge limitation solution insight finding advance advancement "
+    "development progress potential effort"))
+GERUND_VERBS = frozenset(_words(
     "using including leveraging enabling improving achieving providing making allowing showing yielding "
     "requiring following according regarding existing combining building introducing proposing "
     "presenting addressing demonstrating exploring investigating incorporating utilizing utilising "
     "employing integrating outperforming maintaining reducing increasing ensuring capturing generating "
-    "producing performing considering focusing relying".split())
-VERB_LIKE = frozenset(
+    "producing performing considering focusing relying"))
+VERB_LIKE = frozenset(_words(
     "struggle struggles fail fails lack lacks suffer suffers remain remains rely relies need needs require "
     "requires show shows focus focuses aim aims help helps lead leads tend tends face faces offer offers "
     "enable enables yield yields exhibit exhibits hinder hinders cause causes exist exists provide provides "
     "achieve achieves improve improves reduce reduces increase increases allow allows perform performs "
-    "outperform outperforms remains serve serves".split())
+    "outperform outperforms remains serve serves"))
 _PARTICIPLE_SUFFIXES = ("ed", "en")
 
 
@@ -208,10 +217,15 @@ def noun_phrases(text: str, min_words: int = 1, max_words: int = 8) -> list[Phra
 
 
 def is_generic(phrase: Phrase) -> bool:
-    """True for phrases whose head is a generic word ('the proposed approach', 'downstream task')."""
-    last = phrase.key.split()[-1] if phrase.key else ""
-    return last in GENERIC_HEADS or all(word in GENERIC_MODIFIERS or word in GENERIC_HEADS
-                                        for word in phrase.key.split())
+    """True for phrases whose head is a generic word ('the proposed approach', 'downstream task', 'core
+    problem in X')."""
+    words = phrase.key.split()
+    if not words:
+        return True
+    heads = [word for word, after in zip(words, [*words[1:], ""], strict=True)
+             if after in JOINERS or not after]
+    return any(head in GENERIC_HEADS for head in heads) or all(
+        word in GENERIC_MODIFIERS or word in GENERIC_HEADS for word in words)
 
 
 def is_noun_phrase(text: str, min_words: int = 2, max_words: int = 8) -> bool:
@@ -258,3 +272,18 @@ def document_phrases(text: str, min_words: int = 2, max_words: int = 8) -> dict[
             continue
         found.setdefault(phrase.key, Counter())[phrase.text] += 1
     return found
+
+
+def subsumed(counts: Mapping[str, int]) -> set[str]:
+    """Keys contained in a longer key that is used at least as often (the longer phrase says more)."""
+    dropped: set[str] = set()
+    by_words = sorted(counts, key=lambda key: -len(key.split()))
+    for key in counts:
+        padded = f" {key} "
+        for other in by_words:
+            if len(other.split()) <= len(key.split()):
+                break
+            if counts[other] >= counts[key] and padded in f" {other} ":
+                dropped.add(key)
+                break
+    return dropped
