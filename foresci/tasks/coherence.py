@@ -1,8 +1,9 @@
 """Same-node check: a task's subject, bottleneck and opportunity must belong to one taxonomy node.
 
 Each phrase is embedded with the KB's own model and compared with every node centroid of T(t). A phrase
-belongs to the task's node when one of its ``TOP_K`` nearest nodes is that node, one of its ancestors or
-one of its descendants (the node's lineage). Without an embedder the check is reported as not run.
+belongs to the task's node when its closest node within the node's lineage (the node, its ancestors, its
+descendants) is at most ``MARGIN`` less similar than its closest node outside it. Without an embedder the
+check is reported as not run.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 
-TOP_K = 3
+MARGIN = 0.05
 
 
 def _lineage(domain: DomainEvidence, evidence: NodeEvidence) -> set[str]:
@@ -38,13 +39,16 @@ def node_coherence(domain: DomainEvidence, evidence: NodeEvidence, phrases: dict
         return {"method": "not checked (embedding dimension differs from the centroids')", "passed": None}
     lineage = _lineage(domain, evidence)
     own = next(index for index, node in enumerate(nodes) if node.node_id == evidence.node_id)
-    result: dict[str, Any] = {"method": f"cosine to node centroids; belongs when a top-{TOP_K} node is "
-                                        "the task's node, an ancestor or a descendant"}
+    inside = np.asarray([node.node_id in lineage for node in nodes])
+    result: dict[str, Any] = {"method": "cosine to node centroids; belongs when the closest node of the "
+                                        "task node's lineage is within "
+                                        f"{MARGIN} of the closest node outside it"}
     passed = True
     for (role, phrase), vector in zip(phrases.items(), vectors, strict=True):
         similarity = centroids @ vector
         order = np.argsort(-similarity, kind="stable")
-        belongs = any(nodes[int(index)].node_id in lineage for index in order[:TOP_K])
+        outside = float(similarity[~inside].max()) if (~inside).any() else -1.0
+        belongs = float(similarity[inside].max()) >= outside - MARGIN
         rank = int(np.flatnonzero(order == own)[0]) + 1
         result[role] = {"phrase": phrase, "cosine": round(float(similarity[own]), 4), "rank": rank,
                         "belongs": belongs}

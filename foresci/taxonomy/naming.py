@@ -99,7 +99,8 @@ def _sample(paper_ids: Sequence[str], representatives: Sequence[str], limit: int
 def contrastive_candidates(focus: Counter[str], focus_size: int, reference: Counter[str],
                            reference_size: int, settings: NamingSettings) -> list[tuple[str, int, float]]:
     """(key, support, weight) of phrases frequent in the focus papers and over-represented against the
-    reference papers, best first."""
+    reference papers, best first; when none is over-represented (the reference is the focus itself, as
+    for a single top-level node), the most frequent phrases."""
     smoothing = 1.0 / max(1, reference_size)
     scored: list[tuple[str, int, float]] = []
     dropped = subsumed({key: count for key, count in focus.items() if count >= settings.min_support})
@@ -112,8 +113,11 @@ def contrastive_candidates(focus: Counter[str], focus_size: int, reference: Coun
         share = count / max(1, focus_size)
         reference_share = reference.get(key, 0) / max(1, reference_size)
         weight = share * math.log((share + smoothing) / (reference_share + smoothing))
-        if weight > 0:
-            scored.append((key, count, weight))
+        scored.append((key, count, weight))
+    if any(weight > 0 for _, _, weight in scored):
+        scored = [item for item in scored if item[2] > 0]
+    else:
+        scored = [(key, count, count / max(1, focus_size)) for key, count, _ in scored]
     scored.sort(key=lambda item: (-item[2], item[0]))
     return scored[:settings.candidates]
 
