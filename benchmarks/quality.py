@@ -36,8 +36,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("FORESCI_SHARED", REPO.parent / "shared"))
 LAYER = SHARED / "releases" / "researchforesight-kb-layer" / "domains"
@@ -104,7 +102,8 @@ def measure_extractor(rows: list[dict[str, Any]], extract: Any, embed: Any, tau:
         chance_hits += int(((vectors @ embed(gold_limitations(other) + [other["problem_statement"]]).T)
                             .max(axis=1) >= tau).sum())
         position = int(best.argmax())
-        samples.append((found[position], references[int(similarity[position].argmax())], float(best[position])))
+        closest = references[int(similarity[position].argmax())]
+        samples.append((found[position], closest, float(best[position])))
     return {"precision": correct / max(1, extracted), "recall": recalled / max(1, labelled),
             "extracted": extracted, "labelled": labelled, "problem_statement": covered / max(1, len(rows)),
             "chance": chance_hits / max(1, extracted), "samples": samples}
@@ -218,7 +217,8 @@ def purity_section(kb: Any, release: Path) -> list[str]:
 
 def main() -> int:
     """Run the sections asked for; exit 1 when a goal is missed."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tau", type=float, default=0.5, help="cosine for an embedding match")
     parser.add_argument("--cache-dir", type=Path, default=Path(os.environ.get("FORESCI_CACHE_DIR",
                                                                               "/work/cache")))

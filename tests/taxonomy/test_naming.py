@@ -92,7 +92,8 @@ def test_embedder_reranks_towards_the_centroid() -> None:
 def test_induced_taxonomy_names_its_final_snapshot(planted_history: TaxonomyHistory) -> None:
     final = planted_history.final
     assert all(node.name for node in final.nodes)
-    mined = [node for node in final.nodes if node.name_evidence and node.name_evidence.method == "phrase_mining"]
+    mined = [node for node in final.nodes
+             if node.name_evidence and node.name_evidence.method == "phrase_mining"]
     assert len(mined) >= len(final.nodes) // 2
     assert len({node.name for node in final.nodes}) == len(final.nodes)
 
@@ -101,10 +102,9 @@ def test_llm_polish_keeps_only_checked_proposals(scripted_llm: ScriptedOpenAISer
                                                  llm_settings: Settings, tmp_path: Path) -> None:  # noqa: F811
     from foresci.llm import LLMClient
 
-    texts = {f"a{index}": "Tool-use reinforcement learning for web agents trains browsing agents." for index in
-             range(4)}
-    texts.update({f"b{index}": "Diffusion models for video editing keep temporal consistency." for index in
-                  range(4)})
+    agents = "Tool-use reinforcement learning for web agents trains browsing agents."
+    video = "Diffusion models for video editing keep temporal consistency."
+    texts = {f"a{index}": agents for index in range(4)} | {f"b{index}": video for index in range(4)}
     nodes = [Node(node_id=node_id, label=node_id, paper_ids=[key for key in texts if key.startswith(node_id)])
              for node_id in ("a", "b")]
     snapshot = Snapshot(domain="d", cutoff=date(2025, 1, 1), nodes=nodes)
