@@ -147,3 +147,9 @@ def screening_scores(
             "recall_core_or_support": round(len(kept & positive) / len(positive), 4) if positive else 0.0,
         }
     return scores
+
+
+CANDIDATE_STATUSES: tuple[ScreenStatus, ...] = ("core",)
+"""Screen statuses whose papers count as a domain's evidence in tasks (domain purity): a node's counts,
+its window papers and so its candidacy rest on the domain's core papers only; support papers still shape
+the taxonomy but cannot make an off-domain node (say, RAG inside visual generation) a candidate."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from foresci.artifacts import write_manifest
 from foresci.kb.models import Paper
+from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
 from foresci.tasks.builders.common import Built, select_balanced
@@ -185,7 +186,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         if progress:
             progress(f"{domain}: taxonomy at {cutoff}")
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
-        papers = kb.papers(until=last_end, domain=domain)
+        papers = kb.papers(until=last_end, domain=domain, statuses=CANDIDATE_STATUSES)
         if progress:
             progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
