@@ -24,7 +24,7 @@ from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.limitations import limitation_clause, named_limitation
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
-from foresci.tasks.text import content_tokens, core_phrase
+from foresci.tasks.text import content_tokens, core_phrase, name_evidence_text
 from foresci.taxonomy.models import Signal
 from foresci.taxonomy.phrases import JOINERS, document_phrases, phrase_key, subsumed
 
@@ -160,7 +160,9 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
                 context={"domain_name": domain_name, "subdirection": name,
-                         "description": node_description(evidence.node),
+                         "description": "; ".join(filter(None, [
+                             name_evidence_text(evidence.node, domain.papers, domain.cutoff),
+                             node_description(evidence.node)])),
                          "pre_cutoff_papers": evidence.pre_total,
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "recurring_limitations_before_cutoff": signals_public},

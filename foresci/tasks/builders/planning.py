@@ -26,6 +26,7 @@ from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, planning_question
+from foresci.tasks.text import name_evidence_text
 
 FAMILY = "strategic_planning"
 
@@ -73,7 +74,9 @@ def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: s
     if top.growth <= 0:
         return None
     window = domain.window
-    named = candidates_from(options, rng)
+    named = [(candidate.model_copy(update={"description": "; ".join(filter(None, [
+        name_evidence_text(item.node, domain.papers, domain.cutoff), candidate.description]))}), item)
+        for candidate, item in candidates_from(options, rng)]
     option_of = {item.node_id: candidate.option_id for candidate, item in named}
     name_of = {item.node_id: candidate.name for candidate, item in named}
     persistence = sorted(options, key=lambda item: (-item.pre_total, item.node_id))
