@@ -139,12 +139,16 @@ def screening_section(rows: list[dict[str, Any]], embed: Any, field: str) -> lis
     settings = Settings()
     specs = [spec for spec in load_domains() if spec.slug in {row["domain_folder"] for row in rows}]
     categories = sorted({category for spec in specs for category in spec.categories})
+    unique = {row["paper_id"]: row for row in rows}
     papers = [Paper(paper_id=row["paper_id"], title=row["title"], abstract=row["abstract"],
-                    announced=date(2025, 1, 1), categories=categories) for row in rows]
+                    announced=date(2025, 1, 1), categories=categories) for row in unique.values()]
     vectors = embed([paper.title if field == "title" else paper.text for paper in papers])
     screeners = [DomainScreener(spec, embed(spec.seed_descriptions), settings.kb) for spec in specs]
     decisions = screen_papers(papers, vectors, screeners)
-    labels = {row["paper_id"]: row["domain_folder"] for row in rows if row["scope_decision"] == "core_domain"}
+    labels: dict[str, set[str]] = {}
+    for row in rows:
+        if row["scope_decision"] == "core_domain":
+            labels.setdefault(row["paper_id"], set()).add(row["domain_folder"])
     scores = screening_scores(decisions, labels, [spec.slug for spec in specs])
     print(f"\n== 2. domain screening vs scope_decision labels (embedding the {field})")
     missed = []

@@ -14,7 +14,7 @@ Rules (per domain; thresholds from the domain YAML or ``settings.kb``):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -123,14 +123,13 @@ def _lowered(paper: Paper) -> tuple[str, str]:
 
 
 def screening_scores(
-    decisions: Sequence[ScreenDecision], labels: dict[str, str], domains: Sequence[str]
+    decisions: Sequence[ScreenDecision], labels: Mapping[str, Collection[str]], domains: Sequence[str]
 ) -> dict[str, dict[str, float | int]]:
     """Precision and recall of 'core' decisions per domain against one labelled domain per paper.
 
-    ``labels``: paper id -> the domain whose core it belongs to (e.g. ``scope_decision == "core_domain"``
-    of the ResearchForesight KB layer). A paper screened core for a domain other than its label counts as
-    a false positive there (the labels give one domain per paper, so a genuinely cross-domain paper is
-    counted against the screen).
+    ``labels``: paper id -> the domains whose core it belongs to (e.g. the domain folders in which the
+    ResearchForesight KB layer files it with ``scope_decision == "core_domain"``). A paper screened core
+    for a domain it is not labelled with counts as a false positive there.
     """
     scores: dict[str, dict[str, float | int]] = {}
     for domain in domains:
@@ -138,7 +137,7 @@ def screening_scores(
                      if decision.domain == domain and decision.status == "core"}
         kept = {decision.paper_id for decision in decisions
                 if decision.domain == domain and decision.status in ("core", "support")}
-        positive = {paper_id for paper_id, label in labels.items() if label == domain}
+        positive = {paper_id for paper_id, labelled in labels.items() if domain in labelled}
         hits = len(predicted & positive)
         scores[domain] = {
             "labelled": len(positive), "screened_core": len(predicted), "true_core": hits,
