@@ -5,7 +5,9 @@ abstracts are counted by document. A candidate must occur near-verbatim in at le
 node's papers and be over-represented against the parent (top level: against all papers of the snapshot),
 scored ``share * log(share / reference share)``. With an embedder (the KB's own model) the candidates are
 re-ranked by cosine similarity to the node's centroid, and further key phrases are picked by maximal
-marginal relevance. Names are unique within a snapshot (parents choose first). A node without a qualifying
+marginal relevance. A phrase used by more than ``max_domain_share`` of all the snapshot's papers ("large
+language models" in an LLM domain) names a node only when nothing more specific qualifies. Names are
+unique within a snapshot (parents choose first). A node without a qualifying
 phrase keeps its term label, and its evidence says so (``method="label"``).
 """
 
@@ -36,6 +38,7 @@ class NamingSettings:
     alternatives: int = 4
     max_papers: int = 600
     mmr_diversity: float = 0.4
+    max_domain_share: float = 0.1
 
 
 @dataclass
@@ -172,6 +175,9 @@ def name_snapshot(snapshot: Snapshot, texts: Mapping[str, str], embed: EmbedFn |
         reference_size = len(members[parent]) if parent else len(everything)
         found = contrastive_candidates(frequency[node.node_id], len(members[node.node_id]), reference,
                                        reference_size, settings)
+        specific = [item for item in found
+                    if all_frequency.get(item[0], 0) <= settings.max_domain_share * len(everything)]
+        found = specific or found
         paper_ids = members[node.node_id]
         candidates = [Candidate(key=key, text=index.surface(key, paper_ids), support=support, weight=weight)
                       for key, support, weight in found]

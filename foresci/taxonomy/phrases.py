@@ -60,7 +60,10 @@ GERUND_VERBS = frozenset(_words(
     "requiring following according regarding existing combining building introducing proposing "
     "presenting addressing demonstrating exploring investigating incorporating utilizing utilising "
     "employing integrating outperforming maintaining reducing increasing ensuring capturing generating "
-    "producing performing considering focusing relying"))
+    "producing performing considering focusing relying enhancing boosting advancing rethinking unlocking "
+    "bridging mitigating evaluating benchmarking revisiting exploiting harnessing empowering unifying "
+    "facilitating optimizing optimising accelerating assessing analyzing analysing probing measuring "
+    "quantifying characterizing towards toward boosts enhances"))
 VERB_LIKE = frozenset(_words(
     "struggle struggles fail fails lack lacks suffer suffers remain remains rely relies need needs require "
     "requires show shows focus focuses aim aims help helps lead leads tend tends face faces offer offers "
@@ -149,8 +152,9 @@ def _base_phrases(tokens: Sequence[Token]) -> list[tuple[int, int]]:
         while end < len(tokens) and tokens[end].role in ("noun", "mod", "gerund"):
             end += 1
         start, stop = index, end
-        while start < stop and (tokens[start].lower in GENERIC_MODIFIERS or tokens[start].role == "gerund"
-                                and start + 1 < stop and tokens[start + 1].role != "noun"):
+        while start < stop and (tokens[start].lower in GENERIC_MODIFIERS | GERUND_VERBS
+                                or tokens[start].role == "gerund" and start + 1 < stop
+                                and tokens[start + 1].role != "noun"):
             start += 1
         while stop > start and not _is_head(tokens, start, stop - 1):
             stop -= 1
@@ -161,10 +165,13 @@ def _base_phrases(tokens: Sequence[Token]) -> list[tuple[int, int]]:
 
 
 def _is_head(tokens: Sequence[Token], start: int, position: int) -> bool:
+    """Nouns head a phrase; so does a gerund after a modifier ("visual prompting") or before "of"
+    ("auditing of pelorings")."""
     token = tokens[position]
     if token.role == "noun":
         return True
-    return token.role == "gerund" and position > start
+    following = tokens[position + 1].lower if position + 1 < len(tokens) else ""
+    return token.role == "gerund" and (position > start or following == "of")
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,13 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.limitations import limitation_clause, named_limitation
+from foresci.tasks.lint import public_strings
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
 from foresci.tasks.text import content_tokens, core_phrase, name_evidence_text
 from foresci.taxonomy.models import Signal
-from foresci.taxonomy.phrases import JOINERS, document_phrases, phrase_key, subsumed
+from foresci.taxonomy.phrases import CLOSED, JOINERS, document_phrases, phrase_key, subsumed
+from foresci.taxonomy.signals import split_sentences
 
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
@@ -92,15 +94,44 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date) -> list[tuple[Signa
     return kept
 
 
+def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
+    """Also count "auditing of krouplalive pelorings" as "krouplalive peloring auditing" (its base form)."""
+    result = dict(phrases)
+    for key in phrases:
+        head, joiner, *rest = key.split() + ["", ""]
+        if joiner == "of" and rest[0] and " of " not in f" {' '.join(rest)} ":
+            result.setdefault(" ".join([*key.split()[2:], head]), Counter())
+    return result
+
+
+def _near(text: str, bottleneck: set[str]) -> set[str]:
+    """Phrase keys of the sentences that mention the bottleneck (most of its words) and of the next one."""
+    sentences = split_sentences(text)
+    keys: set[str] = set()
+    for index, sentence in enumerate(sentences):
+        words = set(phrase_key(sentence).split())
+        if bottleneck and len(bottleneck & words) >= MATCH_THRESHOLD * len(bottleneck):
+            for nearby in sentences[index:index + 2]:
+                keys.update(_with_inversions(document_phrases(nearby)))
+    return keys
+
+
 def opportunity_phrases(domain: DomainEvidence, addressing: list[str], before: list[str],
-                        exclude: set[str], min_support: int) -> list[tuple[str, int]]:
+                        exclude: set[str], min_support: int,
+                        bottleneck: str = "") -> list[tuple[str, int]]:
     """Full base noun phrases (no "of"/"for" compounds) of the window papers addressing the bottleneck,
     over-represented against the node's pre-cutoff papers, each used by at least ``min_support`` of those
-    window papers and mostly made of words outside the bottleneck (``exclude``); best first."""
-    focus = [document_phrases(domain.papers[paper_id].text) for paper_id in addressing]
-    background = [document_phrases(domain.papers[paper_id].text) for paper_id in before]
+    window papers, mostly made of words outside the bottleneck (``exclude``) and written next to the
+    bottleneck in at least one of them (its sentence or the next: "now that X is reduced, we pursue Y");
+    best first, the more often written next to it the higher (up to three times). (The builder then drops phrases the public task already names: they are no
+    post-cutoff opportunity.)"""
+    focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in addressing]
+    background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
     counts: Counter[str] = Counter(key for phrases in focus for key in phrases)
     prior: Counter[str] = Counter(key for phrases in background for key in phrases)
+    wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
+    near: Counter[str] = Counter(key for paper_id in addressing
+                                 for key in _near(domain.papers[paper_id].text, wanted))
     scored: list[tuple[float, str, int]] = []
     dropped = subsumed({key: count for key, count in counts.items() if count >= min_support})
     for key, count in counts.items():
@@ -110,14 +141,16 @@ def opportunity_phrases(domain: DomainEvidence, addressing: list[str], before: l
         if len(set(words) - exclude) < len(words) / 2:
             continue
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
-        if share > prior_share:
-            scored.append((share * math.log(share / prior_share), key, count))
+        if share > prior_share and near[key]:
+            boost = 1 + 2 * near[key] / count
+            scored.append((boost * share * math.log(share / prior_share), key, count))
     scored.sort(key=lambda item: (-item[0], item[1]))
     surfaces: dict[str, Counter[str]] = {}
     for phrases in focus:
         for key, forms in phrases.items():
             surfaces.setdefault(key, Counter()).update(forms)
-    return [(surfaces[key].most_common(1)[0][0], count) for _, key, count in scored[:4]]
+    return [(surfaces[key].most_common(1)[0][0] if surfaces.get(key) else key, count)
+            for _, key, count in scored[:4]]
 
 
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
@@ -138,15 +171,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     bottleneck_words = {word for signal in evidence.node.signals if signal.kind == "bottleneck"
                         for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
     found = opportunity_phrases(domain, addressing, evidence.pre_ids, bottleneck_words,
-                                max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers))
-    if not found:
-        return None
-    opportunity = [text for text, _ in found]
+                                max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase)
     name = display_name(evidence.node)
-    coherence = node_coherence(domain, evidence, {"subject": name, "bottleneck": phrase,
-                                                  "opportunity": opportunity[0]})
-    if coherence.get("passed") is False:
-        return None
     window = domain.window
     persistence = max((entry for entry in scored), key=lambda entry: (len(entry[2]), entry[1].count,
                                                                       entry[1].text))
@@ -167,6 +193,15 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "recurring_limitations_before_cutoff": signals_public},
                 deliverable=list(DELIVERABLES[FAMILY]))
+    public = " ".join(public_strings(task)).lower()
+    found = [(text, count) for text, count in found if text.lower() not in public]
+    if not found:
+        return None
+    opportunity = [text for text, _ in found]
+    coherence = node_coherence(domain, evidence, {"subject": name, "bottleneck": phrase,
+                                                  "opportunity": opportunity[0]})
+    if coherence.get("passed") is False:
+        return None
     mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "
                  f"'{opportunity[0]}'; {len(addressing)} of the {evidence.window} window papers of the "
                  f"sub-direction address the bottleneck, against {len(before)} of {evidence.pre_total} "
