@@ -123,8 +123,8 @@ def opportunity_phrases(domain: DomainEvidence, addressing: list[str], before: l
     over-represented against the node's pre-cutoff papers, each used by at least ``min_support`` of those
     window papers, mostly made of words outside the bottleneck (``exclude``) and written next to the
     bottleneck in at least one of them (its sentence or the next: "now that X is reduced, we pursue Y");
-    best first, the more often written next to it the higher (up to three times). (The builder then drops phrases the public task already names: they are no
-    post-cutoff opportunity.)"""
+    best first, the more often written next to it the higher (up to three times). (The builder then drops
+    phrases the public task already names: they are no post-cutoff opportunity.)"""
     focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in addressing]
     background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
     counts: Counter[str] = Counter(key for phrases in focus for key in phrases)
