@@ -116,21 +116,21 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
     return keys
 
 
-def opportunity_phrases(domain: DomainEvidence, addressing: list[str], before: list[str],
-                        exclude: set[str], min_support: int,
-                        bottleneck: str = "") -> list[tuple[str, int]]:
-    """Full base noun phrases (no "of"/"for" compounds) of the window papers addressing the bottleneck,
-    over-represented against the node's pre-cutoff papers, each used by at least ``min_support`` of those
-    window papers, mostly made of words outside the bottleneck (``exclude``) and written next to the
-    bottleneck in at least one of them (its sentence or the next: "now that X is reduced, we pursue Y");
+def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[str],
+                        exclude: set[str], min_support: int, bottleneck: str = "",
+                        addressing: list[str] | None = None) -> list[tuple[str, int]]:
+    """Full base noun phrases (no "of"/"for" compounds) of the node's window papers, over-represented
+    against its pre-cutoff papers, each used by at least ``min_support`` window papers, mostly made of words
+    outside the bottleneck (``exclude``) and written next to the bottleneck in at least one of the papers
+    ``addressing`` it (its sentence or the next: "now that X is reduced, we pursue Y");
     best first, the more often written next to it the higher (up to three times). (The builder then drops
     phrases the public task already names: they are no post-cutoff opportunity.)"""
-    focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in addressing]
+    focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in window]
     background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
     counts: Counter[str] = Counter(key for phrases in focus for key in phrases)
     prior: Counter[str] = Counter(key for phrases in background for key in phrases)
     wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
-    near: Counter[str] = Counter(key for paper_id in addressing
+    near: Counter[str] = Counter(key for paper_id in (window if addressing is None else addressing)
                                  for key in _near(domain.papers[paper_id].text, wanted))
     scored: list[tuple[float, str, int]] = []
     dropped = subsumed({key: count for key, count in counts.items() if count >= min_support})
@@ -170,8 +170,9 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     growth, primary, before, addressing, phrase = scored[0]
     bottleneck_words = {word for signal in evidence.node.signals if signal.kind == "bottleneck"
                         for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
-    found = opportunity_phrases(domain, addressing, evidence.pre_ids, bottleneck_words,
-                                max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase)
+    found = opportunity_phrases(domain, evidence.window_ids, evidence.pre_ids, bottleneck_words,
+                                max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase,
+                                addressing)
     name = display_name(evidence.node)
     window = domain.window
     persistence = max((entry for entry in scored), key=lambda entry: (len(entry[2]), entry[1].count,
