@@ -33,6 +33,8 @@ from foresci.taxonomy.signals import split_sentences
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 MIN_OPPORTUNITY_PAPERS = 3
+EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "family", "mode", "error",
+                              "time", "size", "number", "baseline", "gain", "result", "performance"])
 
 
 _GENERIC_TEXT = (
@@ -121,9 +123,10 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
                         addressing: list[str] | None = None) -> list[tuple[str, int]]:
     """Full base noun phrases (no "of"/"for" compounds) of the node's window papers, over-represented
     against its pre-cutoff papers, each used by at least ``min_support`` window papers, mostly made of words
-    outside the bottleneck (``exclude``) and written next to the bottleneck in at least one of the papers
-    ``addressing`` it (its sentence or the next: "now that X is reduced, we pursue Y");
-    best first, the more often written next to it the higher (up to three times). (The builder then drops
+    outside the bottleneck (``exclude``), not an evaluation quantity ("success rate") and not made only of
+    words common in the domain; best first, and up to three times higher the more often it is written next
+    to the bottleneck in the papers ``addressing`` it (its sentence or the next: "now that X is reduced,
+    we pursue Y"). (The builder then drops
     phrases the public task already names: they are no post-cutoff opportunity.)"""
     focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in window]
     background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
@@ -136,12 +139,14 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     dropped = subsumed({key: count for key, count in counts.items() if count >= min_support})
     for key, count in counts.items():
         words = key.split()
-        if count < min_support or key in dropped or JOINERS & set(words):
+        if count < min_support or key in dropped or JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
+            continue
+        if set(words) <= domain.common_tokens | CLOSED:
             continue
         if len(set(words) - exclude) < len(words) / 2:
             continue
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
-        if share > prior_share and near[key]:
+        if share > prior_share:
             boost = 1 + 2 * near[key] / count
             scored.append((boost * share * math.log(share / prior_share), key, count))
     scored.sort(key=lambda item: (-item[0], item[1]))
@@ -157,6 +162,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                domain_name: str) -> Built | None:
     scored: list[tuple[float, Signal, list[str], list[str], str]] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff):
+        if not marker_words(phrase, domain):
+            continue
         before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
                                                                              evidence.window_ids)
         if len(after) < settings.min_addressing_papers:
