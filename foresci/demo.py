@@ -50,7 +50,7 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
     from foresci.agents.runner import run_release
     from foresci.evaluation.report import write_report
     from foresci.evaluation.runner import evaluate_run
-    from foresci.evaluation.summary import leaderboard_table
+    from foresci.evaluation.summary import leaderboard_tables
     from foresci.io import read_json
     from foresci.kb.build import build_kb
     from foresci.kb.retrieve import KBView
@@ -149,7 +149,8 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
     with _stage(console, timings, "report"):
         report = write_report(run_dirs, out / "report", settings, taxonomy_dirs=taxonomy_dirs)
         summary_data = read_json(out / "report" / "summary.json")
-        console.print(leaderboard_table(summary_data))
+        for table in leaderboard_tables(summary_data, "all", width=console.width):
+            console.print(table)
         console.print(f"  HTML report: {report}")
         console.print(f"  Markdown:    {out / 'report' / 'report.md'}")
     return DemoResult(

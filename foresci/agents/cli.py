@@ -25,11 +25,18 @@ def run_command(
     mode: str = typer.Option(
         "full", "--mode", help="'full' or 'name_only' (question + candidate names only)"
     ),
-    limit: int | None = typer.Option(None, "--limit", help="answer only the first N tasks"),
+    limit: int | None = typer.Option(
+        None, "--limit", min=0, help="answer only the first N tasks (0 answers none)"
+    ),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
 ) -> None:
     """Answer a release's tasks with answering methods; resumable (rerun the same command after a crash).
+
+    Every task is checked first (cutoff before the window, known family, a domain of the KB, unique ids);
+    a bad release is refused before any answer. A task that fails becomes an error row and the run goes
+    on; the command exits non-zero when it attempted rows and none succeeded. One run per --out folder at
+    a time, and a folder answered under other settings or prompts is refused.
 
     Examples:
 
@@ -46,7 +53,9 @@ def run_command(
     """
     from rich.console import Console
 
-    from foresci.agents.runner import run_release
+    from foresci.agents.checks import check_tasks
+    from foresci.agents.runner import answer_release
+    from foresci.locks import artifact_lock
     from foresci.settings import Settings
     from foresci.tasks.release import load_release
 
@@ -80,34 +89,49 @@ def run_command(
             param_hint="--method",
         )
     loaded = load_release(release)
-    tasks = loaded.tasks[:limit] if limit else loaded.tasks
-    view_factory = None
+    knowledge_base = None
     if kb is not None:
-        from foresci.kb.retrieve import KBView
         from foresci.kb.store import KnowledgeBase
 
         knowledge_base = KnowledgeBase.open(kb, settings)
+    check_tasks(
+        loaded.tasks,
+        release / "tasks.jsonl",
+        domains=knowledge_base.domains if knowledge_base is not None else None,
+    )
+    tasks = loaded.tasks[:limit] if limit is not None else loaded.tasks
+    view_factory = None
+    if knowledge_base is not None:
+        from foresci.kb.retrieve import KBView
+
+        opened = knowledge_base
 
         def view_factory(cutoff):  # type: ignore[no-untyped-def]
-            return KBView(knowledge_base, cutoff)
+            return KBView(opened, cutoff)
 
-    summary = run_release(
-        tasks,
-        out,
-        settings,
-        list(dict.fromkeys(chosen)),
-        models=list(model) or None,
-        mode=mode,  # type: ignore[arg-type]
-        view_factory=view_factory,
-        progress=progress,
-        retry_errors=retry_errors,
-        questions=loaded.questions,
-    )
-    write_run_manifest(out, release, kb, settings, chosen, model, mode)
+    with artifact_lock(out):
+        summary = answer_release(
+            tasks,
+            out,
+            settings,
+            list(dict.fromkeys(chosen)),
+            list(model) or None,
+            mode,  # type: ignore[arg-type]
+            view_factory,
+            progress,
+            retry_errors,
+            loaded.questions[:limit] if limit is not None else loaded.questions,
+        )
+        write_run_manifest(out, release, kb, settings, chosen, model, mode)
     console.print(
         f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
         f"{summary.done_before} already done, {summary.forecasts} forecasts"
     )
+    if summary.evidence_none:
+        console.print(
+            f"  {summary.evidence_none} answers read no paper (evidence: none): cutoff before the KB "
+            "or an empty domain"
+        )
     if summary.skipped:
         console.print(f"  skipped {', '.join(summary.skipped)}: non-LLM methods have no name-only mode")
     for name, usage in summary.usage.items():
@@ -115,6 +139,11 @@ def run_command(
             f"  {name}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens, "
             f"{usage['cache_hits']} cache hits"
         )
+    if summary.attempted and not summary.answered:
+        console.print(
+            f"[red]error:[/red] none of the {summary.attempted} rows succeeded; see {out / 'answers.jsonl'}"
+        )
+        raise typer.Exit(code=1)
 
 
 def write_run_manifest(
@@ -141,5 +170,6 @@ def write_run_manifest(
         "ok": sum(row.status == "ok" for row in rows),
         "errors": sum(row.status == "error" for row in rows),
         "contamination_risk": sum(row.contamination_risk for row in rows),
+        "evidence_none": sum(row.evidence == "none" for row in rows),
     }
     write_manifest(out, "run", inputs=inputs, config=config, files=[ANSWERS_FILE], counts=counts)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class AgentSettings(BaseModel):
+class AgentSettings(SettingsSection):
     """Knobs of the LangGraph methods, the non-LLM forecasters and the run loop."""
 
     papers_per_query: int = Field(default=8, description="papers retrieved per search call")

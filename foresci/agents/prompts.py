@@ -4,6 +4,10 @@ Each YAML file has ``templates: {key: {variables: [...], text: "... {variable} .
 naming the file and key, when a template's placeholders differ from its declared variables or from the
 variables the code passes (:data:`EXPECTED_VARIABLES`); rendering fails when a value is missing or extra.
 ``agents/families.yaml`` holds the per-family answer contract and reviewer rubric (plain text).
+
+Values that carry retrieved or model-written text (:data:`DATA_VARIABLES`) are fenced as data when
+rendered (:mod:`foresci.fencing`), and the shared system message gets the clause saying fenced text is
+evidence, never instructions.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from foresci.errors import UserError
+from foresci.fencing import fence_values, with_system_clause
 from foresci.resources import declarative_dir
 from foresci.yamlio import read_yaml_mapping
 
@@ -32,9 +38,12 @@ EXPECTED_VARIABLES: dict[str, dict[str, frozenset[str]]] = {
              "render": frozenset({"brief", "claims", "signals", "contract"})},
 }
 FAMILY_KEYS = frozenset({"contract", "rubric", "evidence_focus"})
+# variables whose values are retrieved papers or model-written text: always fenced as data
+DATA_VARIABLES = frozenset({"evidence", "chains", "trend_reading", "draft", "reviews", "claims", "signals"})
+SYSTEM_TEMPLATES = frozenset({("common", "system")})
 
 
-class PromptError(ValueError):
+class PromptError(UserError):
     """A prompt file or template that does not match what the code expects."""
 
 
@@ -52,7 +61,8 @@ class Template:
         if given != self.variables:
             raise PromptError(f"{self.source}: missing {sorted(self.variables - given)}, "
                               f"unknown {sorted(given - self.variables)}")
-        return self.text.format(**{name: str(value) for name, value in values.items()})
+        fenced = fence_values({name: str(value) for name, value in values.items()}, DATA_VARIABLES)
+        return self.text.format(**fenced)
 
 
 def placeholders(text: str) -> frozenset[str]:
@@ -81,7 +91,8 @@ class PromptBook:
             template = self.templates[(file, key)]
         except KeyError as error:
             raise PromptError(f"agents/{file}.yaml: no template {key!r}") from error
-        return template.render(**values)
+        text = template.render(**values)
+        return with_system_clause(text) if (file, key) in SYSTEM_TEMPLATES else text
 
     def family(self, family: str, key: str) -> str:
         """A family text (``contract``, ``rubric`` or ``evidence_focus``) from ``agents/families.yaml``."""

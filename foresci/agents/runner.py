@@ -1,8 +1,12 @@
 """Run answering methods over a release: one row per (task, method, model, mode) in ``answers.jsonl``.
 
 Rows are appended as they finish, so an interrupted run (even ``kill -9``) resumes where it stopped
-without duplicating any row. Errors (transport failures, output that stayed invalid) are recorded as
-``status="error"`` rows, never as answers. Every row says whether its backbone may know the future
+without duplicating any row. Each task is its own failure boundary: any exception while answering it
+(transport failures, output that stayed invalid, a domain the KB lacks, a provider error) becomes a
+``status="error"`` row naming the task and the exception, and the run goes on. One writer per run
+folder (:func:`foresci.locks.artifact_lock`); a folder answered under other settings or prompts is
+refused (:mod:`foresci.agents.fingerprint`). A KB-reading method that saw no paper marks its row
+``evidence="none"``. Every row says whether its backbone may know the future
 (``contamination_risk``). API keys never reach any output.
 """
 
@@ -21,14 +25,17 @@ from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answer
 from foresci.agents.baselines.forecasters import Forecaster, Kind
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.briefs import Mode, family_schema
+from foresci.agents.checks import check_tasks
+from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
 from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
 from foresci.agents.methods.base import MethodContext
 from foresci.agents.methods.registry import build_graph
 from foresci.agents.models import Answer, ForecastAnswer, SupportArtifact
 from foresci.agents.prompts import PromptBook, load_prompts
-from foresci.agents.render import enforce_contract, render_text
+from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
-from foresci.llm import LLMClient, LLMError, ModelInfo, contamination_risk, load_model_registry, role_model
+from foresci.llm import LLMClient, ModelInfo, contamination_risk, load_model_registry, role_model
+from foresci.locks import artifact_lock
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
 
@@ -75,14 +82,21 @@ class Job:
         """The row key this job fills."""
         return (self.task.task_id, self.method, self.model, self.mode)
 
+    @property
+    def reads_kb(self) -> bool:
+        """Whether the method answers from the KB (all but native, and nothing in name-only mode)."""
+        return self.mode == "full" and self.method != "native"
+
 
 @dataclass
 class RunSummary:
     """What a run did."""
 
     done_before: int = 0
+    attempted: int = 0
     answered: int = 0
     errors: int = 0
+    evidence_none: int = 0
     forecasts: int = 0
     skipped: list[str] = field(default_factory=list)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -106,8 +120,9 @@ def plan_jobs(tasks: Iterable[Task], methods: list[str], models: list[str], mode
 
 def answer_with_llm(
     job: Job, llm: LLMClient, view: KBViewLike | None, settings: Settings, prompts: PromptBook
-) -> tuple[Any, SupportArtifact | None]:
-    """Run one LLM method graph on one task; returns (family answer, support artifact or None)."""
+) -> tuple[Any, SupportArtifact | None, dict[str, Any]]:
+    """Run one LLM method graph on one task; returns (family answer, support artifact or None, contract
+    fields of the row: its status and notes)."""
     needs_kb = job.method != "native" and job.mode == "full"
     tools = None
     if needs_kb:
@@ -122,7 +137,9 @@ def answer_with_llm(
     support = tools.artifact if tools is not None else None
     if support is not None:
         support.notes.extend(state.get("notes", []))
-    return answer, support
+    outcome = state.get("contract") or {}
+    contract = {"contract": outcome.get("status", "ok"), "contract_notes": outcome.get("notes", [])}
+    return answer, support, contract
 
 
 def answer_job(
@@ -133,16 +150,9 @@ def answer_job(
     prompts: PromptBook,
     registry: dict[str, ModelInfo],
 ) -> Answer:
-    """Produce one answer row (an error row when the method fails for good)."""
+    """Produce one answer row; any exception while answering becomes an error row naming the task."""
     started = time.monotonic()
-    base = {
-        "task_id": job.task.task_id,
-        "family": job.task.family,
-        "method": job.method,
-        "model": job.model,
-        "mode": job.mode,
-        "contamination_risk": contamination_risk(job.model, job.task.cutoff, registry),
-    }
+    base = _row_base(job, registry)
     child = llm.child() if llm is not None else None
     support: SupportArtifact | None
     try:
@@ -151,19 +161,25 @@ def answer_job(
                 raise ValueError(f"method {job.method} needs a KB (--kb)")
             kind: Kind = "trend" if job.method == "trend" else "persistence"
             answer, support = Forecaster(kind, view, settings.agents).answer(job.task)
-            answer, _ = enforce_contract(job.task, answer)
+            check = check_contract(job.task, answer)
+            answer = check.answer
+            contract = {"contract": "invalid" if check.problems else "ok",
+                        "contract_notes": check.notes + check.problems}
         else:
             if child is None:
                 raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
-            answer, support = answer_with_llm(job, child, view, settings, prompts)
+            answer, support, contract = answer_with_llm(job, child, view, settings, prompts)
         row = Answer(
             **base,
             text=render_text(job.task, answer),
             payload=answer.model_dump(mode="json"),
             support=support,
+            **contract,
         )
-    except (LLMError, ValueError, RuntimeError) as error:
-        row = Answer(**base, status="error", error=f"{type(error).__name__}: {error}")
+        if job.reads_kb:
+            row.evidence = "retrieved" if support is not None and support.retrieved else "none"
+    except Exception as error:  # the per-task boundary: recorded as an error row, the run goes on
+        row = error_row(job, registry, error)
     if child is not None:
         row.llm_calls = child.usage.calls
         row.prompt_tokens = child.usage.prompt_tokens
@@ -171,6 +187,27 @@ def answer_job(
         row.cache_hits = child.usage.cache_hits
     row.elapsed_s = round(time.monotonic() - started, 3)
     return row
+
+
+def _row_base(job: Job, registry: dict[str, ModelInfo]) -> dict[str, Any]:
+    return {
+        "task_id": job.task.task_id,
+        "family": job.task.family,
+        "method": job.method,
+        "model": job.model,
+        "mode": job.mode,
+        "contamination_risk": contamination_risk(job.model, job.task.cutoff, registry),
+    }
+
+
+def error_row(job: Job, registry: dict[str, ModelInfo], error: BaseException) -> Answer:
+    """The error row of a job that raised ``error`` (names the task, the exception type and message)."""
+    message = " ".join(str(error).split())[:2000]
+    return Answer(
+        **_row_base(job, registry),
+        status="error",
+        error=f"task {job.task.task_id}: {type(error).__name__}: {message}",
+    )
 
 
 def run_release(
@@ -189,9 +226,32 @@ def run_release(
 
     Forecast questions (if given) are answered by the non-LLM methods into ``out/forecasts.jsonl``.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    with artifact_lock(out):
+        return answer_release(
+            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions
+        )
+
+
+def answer_release(
+    tasks: list[Task],
+    out: Path,
+    settings: Settings,
+    methods: list[str],
+    models: list[str] | None,
+    mode: Mode,
+    view_factory: ViewFactory | None,
+    progress: bool,
+    retry_errors: bool,
+    questions: list[ForecastQuestion] | None,
+) -> RunSummary:
+    """:func:`run_release` for a caller that already holds ``artifact_lock(out)``.
+
+    Refuses bad tasks and repeated task ids before any answer (:func:`foresci.agents.checks.check_tasks`).
+    """
+    check_tasks(tasks, None)
     path = out / ANSWERS_FILE
     existing = read_answers(path)
+    check_run_fingerprint(out, run_fingerprint_parts(settings), has_rows=bool(existing))
     if retry_errors and any(row.status == "error" for row in existing):
         from foresci.io import write_jsonl
 
@@ -222,7 +282,12 @@ def run_release(
 
     def work(job: Job) -> Answer:
         llm = clients.get(job.model) if job.model else None
-        row = answer_job(job, llm, view_for(job.task.cutoff), settings, prompts, registry)
+        try:
+            view = view_for(job.task.cutoff)
+        except Exception as error:  # e.g. a KB that cannot be opened at this cutoff: this task fails
+            row = error_row(job, registry, error)
+        else:
+            row = answer_job(job, llm, view, settings, prompts, registry)
         log.append(row)
         return row
 
@@ -232,8 +297,10 @@ def run_release(
         futures = [pool.submit(work, job) for job in jobs]
         for future in as_completed(futures):
             row = future.result()
+            summary.attempted += 1
             summary.answered += row.status == "ok"
             summary.errors += row.status == "error"
+            summary.evidence_none += row.evidence == "none"
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
     summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
@@ -265,7 +332,7 @@ def answer_questions(
                 continue
             try:
                 row = forecast_question(method, view, question, settings.agents)
-            except (KeyError, ValueError) as error:
+            except Exception as error:  # per-question boundary: an error note, the other questions go on
                 row = ForecastAnswer(
                     question_id=question.question_id,
                     method=method,

@@ -1,4 +1,5 @@
-"""Read what evaluation needs: a run's answers and a release's public tasks, hidden targets and forecasts."""
+"""Read what evaluation needs: a run's answers, a release's public tasks, hidden targets and forecasts,
+and the KB dates of the ids the answers cite; check that the release can score the run at all."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from foresci.agents.models import Answer, ForecastAnswer
+from foresci.errors import UserError
+from foresci.evaluation.trace import cited_ids
 from foresci.io import read_json, read_models
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
@@ -102,3 +105,51 @@ def release_of_run(run_dir: Path) -> Path | None:
 def answer_key(task_id: str, method: str, model: str | None, mode: str) -> str:
     """The identity of an answer row: task, method, backbone and mode."""
     return f"{task_id}|{method}|{model or '-'}|{mode}"
+
+
+def kb_citation_dates(kb: Path, answers: list[Answer]) -> dict[str, Any]:
+    """The KB's announcement dates of every id the answers cite (ids the KB lacks are left out)."""
+    from foresci.kb.store import KnowledgeBase
+
+    knowledge_base = KnowledgeBase.open(kb)
+    try:
+        dates = {}
+        for paper_id in dict.fromkeys(pid for answer in answers for pid in cited_ids(answer)):
+            row = knowledge_base.row_of(paper_id)
+            if row is not None:
+                dates[paper_id] = knowledge_base.announced_at(row)
+        return dates
+    finally:
+        knowledge_base.close()
+
+
+def kb_of_run(run_dir: Path) -> Path | None:
+    """The KB folder named by the run's manifest, when it still exists."""
+    manifest_path = Path(run_dir) / "manifest.json"
+    if not manifest_path.is_file():
+        return None
+    value = (read_json(manifest_path).get("inputs") or {}).get("kb")
+    return Path(value) if isinstance(value, str) and (Path(value) / "manifest.json").is_file() else None
+
+
+def require_targets(answers: list[Answer], release: ReleaseData) -> None:
+    """Refuse a release that holds no target for any answered row (e.g. no hidden.jsonl)."""
+    answered = [answer for answer in answers if answer.status == "ok"]
+    has_target = [
+        answer
+        for answer in answered
+        if (answer.task_id in release.tasks and answer.task_id in release.hidden)
+        or (answer.task_id in release.questions and answer.task_id in release.resolutions)
+    ]
+    if answered and not has_target:
+        raise UserError(
+            f"the release has no hidden target or resolution for any of the {len(answered)} answered rows "
+            "(is this the public copy of the release?); nothing was scored and existing scores are untouched",
+            path=release.path / "hidden.jsonl",
+        )
+
+
+def tasks_without_answer(answers: list[Answer], release: ReleaseData) -> list[str]:
+    """Release tasks (and forecast questions) that no row of the run answered successfully."""
+    answered = {answer.task_id for answer in answers if answer.status == "ok"}
+    return sorted((set(release.tasks) | set(release.questions)) - answered)

@@ -1,8 +1,13 @@
 """``evaluate_run``: score a run folder's answers against a release's hidden targets.
 
 Writes ``RUNDIR/scores.jsonl`` (one :class:`Score` per answer row) and ``RUNDIR/summary.json``.
-Finished rows are reused when the evaluation settings are unchanged, and judge answers come from the
-persistent response cache, so re-running a finished evaluation makes zero model calls.
+A finished row is reused only when its fingerprint matches: the hash of the answer row, its task's public
+and hidden rows, the judge and rubric prompt files, the KB citations are checked against and the
+evaluation settings (:func:`row_fingerprint`). Judge answers come from the persistent response cache, so
+re-running a finished evaluation makes zero model calls. A judge failure whose output stayed unusable
+repeats at temperature 0, so it is kept with its row instead of being asked again, unless
+``retry_errors`` is set. A release without any target for the run's answers is refused before anything
+is written; the run folder is locked while it is evaluated.
 """
 
 from __future__ import annotations
@@ -14,10 +19,21 @@ from pathlib import Path
 from typing import Any
 
 from foresci.agents.models import Answer
-from foresci.artifacts import sha256_json
+from foresci.evaluation.fact import public_texts
+from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient
-from foresci.evaluation.loading import ReleaseData, answer_key, load_answers, load_release, release_of_run
+from foresci.evaluation.loading import (
+    ReleaseData,
+    answer_key,
+    kb_citation_dates,
+    kb_of_run,
+    load_answers,
+    load_release,
+    release_of_run,
+    require_targets,
+    tasks_without_answer,
+)
 from foresci.evaluation.models import Score
 from foresci.evaluation.scoring import (
     FORECAST_FAMILY,
@@ -28,7 +44,9 @@ from foresci.evaluation.scoring import (
     score_task_answer,
 )
 from foresci.evaluation.summary import build_summary
+from foresci.evaluation.trace import PaperDates
 from foresci.io import append_jsonl, write_json, write_jsonl
+from foresci.locks import artifact_lock
 from foresci.settings import Settings
 
 SCORES_NAME = "scores.jsonl"
@@ -36,30 +54,21 @@ SUMMARY_NAME = "summary.json"
 Progress = Callable[[str, int, int], None]
 
 
-def evaluation_fingerprint(settings: Settings, release: ReleaseData, offline: bool) -> str:
-    """What decides whether stored scores can be reused: metric settings, embedder, judge model, release."""
-    config: dict[str, Any] = {
-        "evaluation": settings.evaluation.model_dump(mode="json"),
-        "embed_model": settings.embed.model,
-        "release": str(release.path.resolve()),
-    }
-    if not offline:
-        llm = settings.llm
-        config["judge"] = {
-            "model": llm.roles.get("judge", llm.model),
-            "base_url": llm.base_url,
-            "temperature": llm.temperature,
-        }
-    return sha256_json(config)[:16]
-
-
 PARTIAL_NAME = f".{SCORES_NAME}.partial"
 
 
-def _reusable_rows(run_dir: Path, fingerprint: str) -> dict[str, Score]:
-    """Finished rows of an earlier evaluation with the same fingerprint (judge errors retried).
+def _keeps_failures(score: Score) -> bool:
+    """True when every judge failure of the row is an unusable output (deterministic at temperature 0)."""
+    return all(result.error_kind == "output" for result in score.metrics.values() if result.error)
 
-    Rows come from scores.jsonl and from the partial file an interrupted evaluation leaves behind
+
+def _reusable_rows(
+    run_dir: Path, fingerprints: dict[str, str], keep_failures: bool = False
+) -> dict[str, Score]:
+    """Finished rows of an earlier evaluation whose row fingerprint still matches.
+
+    Rows with judge failures are re-judged unless ``keep_failures`` and every failure is an unusable
+    output. Rows come from scores.jsonl and from the partial file an interrupted evaluation leaves behind
     (a torn last line of that file is ignored).
     """
     rows: dict[str, Score] = {}
@@ -73,9 +82,10 @@ def _reusable_rows(run_dir: Path, fingerprint: str) -> dict[str, Score]:
                 if path.name == PARTIAL_NAME:
                     continue  # a row cut short by the interruption
                 raise ValueError(f"{path}: invalid score row; delete the file to re-evaluate") from None
-            if score.key is None or score.fingerprint != fingerprint:
+            if score.key is None or score.fingerprint != fingerprints.get(score.key):
                 continue
-            if not any(result.error for result in score.metrics.values()):
+            failed = any(result.error for result in score.metrics.values())
+            if not failed or (keep_failures and _keeps_failures(score)):
                 rows[score.key] = score
     return rows
 
@@ -153,6 +163,7 @@ def prewarm_embeddings(
         slots, _ = target_slots(task, hidden)
         texts.update(variant for slot in slots for variant in slot.variants)
         texts.update(text for claim in hidden.claims for text in [claim.text, *claim.variants])
+        texts.update(public_texts(task))
         if answer.support is not None:
             texts.update(evidence.claim for evidence in answer.support.evidence if evidence.claim.strip())
     ordered = sorted(texts)
@@ -169,8 +180,12 @@ def score_answers(
     client: JudgeClient | None,
     on_row: Callable[[Score], None] | None = None,
     progress: Progress | None = None,
+    kb_dates: PaperDates | None = None,
 ) -> list[Score]:
-    """Score answers (judges concurrent, embeddings here); ``on_row`` sees each finished row."""
+    """Score answers (judges concurrent, embeddings here); ``on_row`` sees each finished row.
+
+    ``kb_dates``: KB announcement dates of the cited ids (citations checked against the KB).
+    """
     scored: list[Score] = []
 
     def finish(score: Score, answer: Answer) -> None:
@@ -192,7 +207,7 @@ def score_answers(
 
     def score(answer: Answer, parts: JudgedParts | None) -> None:
         task, hidden = release.tasks[answer.task_id], release.hidden[answer.task_id]
-        finish(score_task_answer(answer, task, hidden, settings.evaluation, encoder, parts), answer)
+        finish(score_task_answer(answer, task, hidden, settings.evaluation, encoder, parts, kb_dates), answer)
 
     if client is None:
         for answer in pending:
@@ -201,7 +216,12 @@ def score_answers(
 
     def judge(answer: Answer) -> JudgedParts:
         return run_judges(
-            client, answer, release.tasks[answer.task_id], release.hidden[answer.task_id], settings.evaluation
+            client,
+            answer,
+            release.tasks[answer.task_id],
+            release.hidden[answer.task_id],
+            settings.evaluation,
+            kb_dates,
         )
 
     with ThreadPoolExecutor(max_workers=max(1, settings.evaluation.judge_concurrency)) as pool:
@@ -230,10 +250,14 @@ def evaluate_run(
     client: JudgeClient | None = None,
     encoder: TextEncoder | None = None,
     progress: Progress | None = None,
+    kb: Path | None = None,
+    retry_errors: bool = False,
 ) -> Path:
     """Score ``run_dir/answers.jsonl`` against the release; write scores.jsonl and summary.json.
 
-    ``release_dir`` defaults to the release named in the run's manifest. Returns the summary path.
+    ``release_dir`` defaults to the release named in the run's manifest, ``kb`` (the KB citations are
+    checked against) to the run's KB when it still exists. Returns the summary path. Judge failures of
+    an unchanged row at temperature 0 are kept, not asked again, unless ``retry_errors``.
     """
     run_dir = Path(run_dir)
     release_dir = release_dir or release_of_run(run_dir)
@@ -242,13 +266,40 @@ def evaluate_run(
     started = time.perf_counter()
     release = load_release(Path(release_dir))
     answers = load_answers(run_dir)
-    fingerprint = evaluation_fingerprint(settings, release, offline)
-    reusable = _reusable_rows(run_dir, fingerprint)
+    require_targets(answers, release)
+    kb = kb or kb_of_run(run_dir)
+    with artifact_lock(run_dir):
+        return _evaluate_locked(
+            run_dir, release, answers, settings, offline, client, encoder, progress, kb, started, retry_errors
+        )
+
+
+def _evaluate_locked(
+    run_dir: Path,
+    release: ReleaseData,
+    answers: list[Answer],
+    settings: Settings,
+    offline: bool,
+    client: JudgeClient | None,
+    encoder: TextEncoder | None,
+    progress: Progress | None,
+    kb: Path | None,
+    started: float,
+    retry_errors: bool = False,
+) -> Path:
+    evaluation = evaluation_fingerprint(settings, release, offline, kb)
+    fingerprints = {
+        answer_key(a.task_id, a.method, a.model, a.mode): row_fingerprint(a, release, evaluation)
+        for a in answers
+    }
+    keep_failures = not retry_errors and not offline and settings.llm.temperature == 0
+    reusable = _reusable_rows(run_dir, fingerprints, keep_failures)
     todo = [
         answer
         for answer in answers
         if answer_key(answer.task_id, answer.method, answer.model, answer.mode) not in reusable
     ]
+    kb_dates = kb_citation_dates(kb, todo) if kb is not None else None
     if encoder is None:
         from foresci.embed import embedder_from_settings
 
@@ -258,10 +309,12 @@ def evaluate_run(
     partial_path = run_dir / PARTIAL_NAME
 
     def keep(score: Score) -> None:
-        score.fingerprint = fingerprint
+        score.fingerprint = fingerprints.get(score.key or "")
         append_jsonl(partial_path, score)
 
-    fresh = score_answers(todo, release, settings, encoder, None if offline else client, keep, progress)
+    fresh = score_answers(
+        todo, release, settings, encoder, None if offline else client, keep, progress, kb_dates
+    )
     by_key = {**reusable, **{score.key: score for score in fresh if score.key}}
     ordered = [
         by_key[key]
@@ -274,9 +327,14 @@ def evaluate_run(
         "run_dir": str(run_dir),
         "release": str(release.path),
         "offline": offline,
-        "fingerprint": fingerprint,
+        "fingerprint": evaluation,
+        "citations_checked_against": str(kb) if kb is not None else "retrieved papers (no KB given)",
         "reused_rows": len(answers) - len(todo),
+        "kept_judge_failures": sum(
+            1 for score in reusable.values() if any(result.error for result in score.metrics.values())
+        ),
         "scored_rows": len(fresh),
+        "tasks_without_answer": tasks_without_answer(answers, release),
         "elapsed_s": round(time.perf_counter() - started, 3),
         "judge_usage": usage.as_dict() if usage is not None and hasattr(usage, "as_dict") else None,
     }

@@ -1,12 +1,20 @@
-"""Evidence traceability (ForeSci eq. 12): judged rubric, deterministic citation checks, offline proxy."""
+"""Evidence traceability (ForeSci eq. 12): judged rubric, deterministic citation checks, offline proxy.
+
+Citation checks cover every id-like citation of an answer — in its text, its payload and its evidence
+links — against the KB at the task cutoff when the KB is known (else against the papers the method
+retrieved): ids the KB does not hold, ids announced after the cutoff and ids never retrieved are counted,
+lower ``trace_offline`` and are shown to the Trace judge.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from foresci.agents.models import SupportArtifact
+from foresci.agents.models import Answer, SupportArtifact
 from foresci.evaluation.fta import TextEncoder, clipped_cosine_matrix, split_sentences
 from foresci.evaluation.judges import JudgeClient, TraceJudgement, public_task_json
 from foresci.evaluation.models import MetricResult
@@ -30,26 +38,68 @@ def not_applicable(name: str) -> MetricResult:
     return MetricResult(name=name, value=None, available=False, reason="no support artifact (not applicable)")
 
 
-def citation_checks(support: SupportArtifact, cutoff: date) -> dict[str, Any]:
-    """Which cited ids exist among the retrieved items and are dated on or before the cutoff."""
-    announced = {item.paper_id: item.announced for item in support.retrieved}
-    cited = list(dict.fromkeys(paper_id for evidence in support.evidence for paper_id in evidence.paper_ids))
-    unknown = [paper_id for paper_id in cited if paper_id not in announced]
-    late = [paper_id for paper_id in cited if paper_id in announced and announced[paper_id] > cutoff]
-    valid = [paper_id for paper_id in cited if paper_id not in unknown and paper_id not in late]
+# new-style (2501.01234, 2501.1234v2) and old-style (cs/0501001, math.GT/0309136) arXiv ids
+CITATION_ID = re.compile(r"(?<![\w./-])(\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?(?![\w/])")
+PaperDates = Mapping[str, date]  # paper id -> first announcement, for the cited ids the KB holds
+
+
+def cited_ids(answer: Answer) -> list[str]:
+    """Every id the answer cites: evidence links first, then id-like strings of its text and payload."""
     linked = [
-        evidence for evidence in support.evidence if any(paper_id in valid for paper_id in evidence.paper_ids)
+        pid for evidence in (answer.support.evidence if answer.support else []) for pid in evidence.paper_ids
     ]
+    written = CITATION_ID.findall(answer.text + "\n" + json.dumps(answer.payload, ensure_ascii=False))
+    return list(dict.fromkeys([*linked, *written]))
+
+
+def citation_checks(answer: Answer, cutoff: date, kb_dates: PaperDates | None = None) -> dict[str, Any]:
+    """Which cited ids exist, are dated on or before the cutoff and were retrieved by the method.
+
+    ``kb_dates`` (the KB's announcement dates of the cited ids it holds) makes the check against the KB;
+    without it an id counts as known only when the method retrieved it.
+    """
+    support = answer.support
+    retrieved = {item.paper_id: item.announced for item in support.retrieved} if support else {}
+    announced: Mapping[str, date] = kb_dates if kb_dates is not None else retrieved
+    cited = cited_ids(answer)
+    unknown = [pid for pid in cited if pid not in announced]
+    late = [pid for pid in cited if pid in announced and announced[pid] > cutoff]
+    unretrieved = [
+        pid
+        for pid in cited
+        if support is not None and pid in announced and pid not in late and pid not in retrieved
+    ]
+    invalid = set(unknown) | set(late) | set(unretrieved)
+    valid = [pid for pid in cited if pid not in invalid]
+    evidence = support.evidence if support else []
+    linked = [item for item in evidence if any(pid in valid for pid in item.paper_ids)]
     return {
+        "checked_against": "kb" if kb_dates is not None else "retrieved",
         "cited": len(cited),
         "valid": len(valid),
         "unknown_ids": unknown,
         "after_cutoff_ids": late,
-        "retrieved": len(announced),
-        "retrieved_after_cutoff": sorted(pid for pid, day in announced.items() if day > cutoff),
+        "not_retrieved_ids": unretrieved,
+        "retrieved": len(retrieved),
+        "retrieved_after_cutoff": sorted(pid for pid, day in retrieved.items() if day > cutoff),
         "valid_share": len(valid) / len(cited) if cited else 0.0,
-        "linked_claim_share": len(linked) / len(support.evidence) if support.evidence else 0.0,
+        "linked_claim_share": len(linked) / len(evidence) if evidence else 0.0,
     }
+
+
+CITATION_SUMMARY = (
+    "checked_against",
+    "cited",
+    "valid",
+    "unknown_ids",
+    "after_cutoff_ids",
+    "not_retrieved_ids",
+)
+
+
+def citation_summary(checks: dict[str, Any]) -> dict[str, Any]:
+    """The part of :func:`citation_checks` shown to the Trace judge and stored on the score row."""
+    return {key: checks[key] for key in CITATION_SUMMARY}
 
 
 def support_brief(support: SupportArtifact, checks: dict[str, Any], limit: int = 40) -> str:
@@ -65,27 +115,28 @@ def support_brief(support: SupportArtifact, checks: dict[str, Any], limit: int =
             for evidence in support.evidence[:limit]
         ],
         "notes": support.notes[:limit],
-        "citation_checks": {
-            key: checks[key] for key in ("cited", "valid", "unknown_ids", "after_cutoff_ids")
-        },
+        "citation_checks": citation_summary(checks),
     }
     return json.dumps(brief, ensure_ascii=False)
 
 
 def judged_trace(
-    client: JudgeClient, task: Task, answer_text: str, support: SupportArtifact | None, runs: int
+    client: JudgeClient, task: Task, answer_text: str, answer: Answer, runs: int, checks: dict[str, Any]
 ) -> MetricResult:
-    """Trace judged ``runs`` times from the rubric dimensions; value = mean, variance across runs."""
+    """Trace judged ``runs`` times from the rubric dimensions; value = mean, variance across runs.
+
+    ``checks`` (from :func:`citation_checks`) reach the judge inside the support brief.
+    """
+    support = answer.support
     if support is None:
         return not_applicable("trace")
-    checks = citation_checks(support, task.cutoff)
     brief = support_brief(support, checks)
 
-    def score(judgement: TraceJudgement) -> tuple[float, dict[str, float]]:
+    def score(scores: dict[str, float]) -> tuple[float, dict[str, float]]:
         value = trace_score(
-            judgement.evidence_linkage, judgement.support_specificity, judgement.answer_internal_trace
+            scores["evidence_linkage"], scores["support_specificity"], scores["answer_internal_trace"]
         )
-        return value, {key: getattr(judgement, key) for key in WEIGHTS}
+        return value, {key: scores[key] for key in WEIGHTS}
 
     def details(passes: list[dict[str, float]] | None) -> dict[str, Any]:
         return {"citations": checks} if passes is None else {"citations": checks, "dimensions": passes}
@@ -105,17 +156,16 @@ def judged_trace(
 
 
 def offline_trace(
-    answer_text: str, support: SupportArtifact | None, cutoff: date, encoder: TextEncoder
+    answer_text: str, support: SupportArtifact | None, checks: dict[str, Any], encoder: TextEncoder
 ) -> MetricResult:
     """``trace_offline``: the same weights over deterministic proxies (not the judged Trace).
 
-    e = share of evidence claims with at least one valid citation; s = share of cited ids that are valid
-    (retrieved and dated <= cutoff); t = mean over evidence claims of their best clipped cosine to an
-    answer sentence (is the evidence actually used in the answer?).
+    e = share of evidence claims with at least one valid citation; s = share of all cited ids (evidence,
+    text and payload) that are valid (known, dated <= cutoff, retrieved); t = mean over evidence claims
+    of their best clipped cosine to an answer sentence (is the evidence actually used in the answer?).
     """
     if support is None:
         return not_applicable("trace_offline")
-    checks = citation_checks(support, cutoff)
     claims = [evidence.claim for evidence in support.evidence if evidence.claim.strip()]
     sentences = split_sentences(answer_text)
     similarity = clipped_cosine_matrix(encoder, claims, sentences)

@@ -179,4 +179,4 @@ class KBView:
             raise CutoffError(
                 f"internal error: paper {paper.paper_id} ({paper.announced}) is after the cutoff"
             )
-        return paper
+        return paper.as_of(self._cutoff)

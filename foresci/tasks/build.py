@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from foresci.artifacts import write_manifest
+from foresci.errors import UserError
 from foresci.kb.models import Paper
 from foresci.kb.screen import CANDIDATE_STATUSES
+from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
 from foresci.tasks.builders.common import Built, select_balanced
@@ -73,6 +75,27 @@ def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
         save_taxonomy(history, folder, inputs={"kb": str(getattr(kb, "path", "")), "domain": domain,
                                                "cutoff": cutoff.isoformat()})
     return history.final
+
+
+def domains_with_papers(kb: Any, domains: Sequence[str], cutoff: date) -> tuple[list[str], dict[str, str]]:
+    """The domains with at least one paper on or before ``cutoff``, and the skipped ones with the reason.
+
+    A domain with no paper at the cutoff (an empty domain, or a cutoff on or before the KB's first paper)
+    has no taxonomy to build tasks from; it is skipped. A UserError when no domain is left.
+    """
+    kept: list[str] = []
+    skipped: dict[str, str] = {}
+    for domain in domains:
+        if kb.papers(until=cutoff, domain=domain):
+            kept.append(domain)
+            continue
+        first = getattr(kb, "min_date", None)
+        starts = f" (the KB starts on {first})" if isinstance(first, date) and cutoff < first else ""
+        skipped[domain] = f"0 papers on or before the cutoff {cutoff}{starts}"
+    if not kept:
+        reasons = "; ".join(f"{domain}: {reason}" for domain, reason in skipped.items()) or "no domains"
+        raise UserError(f"no domain has papers on or before the cutoff ({reasons})", field="cutoff")
+    return kept, skipped
 
 
 def domain_name(slug: str) -> str:
@@ -179,10 +202,15 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     window_list = [make_window(cutoff, horizon) for horizon in windows] + [make_window(cutoff,
                                                                                        "venue_cycle")]
     last_end = max(window.end for window in window_list)
-    if kb.max_date < last_end:
-        raise ValueError(f"the KB ends on {kb.max_date}; the window to {last_end} has not closed in it")
+    if (latest := last_announcement(kb)) < last_end:
+        raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
+                        path=getattr(kb, "path", None), field="--cutoff")
     evidences: list[DomainEvidence] = []
-    for domain in domains or kb.domains:
+    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
+    for domain, reason in skipped.items():
+        if progress:
+            progress(f"warning: skipped domain {domain}: {reason}")
+    for domain in kept:
         if progress:
             progress(f"{domain}: taxonomy at {cutoff}")
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
@@ -204,5 +232,6 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     write_release(out, selected, task_settings, inputs=inputs,
                   extra_counts={"candidates_by_family": {family: len(items) for family,
                                                          items in pools.items()},
-                                "lint_dropped": len(problems), "lint_examples": problems[:10]})
+                                "lint_dropped": len(problems), "lint_examples": problems[:10],
+                                "skipped_domains": skipped})
     return out

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class TaskSettings(BaseModel):
+class TaskSettings(SettingsSection):
     """How foresight tasks and releases are built."""
 
     seed: int = Field(default=7, description="random seed for candidate sampling")
@@ -27,8 +29,8 @@ class TaskSettings(BaseModel):
     max_persistence_share: float = Field(default=0.6, description="rebalancing target for the persistence "
                                          "match "
                                                                  "rate of a family")
-    reject_persistence_share: float = Field(default=0.9, description="gate: a family persistence solves at "
-                                            "this "
-                                                                    "rate or more is rejected")
+    max_baseline_share: float = Field(default=0.6, description="gate: persistence, smallest/largest option "
+                                      "wins and every fixed-rule baseline must stay at or under this share")
+    min_gate_tasks: int = Field(default=5, description="a rate is gated once this many tasks are evaluable")
     enforce_gates: bool = Field(default=True, description="drop families that fail a gate from the release")
     attempts_per_task: int = Field(default=40, description="candidate sets sampled per wanted task")

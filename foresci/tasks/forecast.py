@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from foresci.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.errors import UserError
 from foresci.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
+from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.hidden import Resolution
@@ -39,7 +41,7 @@ GROWTH_THRESHOLD = 1.10
 MENTION_SHARE = 0.6
 
 
-class WindowNotClosedError(ValueError):
+class WindowNotClosedError(UserError):
     """The KB given for resolution does not yet cover the package's window."""
 
 
@@ -178,7 +180,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     questions and snapshots and the creation time (the only wall-clock value of the package).
     """
     from foresci.settings import Settings
-    from foresci.tasks.build import domain_name, evidence_for_windows, snapshot_for
+    from foresci.tasks.build import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
 
     settings = settings or Settings()
     out = Path(out)
@@ -187,11 +189,10 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     evidences: dict[str, DomainEvidence] = {}
     previous: dict[str, DomainEvidence] = {}
     snapshot_files: list[str] = []
-    for domain in domains or kb.domains:
+    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
+    for domain in kept:
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
         papers = kb.papers(until=cutoff, domain=domain)
-        if not papers:
-            continue
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
         current, before = evidence_for_windows(snapshot, papers, embeddings, [frame, earlier],
                                                trajectories=False)
@@ -212,7 +213,8 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
                            "by_kind": dict(Counter(question.kind for question in questions)),
                            "by_family": dict(Counter(question.params["family"] for question in questions)),
                            "by_domain": dict(Counter(question.domain for question in questions)),
-                           "window_start": frame.start.isoformat(), "window_end": frame.end.isoformat()})
+                           "window_start": frame.start.isoformat(), "window_end": frame.end.isoformat(),
+                           "skipped_domains": skipped})
     return out
 
 
@@ -250,8 +252,8 @@ def resolve_package(path: Path | str, kb: Any) -> Path:
     if not questions:
         raise ValueError(f"{folder}: package holds no questions")
     window_end = max(question.window_end for question in questions)
-    if kb.max_date < window_end:
-        raise WindowNotClosedError(f"the KB ends on {kb.max_date} but the package window ends on "
+    if (latest := last_announcement(kb)) < window_end:
+        raise WindowNotClosedError(f"the KB ends on {latest} but the package window ends on "
                                    f"{window_end}; "
                                    "resolve once newer literature covers the whole window")
     resolutions: list[Resolution] = []

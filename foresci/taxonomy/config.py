@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class TaxonomySettings(BaseModel):
+class TaxonomySettings(SettingsSection):
     """How temporal taxonomies are induced (offline: embedding clustering + c-TF-IDF labels)."""
 
     seed: int = Field(default=13, description="random seed for clustering (same seed, same taxonomy)")

@@ -231,6 +231,20 @@ def answers() -> list[Answer]:
     return [Answer.model_validate(row) for row in rows]
 
 
+def direction_answer(method: str, text: str, support: SupportArtifact | None = None) -> Answer:
+    """An answer of ``method`` (backbone m1) to the direction task D1 choosing A, with ``text``."""
+    payload = {"direction": "A", "trajectory": "accelerating", "rationale": "r"}
+    return Answer(
+        task_id="D1",
+        family="direction_forecasting",
+        method=method,
+        model="m1",
+        text=text,
+        payload=payload,
+        support=support,
+    )
+
+
 def write_release(folder: Path) -> Path:
     """Write tasks.jsonl, hidden.jsonl, forecast.jsonl and forecast_hidden.jsonl."""
     tasks, hidden, questions, resolutions = release_rows()

@@ -32,6 +32,10 @@ def test_offline_evaluation_writes_scores_and_summary(
         "answer_errors": 1,
         "missing_target": 0,
         "contamination_risk": 1,
+        "evidence_none": 0,
+        "unknown_citations": 1,
+        "after_cutoff_citations": 1,
+        "judged_ok": 0,
         "judge_errors": {},
     }
     assert rows["D1|native|m1|full"].contamination_risk

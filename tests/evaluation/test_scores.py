@@ -10,6 +10,7 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import norm
 
+from foresci.agents.models import Answer
 from foresci.evaluation.fact import claim_f1, offline_fact
 from foresci.evaluation.forecast import (
     QUANTILE_SPAN,
@@ -60,17 +61,25 @@ def test_trace_weights() -> None:
 
 
 def test_citation_checks_flag_unknown_and_post_cutoff_ids() -> None:
-    checks = citation_checks(support(["p1", "p9", "zz"]), date(2025, 6, 30))
+    answer = Answer(
+        task_id="D1", family="direction_forecasting", method="aris", support=support(["p1", "p9", "zz"])
+    )
+    checks = citation_checks(answer, date(2025, 6, 30))
     assert checks["unknown_ids"] == ["zz"] and checks["after_cutoff_ids"] == ["p9"]
     assert checks["valid"] == 1 and checks["valid_share"] == pytest.approx(1 / 3)
     assert checks["retrieved_after_cutoff"] == ["p9"]
 
 
 def test_offline_trace_is_not_applicable_without_support() -> None:
-    result = offline_trace("text", None, date(2025, 6, 30), WordEncoder())
+    bare = Answer(task_id="D1", family="direction_forecasting", method="native", text="text")
+    result = offline_trace("text", None, citation_checks(bare, date(2025, 6, 30)), WordEncoder())
     assert result.value is None and not result.available
+    cited = bare.model_copy(update={"support": support(["p1"])})
     linked = offline_trace(
-        "Memory-augmented agents gain momentum.", support(["p1"]), date(2025, 6, 30), WordEncoder()
+        "Memory-augmented agents gain momentum.",
+        cited.support,
+        citation_checks(cited, date(2025, 6, 30)),
+        WordEncoder(),
     )
     assert linked.value == pytest.approx(trace_score(1.0, 1.0, 1.0), abs=1e-6)
 
@@ -160,3 +169,31 @@ def test_difficulty_adjustment_separates_method_skill_from_question_difficulty()
     fitted = difficulty_adjusted(rows)
     assert fitted["A"] == pytest.approx(0.3) and fitted["B"] == pytest.approx(0.35)
     assert difficulty_adjusted([("q1", "A", 0.1)]) == {}
+
+
+def test_offline_fact_gives_nothing_for_restating_the_candidate_names() -> None:
+    """The offline-proxy case a real model produced: a ranking that only lists the candidates by name."""
+    from foresci.agents.models import PlanningAnswer, RankedOption
+    from foresci.agents.render import render_text
+    from foresci.evaluation.fact import public_texts
+    from tests.evaluation.fixtures import release_rows
+
+    task = release_rows()[0][2]
+    names = {candidate.option_id: candidate.name for candidate in task.candidates}
+    gold = [  # the planning builder's claim bank shapes
+        Claim(claim_id="c1", text=f"{names['A']} is the top priority for the window."),
+        Claim(claim_id="c2", text=f"{names['A']} should rank above {names['B']}."),
+        Claim(claim_id="c3", text=f"{names['B']} should rank above {names['C']}."),
+    ]
+    restating = render_text(task, PlanningAnswer(ranking=[RankedOption(option_id=o) for o in "ABC"]))
+    claiming = (
+        f"{names['A']} is the top priority for the window because its share grows fastest. "
+        f"{names['A']} should rank above {names['B']}, and {names['B']} should rank above {names['C']}."
+    )
+    encoder, texts = WordEncoder(), public_texts(task)
+    # what the proxy gave before: 0.4 here, 0.74 with the packaged MiniLM
+    assert offline_fact(restating, gold, encoder, 12, 0.7, 0.5).value >= 0.4
+    empty = offline_fact(restating, gold, encoder, 12, 0.7, 0.5, texts)
+    assert empty.value == 0.0 and empty.details["restating_task"] == [0, 1, 2]
+    real = offline_fact(claiming, gold, encoder, 12, 0.7, 0.5, texts)
+    assert real.value > 0.8 and real.details["restating_task"] == []

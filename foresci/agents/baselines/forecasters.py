@@ -38,6 +38,7 @@ from foresci.kb.models import Paper
 from foresci.tasks.models import Task
 from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
+from foresci.taxonomy.venues import accepted_venue_family
 
 Kind = Literal["trend", "persistence"]
 SEASON_WEIGHT = 2.0  # extra weight of a related paper announced in the window's months a year earlier
@@ -271,11 +272,13 @@ class Forecaster:
         papers = self._neighbours(task, "contribution")
         season = window_months_of_year(task.window_start, task.window_end)
         weights: dict[str, float] = {}
+        accepted = {paper.paper_id: accepted_venue_family(paper) for paper in papers}
         for paper in papers:
-            if paper.venue_family:
+            family = accepted[paper.paper_id]
+            if family:
                 in_season = paper.announced.month in season
                 weight = 1.0 if self.kind == "persistence" else 1.0 + SEASON_WEIGHT * in_season
-                weights[paper.venue_family] = weights.get(paper.venue_family, 0.0) + weight
+                weights[family] = weights.get(family, 0.0) + weight
         order = [candidate.option_id for candidate in task.candidates]
         name_of = {candidate.option_id: candidate.name for candidate in task.candidates}
         ranked = sorted(order, key=lambda option: (-weights.get(name_of[option], 0.0), order.index(option)))
@@ -288,7 +291,7 @@ class Forecaster:
         ]
         artifact = self._artifact(task)
         artifact.queries.append(str(task.context.get("contribution", task.title)))
-        venue_ids = [paper.paper_id for paper in papers if paper.venue_family == name_of[ranked[0]]][:5]
+        venue_ids = [paper.paper_id for paper in papers if accepted[paper.paper_id] == name_of[ranked[0]]][:5]
         artifact.evidence.append(
             Evidence(claim=f"related papers accepted at {name_of[ranked[0]]}", paper_ids=venue_ids)
         )

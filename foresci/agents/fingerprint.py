@@ -1,0 +1,67 @@
+"""What shapes a run's answers, as a fingerprint stored beside ``answers.jsonl``.
+
+Resuming a run folder with other agent settings, another sampling temperature or edited prompt files
+would mix answers of two different experiments under one key. ``foresci run`` therefore records the
+fingerprint in ``RUN/run_fingerprint.json`` on the first answer and refuses a later run into the same
+folder whose fingerprint differs, naming what changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from foresci.artifacts import sha256_file, sha256_json
+from foresci.errors import UserError
+from foresci.io import read_json, write_json
+from foresci.resources import declarative_dir
+from foresci.settings import Settings
+
+FINGERPRINT_FILE = "run_fingerprint.json"
+
+
+def run_fingerprint_parts(settings: Settings, prompts_dir: Path | None = None) -> dict[str, Any]:
+    """The settings and prompt files that shape answers (not concurrency, endpoint URL or keys)."""
+    folder = prompts_dir or declarative_dir("agents")
+    llm = settings.llm
+    return {
+        "agents": settings.agents.model_dump(mode="json", exclude={"concurrency"}),
+        "llm": {
+            "temperature": llm.temperature,
+            "structured_output_method": llm.structured_output_method,
+            "reask": llm.reask,
+        },
+        "embed_model": settings.embed.model,
+        "prompts": {path.name: sha256_file(path)[:16] for path in sorted(Path(folder).glob("*.yaml"))},
+    }
+
+
+def _changed(old: Any, new: Any, prefix: str = "") -> list[str]:
+    if isinstance(old, dict) and isinstance(new, dict):
+        names: list[str] = []
+        for key in sorted(set(old) | set(new)):
+            names += _changed(old.get(key), new.get(key), f"{prefix}{key}.")
+        return names
+    return [] if old == new else [prefix.rstrip(".")]
+
+
+def check_run_fingerprint(out: Path, parts: dict[str, Any], has_rows: bool) -> str:
+    """Record ``parts`` in ``out`` (first run) or refuse when rows exist under other parts.
+
+    Returns the fingerprint. A folder with rows but no fingerprint file (an older run) adopts this one.
+    """
+    fingerprint = sha256_json(parts)[:16]
+    path = out / FINGERPRINT_FILE
+    if path.is_file() and has_rows:
+        stored = read_json(path)
+        if stored.get("fingerprint") != fingerprint:
+            changed = _changed(stored.get("parts", {}), parts) or ["(unknown)"]
+            raise UserError(
+                f"this run folder holds answers made with other settings or prompts (changed: "
+                f"{', '.join(changed[:6])}); answer into a new --out folder or restore them",
+                path=path,
+                field="fingerprint",
+            )
+        return fingerprint
+    write_json(path, {"fingerprint": fingerprint, "parts": parts})
+    return fingerprint
