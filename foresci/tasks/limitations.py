@@ -86,11 +86,22 @@ def limitation_part(sentence: str) -> str | None:
     return text if CUES.search(text) or CONTRAST.match(text) else None
 
 
+PROBLEM_HEADS = re.compile(
+    r"(?:overrun|instabilit(?:y|ies)|drift|thrash\w*|overhead|leakage|saturation|collapse|forgetting|"
+    r"hallucinations?|bias(?:es)?|gaps?|costs?|latency|noise|shifts?|mismatch(?:es)?|scarcity|sparsity|"
+    r"redundancy|degradation|errors?|failures?|bottlenecks?|limitations?|inefficiency|vulnerabilit(?:y|ies)|"
+    r"brittleness|inconsistency|conflicts?|ambiguity|uncertainty|misalignment|overfitting|explosion|"
+    r"penalty|trade-?offs?|insensitivity|deficiency|shortage|lack)$", re.IGNORECASE)
+
+
 def named_limitation(text: str) -> str | None:
-    """The limitation a signal text names: a bare noun phrase ("token budget overrun", as in a KB layer's
-    explicit limitations) is taken as it is; a sentence must state a limitation (:func:`limitation_part`)."""
-    if is_noun_phrase(text.strip().rstrip("."), 2, 8) and not RESULT.search(text):
-        return text.strip().rstrip(".")
+    """The limitation a signal text names: a bare noun phrase naming a problem ("token budget overrun",
+    "vector similarity gap", as in a KB layer's explicit limitations) is taken as it is, a bare topic
+    ("medical question answering") is not; a sentence must state a limitation (:func:`limitation_part`)."""
+    phrase = text.strip().rstrip(".")
+    if is_noun_phrase(phrase, 2, 8) and not RESULT.search(phrase):
+        head = phrase.split()[-1]
+        return phrase if PROBLEM_HEADS.match(head) or CUES.search(phrase) else None
     return limitation_part(text)
 
 

@@ -40,6 +40,7 @@ def test_results_and_contributions_are_not_limitations() -> None:
     assert found[2].text == "current agents lack reliable memory"
     assert found[3].text == "it remains vulnerable to noisy retrieval"
     assert named_limitation("token budget overrun") == "token budget overrun"
+    assert named_limitation("Medical question answering") is None
 
 
 def _layer_rows(limit: int) -> list[tuple[str, list[str]]]:
