@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from foresci.artifacts import write_manifest
 from foresci.errors import UserError
 from foresci.kb.models import Paper
+from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
@@ -52,7 +53,7 @@ def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
     """Words of T(t) itself (labels, descriptions, key terms, signals): induced from papers <= t only."""
     texts: list[str] = []
     for node in snapshot.nodes:
-        texts += [node.label, node.description, *node.key_terms]
+        texts += [node.label, node.name, node.description, *node.key_terms]
         texts += [text for signal in node.signals for text in (signal.text, *signal.variants)]
     return frozenset(content_tokens(" ".join(texts)))
 
@@ -200,6 +201,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     Refuses windows the KB has not yet closed.
     """
     from foresci.settings import Settings
+    from foresci.taxonomy.naming import kb_embed_function
 
     settings = settings or Settings()
     task_settings = settings.tasks
@@ -218,11 +220,14 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         if progress:
             progress(f"{domain}: taxonomy at {cutoff}")
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
-        papers = kb.papers(until=last_end, domain=domain)
+        papers = kb.papers(until=last_end, domain=domain, statuses=CANDIDATE_STATUSES)
         if progress:
             progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
-        evidences.extend(evidence_for_windows(snapshot, papers, embeddings, window_list))
+        found = evidence_for_windows(snapshot, papers, embeddings, window_list)
+        for evidence in found:
+            evidence.embed = kb_embed_function(kb, settings)
+        evidences.extend(found)
     if progress:
         progress("building tasks")
     pools, problems = candidate_pool(evidences, task_settings, per_family)

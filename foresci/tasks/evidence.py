@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from foresci.kb.models import Paper
 from foresci.tasks.text import content_tokens, ngrams, vocabulary
@@ -66,6 +67,7 @@ class DomainEvidence:
     reference_monthly: dict[str, int]
     pre_vocabulary: frozenset[str]
     normalised_by: str = NORMALISED_BY
+    embed: Callable[[Sequence[str]], Any] | None = field(default=None, repr=False)
     _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _gram_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _common: frozenset[str] | None = field(default=None, repr=False)

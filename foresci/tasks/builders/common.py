@@ -16,6 +16,7 @@ from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.text import content_tokens
 from foresci.taxonomy.models import Node
+from foresci.taxonomy.naming import display_name as node_name
 
 FAMILY_ABBREVIATION = {"direction_forecasting": "df", "bottleneck_opportunity": "bo",
                        "strategic_planning": "sp", "venue_positioning": "vp"}
@@ -43,8 +44,8 @@ def task_id(family: str, domain: str, horizon: str, decision_key: Sequence[str],
 
 
 def display_name(node: Node) -> str:
-    """Human-readable name of a node (its label with separators turned into spaces)."""
-    return " ".join(node.label.replace("_", " ").replace("/", " / ").split())
+    """Human-readable name of a node: its noun-phrase name (foresci.taxonomy.naming), else its label."""
+    return node_name(node)
 
 
 def node_description(node: Node) -> str:
