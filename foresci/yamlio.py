@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from foresci.errors import UserError
+
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
@@ -18,25 +20,36 @@ def format_validation_error(error: ValidationError) -> str:
     )
 
 
-def read_yaml_mapping(path: Path | str, error: type[Exception] = ValueError) -> dict[str, Any]:
+def _located(error: type[Exception], message: str, path: Path, line: int | None = None) -> Exception:
+    """``error`` for ``message`` at ``path:line`` (a UserError carries them as fields)."""
+    if issubclass(error, UserError):
+        return error(message, path=path, line=line)
+    return error(f"{path}{f':{line}' if line is not None else ''}: {message}")
+
+
+def read_yaml_mapping(path: Path | str, error: type[Exception] = UserError) -> dict[str, Any]:
     """Read a YAML file whose top level is a mapping (an empty file is ``{}``).
 
-    Invalid YAML or another top-level type raises ``error`` naming the file (and the line, when YAML
-    knows it).
+    A missing file raises FileNotFoundError; invalid YAML (or bytes that are not UTF-8) or another
+    top-level type raises ``error`` naming the file and, when YAML knows it,
+    the line.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: file not found")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as problem:
+        raise _located(error, f"not UTF-8: byte at offset {problem.start}", path) from problem
     except yaml.YAMLError as problem:
         mark = getattr(problem, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise error(f"{where}: invalid YAML: {problem}") from problem
+        reason = getattr(problem, "problem", None) or str(problem)
+        line = mark.line + 1 if mark is not None else None
+        raise _located(error, f"invalid YAML: {reason}", path, line) from problem
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise error(f"{path}: expected a mapping at the top level, found {type(data).__name__}")
+        raise _located(error, f"expected a mapping at the top level, found {type(data).__name__}", path)
     return data
 
 
@@ -51,4 +64,4 @@ def load_yaml_model(path: Path | str, model: type[ModelT], what: str, section: s
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        raise ValueError(f"{path}: invalid {what}: {format_validation_error(error)}") from error
+        raise UserError(f"invalid {what}: {format_validation_error(error)}", path=path) from error

@@ -11,10 +11,10 @@ import os
 import threading
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from foresci.agents.models import Answer, ForecastAnswer
-from foresci.io import dumps_line
+from foresci.io import dumps_line, read_models
 
 AnswerKey = tuple[str, str, str | None, str]
 
@@ -37,7 +37,7 @@ def repair_torn_tail(path: Path) -> int:
     else:
         last_start = data.rfind(b"\n", 0, len(data) - 1) + 1
         try:
-            json.loads(data[last_start:])
+            json.loads(data[last_start:].decode("utf-8", "replace"))  # bad bytes: the reader names them
         except json.JSONDecodeError:
             end = last_start
     if end == len(data):
@@ -50,18 +50,9 @@ def repair_torn_tail(path: Path) -> int:
 def read_answers(path: Path) -> list[Answer]:
     """All rows of an answers file (after repairing a torn tail); errors name file and line."""
     repair_torn_tail(path)
-    rows: list[Answer] = []
     if not path.is_file():
-        return rows
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(Answer.model_validate_json(line))
-            except ValidationError as error:
-                raise ValueError(f"{path}:{line_number}: invalid answer row: {error}") from error
-    return rows
+        return []
+    return read_models(path, Answer)
 
 
 class AppendLog:
@@ -87,5 +78,4 @@ def read_forecasts(path: Path) -> list[ForecastAnswer]:
     repair_torn_tail(path)
     if not path.is_file():
         return []
-    return [ForecastAnswer.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return read_models(path, ForecastAnswer)

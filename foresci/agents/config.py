@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class AgentSettings(BaseModel):
+class AgentSettings(SettingsSection):
     """Knobs of the LangGraph methods, the non-LLM forecasters and the run loop."""
 
     papers_per_query: int = Field(default=8, description="papers retrieved per search call")
@@ -18,6 +20,13 @@ class AgentSettings(BaseModel):
     aris_max_queries: int = Field(default=4, description="planned search queries at most (aris)")
     concurrency: int = Field(default=4, description="tasks answered concurrently by `foresci run`")
     trend_months: int = Field(default=12, description="months before the cutoff the forecasters read")
+    trend_min_monthly_papers: float = Field(
+        default=2.0,
+        ge=0.0,
+        description="volume floor of the trend forecaster, in papers per month read (2.0: 24 papers over "
+        "12 months): options under it are ranked after the others (their slope is noise); when none "
+        "reaches it, slopes are shrunk by volume / (volume + floor)",
+    )
     trend_min_similarity: float = Field(
         default=0.3, description="cosine similarity for a paper to count toward a candidate"
     )

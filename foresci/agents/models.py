@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
+from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
 from foresci.taxonomy.models import Trajectory
 
@@ -124,6 +126,43 @@ class ForecastAnswer(BaseModel):
     notes: list[str] = Field(default_factory=list, description="how the forecast was made")
 
 
+ContractStatus = Literal["ok", "repaired", "invalid"]
+
+
+def answer_schema_for_options(base: type[BaseModel], options: Sequence[str]) -> type[BaseModel]:
+    """``base`` (a family answer) with the task's option ids as an ``enum`` and, for rankings, exactly as
+    many entries as options (``minItems``/``maxItems``) in the JSON schema sent to the model.
+
+    A server with a grammar is held to the options; parsing stays lenient (any string, any length), so an
+    answer outside the contract is still read, checked and recorded as the model gave it. The class name,
+    and so the schema title, stays the family's.
+    """
+    return _constrained_schema(base, tuple(options))
+
+
+@lru_cache(maxsize=256)
+def _constrained_schema(base: type[BaseModel], options: tuple[str, ...]) -> type[BaseModel]:
+    if not options:
+        return base
+    enum: dict[str, JsonValue] = {"enum": list(options)}
+    if issubclass(base, DirectionAnswer):
+        direction = Field(description="option_id of the chosen candidate", json_schema_extra=enum)
+        return create_model(
+            base.__name__, __base__=base, __module__=base.__module__, direction=(str, direction)
+        )
+    if issubclass(base, PlanningAnswer | VenueAnswer):
+        item = create_model(
+            RankedOption.__name__, __base__=RankedOption, __module__=__name__,
+            option_id=(str, Field(description="option_id of a candidate", json_schema_extra=enum)),
+        )
+        sizes: dict[str, JsonValue] = {"minItems": len(options), "maxItems": len(options)}
+        ranking = Field(description="every option once, best first", json_schema_extra=sizes)
+        return create_model(
+            base.__name__, __base__=base, __module__=base.__module__, ranking=(list[item], ranking)
+        )
+    return base
+
+
 class Answer(BaseModel):
     """One method's answer to one task, as appended to ``answers.jsonl``."""
 
@@ -139,6 +178,15 @@ class Answer(BaseModel):
     support: SupportArtifact | None = Field(default=None, description="None for native / name_only")
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
+    contract: ContractStatus = Field(
+        default="ok",
+        description="ok: the answer met the task contract; repaired: only after a contract-fix re-ask; "
+        "invalid: it still breaks the contract (kept and scored as the model said it)",
+    )
+    contract_notes: list[str] = Field(
+        default_factory=list,
+        description="how labels were read, the re-ask, and what still breaks the contract",
+    )
     evidence: Literal["retrieved", "none"] | None = Field(
         default=None,
         description="'none' when a KB-reading method answered from 0 papers (cutoff before the KB, empty "

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from foresci.errors import UserError
 from foresci.fencing import fence_values, with_system_clause
 from foresci.resources import declarative_dir
 from foresci.yamlio import read_yaml_mapping
@@ -42,7 +43,7 @@ DATA_VARIABLES = frozenset({"evidence", "chains", "trend_reading", "draft", "rev
 SYSTEM_TEMPLATES = frozenset({("common", "system")})
 
 
-class PromptError(ValueError):
+class PromptError(UserError):
     """A prompt file or template that does not match what the code expects."""
 
 

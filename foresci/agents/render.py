@@ -1,70 +1,95 @@
 """The common final renderer: a family answer (structured) -> checked against the task contract -> text.
 
-Every method, LLM or not, goes through :func:`enforce_contract` and :func:`render_text`, so answers
-differ in their decisions and evidence, not in their formatting.
+Every method, LLM or not, goes through :func:`check_contract` and :func:`render_text`, so answers
+differ in their decisions and evidence, not in their formatting. A contract breach is recorded on the
+answer row, never repaired into a different answer.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from foresci.agents.models import BottleneckAnswer, DirectionAnswer, PlanningAnswer, RankedOption, VenueAnswer
 from foresci.tasks.models import Task
+from foresci.tasks.options import option_ids, resolve_option
 
 
-def _resolve_option(task: Task, value: str) -> str | None:
-    """An option id from an id or a candidate name (case-insensitive), else None."""
-    wanted = value.strip().lower()
-    for candidate in task.candidates:
-        if wanted in (candidate.option_id.lower(), candidate.name.lower()):
-            return candidate.option_id
-    return None
+@dataclass(frozen=True)
+class ContractCheck:
+    """An answer read against its task contract.
+
+    ``answer`` has the model's labels read as option ids (one resolver, :mod:`foresci.tasks.options`)
+    and repeated ranking entries dropped; nothing is invented, reordered or filled in, so it is scored as
+    what the model said. ``problems`` lists what still breaks the contract; ``notes`` how labels were read.
+    """
+
+    answer: BaseModel
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
-def contract_problems(task: Task, answer: BaseModel) -> list[str]:
-    """What in ``answer`` breaks the task contract (unknown option ids); empty when it is sound."""
-    if not task.candidates:
-        return []
-    if isinstance(answer, DirectionAnswer):
-        if _resolve_option(task, answer.direction):
-            return []
-        return [f"direction {answer.direction!r} is not an option"]
-    if isinstance(answer, PlanningAnswer | VenueAnswer):
-        unknown = [item.option_id for item in answer.ranking if _resolve_option(task, item.option_id) is None]
-        return [f"ranking names unknown options {unknown}"] if unknown else []
-    return []
+def _text_problems(answer: BottleneckAnswer) -> list[str]:
+    return [f"{name} is empty" for name in ("bottleneck", "opportunity", "mechanism")
+            if not getattr(answer, name).strip()]
 
 
-def enforce_contract(task: Task, answer: BaseModel) -> tuple[BaseModel, list[str]]:
-    """Repair what can be repaired: names -> option ids; rankings made a full permutation of the options
-    (unknown ids dropped, duplicates removed, missing options appended in task order). Returns notes."""
+def _check_ranking(task: Task, answer: PlanningAnswer | VenueAnswer) -> ContractCheck:
+    ranking: list[RankedOption] = []
     notes: list[str] = []
+    unknown: list[str] = []
+    repeated: list[str] = []
+    seen: set[str] = set()
+    for item in answer.ranking:
+        resolved = resolve_option(item.option_id, task.candidates)
+        if resolved is None:
+            unknown.append(item.option_id)
+            ranking.append(item)
+            continue
+        if resolved in seen:
+            repeated.append(resolved)
+            continue
+        if resolved != item.option_id:
+            notes.append(f"read {item.option_id!r} as option {resolved}")
+        seen.add(resolved)
+        ranking.append(item.model_copy(update={"option_id": resolved}))
+    problems: list[str] = []
+    if not answer.ranking:
+        problems.append("the ranking is empty")
+    if unknown:
+        problems.append(f"the ranking names unknown options {unknown}")
+    if repeated:
+        problems.append(f"the ranking repeats options {sorted(set(repeated))} (repeats dropped)")
+    missing = [option for option in option_ids(task.candidates) if option not in seen]
+    if answer.ranking and missing:
+        problems.append(f"the ranking leaves out options {missing}")
+    return ContractCheck(answer.model_copy(update={"ranking": ranking}), problems, notes)
+
+
+def check_contract(task: Task, answer: BaseModel) -> ContractCheck:
+    """Read ``answer`` against the task contract: labels -> option ids, and what still breaks it.
+
+    Direction: one known option. Planning/venue: every option ranked once, nothing else. Bottleneck:
+    bottleneck, opportunity and mechanism all stated.
+    """
+    if isinstance(answer, BottleneckAnswer):
+        return ContractCheck(answer, _text_problems(answer))
     if not task.candidates:
-        return answer, notes
+        return ContractCheck(answer)
     if isinstance(answer, DirectionAnswer):
-        resolved = _resolve_option(task, answer.direction)
-        if resolved is not None and resolved != answer.direction:
-            notes.append(f"direction {answer.direction!r} mapped to option {resolved}")
-            answer = answer.model_copy(update={"direction": resolved})
-        return answer, notes
+        resolved = resolve_option(answer.direction, task.candidates)
+        if resolved is None:
+            choices = ", ".join(option_ids(task.candidates))
+            problem = f"direction {answer.direction!r} is not one of the options {choices}"
+            return ContractCheck(answer, [problem])
+        if resolved == answer.direction:
+            return ContractCheck(answer)
+        return ContractCheck(answer.model_copy(update={"direction": resolved}), [],
+                             [f"read direction {answer.direction!r} as option {resolved}"])
     if isinstance(answer, PlanningAnswer | VenueAnswer):
-        ranking: list[RankedOption] = []
-        seen: set[str] = set()
-        for item in answer.ranking:
-            resolved = _resolve_option(task, item.option_id)
-            if resolved is None:
-                notes.append(f"dropped unknown option {item.option_id!r}")
-                continue
-            if resolved in seen:
-                continue
-            seen.add(resolved)
-            ranking.append(item.model_copy(update={"option_id": resolved}))
-        for candidate in task.candidates:
-            if candidate.option_id not in seen:
-                notes.append(f"appended unranked option {candidate.option_id}")
-                ranking.append(RankedOption(option_id=candidate.option_id, reason="not ranked by the method"))
-        return answer.model_copy(update={"ranking": ranking}), notes
-    return answer, notes
+        return _check_ranking(task, answer)
+    return ContractCheck(answer)
 
 
 def _names(task: Task) -> dict[str, str]:

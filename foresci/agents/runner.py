@@ -32,7 +32,7 @@ from foresci.agents.methods.base import MethodContext
 from foresci.agents.methods.registry import build_graph
 from foresci.agents.models import Answer, ForecastAnswer, SupportArtifact
 from foresci.agents.prompts import PromptBook, load_prompts
-from foresci.agents.render import enforce_contract, render_text
+from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
 from foresci.llm import LLMClient, ModelInfo, contamination_risk, load_model_registry, role_model
 from foresci.locks import artifact_lock
@@ -120,8 +120,9 @@ def plan_jobs(tasks: Iterable[Task], methods: list[str], models: list[str], mode
 
 def answer_with_llm(
     job: Job, llm: LLMClient, view: KBViewLike | None, settings: Settings, prompts: PromptBook
-) -> tuple[Any, SupportArtifact | None]:
-    """Run one LLM method graph on one task; returns (family answer, support artifact or None)."""
+) -> tuple[Any, SupportArtifact | None, dict[str, Any]]:
+    """Run one LLM method graph on one task; returns (family answer, support artifact or None, contract
+    fields of the row: its status and notes)."""
     needs_kb = job.method != "native" and job.mode == "full"
     tools = None
     if needs_kb:
@@ -136,7 +137,9 @@ def answer_with_llm(
     support = tools.artifact if tools is not None else None
     if support is not None:
         support.notes.extend(state.get("notes", []))
-    return answer, support
+    outcome = state.get("contract") or {}
+    contract = {"contract": outcome.get("status", "ok"), "contract_notes": outcome.get("notes", [])}
+    return answer, support, contract
 
 
 def answer_job(
@@ -158,16 +161,20 @@ def answer_job(
                 raise ValueError(f"method {job.method} needs a KB (--kb)")
             kind: Kind = "trend" if job.method == "trend" else "persistence"
             answer, support = Forecaster(kind, view, settings.agents).answer(job.task)
-            answer, _ = enforce_contract(job.task, answer)
+            check = check_contract(job.task, answer)
+            answer = check.answer
+            contract = {"contract": "invalid" if check.problems else "ok",
+                        "contract_notes": check.notes + check.problems}
         else:
             if child is None:
                 raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
-            answer, support = answer_with_llm(job, child, view, settings, prompts)
+            answer, support, contract = answer_with_llm(job, child, view, settings, prompts)
         row = Answer(
             **base,
             text=render_text(job.task, answer),
             payload=answer.model_dump(mode="json"),
             support=support,
+            **contract,
         )
         if job.reads_kb:
             row.evidence = "retrieved" if support is not None and support.retrieved else "none"

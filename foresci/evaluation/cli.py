@@ -7,6 +7,8 @@ from typing import Any
 
 import typer
 
+from foresci.errors import user_error_from
+
 
 def eval_command(
     run_dir: Path = typer.Argument(..., help="run folder with answers.jsonl (from `foresci run`)"),
@@ -20,6 +22,12 @@ def eval_command(
         False, "--offline", help="no LLM judge: deterministic metrics and the *_offline approximations only"
     ),
     family: str = typer.Option("all", "--family", help="leaderboard family printed at the end"),
+    retry_errors: bool = typer.Option(
+        False,
+        "--retry-errors",
+        help="ask the judges again where an earlier evaluation recorded an unusable judge output "
+        "(by default kept: at temperature 0 the same request fails the same way)",
+    ),
 ) -> None:
     """Score a run's answers against the hidden targets; write RUNDIR/scores.jsonl and summary.json.
 
@@ -35,12 +43,14 @@ def eval_command(
         foresci eval workspace/runs/demo --offline
 
         FORESCI_LLM__BASE_URL=http://127.0.0.1:8000/v1 foresci eval workspace/runs/aris --release rel/
+
+        foresci eval workspace/runs/aris --retry-errors
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from foresci.evaluation.runner import evaluate_run
-    from foresci.evaluation.summary import leaderboard_table
+    from foresci.evaluation.summary import leaderboard_tables
     from foresci.io import read_json, write_json
     from foresci.settings import Settings
 
@@ -60,21 +70,28 @@ def eval_command(
             progress.update(bar, completed=done, total=total)
 
         try:
-            summary_path = evaluate_run(run_dir, release, settings, offline, progress=report, kb=kb)
+            summary_path = evaluate_run(
+                run_dir, release, settings, offline, progress=report, kb=kb, retry_errors=retry_errors
+            )
         except (FileNotFoundError, ValueError, RuntimeError) as error:
-            console.print(f"[red]error:[/red] {error}")
-            raise typer.Exit(code=1) from error
+            raise user_error_from(error) from error
     summary = read_json(summary_path)
     if kb is not None:
         summary["kb"] = str(kb)
         write_json(summary_path, summary)
-    console.print(leaderboard_table(summary, family))
+    for table in leaderboard_tables(summary, family, width=console.width):
+        console.print(table)
     counts = summary["counts"]
     console.print(
         f"{counts['scored']} rows scored, {counts['answer_errors']} answer errors, "
         f"{counts['missing_target']} without target, judge errors {counts['judge_errors'] or 'none'}; "
         f"reused {summary['reused_rows']} finished rows in {summary['elapsed_s']} s -> {summary_path}"
     )
+    if summary.get("kept_judge_failures"):
+        console.print(
+            f"{summary['kept_judge_failures']} row(s) keep judge failures of the earlier evaluation "
+            "(unusable output at temperature 0); --retry-errors asks again"
+        )
     if counts.get("evidence_none") or counts.get("unknown_citations") or counts.get("after_cutoff_citations"):
         console.print(
             f"{counts.get('evidence_none', 0)} answers read no paper (evidence: none); citations: "
@@ -118,6 +135,8 @@ def report_command(
     from rich.console import Console
 
     from foresci.evaluation.report import write_report
+    from foresci.evaluation.summary import leaderboard_tables
+    from foresci.io import read_json
     from foresci.settings import Settings
 
     console = Console()
@@ -125,6 +144,10 @@ def report_command(
         try:
             index = write_report(run_dirs, out, Settings(), taxonomy_dirs=tuple(taxonomy))
         except (FileNotFoundError, ValueError) as error:
-            console.print(f"[red]error:[/red] {error}")
-            raise typer.Exit(code=1) from error
+            raise user_error_from(error) from error
+    pooled = read_json(index.parent / "summary.json")
+    for table in leaderboard_tables(pooled, "all", width=console.width):
+        console.print(table)
+    for note in pooled.get("notes", []):
+        console.print(f"note: {note}")
     console.print(f"report written: {index}")

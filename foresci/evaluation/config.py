@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class EvaluationSettings(BaseModel):
+class EvaluationSettings(SettingsSection):
     """How answers are scored."""
 
     judge_runs: int = Field(default=3, description="times each rubric metric (Trace, Pers) is judged")

@@ -86,6 +86,16 @@ def judged_fact(
     )
 
 
+def public_texts(task: Task) -> list[str]:
+    """What the task itself already says: title, question, candidate names and descriptions."""
+    texts = [task.title, task.question]
+    for candidate in task.candidates:
+        texts.append(candidate.name)
+        if candidate.description:
+            texts.append(f"{candidate.name}: {candidate.description}")
+    return [text for text in texts if text.strip()]
+
+
 def offline_fact(
     answer_text: str,
     gold: Sequence[Claim],
@@ -93,11 +103,15 @@ def offline_fact(
     max_claims: int,
     supported: float,
     partial: float,
+    task_texts: Sequence[str] = (),
 ) -> MetricResult:
     """``fact_offline``: answer sentences as claims, embedding match against the claim bank.
 
     A sentence whose best clipped cosine to any gold text/variant is >= ``supported`` gets phi 1, >=
-    ``partial`` 0.5, else 0; a gold claim gets psi the same way from its best sentence. Not the judged Fact.
+    ``partial`` 0.5, else 0; a gold claim gets psi the same way from its best sentence. A sentence at
+    least as close to one of ``task_texts`` (what the task already says: candidate names, the question)
+    as to every gold claim restates the task and claims nothing: phi 0 (not checkable), and it covers no
+    gold claim. Not the judged Fact.
     """
     sentences = split_sentences(answer_text, limit=max_claims)
     texts = [text for claim in gold for text in [claim.text, *claim.variants]]
@@ -106,6 +120,11 @@ def offline_fact(
     per_gold = np.zeros((len(sentences), len(gold)), dtype=np.float32)
     for column, owner in enumerate(owners):
         per_gold[:, owner] = np.maximum(per_gold[:, owner], similarity[:, column])
+    restating: list[int] = []
+    if task_texts and sentences and len(gold):
+        to_task = clipped_cosine_matrix(encoder, sentences, list(task_texts)).max(axis=1)
+        restating = [index for index in range(len(sentences)) if to_task[index] >= per_gold[index].max()]
+        per_gold[restating, :] = 0.0
 
     def grade(value: float) -> float:
         return 1.0 if value >= supported else 0.5 if value >= partial else 0.0
@@ -122,6 +141,7 @@ def offline_fact(
             "claims": sentences,
             "phi": phi,
             "psi": psi,
+            "restating_task": restating,
             "thresholds": {"supported": supported, "partial": partial},
         },
     )

@@ -22,6 +22,11 @@ class MetricResult(BaseModel):
     available: bool = True
     reason: str | None = Field(default=None, description="why unavailable, when it is")
     error: str | None = Field(default=None, description="judge failure after re-asking (not a zero score)")
+    error_kind: str | None = Field(
+        default=None,
+        description="output: the judge's answer stayed unusable (repeats at temperature 0, kept on "
+        "re-evaluation unless --retry-errors); transport: the call failed (retried on re-evaluation)",
+    )
 
 
 class Score(BaseModel):
@@ -43,6 +48,11 @@ class Score(BaseModel):
     error: str | None = Field(default=None, description="why the row has no scores, when it has none")
     key: str | None = Field(default=None, description="row identity: task_id|method|model|mode")
     evaluation: str = Field(default="offline", description="offline | judged: how the metrics were computed")
+    contract: str = Field(
+        default="ok",
+        description="ok | repaired | invalid: how the answer met its task contract (from the run)",
+    )
+    contract_notes: list[str] = Field(default_factory=list, description="the answer's contract notes")
     fingerprint: str | None = Field(
         default=None,
         description="hash of the answer row, its task's public and hidden rows, the judge/rubric prompts and "

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel
 
 from foresci.evaluation.judges import (
     JudgeClient,
@@ -68,8 +67,7 @@ def judged_pers(
         "; ".join(f"{name} ({text})" for name, text in task_dimensions.items()) or "none for this family"
     )
 
-    def score(judgement: BaseModel) -> tuple[float, dict[str, float]]:
-        scores = {name: float(value) for name, value in judgement.model_dump().items() if name != "rationale"}
+    def score(scores: dict[str, float]) -> tuple[float, dict[str, float]]:
         return scores["holistic"], scores
 
     def details(passes: list[dict[str, float]] | None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from foresci.tasks.models import Candidate
+from foresci.tasks.options import resolve_option
 
 
 @dataclass(frozen=True)
@@ -91,28 +92,6 @@ def ranking_fta(gold: Sequence[str], predicted: Sequence[str]) -> RankingScore:
     )
 
 
-def _normalise(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-
-def resolve_option(label: str, candidates: Sequence[Candidate]) -> str | None:
-    """Map an option label (id, id in any case, or name) to a candidate option_id; None when unknown."""
-    for candidate in candidates:
-        if label == candidate.option_id:
-            return candidate.option_id
-    wanted = _normalise(label)
-    if not wanted:
-        return None
-    for candidate in candidates:
-        if wanted in (_normalise(candidate.option_id), _normalise(candidate.name)):
-            return candidate.option_id
-    for candidate in candidates:
-        name = _normalise(candidate.name)
-        if name and (name in wanted or (len(wanted) > 3 and wanted in name)):
-            return candidate.option_id
-    return None
-
-
 def _payload_labels(payload: dict[str, Any]) -> list[str]:
     labels: list[str] = []
     for entry in payload.get("ranking") or []:
@@ -168,14 +147,16 @@ def parse_ranking_text(text: str, candidates: Sequence[Candidate]) -> list[str]:
 def parse_answer_ranking(
     payload: dict[str, Any], text: str, candidates: Sequence[Candidate]
 ) -> tuple[list[str], str]:
-    """Return (ranking of option ids, source) from payload["ranking"] or, failing that, the text.
+    """Return (ranking of option ids, source) from payload["ranking"] or, when the payload has none, the text.
 
-    Payload labels that match no candidate are kept as they are: an invented option is an extra item
-    that lowers precision, never silently dropped.
+    A payload ranking is what the model answered and is final: an empty one scores as empty (the text is
+    not mined for option names instead). Labels go through the shared resolver
+    (:func:`foresci.tasks.options.resolve_option`); labels that match no candidate are kept as they are:
+    an invented option is an extra item that lowers precision, never silently dropped.
     """
-    labels = _payload_labels(payload)
-    if labels:
-        resolved = [(resolve_option(label, candidates) if candidates else None) or label for label in labels]
+    if isinstance(payload.get("ranking"), list):
+        labels = _payload_labels(payload)
+        resolved = [resolve_option(label, candidates) or label for label in labels]
         return _dedupe(resolved), "payload"
     if candidates and text.strip():
         ranking = parse_ranking_text(text, candidates)

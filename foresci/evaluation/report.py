@@ -81,6 +81,42 @@ def _metric_note(name: str, result: Any) -> str:
     return ""
 
 
+def pool_scores(runs: Sequence[tuple[Path, Sequence[Score]]]) -> tuple[list[Score], list[str]]:
+    """The rows of several runs with each (task, method, backbone, mode) counted once, and notes saying so.
+
+    When a row is in several runs, a judged score is kept over an offline one, else the first run's.
+    """
+    kept: dict[str, tuple[Path, Score]] = {}
+    repeats: dict[str, list[Path]] = {}
+    for run_dir, scores in runs:
+        for score in scores:
+            key = score.key or answer_key(score.task_id, score.method, score.model, score.mode)
+            if key not in kept:
+                kept[key] = (run_dir, score)
+                continue
+            repeats.setdefault(key, [kept[key][0]]).append(run_dir)
+            if score.evaluation == "judged" and kept[key][1].evaluation != "judged":
+                kept[key] = (run_dir, score)
+    notes = []
+    if repeats:
+        folders = sorted({str(path) for paths in repeats.values() for path in paths})
+        example = next(iter(repeats))
+        notes.append(
+            f"{len(repeats)} row(s) with the same task, method, backbone and mode are in more than one run "
+            f"({', '.join(folders)}) and are counted once (a judged score over an offline one, else the "
+            f"first run's); e.g. {example}"
+        )
+    return [score for _, score in kept.values()], notes
+
+
+def evaluation_text(evaluations: dict[str, str]) -> str:
+    """How the runs were evaluated, e.g. 'offline', 'judged' or 'mixed: a offline, b judged'."""
+    kinds = set(evaluations.values())
+    if len(kinds) <= 1:
+        return next(iter(kinds), "offline")
+    return "mixed: " + ", ".join(f"{run} {kind}" for run, kind in evaluations.items())
+
+
 def citation_note(checks: dict[str, Any]) -> str:
     """One line on an answer's citations: valid share, unknown and after-cutoff ids."""
     note = (
@@ -146,6 +182,9 @@ def drilldown_rows(
                 "citations": citation_note(score.citations) if score.citations else "",
                 "evidence_none": score.evidence == "none",
                 "label": entry_label(score.method, score.model, score.mode),
+                "evaluation": score.evaluation,
+                "contract": score.contract,
+                "contract_notes": score.contract_notes,
                 "headline": headline,
                 "title": task.title if task else "",
                 "question": task.question if task else "",
@@ -203,28 +242,43 @@ def _taxonomy_figures(
     return figures, notes
 
 
+def _repair(entry: dict[str, Any]) -> str:
+    contract = entry.get("contract")
+    if not contract:
+        return "–"
+    return f"{100 * contract['rate']:.0f}% ({contract['repaired']} repaired, {contract['invalid']} invalid)"
+
+
 def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
     lines = [
         "# foresci evaluation report",
         "",
         f"Runs: {', '.join(summary.get('runs', [summary.get('run_dir', '')]))}; "
         f"release: {summary.get('release')}; "
-        f"evaluation: {'offline' if summary.get('offline') else 'judged'}.",
+        f"evaluation: {summary['evaluation_text']}.",
+        "",
+        *(f"Note: {note}" for note in summary.get("notes", [])),
         "",
     ]
+    mixed = summary["evaluation_text"].startswith("mixed")
     for family in ["all", *sorted({e["family"] for e in summary["leaderboard"]} - {"all"})]:
         entries = [e for e in summary["leaderboard"] if e["family"] == family]
+        extra = ["evaluation"] if mixed else []
         lines += [
             f"## Leaderboard: {family}",
             "",
-            "| method · backbone | n | " + " | ".join(METRIC_LABELS.get(n, n) for n in metric_names) + " |",
-            "|---|---:|" + "---:|" * len(metric_names),
+            "| method · backbone | n | repair rate | "
+            + " | ".join([*extra, *(METRIC_LABELS.get(n, n) for n in metric_names)])
+            + " |",
+            "|---|---:|---:|" + "---|" * len(extra) + "---:|" * len(metric_names),
         ]
         for entry in entries:
             values = [
                 fmt(entry["metrics"][n]["mean"]) if n in entry["metrics"] else "–" for n in metric_names
             ]
-            lines.append(f"| {entry['label']} | {entry['n_rows']} | " + " | ".join(values) + " |")
+            kinds = [str(entry.get("evaluation", "offline"))] if mixed else []
+            cells = [entry["label"], str(entry["n_rows"]), _repair(entry), *kinds, *values]
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     diagnostics = summary["diagnostics"]
     lines += ["## Diagnostics", "", "Low-score rates (bottom 20 %) by family:", ""]
@@ -275,15 +329,20 @@ def write_report(
     """
     if not run_dirs:
         raise ValueError("write_report needs at least one run folder")
-    summaries, all_scores, answers, tasks = [], [], {}, {}
+    summaries, per_run, answers, tasks = [], [], {}, {}
     for run_dir in run_dirs:
         summary, scores = load_scored_run(Path(run_dir))
         summaries.append(summary)
-        all_scores.extend(scores)
+        per_run.append((Path(run_dir), scores))
         if (Path(run_dir) / "answers.jsonl").is_file():
             for answer in load_answers(Path(run_dir)):
                 answers[answer_key(answer.task_id, answer.method, answer.model, answer.mode)] = answer
         tasks.update(_tasks_of(summary.get("release")))
+    all_scores, notes = pool_scores(per_run)
+    evaluations = {
+        str(path): "offline" if summary.get("offline") else "judged"
+        for path, summary in zip(run_dirs, summaries, strict=True)
+    }
     if len(summaries) == 1:
         combined = dict(summaries[0])
     else:
@@ -296,6 +355,9 @@ def write_report(
             },
         )
     combined["runs"] = [str(path) for path in run_dirs]
+    combined["evaluations"] = evaluations
+    combined["evaluation_text"] = evaluation_text(evaluations)
+    combined["notes"] = notes
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     leaderboard = combined["leaderboard"]
@@ -330,6 +392,10 @@ def write_report(
         runs=combined["runs"],
         release=combined.get("release"),
         offline=combined.get("offline"),
+        any_offline="offline" in evaluations.values(),
+        evaluation=combined["evaluation_text"],
+        mixed=len(set(evaluations.values())) > 1,
+        notes=notes,
         counts=combined["counts"],
         overall=overall,
         per_family=per_family,

@@ -35,11 +35,12 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 <body>
 <h1>foresci evaluation report</h1>
 <p class="meta">Runs: {{ runs | join(", ") }} &middot; release: {{ release }} &middot;
- evaluation: {{ "offline (deterministic metrics and *_offline approximations)" if offline else "judged" }}
+ evaluation: <span id="evaluation-kind">{{ "offline (deterministic metrics and *_offline approximations)" if evaluation == "offline" else evaluation }}</span>
  &middot; {{ counts.scored }} scored rows, {{ counts.answer_errors }} answer errors,
  {{ counts.missing_target }} without hidden target{% if counts.judge_errors %}, judge errors:
  {% for name, n in counts.judge_errors.items() %}{{ name }} {{ n }} {% endfor %}{% endif %}</p>
-{% if offline %}<p class="note">Offline evaluation: <b>Pers</b> needs an LLM judge and is unavailable;
+{% for note in notes %}<p class="note">{{ note }}</p>{% endfor %}
+{% if any_offline %}<p class="note">{{ "Offline evaluation" if offline else "Offline rows (the evaluation column says which)" }}: <b>Pers</b> needs an LLM judge and is unavailable;
  Fact~off, FTA~off and Trace~off are embedding/citation approximations under their own names, not the judged
  metrics. FTA of planning and venue tasks is deterministic (ranking-aware) and is the real metric.</p>{% endif %}
 
@@ -120,9 +121,10 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 {% for r in rows %}<details class="drill" data-search="{{ (r.task_id ~ ' ' ~ r.family ~ ' ' ~ r.label) | lower }}"
  id="row-{{ loop.index }}"><summary><b>{{ r.task_id }}</b> &middot; {{ r.family.replace("_", " ") }} &middot;
  {{ r.label }}{% for name, value in r.headline %}<span class="pill">{{ name }} {{ value }}</span>{% endfor %}
- {% if r.status != "ok" %}<span class="pill err">{{ r.status }}</span>{% endif %}</summary>
+ {% if r.status != "ok" %}<span class="pill err">{{ r.status }}</span>{% endif %}{% if r.contract and r.contract != "ok" %}<span class="pill err">contract {{ r.contract }}</span>{% endif %}<span class="pill">{{ r.evaluation }}</span></summary>
 {% if r.title %}<p><b>{{ r.title }}</b></p>{% endif %}{% if r.question %}<p>{{ r.question }}</p>{% endif %}
 {% if r.error %}<p class="err">{{ r.error }}</p>{% endif %}
+{% if r.contract_notes %}<h4>Task contract</h4><ul>{% for note in r.contract_notes %}<li>{{ note }}</li>{% endfor %}</ul>{% endif %}
 {% if r.evidence_none %}<p class="err">evidence: none (the method read no paper)</p>{% endif %}
 {% if r.citations %}<p class="meta">{{ r.citations }}</p>{% endif %}
 <h4>Answer</h4><pre>{{ r.text or "(no text)" }}</pre>
@@ -157,9 +159,11 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 
 TABLE_MACRO = """{% macro table(entries, table_id) %}
 <table id="{{ table_id }}" class="leaderboard"><tr><th class="label">method &middot; backbone</th><th>n</th>
+<th title="answers re-asked to meet the task contract, or still breaking it (scored as given)">repair rate</th>{% if mixed %}<th class="label">evaluation</th>{% endif %}
 {% for name in metric_names %}<th>{{ labels.get(name, name) }}</th>{% endfor %}</tr>
 {% for e in entries %}<tr data-entry="{{ e.label }}" data-family="{{ e.family }}"><td class="label">{{ e.label }}{% if e.contamination_risk_rows %} <span class="pill err" title="backbone knowledge cutoff after the task cutoff (or unknown)">contamination risk: {{ e.contamination_risk_rows }} rows</span>{% endif %}</td>
 <td>{{ e.n_rows }}</td>
+<td data-metric="repair_rate" data-value="{{ '%.3f' % e.contract.rate if e.contract else '' }}">{% if e.contract %}{{ '%.0f' % (100 * e.contract.rate) }}&nbsp;%<span class="ci">{{ e.contract.repaired }} repaired, {{ e.contract.invalid }} invalid</span>{% else %}&ndash;{% endif %}</td>{% if mixed %}<td class="label">{{ e.evaluation }}</td>{% endif %}
 {% for name in metric_names %}{% set c = e.metrics.get(name) %}{% if c %}<td class="{{ 'leader' if c.leader }}"
  data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}">{{ '%.3f' % c.mean }}<span class="ci">[{{ '%.3f' % c.low }},
  {{ '%.3f' % c.high }}] n={{ c.n }}{% if c.p_vs_leader is defined %} p={{ '%.3f' % c.p_vs_leader }}{% endif %}

@@ -4,8 +4,10 @@ Writes ``RUNDIR/scores.jsonl`` (one :class:`Score` per answer row) and ``RUNDIR/
 A finished row is reused only when its fingerprint matches: the hash of the answer row, its task's public
 and hidden rows, the judge and rubric prompt files, the KB citations are checked against and the
 evaluation settings (:func:`row_fingerprint`). Judge answers come from the persistent response cache, so
-re-running a finished evaluation makes zero model calls. A release without any target for the run's
-answers is refused before anything is written; the run folder is locked while it is evaluated.
+re-running a finished evaluation makes zero model calls. A judge failure whose output stayed unusable
+repeats at temperature 0, so it is kept with its row instead of being asked again, unless
+``retry_errors`` is set. A release without any target for the run's answers is refused before anything
+is written; the run folder is locked while it is evaluated.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from foresci.agents.models import Answer
+from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient
@@ -54,10 +57,18 @@ Progress = Callable[[str, int, int], None]
 PARTIAL_NAME = f".{SCORES_NAME}.partial"
 
 
-def _reusable_rows(run_dir: Path, fingerprints: dict[str, str]) -> dict[str, Score]:
-    """Finished rows of an earlier evaluation whose row fingerprint still matches (judge errors retried).
+def _keeps_failures(score: Score) -> bool:
+    """True when every judge failure of the row is an unusable output (deterministic at temperature 0)."""
+    return all(result.error_kind == "output" for result in score.metrics.values() if result.error)
 
-    Rows come from scores.jsonl and from the partial file an interrupted evaluation leaves behind
+
+def _reusable_rows(
+    run_dir: Path, fingerprints: dict[str, str], keep_failures: bool = False
+) -> dict[str, Score]:
+    """Finished rows of an earlier evaluation whose row fingerprint still matches.
+
+    Rows with judge failures are re-judged unless ``keep_failures`` and every failure is an unusable
+    output. Rows come from scores.jsonl and from the partial file an interrupted evaluation leaves behind
     (a torn last line of that file is ignored).
     """
     rows: dict[str, Score] = {}
@@ -73,7 +84,8 @@ def _reusable_rows(run_dir: Path, fingerprints: dict[str, str]) -> dict[str, Sco
                 raise ValueError(f"{path}: invalid score row; delete the file to re-evaluate") from None
             if score.key is None or score.fingerprint != fingerprints.get(score.key):
                 continue
-            if not any(result.error for result in score.metrics.values()):
+            failed = any(result.error for result in score.metrics.values())
+            if not failed or (keep_failures and _keeps_failures(score)):
                 rows[score.key] = score
     return rows
 
@@ -151,6 +163,7 @@ def prewarm_embeddings(
         slots, _ = target_slots(task, hidden)
         texts.update(variant for slot in slots for variant in slot.variants)
         texts.update(text for claim in hidden.claims for text in [claim.text, *claim.variants])
+        texts.update(public_texts(task))
         if answer.support is not None:
             texts.update(evidence.claim for evidence in answer.support.evidence if evidence.claim.strip())
     ordered = sorted(texts)
@@ -238,11 +251,13 @@ def evaluate_run(
     encoder: TextEncoder | None = None,
     progress: Progress | None = None,
     kb: Path | None = None,
+    retry_errors: bool = False,
 ) -> Path:
     """Score ``run_dir/answers.jsonl`` against the release; write scores.jsonl and summary.json.
 
     ``release_dir`` defaults to the release named in the run's manifest, ``kb`` (the KB citations are
-    checked against) to the run's KB when it still exists. Returns the summary path.
+    checked against) to the run's KB when it still exists. Returns the summary path. Judge failures of
+    an unchanged row at temperature 0 are kept, not asked again, unless ``retry_errors``.
     """
     run_dir = Path(run_dir)
     release_dir = release_dir or release_of_run(run_dir)
@@ -255,7 +270,7 @@ def evaluate_run(
     kb = kb or kb_of_run(run_dir)
     with artifact_lock(run_dir):
         return _evaluate_locked(
-            run_dir, release, answers, settings, offline, client, encoder, progress, kb, started
+            run_dir, release, answers, settings, offline, client, encoder, progress, kb, started, retry_errors
         )
 
 
@@ -270,13 +285,15 @@ def _evaluate_locked(
     progress: Progress | None,
     kb: Path | None,
     started: float,
+    retry_errors: bool = False,
 ) -> Path:
     evaluation = evaluation_fingerprint(settings, release, offline, kb)
     fingerprints = {
         answer_key(a.task_id, a.method, a.model, a.mode): row_fingerprint(a, release, evaluation)
         for a in answers
     }
-    reusable = _reusable_rows(run_dir, fingerprints)
+    keep_failures = not retry_errors and not offline and settings.llm.temperature == 0
+    reusable = _reusable_rows(run_dir, fingerprints, keep_failures)
     todo = [
         answer
         for answer in answers
@@ -313,6 +330,9 @@ def _evaluate_locked(
         "fingerprint": evaluation,
         "citations_checked_against": str(kb) if kb is not None else "retrieved papers (no KB given)",
         "reused_rows": len(answers) - len(todo),
+        "kept_judge_failures": sum(
+            1 for score in reusable.values() if any(result.error for result in score.metrics.values())
+        ),
         "scored_rows": len(fresh),
         "tasks_without_answer": tasks_without_answer(answers, release),
         "elapsed_s": round(time.perf_counter() - started, 3),

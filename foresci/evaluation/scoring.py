@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 
 from foresci.agents.models import Answer, ForecastAnswer
 from foresci.evaluation.config import EvaluationSettings
-from foresci.evaluation.fact import judged_fact, offline_fact
+from foresci.evaluation.fact import judged_fact, offline_fact, public_texts
 from foresci.evaluation.forecast import brier, brier_skill, numeric_scores
 from foresci.evaluation.fta import TextEncoder, reference_guided_fta, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient, JudgeError
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.pers import judged_pers, offline_pers
-from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta, resolve_option
+from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta
 from foresci.evaluation.trace import (
     PaperDates,
     citation_checks,
@@ -23,10 +23,15 @@ from foresci.evaluation.trace import (
 )
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
+from foresci.tasks.options import resolve_option
 
 RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
 SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
 FORECAST_FAMILY = "forecast"
+SCORING_REVISION = 2
+"""Part of the evaluation fingerprint: bump it when a metric is computed differently, so stored scores of
+the old computation are not reused (2: contract-aware rankings and directions, restatement-aware
+fact_offline, judge scores on the 0-10 scale)."""
 
 
 def answer_text(answer: Answer) -> str:
@@ -51,7 +56,15 @@ class JudgedParts:
 
     claims: list[str] | None = None
     claims_error: str | None = None
+    claims_error_kind: str | None = None
     metrics: dict[str, MetricResult] = field(default_factory=dict)
+
+
+def judge_failed(name: str, error: str | None, kind: str | None) -> MetricResult:
+    """A metric left unavailable by a judge failure (recorded with its kind, never a zero)."""
+    return MetricResult(
+        name=name, value=None, available=False, reason="judge failed", error=error, error_kind=kind
+    )
 
 
 def run_judges(
@@ -69,22 +82,18 @@ def run_judges(
     try:
         parts.claims = extract_claims(client, task, answer_text(answer), settings.max_claims)
     except JudgeError as error:
-        parts.claims_error = str(error)
+        parts.claims_error, parts.claims_error_kind = str(error), error.kind
     if not hidden.claims:
         parts.metrics["fact"] = MetricResult(
             name="fact", value=None, available=False, reason="the hidden target has no claim bank"
         )
     elif parts.claims is None:
-        parts.metrics["fact"] = MetricResult(
-            name="fact", value=None, available=False, reason="judge failed", error=parts.claims_error
-        )
+        parts.metrics["fact"] = judge_failed("fact", parts.claims_error, parts.claims_error_kind)
     else:
         try:
             parts.metrics["fact"] = judged_fact(client, task, parts.claims, hidden.claims)
         except JudgeError as error:
-            parts.metrics["fact"] = MetricResult(
-                name="fact", value=None, available=False, reason="judge failed", error=str(error)
-            )
+            parts.metrics["fact"] = judge_failed("fact", str(error), error.kind)
     checks = citation_checks(answer, task.cutoff, kb_dates)
     parts.metrics["trace"] = judged_trace(
         client, task, answer_text(answer), answer, settings.judge_runs, checks
@@ -143,11 +152,15 @@ def slot_metric(
 
 
 def top_choice_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricResult | None:
-    """``top_choice``: was the first pick right? direction: 1 primary / 0.5 acceptable; ranking: S_top."""
+    """``top_choice``: was the first pick right? direction: 1 primary / 0.5 acceptable; ranking: S_top.
+
+    A payload direction is what the model chose: one that names no option scores 0 (the text is read
+    only when the payload has no direction at all).
+    """
     if task.family == "direction_forecasting" and hidden.primary_direction:
         label = answer.payload.get("direction")
-        chosen = resolve_option(label, task.candidates) if isinstance(label, str) else None
-        if chosen is None:
+        chosen = resolve_option(label, task.candidates)
+        if label is None:
             predicted, _ = parse_answer_ranking({}, answer.text, task.candidates)
             chosen = predicted[0] if predicted else None
         value = (
@@ -163,6 +176,7 @@ def top_choice_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> Metri
             value=value,
             details={
                 "chosen": chosen,
+                "answered": label,
                 "gold": hidden.primary_direction,
                 "trajectory": trajectory,
                 "trajectory_correct": None if hidden.trajectory is None else trajectory == hidden.trajectory,
@@ -196,9 +210,7 @@ def score_task_answer(
         metrics["fta"] = ranking_metric(answer, task, hidden)
     elif judged is not None:
         if judged.claims is None:
-            metrics["fta"] = MetricResult(
-                name="fta", value=None, available=False, reason="judge failed", error=judged.claims_error
-            )
+            metrics["fta"] = judge_failed("fta", judged.claims_error, judged.claims_error_kind)
         else:
             metrics["fta"] = slot_metric("fta", judged.claims, task, hidden, encoder)
     if task.family in SLOT_FAMILIES:
@@ -212,6 +224,7 @@ def score_task_answer(
             settings.max_claims,
             settings.offline_supported_threshold,
             settings.offline_partial_threshold,
+            public_texts(task),
         )
     metrics["trace_offline"] = offline_trace(answer_text(answer), answer.support, checks, encoder)
     top = top_choice_metric(answer, task, hidden)
@@ -231,6 +244,8 @@ def score_task_answer(
         metrics=metrics,
         contamination_risk=answer.contamination_risk,
         evaluation="judged" if judged is not None else "offline",
+        contract=answer.contract,
+        contract_notes=list(answer.contract_notes),
         evidence=answer.evidence,
         citations=citation_summary(checks),
     )

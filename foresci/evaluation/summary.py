@@ -46,6 +46,23 @@ def entry_label(method: str, model: str | None, mode: str) -> str:
     return label if mode == "full" else f"{label} ({mode})"
 
 
+def contract_rates(rows: Sequence[Score]) -> dict[str, Any]:
+    """How the rows' answers met their task contract: counts repaired (only after a contract-fix re-ask)
+    and invalid (still breaking it, scored as given), and the repair rate = (repaired + invalid) / rows."""
+    repaired = sum(1 for score in rows if score.contract == "repaired")
+    invalid = sum(1 for score in rows if score.contract == "invalid")
+    rate = (repaired + invalid) / len(rows) if rows else 0.0
+    return {"repaired": repaired, "invalid": invalid, "rate": rate}
+
+
+def evaluation_label(rows: Sequence[Score]) -> str:
+    """'offline', 'judged', or 'mixed (judged k of n)' for rows pooled from differently evaluated runs."""
+    judged = sum(1 for score in rows if score.evaluation == "judged")
+    if judged == len(rows):
+        return "judged"
+    return "offline" if judged == 0 else f"mixed (judged {judged} of {len(rows)})"
+
+
 def _aggregate(rows: Sequence[Score], names: Sequence[str], settings: EvaluationSettings) -> dict[str, Any]:
     metrics: dict[str, Any] = {}
     for name in names:
@@ -131,6 +148,8 @@ def leaderboard(scores: Sequence[Score], settings: EvaluationSettings) -> list[d
                 "family": "all",
                 "n_rows": len(rows),
                 "contamination_risk_rows": sum(1 for score in rows if score.contamination_risk),
+                "contract": contract_rates(rows),
+                "evaluation": evaluation_label(rows),
                 "metrics": _aggregate(rows, TASK_METRICS, settings),
             }
         )
@@ -141,6 +160,8 @@ def leaderboard(scores: Sequence[Score], settings: EvaluationSettings) -> list[d
                     **base,
                     "family": family,
                     "n_rows": len(family_rows),
+                    "contract": contract_rates(family_rows),
+                    "evaluation": evaluation_label(family_rows),
                     "metrics": _aggregate(family_rows, TASK_METRICS, settings),
                 }
             )
@@ -252,6 +273,7 @@ def build_summary(
         **meta,
         "counts": counts,
         "errors_by_entry": dict(errors_by_method),
+        "contract": contract_rates([s for s in scores if s.status == "ok" and s.family != "forecast"]),
         "answer_errors": [
             {"task_id": s.task_id, "entry": entry_label(*group_key(s)), "error": s.error}
             for s in scores
@@ -288,3 +310,63 @@ def leaderboard_table(summary: dict[str, Any], family: str = "all") -> Any:
             cells.append("–" if cell is None else f"{cell['mean']:.3f}" + ("*" if cell.get("leader") else ""))
         table.add_row(entry["label"], str(entry["n_rows"]), *cells)
     return table
+
+
+def _cell(entry: dict[str, Any], name: str) -> str:
+    cell = entry["metrics"].get(name)
+    return "–" if cell is None else f"{cell['mean']:.3f}" + ("*" if cell.get("leader") else "")
+
+
+def _repair_cell(entry: dict[str, Any]) -> str:
+    contract = entry.get("contract") or {}
+    return f"{100 * contract.get('rate', 0.0):.0f}%" if contract else "–"
+
+
+def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int = 80) -> list[Any]:
+    """The leaderboard of one family as rich Tables that fit ``width`` columns.
+
+    Every column keeps its header on one line; when the metric columns do not fit beside the entry
+    label, they are split over several tables, each repeating the label column. Columns: entry, n,
+    repair rate (answers re-asked or still breaking the task contract), evaluation (offline/judged/mixed,
+    when the entries differ), then the metric means (* = leader).
+    """
+    from rich import box
+    from rich.table import Table
+
+    entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
+    names = [name for name in TASK_METRICS if any(name in entry["metrics"] for entry in entries)]
+    kinds = {entry.get("evaluation", "offline") for entry in entries}
+    fixed: list[tuple[str, Any]] = [("n", lambda entry: str(entry["n_rows"])), ("repair", _repair_cell)]
+    if len(kinds) > 1:
+        fixed.append(("eval", lambda entry: str(entry.get("evaluation", "offline")).split(" ")[0]))
+    columns = [(METRIC_LABELS.get(name, name), lambda entry, name=name: _cell(entry, name)) for name in names]
+
+    def column_width(header: str, cell: Any) -> int:
+        return max([len(header), *(len(cell(entry)) for entry in entries)]) + 3  # padding and divider
+
+    label_width = min(max([len("method · backbone"), *(len(entry["label"]) for entry in entries)]), 26)
+    # a table is 1 narrower than the sum of its column widths (no padding at its outer edges, 2 edge chars)
+    budget = width + 1 - (label_width + 3) - sum(column_width(header, cell) for header, cell in fixed)
+    groups: list[list[tuple[str, Any]]] = [[]]
+    used = 0
+    for header, cell in columns:
+        needed = column_width(header, cell)
+        if groups[-1] and used + needed > budget:
+            groups.append([])
+            used = 0
+        groups[-1].append((header, cell))
+        used += needed
+    tables = []
+    for index, group in enumerate(groups):
+        part = f", part {index + 1} of {len(groups)}" if len(groups) > 1 else ""
+        caption = "mean over tasks; * leader; repair = re-asked or invalid answers" if index == 0 else None
+        table = Table(
+            title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False, caption=caption
+        )
+        table.add_column("method · backbone", overflow="fold", width=label_width)
+        for header, cell in [*fixed, *group]:
+            table.add_column(header, justify="right", no_wrap=True, width=column_width(header, cell) - 3)
+        for entry in entries:
+            table.add_row(entry["label"], *(cell(entry) for _, cell in [*fixed, *group]))
+        tables.append(table)
+    return tables

@@ -132,11 +132,11 @@ def judged_trace(
         return not_applicable("trace")
     brief = support_brief(support, checks)
 
-    def score(judgement: TraceJudgement) -> tuple[float, dict[str, float]]:
+    def score(scores: dict[str, float]) -> tuple[float, dict[str, float]]:
         value = trace_score(
-            judgement.evidence_linkage, judgement.support_specificity, judgement.answer_internal_trace
+            scores["evidence_linkage"], scores["support_specificity"], scores["answer_internal_trace"]
         )
-        return value, {key: getattr(judgement, key) for key in WEIGHTS}
+        return value, {key: scores[key] for key in WEIGHTS}
 
     def details(passes: list[dict[str, float]] | None) -> dict[str, Any]:
         return {"citations": checks} if passes is None else {"citations": checks, "dimensions": passes}

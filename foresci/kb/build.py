@@ -3,7 +3,8 @@
 ``build_kb`` ingests every source, embeds (content-addressed cache: nothing is embedded twice),
 screens per domain, indexes (BM25 term counts + vectors for FAISS) and swaps the new generation
 in atomically. ``update_kb`` appends papers announced on or after the KB's last date without
-recomputing anything for the papers already there.
+recomputing anything for the papers already there. Both hold the folder's write lock
+(:func:`foresci.locks.artifact_lock`): a second writer exits with a one-line error instead of racing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.artifacts import is_reusable, read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.errors import InputDataError, UserError
 from foresci.io import read_json, write_json, write_jsonl
 from foresci.kb.bm25 import BM25Index
 from foresci.kb.domains import DomainSpec, load_domains
@@ -28,6 +30,7 @@ from foresci.kb.ingest import IngestResult, QuarantinedRow, dedup_papers, discov
 from foresci.kb.models import Paper, ScreenDecision
 from foresci.kb.screen import DomainScreener, screen_papers
 from foresci.kb.store import CURRENT_NAME, KnowledgeBase, live_generation, write_generation_db
+from foresci.locks import artifact_lock
 from foresci.settings import Settings
 
 KB_KIND = "kb"
@@ -50,7 +53,7 @@ class BuildSummary(BaseModel):
     generation: str = Field(description="name of the live generation folder")
     fingerprint: str
     reused: bool = Field(default=False, description="true when an identical KB already existed")
-    mode: str = Field(default="build", description="build | append | reorder")
+    mode: str = Field(default="build", description="build | append | reorder | unchanged")
     papers: int = Field(description="papers in the KB after this step")
     added: int = Field(description="papers added by this step")
     rows_read: int = Field(default=0, description="non-blank rows read from the sources")
@@ -216,11 +219,16 @@ def _swap_in(out: Path, generation: Path) -> None:
     pointer = out / f".{CURRENT_NAME}.tmp"
     pointer.write_text(generation.name + "\n", encoding="utf-8")
     pointer.replace(out / CURRENT_NAME)
-    shutil.copyfile(generation / "manifest.json", out / ".manifest.json.tmp")
-    (out / ".manifest.json.tmp").replace(out / "manifest.json")
+    _copy_manifest(out, generation)
     for stale in out.glob("gen-*"):
         if stale.name not in (generation.name, previous) and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
+
+
+def _copy_manifest(out: Path, generation: Path) -> None:
+    """Refresh the top-level copy of the live generation's manifest (for people; reuse never reads it)."""
+    shutil.copyfile(generation / "manifest.json", out / ".manifest.json.tmp")
+    (out / ".manifest.json.tmp").replace(out / "manifest.json")
 
 
 def _write_generation(
@@ -242,9 +250,14 @@ def _write_generation(
         "embed_model": settings.embed.model,
         "dimension": str(vectors.shape[1]),
         "embed_field": settings.kb.embed_field,
+        "built_on": date.today().isoformat(),
     }
     write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
     np.save(generation / "vectors.npy", vectors, allow_pickle=False)
+    if len(vectors) > settings.runtime.approximate_above:  # large KB: an IVF index beside the vectors
+        from foresci.kb.dense import build_ivf, write_ivf
+
+        write_ivf(generation, build_ivf(vectors))
     bm25.save(generation)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
     summary.generation = generation.name
@@ -284,28 +297,63 @@ def _quarantine_reasons(rows: Sequence[QuarantinedRow]) -> dict[str, int]:
     return dict(Counter(row.reason.split(":")[0] for row in rows).most_common())
 
 
+def _require_papers(sources: Sequence[Path], result: IngestResult, allow_empty: bool) -> None:
+    """An empty source or one whose every row is quarantined is an error unless ``allow_empty``."""
+    if result.papers or allow_empty:
+        return
+    if result.quarantined:
+        first = result.quarantined[0]
+        raise InputDataError(
+            f"no paper could be read: all {len(result.quarantined)} row(s) quarantined, the first for "
+            f"{first.reason}",
+            path=first.file,
+            line=first.line,
+        )
+    raise InputDataError(
+        "no papers found (no *.jsonl / *.jsonl.gz rows); pass --allow-empty to build an empty KB",
+        path=", ".join(str(source) for source in sources),
+    )
+
+
 def build_kb(
     sources: list[Path],
     out: Path,
     settings: Settings,
     domains_dirs: list[Path] | None = None,
     progress: bool = False,
+    allow_empty: bool = False,
 ) -> BuildSummary:
     """Build a KB from ``sources`` (files or folders of any supported format) into ``out``.
 
-    An identical earlier build (same input hashes, settings and domains) is reused as is.
+    An identical earlier build (same input hashes, settings and domains, read from the live
+    generation's own manifest) is reused as is. Sources with no paper are an error unless
+    ``allow_empty``. Holds the write lock of ``out`` throughout.
     """
     out = Path(out)
+    with artifact_lock(out):
+        return _build_locked(sources, out, settings, domains_dirs, progress, allow_empty)
+
+
+def _build_locked(
+    sources: list[Path],
+    out: Path,
+    settings: Settings,
+    domains_dirs: list[Path] | None,
+    progress: bool,
+    allow_empty: bool,
+) -> BuildSummary:
     timings: dict[str, float] = {}
     domains = load_domains(domains_dirs, settings.kb.domains or None)
     with _stage(timings, "hash_inputs"):
         inputs = _hash_inputs(sources)
     config = _kb_config(settings, domains)
-    if (out / CURRENT_NAME).is_file() and is_reusable(out, KB_KIND, inputs, config):
-        summary = BuildSummary.model_validate(read_json(live_generation(out) / "summary.json"))
-        summary.reused = True
-        return summary
-    out.mkdir(parents=True, exist_ok=True)
+    if (out / CURRENT_NAME).is_file():
+        live = live_generation(out)
+        if is_reusable(live, KB_KIND, inputs, config):
+            _copy_manifest(out, live)
+            summary = BuildSummary.model_validate(read_json(live / "summary.json"))
+            summary.reused = True
+            return summary
     with _Progress(progress) as bars:
         with _stage(timings, "ingest"):
             files = discover_sources(sources)
@@ -313,6 +361,7 @@ def build_kb(
             result: IngestResult = ingest(
                 sources, settings.kb.max_row_bytes, on_file=lambda source, total: advance(1)
             )
+        _require_papers(sources, result, allow_empty)
         with _stage(timings, "embed"):
             vectors, computed, reused = embed_papers(result.papers, settings, bars)
         with _stage(timings, "screen"):
@@ -365,6 +414,12 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
     re-ordered, reusing every stored vector.
     """
     out = Path(out)
+    live_generation(out)  # not a KB: say so before taking (and creating) a lock in that folder
+    with artifact_lock(out):
+        return _update_locked(out, sources, settings, progress)
+
+
+def _update_locked(out: Path, sources: list[Path], settings: Settings, progress: bool) -> BuildSummary:
     timings: dict[str, float] = {}
     kb = KnowledgeBase.open(out, settings)
     settings = _settings_of(kb, settings)
@@ -387,7 +442,10 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
         ]
         append = not earlier and (kb.size == 0 or all(paper.announced >= kb.max_date for paper in fresh))
         old_quarantine = list(_read_quarantine(kb.quarantine_path()))
-        quarantined = old_quarantine + result.quarantined
+        quarantined = merge_quarantine(old_quarantine, result.quarantined)
+        if not fresh and not earlier and len(quarantined) == len(old_quarantine):  # nothing new at all
+            kb.close()
+            return _unchanged_summary(out, result, timings)
         if append:
             with _stage(timings, "embed"):
                 vectors, computed, reused = embed_papers(fresh, settings, bars)
@@ -472,13 +530,34 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
     return summary
 
 
+def _unchanged_summary(out: Path, result: IngestResult, timings: dict[str, float]) -> BuildSummary:
+    """The summary of an update that found nothing new: the live generation stays, nothing is written."""
+    summary = BuildSummary.model_validate(read_json(live_generation(out) / "summary.json"))
+    return summary.model_copy(
+        update={
+            "reused": True,
+            "mode": "unchanged",
+            "added": 0,
+            "rows_read": result.rows,
+            "duplicates": result.rows - len(result.quarantined),
+            "quarantined": 0,
+            "quarantine_reasons": {},
+            "embedded": 0,
+            "embedding_reused": 0,
+            "timings": timings,
+        }
+    )
+
+
 def _settings_of(kb: KnowledgeBase, settings: Settings) -> Settings:
     """``settings`` with the embedding choices the KB was built with (an update must not mix them)."""
     model = kb.meta.get("embed_model", settings.embed.model)
     if model != settings.embed.model:
-        raise ValueError(
-            f"{kb.generation / 'papers.sqlite'}: built with embedding model {model!r}, but the "
-            f"settings name {settings.embed.model!r}; rebuild instead of updating"
+        raise UserError(
+            f"built with embedding model {model!r}, but the settings name {settings.embed.model!r}; "
+            "rebuild instead of updating",
+            path=kb.generation / "papers.sqlite",
+            field="embed.model",
         )
     field = kb.meta.get("embed_field", "text")
     return settings.model_copy(update={"kb": settings.kb.model_copy(update={"embed_field": field})})
@@ -525,6 +604,23 @@ def _update_summary(
         max_date=max_date,
         timings=timings,
     )
+
+
+def quarantine_key(row: QuarantinedRow) -> tuple[str, int, str]:
+    """The identity of a quarantined row: the same (file, line, reason) is recorded once."""
+    return (str(Path(row.file).resolve()), row.line, row.reason)
+
+
+def merge_quarantine(old: Sequence[QuarantinedRow], new: Sequence[QuarantinedRow]) -> list[QuarantinedRow]:
+    """``old`` followed by the rows of ``new`` not already recorded (keyed by :func:`quarantine_key`)."""
+    seen = {quarantine_key(row) for row in old}
+    merged = list(old)
+    for row in new:
+        key = quarantine_key(row)
+        if key not in seen:
+            seen.add(key)
+            merged.append(row)
+    return merged
 
 
 def _read_quarantine(path: Path) -> Iterator[QuarantinedRow]:

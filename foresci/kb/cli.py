@@ -13,8 +13,6 @@ app = typer.Typer(
 )
 
 
-
-
 @app.command("build")
 def build_command(
     sources: list[Path] = typer.Argument(
@@ -23,10 +21,15 @@ def build_command(
     ),
     out: Path = typer.Option(..., "--out", "-o", help="KB folder to create or replace atomically."),
     domains_dir: list[Path] = typer.Option([], "--domains-dir", help="Extra folder of domain YAML files."),
+    allow_empty: bool = typer.Option(
+        False, "--allow-empty", help="Build even when the sources hold no paper (otherwise an error)."
+    ),
 ) -> None:
     """Build a knowledge base: ingest, embed, screen per domain, index (BM25 + FAISS).
 
-    Bad rows go to quarantine.jsonl (file, line, reason) and never stop the build. Embeddings are
+    Bad rows go to quarantine.jsonl (file, line, reason) and never stop the build; sources with no
+    paper at all are an error (unless --allow-empty). One writer at a time: a second build or update
+    of the same folder exits with an error naming the holder. Embeddings are
     cached (FORESCI_CACHE_DIR), so a rebuild or a rerun after a kill embeds nothing twice; an
     identical earlier build is reused.
 
@@ -41,7 +44,9 @@ def build_command(
     from foresci.kb.build import build_kb
     from foresci.settings import load_settings
 
-    summary = build_kb(sources, out, load_settings(), domains_dirs=domains_dir or None, progress=True)
+    summary = build_kb(
+        sources, out, load_settings(), domains_dir or None, progress=True, allow_empty=allow_empty
+    )
     _print_summary(summary.model_dump(mode="json"))
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class KBSettings(BaseModel):
+class KBSettings(SettingsSection):
     """How the knowledge base ingests, screens, indexes and retrieves papers."""
 
     domains: list[str] = Field(

@@ -58,6 +58,11 @@ def _comment(value: object) -> str | None:
     return text or None
 
 
+def later_known(announced: date, known: date | None) -> date | None:
+    """The ``comment_date`` of a fact known on ``known``: None when that is the announcement itself."""
+    return known if known is not None and known > announced else None
+
+
 def _paper(
     paper_id: str,
     row: dict[str, Any],
@@ -67,6 +72,7 @@ def _paper(
     authors: list[str],
     categories: list[str],
     comment_field: str,
+    comment_date: date | None = None,
 ) -> Paper:
     comment = _comment(row.get(comment_field))
     family, year = venue_from_comment(comment)
@@ -80,6 +86,7 @@ def _paper(
         announced=announced,
         venue_family=family,
         venue_year=year,
+        comment_date=later_known(announced, comment_date) if comment else None,
         source=source,
     )
 
@@ -112,14 +119,10 @@ def _snapshot_authors(row: dict[str, Any]) -> list[str]:
     return parse_list_field(row.get("authors"), "authors", separator=r",\s*|\s+and\s+")
 
 
-def _snapshot_date(row: dict[str, Any]) -> date:
-    versions = row.get("versions")
-    if not isinstance(versions, list) or not versions:
-        raise FieldError("versions", "missing; the first version's date is the announcement date")
-    first = versions[0]
-    created = first.get("created") if isinstance(first, dict) else None
+def _version_date(version: object, field: str) -> date:
+    created = version.get("created") if isinstance(version, dict) else None
     if not isinstance(created, str):
-        raise FieldError("versions[0].created", "missing")
+        raise FieldError(field, "missing")
     try:
         return parsedate_to_datetime(created).date()
     except (TypeError, ValueError, IndexError):
@@ -127,13 +130,33 @@ def _snapshot_date(row: dict[str, Any]) -> date:
     try:
         return datetime.fromisoformat(created.strip()).date()
     except ValueError as error:
-        raise FieldError("versions[0].created", f"impossible date {created[:40]!r}") from error
+        raise FieldError(field, f"impossible date {created[:40]!r}") from error
+
+
+def _snapshot_dates(row: dict[str, Any]) -> tuple[date, date]:
+    """(first version's date, latest version's date) of a snapshot row.
+
+    The snapshot's ``comments`` belong to the latest version, so they are known from its date only.
+    """
+    versions = row.get("versions")
+    if not isinstance(versions, list) or not versions:
+        raise FieldError("versions", "missing; the first version's date is the announcement date")
+    first = _version_date(versions[0], "versions[0].created")
+    if len(versions) == 1:
+        return first, first
+    last = _version_date(versions[-1], f"versions[{len(versions) - 1}].created")
+    return first, max(first, last)
 
 
 def paper_from_snapshot(row: dict[str, Any]) -> Paper:
-    """A row of the arXiv metadata snapshot (Kaggle/OAI): the date is ``versions[0].created``."""
+    """A row of the arXiv metadata snapshot (Kaggle/OAI): the date is ``versions[0].created``.
+
+    ``comments`` (and the venue parsed from them) are dated by the latest version: a cutoff before it
+    does not see them (:meth:`Paper.as_of`).
+    """
     paper_id = normalize_arxiv_id(row.get("id"))
-    announced = check_date(_snapshot_date(row), paper_id, "versions[0].created", clamp_to_id_month=True)
+    first, latest = _snapshot_dates(row)
+    announced = check_date(first, paper_id, "versions[0].created", clamp_to_id_month=True)
     return _paper(
         paper_id,
         row,
@@ -143,6 +166,7 @@ def paper_from_snapshot(row: dict[str, Any]) -> Paper:
         _snapshot_authors(row),
         parse_list_field(row.get("categories"), "categories"),
         "comments",
+        comment_date=latest,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -20,6 +21,7 @@ from typing import IO, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from foresci.errors import UserError
 from foresci.kb.formats import (
     DAILY_FILE_NAME,
     paper_from_daily,
@@ -80,7 +82,7 @@ def discover_sources(sources: list[Path]) -> list[SourceFile]:
                     continue
                 found.append(SourceFile(path, _sniff_format(path)))
         else:
-            raise FileNotFoundError(f"source not found: {source}")
+            raise UserError("source not found", path=source)
     daily = sorted((item for item in found if item.format == "arxiv-daily"), key=lambda item: item.path.name)
     return daily + [item for item in found if item.format != "arxiv-daily"]
 
@@ -92,6 +94,7 @@ def _open_binary(path: Path) -> IO[bytes]:
 def iter_raw_rows(path: Path, max_row_bytes: int) -> Iterator[tuple[int, dict[str, Any] | QuarantinedRow]]:
     """Yield (line number, JSON object or QuarantinedRow) for each non-blank line of a JSONL file."""
     name = str(path)
+    line_number = 0
     try:
         with _open_binary(path) as handle:
             for line_number, raw in enumerate(handle, start=1):
@@ -140,8 +143,17 @@ def iter_raw_rows(path: Path, max_row_bytes: int) -> Iterator[tuple[int, dict[st
                     )
                     continue
                 yield line_number, value
-    except (OSError, EOFError, gzip.BadGzipFile) as error:
-        yield 0, QuarantinedRow(file=name, line=0, reason=f"unreadable file: {error}")
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+        # every line up to ``line_number`` was read whole; the line being read when the file broke is lost
+        last_good = line_number
+        yield (
+            last_good + 1,
+            QuarantinedRow(
+                file=name,
+                line=last_good + 1,
+                reason=f"unreadable file: {error} (last good line {last_good}; the rest of the file is lost)",
+            ),
+        )
 
 
 def _convert(path: Path, line_number: int, row: dict[str, Any], make: Any) -> Paper | QuarantinedRow:
@@ -165,14 +177,20 @@ def _convert(path: Path, line_number: int, row: dict[str, Any], make: Any) -> Pa
         )
 
 
-def _daily_rows(source: SourceFile, max_row_bytes: int) -> Iterator[Paper | QuarantinedRow]:
+def _daily_rows(
+    source: SourceFile, max_row_bytes: int, today: date | None = None
+) -> Iterator[Paper | QuarantinedRow]:
     match = DAILY_FILE_NAME.match(source.path.name)
     announced: date | None = None
     date_error = ""
+    today = today or date.today()
     try:
         announced = parse_iso_date(match.group(1) if match else "", "file name date")
     except FieldError as error:
         date_error = f"file name date: {error.reason}"
+    if announced is not None and announced > today:
+        date_error = f"file name date: {announced.isoformat()} is after the build day {today.isoformat()}"
+        announced = None
     for line_number, row in iter_raw_rows(source.path, max_row_bytes):
         if isinstance(row, QuarantinedRow):
             yield row

@@ -32,11 +32,24 @@ class Paper(BaseModel):
     announced: date = Field(description="first announcement date; a cutoff compares against this")
     venue_family: str | None = Field(default=None, description="one of VENUE_FAMILIES, parsed from comment")
     venue_year: int | None = Field(default=None, description="venue year parsed from comment")
+    comment_date: date | None = Field(
+        default=None,
+        description="date the comment (and the venue parsed from it) became known, when later than "
+        "`announced` (e.g. written with a later version); None: known at the first announcement",
+    )
     source: str = Field(default="arxiv-daily", description="ingest format the paper came from")
     limitations: list[str] = Field(
         default_factory=list, description="explicit limitations (KB layer), if any"
     )
     future_work: list[str] = Field(default_factory=list, description="future-work statements, if any")
+
+    def as_of(self, cutoff: date) -> Paper:
+        """The paper as it was known on ``cutoff``: facts that became known later are removed."""
+        if self.comment_date is None or self.comment_date <= cutoff:
+            return self
+        return self.model_copy(
+            update={"comment": None, "venue_family": None, "venue_year": None, "comment_date": None}
+        )
 
     @property
     def primary_category(self) -> str | None:

@@ -6,6 +6,8 @@ import ast
 import re
 from datetime import date
 
+from foresci.kb.venue_status import parse_venue_status
+
 _NEW_STYLE_ID = re.compile(r"^(\d{4})\.(\d{4,5})$")
 _OLD_STYLE_ID = re.compile(r"^([a-z][a-z\-]*(?:\.[A-Z]{2})?)/(\d{2})(\d{2})\d{3}$")
 _VERSION_SUFFIX = re.compile(r"v\d+$")
@@ -87,6 +89,8 @@ def parse_list_field(value: object, field: str, separator: str | None = None) ->
         items = value
     elif isinstance(value, str):
         stripped = value.strip()
+        if stripped.startswith("[") != stripped.endswith("]"):
+            raise FieldError(field, f"broken stringified list {stripped[:40]!r} (unbalanced brackets)")
         if stripped.startswith("[") and stripped.endswith("]"):
             try:
                 parsed = ast.literal_eval(stripped)
@@ -113,37 +117,13 @@ def parse_list_field(value: object, field: str, separator: str | None = None) ->
     return result
 
 
-# venue name pattern -> family (from ForeSci App. B.5)
-_VENUE_PATTERNS: tuple[tuple[str, str], ...] = (
-    (r"ACL|EMNLP|NAACL|EACL|AACL|COLING", "ACL/EMNLP/NAACL"),
-    (r"ICLR|ICML|NeurIPS|NIPS", "ICLR/ICML/NeurIPS"),
-    (r"AAAI|IJCAI", "AAAI/IJCAI"),
-    (r"SIGIR|KDD", "SIGIR/KDD"),
-    (r"CVPR|ICCV|ECCV", "CVPR/ICCV/ECCV"),
-)
-_VENUE_RE = re.compile(
-    r"(?<![A-Za-z])(?P<name>" + "|".join(pattern for pattern, _ in _VENUE_PATTERNS) + r")(?![A-Za-z])"
-    r"(?:[\s'’-]*(?P<year>(?:19|20)\d{2}|'?\d{2})(?!\d))?"
-)
-_NOT_ACCEPTED = re.compile(r"\b(submitted|under review|in submission|under submission|rejected)\b", re.I)
-
-
 def venue_from_comment(comment: str | None) -> tuple[str | None, int | None]:
-    """Return (venue family, year) parsed from an arXiv comment, or (None, None).
+    """Return (venue family, year) of an acceptance reported by an arXiv comment, or (None, None).
 
-    "Accepted to CVPR 2026" -> ("CVPR/ICCV/ECCV", 2026); a comment saying the paper was only
-    submitted or is under review yields no venue.
+    "Accepted to CVPR 2026" -> ("CVPR/ICCV/ECCV", 2026); submissions, workshops and "under review" yield
+    no venue (rules in ``foresci.kb.venue_status``).
     """
-    if not comment or _NOT_ACCEPTED.search(comment):
+    status = parse_venue_status(comment)
+    if status.accepted_family is None:
         return None, None
-    match = _VENUE_RE.search(comment)
-    if not match:
-        return None, None
-    name = match.group("name")
-    family = next(fam for pattern, fam in _VENUE_PATTERNS if re.fullmatch(pattern, name))
-    year_text = match.group("year")
-    year: int | None = None
-    if year_text:
-        digits = year_text.lstrip("'")
-        year = int(digits) if len(digits) == 4 else 2000 + int(digits)
-    return family, year
+    return status.accepted_family, status.year

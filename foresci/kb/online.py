@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from foresci.kb.formats import later_known
 from foresci.kb.models import Paper
 from foresci.kb.normalize import FieldError, clean_text, normalize_arxiv_id, venue_from_comment
 
@@ -102,14 +103,23 @@ def _entry_text(entry: ElementTree.Element, tag: str) -> str | None:
 
 
 def parse_arxiv_feed(xml_text: str) -> list[Paper]:
-    """Papers of an arXiv API Atom feed; the v1 ``published`` date is the announcement date."""
+    """Papers of an arXiv API Atom feed; the v1 ``published`` date is the announcement date.
+
+    The feed's comment belongs to the latest version, so it is dated by ``updated`` (``comment_date``).
+    """
     root = ElementTree.fromstring(xml_text)
     papers = []
     for entry in root.iter(f"{_ATOM}entry"):
         raw_id = (_entry_text(entry, f"{_ATOM}id") or "").rsplit("/abs/", 1)[-1]
         published = _entry_text(entry, f"{_ATOM}published") or ""
+        announced = date.fromisoformat(published[:10])
         comment = _entry_text(entry, f"{_ARXIV}comment")
         family, year = venue_from_comment(comment)
+        updated = _entry_text(entry, f"{_ATOM}updated")
+        # the comment is the latest version's: known from `updated` on (unknown date: dropped)
+        comment_date = date.fromisoformat(updated[:10]) if updated else None
+        if comment and comment_date is None:
+            comment, family, year = None, None, None
         categories = [
             node.attrib["term"] for node in entry.findall(f"{_ATOM}category") if "term" in node.attrib
         ]
@@ -128,9 +138,10 @@ def parse_arxiv_feed(xml_text: str) -> list[Paper]:
                 ],
                 categories=categories,
                 comment=" ".join(comment.split()) if comment else None,
-                announced=date.fromisoformat(published[:10]),
+                announced=announced,
                 venue_family=family,
                 venue_year=year,
+                comment_date=later_known(announced, comment_date) if comment else None,
                 source="arxiv-api",
             )
         )

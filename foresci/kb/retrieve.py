@@ -17,6 +17,7 @@ import numpy as np
 
 from foresci.kb.models import Paper, SearchHit
 from foresci.kb.store import KnowledgeBase
+from foresci.threads import ensure_threads
 
 
 class CutoffError(KeyError):
@@ -38,6 +39,7 @@ class KBView:
     def __init__(self, kb: KnowledgeBase, cutoff: date) -> None:
         if not isinstance(cutoff, date):
             raise TypeError(f"cutoff must be a datetime.date, got {type(cutoff).__name__}")
+        ensure_threads(kb.settings)
         self.kb = kb
         self._cutoff = cutoff
         self._prefix = kb.prefix(cutoff)
@@ -106,10 +108,13 @@ class KBView:
                 from foresci.settings import DEFAULT_EMBEDDING_MODEL
 
                 settings = self.kb.settings
+                ensure_threads(settings)
                 self._embedder = Embedder(  # the KB's own model, whatever the settings name now
                     model=self.kb.meta.get("embed_model", DEFAULT_EMBEDDING_MODEL),
                     cache_dir=Path(settings.cache_dir) if settings else None,
                     device=settings.embed.device if settings else "cpu",
+                    backend=settings.runtime.encoder if settings else "auto",
+                    onnx_dir=settings.runtime.onnx_dir if settings else None,
                 )
             vector = self._embedder.encode([query])[0]
             self._query_vectors[query] = vector
@@ -123,30 +128,12 @@ class KBView:
         return [row for row, _ in hits]
 
     def dense_ranking(self, vector: np.ndarray, depth: int, mask: np.ndarray | None = None) -> list[int]:
-        """Rows of the nearest visible papers by inner product (exact FAISS search of the id prefix).
+        """Rows of the nearest visible papers by inner product (in ``mask`` when given).
 
-        Without a mask, FAISS scans the prefix of the vector matrix in place (a view, no copy); with
-        a mask (a domain), it scans the KB index through a bitmap of the visible rows in the mask.
+        Exact FAISS search of the id prefix in place; for large KBs, the IVF index through a
+        selector of the visible rows (see :mod:`foresci.kb.dense`). Never a row after the cutoff.
         """
-        import faiss
-
-        if self._prefix == 0:
-            return []
-        query = np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32)
-        if mask is None:
-            visible = self.kb.vectors[: self._prefix]
-            _, ids = faiss.knn(query, visible, min(depth, self._prefix), metric=faiss.METRIC_INNER_PRODUCT)
-        else:
-            allowed = np.zeros(self.kb.size, dtype=bool)
-            allowed[: self._prefix] = mask[: self._prefix]
-            count = int(allowed.sum())
-            if count == 0:
-                return []
-            bitmap = np.packbits(allowed, bitorder="little")
-            parameters = faiss.SearchParameters()
-            parameters.sel = faiss.IDSelectorBitmap(self.kb.size, faiss.swig_ptr(bitmap))
-            _, ids = self.kb.dense.search(query, min(depth, count), params=parameters)
-        return [int(row) for row in ids[0] if 0 <= row < self._prefix]
+        return self.kb.dense_index.search(vector, self._prefix, depth, mask)
 
     def search(self, query: str, k: int = 10, domain: str | None = None) -> list[SearchHit]:
         """Hybrid search (BM25 + dense, reciprocal rank fusion) over visible papers, best first."""
@@ -179,4 +166,4 @@ class KBView:
             raise CutoffError(
                 f"internal error: paper {paper.paper_id} ({paper.announced}) is after the cutoff"
             )
-        return paper
+        return paper.as_of(self._cutoff)

@@ -14,7 +14,7 @@ Rules (per domain; thresholds from the domain YAML or ``settings.kb``):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -120,3 +120,35 @@ def screen_papers(
 def _lowered(paper: Paper) -> tuple[str, str]:
     title = paper.title.lower()
     return title, f"{title} {paper.abstract.lower()}"
+
+
+def screening_scores(
+    decisions: Sequence[ScreenDecision], labels: Mapping[str, Collection[str]], domains: Sequence[str]
+) -> dict[str, dict[str, float | int]]:
+    """Precision and recall of 'core' decisions per domain against one labelled domain per paper.
+
+    ``labels``: paper id -> the domains whose core it belongs to (e.g. the domain folders in which the
+    ResearchForesight KB layer files it with ``scope_decision == "core_domain"``). A paper screened core
+    for a domain it is not labelled with counts as a false positive there.
+    """
+    scores: dict[str, dict[str, float | int]] = {}
+    for domain in domains:
+        predicted = {decision.paper_id for decision in decisions
+                     if decision.domain == domain and decision.status == "core"}
+        kept = {decision.paper_id for decision in decisions
+                if decision.domain == domain and decision.status in ("core", "support")}
+        positive = {paper_id for paper_id, labelled in labels.items() if domain in labelled}
+        hits = len(predicted & positive)
+        scores[domain] = {
+            "labelled": len(positive), "screened_core": len(predicted), "true_core": hits,
+            "precision": round(hits / len(predicted), 4) if predicted else 0.0,
+            "recall": round(hits / len(positive), 4) if positive else 0.0,
+            "recall_core_or_support": round(len(kept & positive) / len(positive), 4) if positive else 0.0,
+        }
+    return scores
+
+
+CANDIDATE_STATUSES: tuple[ScreenStatus, ...] = ("core",)
+"""Screen statuses whose papers count as a domain's evidence in tasks (domain purity): a node's counts,
+its window papers and so its candidacy rest on the domain's core papers only; support papers still shape
+the taxonomy but cannot make an off-domain node (say, RAG inside visual generation) a candidate."""

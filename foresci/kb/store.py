@@ -3,16 +3,18 @@
 Layout of a KB folder::
 
     <kb>/CURRENT            name of the live generation (replaced atomically)
-    <kb>/manifest.json      manifest of the live generation (copy)
+    <kb>/manifest.json      a copy of the live generation's manifest, for people (never trusted)
     <kb>/gen-<n>/papers.sqlite        papers (row = internal id, announcement order), screens, domains
     <kb>/gen-<n>/vectors.npy          (n, d) float32 normalised embeddings, row order
+    <kb>/gen-<n>/dense_ivf.faiss      IVF index of the vectors (only for KBs above approximate_above)
     <kb>/gen-<n>/bm25_counts.npz      term counts (CSR, no pickle) + bm25_vocabulary.json
     <kb>/gen-<n>/quarantine.jsonl     rows that could not be ingested (file, line, reason)
     <kb>/gen-<n>/summary.json         the BuildSummary
     <kb>/gen-<n>/manifest.json
 
 A build or update writes a new generation and only then points CURRENT at it, so a killed build
-leaves the previous generation live and intact.
+leaves the previous generation live and intact. Reuse is decided from the live generation's own
+manifest. Writers hold :func:`foresci.locks.artifact_lock` on the KB folder.
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from foresci.artifacts import read_manifest
+from foresci.errors import UserError
 from foresci.kb.domains import DomainSpec
 from foresci.kb.models import Paper, ScreenDecision
 
 if TYPE_CHECKING:
     from foresci.kb.bm25 import BM25Index
+    from foresci.kb.dense import DenseIndex
     from foresci.settings import Settings
 
 CURRENT_NAME = "CURRENT"
@@ -55,14 +59,22 @@ def live_generation(path: Path) -> Path:
     if pointer.is_file():
         generation = path / pointer.read_text(encoding="utf-8").strip()
         if not (generation / "papers.sqlite").is_file():
-            raise FileNotFoundError(f"{pointer}: names {generation.name}, which has no papers.sqlite")
+            raise UserError(
+                f"names {generation.name}, which has no papers.sqlite; rebuild the KB", path=pointer
+            )
         return generation
     if (path / "papers.sqlite").is_file():
         return path
-    raise FileNotFoundError(
-        f"{path}: not a foresci KB (no {CURRENT_NAME} file); build one with "
-        "`foresci kb build SOURCES --out DIR`"
+    raise UserError(
+        f"not a foresci KB (no {CURRENT_NAME} file); build one with `foresci kb build SOURCES --out DIR`",
+        path=path,
     )
+
+
+def last_announcement(kb: Any) -> date:
+    """The latest real announcement day of ``kb`` (any object with ``max_date``): what window checks use."""
+    latest = getattr(kb, "last_announcement", None)
+    return latest if isinstance(latest, date) else kb.max_date
 
 
 def write_generation_db(
@@ -174,6 +186,17 @@ class KnowledgeBase:
         self._require_papers()
         return date.fromordinal(int(self._ordinals[-1]))
 
+    @property
+    def last_announcement(self) -> date:
+        """The latest real announcement day: the last paper's date, never after the day the KB was built.
+
+        Every "has this window closed?" check compares against this. Ingest already quarantines
+        daily files dated after the build day; the cap keeps KBs built before that rule honest too.
+        """
+        built = self.meta.get("built_on")
+        latest = self.max_date
+        return min(latest, date.fromisoformat(built)) if built else latest
+
     @cached_property
     def meta(self) -> dict[str, str]:
         """Free-form build facts (embedding model, dimension, ...)."""
@@ -228,7 +251,11 @@ class KnowledgeBase:
     def domain_mask(self, domain: str, statuses: tuple[str, ...] = ("core", "support")) -> np.ndarray:
         """Boolean array over rows: True where the paper has one of ``statuses`` in ``domain``."""
         if domain not in self.domains:
-            raise KeyError(f"unknown domain {domain!r}; this KB has {self.domains}")
+            raise UserError(
+                f"unknown domain {domain!r}; this KB has {', '.join(self.domains) or 'no domains'}",
+                path=self.path,
+                field="domain",
+            )
         key = (domain, tuple(sorted(statuses)))
         mask = self._masks.get(key)
         if mask is None:
@@ -249,27 +276,33 @@ class KnowledgeBase:
         domain: str | None = None,
         statuses: tuple[str, ...] = ("core", "support"),
     ) -> list[Paper]:
-        """Papers announced in [since, until], in announcement order.
+        """Papers announced in [since, until], in announcement order, as known on ``until``.
 
         With ``domain``, only papers screened into one of ``statuses`` there; without, every paper.
+        Facts that became known after ``until`` (a comment written with a later version) are removed
+        (:meth:`Paper.as_of`).
         """
         stop = self.size if until is None else self.prefix(until)
         begin = 0 if since is None else self.start(since)
         everything = self.all_papers()
         if domain is None:
-            return everything[begin:stop]
-        mask = self.domain_mask(domain, statuses)
-        return [everything[row] for row in np.flatnonzero(mask[begin:stop]) + begin]
+            chosen = everything[begin:stop]
+        else:
+            mask = self.domain_mask(domain, statuses)
+            chosen = [everything[row] for row in np.flatnonzero(mask[begin:stop]) + begin]
+        return chosen if until is None else [paper.as_of(until) for paper in chosen]
 
     @cached_property
     def vectors(self) -> np.ndarray:
-        """All embeddings, (size, d) float32, row order."""
-        array = np.load(self.generation / "vectors.npy", allow_pickle=False)
+        """All embeddings, (size, d) float32, row order (memory-mapped, read-only)."""
+        array = np.load(self.generation / "vectors.npy", mmap_mode="r", allow_pickle=False)
         if array.shape[0] != self.size:
             raise ValueError(
                 f"{self.generation / 'vectors.npy'}: {array.shape[0]} rows for {self.size} papers"
             )
-        return np.ascontiguousarray(array, dtype=np.float32)
+        if array.dtype != np.float32 or not array.flags.c_contiguous:
+            return np.ascontiguousarray(array, dtype=np.float32)
+        return array
 
     def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
         """(n, d) normalised embeddings of the given papers, in the given order (KeyError if absent)."""
@@ -316,13 +349,19 @@ class KnowledgeBase:
         return index
 
     @cached_property
-    def dense(self) -> Any:
-        """A FAISS inner-product flat index over all vectors (ids = rows)."""
-        import faiss
+    def dense_index(self) -> DenseIndex:
+        """Cutoff-bounded dense search: exact, or the stored IVF index for large KBs (runtime settings)."""
+        from foresci.kb.dense import DenseIndex, read_ivf
 
-        index = faiss.IndexFlatIP(int(self.vectors.shape[1]))
-        index.add(self.vectors)
-        return index
+        runtime = self.settings.runtime if self.settings is not None else None
+        mode = runtime.dense_index if runtime is not None else "auto"
+        return DenseIndex(
+            self.vectors,
+            ivf=read_ivf(self.generation) if mode != "flat" else None,
+            mode=mode,
+            approximate_above=runtime.approximate_above if runtime is not None else 100_000,
+            nprobe=runtime.ivf_nprobe if runtime is not None else 16,
+        )
 
     def summary(self) -> dict[str, Any]:
         """The build summary stored with the live generation."""

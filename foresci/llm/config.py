@@ -11,14 +11,16 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import Field, SecretStr
+
+from foresci.sections import SettingsSection
 
 StructuredMethod = Literal["json_schema", "function_calling", "json_mode", "grammar"]
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 DEFAULT_MAX_TOKENS = {"agent": 1024, "judge": 768, "builder": 256}
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(SettingsSection):
     """An OpenAI-compatible chat endpoint, shared by the roles agent, judge and builder."""
 
     base_url: str | None = Field(

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class SimSettings(BaseModel):
+class SimSettings(SettingsSection):
     """Default knobs of the embedded synthetic world (see foresci.sim.knobs.WorldConfig for all knobs)."""
 
     seed: int = Field(default=2026, description="world seed; same seed, byte-identical world")

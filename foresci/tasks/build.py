@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from foresci.artifacts import write_manifest
 from foresci.errors import UserError
 from foresci.kb.models import Paper
+from foresci.kb.screen import CANDIDATE_STATUSES
+from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
 from foresci.tasks.builders.common import Built, select_balanced
@@ -51,27 +53,33 @@ def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
     """Words of T(t) itself (labels, descriptions, key terms, signals): induced from papers <= t only."""
     texts: list[str] = []
     for node in snapshot.nodes:
-        texts += [node.label, node.description, *node.key_terms]
+        texts += [node.label, node.name, node.description, *node.key_terms]
         texts += [text for signal in node.signals for text in (signal.text, *signal.variants)]
     return frozenset(content_tokens(" ".join(texts)))
 
 
 def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
                  taxonomy_dir: Path | None = None) -> Snapshot:
-    """T(domain, cutoff): loaded from ``taxonomy_dir/<domain>`` when saved there, else induced (and saved)."""
+    """T(domain, cutoff): loaded from ``taxonomy_dir/<domain>`` when saved there, else reused from the cache
+    when one was induced for the same KB, cutoff and settings (fingerprint), else induced (and saved)."""
+    import os
+
     from foresci.taxonomy.build import build_taxonomy
+    from foresci.taxonomy.reuse import publish, reuse_folder
     from foresci.taxonomy.store import load_taxonomy, save_taxonomy
 
-    folder = taxonomy_dir / domain if taxonomy_dir is not None else None
-    if folder is not None and folder.is_dir():
+    folder = taxonomy_dir / domain if taxonomy_dir is not None else reuse_folder(kb, domain, cutoff, settings)
+    if folder is not None and (folder / "manifest.json").is_file():
         snapshot = load_taxonomy(folder).final
         if snapshot.cutoff != cutoff:
             raise ValueError(f"{folder}: taxonomy is at {snapshot.cutoff}, not at the cutoff {cutoff}")
         return snapshot
     history = build_taxonomy(kb, domain, cutoff, settings)
     if folder is not None:
-        save_taxonomy(history, folder, inputs={"kb": str(getattr(kb, "path", "")), "domain": domain,
-                                               "cutoff": cutoff.isoformat()})
+        inputs = {"kb": str(getattr(kb, "path", "")), "domain": domain, "cutoff": cutoff.isoformat()}
+        staging = folder.with_name(f".{folder.name}.{os.getpid()}")
+        save_taxonomy(history, staging, inputs=inputs)
+        publish(staging, folder)
     return history.final
 
 
@@ -193,14 +201,16 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     Refuses windows the KB has not yet closed.
     """
     from foresci.settings import Settings
+    from foresci.taxonomy.naming import kb_embed_function
 
     settings = settings or Settings()
     task_settings = settings.tasks
     window_list = [make_window(cutoff, horizon) for horizon in windows] + [make_window(cutoff,
                                                                                        "venue_cycle")]
     last_end = max(window.end for window in window_list)
-    if kb.max_date < last_end:
-        raise ValueError(f"the KB ends on {kb.max_date}; the window to {last_end} has not closed in it")
+    if (latest := last_announcement(kb)) < last_end:
+        raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
+                        path=getattr(kb, "path", None), field="--cutoff")
     evidences: list[DomainEvidence] = []
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
     for domain, reason in skipped.items():
@@ -210,11 +220,14 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         if progress:
             progress(f"{domain}: taxonomy at {cutoff}")
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
-        papers = kb.papers(until=last_end, domain=domain)
+        papers = kb.papers(until=last_end, domain=domain, statuses=CANDIDATE_STATUSES)
         if progress:
             progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
-        evidences.extend(evidence_for_windows(snapshot, papers, embeddings, window_list))
+        found = evidence_for_windows(snapshot, papers, embeddings, window_list)
+        for evidence in found:
+            evidence.embed = kb_embed_function(kb, settings)
+        evidences.extend(found)
     if progress:
         progress("building tasks")
     pools, problems = candidate_pool(evidences, task_settings, per_family)

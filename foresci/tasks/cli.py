@@ -123,28 +123,85 @@ def validate_command(release: Path = typer.Argument(..., help="release folder"))
     typer.echo("valid")
 
 
+def _run_decisions(run: Path, methods: tuple[str, str]) -> dict[str, dict[str, str | None]]:
+    """method -> task id -> decision, read from a run's ``answers.jsonl`` (ok rows of two methods)."""
+    from foresci.io import iter_jsonl
+    from foresci.tasks.audit_rates import decision_of
+
+    decisions: dict[str, dict[str, str | None]] = {method: {} for method in methods}
+    for row in iter_jsonl(run / "answers.jsonl"):
+        if row.get("method") in decisions and row.get("status") == "ok":
+            decisions[row["method"]][row["task_id"]] = decision_of(row.get("payload") or {})
+    return decisions
+
+
 @app.command("audit")
 def audit_command(
     release: Path = typer.Argument(..., help="release folder (ours or an imported one)"),
     as_json: bool = typer.Option(False, "--json", help="print the audit as JSON"),
+    kb: Path | None = typer.Option(None, "--kb", help="KB to count each option's pre-cutoff papers at "
+                                                      "its task's own cutoff where no counts are recorded"),
+    run: Path | None = typer.Option(None, "--run", help="a run folder whose trend and persistence answers "
+                                                        "are compared per family (does the family separate "
+                                                        "methods?)"),
+    scores: Path | None = typer.Option(None, "--scores", help="an evaluated run (scores.jsonl) to check the "
+                                                              "offline proxies against --control"),
+    control: Path | None = typer.Option(None, "--control", help="the same methods evaluated on the blind "
+                                                                "copy (`tasks blind-copy`): zero evidence"),
 ) -> None:
-    """Print the triviality audit: label distribution, persistence match rates, duplicates, gates.
+    """Print the triviality audit: labels, persistence, smallest/largest option, fixed rules, duplicates.
 
-    Persistence = "the past continues" (the option with more pre-cutoff papers wins). A family that
-    persistence solves >= 90 % fails; so does a trajectory label above 50 % of a family.
+    Every rate says how it was computed (``how`` in the JSON). Gates (no label > 50 %, persistence and
+    every blind rule <= 60 %, no duplicate decisions) are enforced by ``tasks build``; for imported
+    releases they are reported only.
 
-    Example:
+    Examples:
 
         foresci tasks audit workspace/release
+
+        foresci tasks audit workspace/rf --kb workspace/kb --run workspace/runs/rf --json
+
+        foresci tasks audit workspace/rf --scores workspace/runs/rf --control workspace/runs/rf-blind
     """
     from foresci.settings import Settings
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
+    from foresci.tasks.rf_import import add_pre_cutoff_counts
 
     loaded = load_release(release)
-    report = audit_tasks(loaded.tasks, load_hidden(release), Settings().tasks)
+    hidden = load_hidden(release)
+    if kb is not None:
+        targets = [hidden[task.task_id] for task in loaded.tasks if task.task_id in hidden]
+        tasks = [task for task in loaded.tasks if task.task_id in hidden]
+        add_pre_cutoff_counts(tasks, targets, _open_kb(kb).papers(), f"KB {kb}")
+    decisions = _run_decisions(run, ("trend", "persistence")) if run is not None else None
+    report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions)
+    if scores is not None and control is not None:
+        from foresci.tasks.proxy_control import proxy_separation
+
+        report.proxy_checks = proxy_separation(scores, control)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
+
+
+@app.command("blind-copy")
+def blind_copy_command(
+    release: Path = typer.Argument(..., help="release folder to copy"),
+    out: Path = typer.Argument(..., help="folder of the blind copy"),
+    cutoff: str = typer.Option("1990-01-01", "--cutoff", help="cutoff before any paper of the KB"),
+) -> None:
+    """Copy a release with every cutoff moved before the KB: methods run on it answer with zero papers.
+
+    The zero-evidence control of the offline proxies (see `tasks audit --scores --control`).
+
+    Example:
+
+        foresci tasks blind-copy workspace/rf workspace/rf-blind
+    """
+    from foresci.tasks.proxy_control import blind_copy
+
+    blind_copy(release, out, parse_date_option(cutoff, "--cutoff"))
+    typer.echo(f"wrote the blind copy of {release} to {out}")
 
 
 @app.command("import-rf")
@@ -152,26 +209,26 @@ def import_rf_command(
     source: Path = typer.Argument(..., help="ResearchForesight release folder (tasks.jsonl + "
                                             "tasks_hidden_eval.jsonl)"),
     out: Path = typer.Argument(..., help="foresci release folder to write"),
-    kb: Path | None = typer.Option(None, "--kb", help="KB to count each planning option's pre-cutoff papers "
-                                                      "(enables persistence on comparative planning tasks)"),
+    kb: Path | None = typer.Option(None, "--kb", help="KB to count each option's pre-cutoff papers at its "
+                                                      "task's own cutoff (persistence where their records "
+                                                      "hold no counts)"),
 ) -> None:
-    """Import a ResearchForesight release into foresci types, then print its audit.
+    """Import a ResearchForesight release (all four families) into foresci types; print summary and audit.
 
     Example:
 
         foresci tasks import-rf ../shared/releases/researchforesight-quarter workspace/rf --kb workspace/kb
     """
+    from foresci.artifacts import read_manifest
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
-    from foresci.tasks.rf_import import import_researchforesight
+    from foresci.tasks.rf_import import import_researchforesight, render_summary
 
-    papers = None
-    if kb is not None:
-        store = _open_kb(kb)
-        papers = store.papers()
+    papers = _open_kb(kb).papers() if kb is not None else None
     import_researchforesight(source, out, papers)
     loaded = load_release(out)
+    typer.echo(render_summary(read_manifest(out).counts["import_summary"]))
     typer.echo(render_audit(audit_tasks(loaded.tasks, load_hidden(out))))
     typer.echo(f"imported {len(loaded.tasks)} tasks into {out}")
 

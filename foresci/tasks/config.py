@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class TaskSettings(BaseModel):
+class TaskSettings(SettingsSection):
     """How foresight tasks and releases are built."""
 
     seed: int = Field(default=7, description="random seed for candidate sampling")
@@ -14,8 +16,21 @@ class TaskSettings(BaseModel):
     min_baseline: int = Field(default=2, description="papers a candidate node needs in the baseline period")
     max_breadth: float = Field(default=0.5, description="a node holding more than this share of the domain's "
                                                       "pre-cutoff papers is too broad to be a candidate")
+    min_history_share: float = Field(default=0.5, ge=0.0, le=1.0,
+                                     description="a direction candidate's node must have existed in the "
+                                                 "taxonomy for this share of the pre-cutoff history (late "
+                                                 "small nodes are events, not directions)")
+    max_phrase_share: float = Field(default=0.5, gt=0.0, le=1.0,
+                                    description="a node whose pre-cutoff papers repeat one limitation / "
+                                                "chain phrase at this share or more is a bottleneck subject, "
+                                                "not a direction candidate")
     min_margin: float = Field(default=0.1,
                               description="log-share-growth lead the winner needs over the runner-up")
+    min_lead_z: float = Field(default=0.5, ge=0.0,
+                              description="the winner's log-growth lead over the runner-up must also reach "
+                                          "this many standard errors of Poisson noise (sqrt of 1/(n+1) "
+                                          "over both nodes' window and baseline counts): a small node's "
+                                          "lucky window is not a direction gaining momentum")
     neighbour_tolerance: float = Field(default=0.25, description="candidates within this log-growth of the "
                                        "winner "
                                                                "are acceptable neighbours")
@@ -27,8 +42,8 @@ class TaskSettings(BaseModel):
     max_persistence_share: float = Field(default=0.6, description="rebalancing target for the persistence "
                                          "match "
                                                                  "rate of a family")
-    reject_persistence_share: float = Field(default=0.9, description="gate: a family persistence solves at "
-                                            "this "
-                                                                    "rate or more is rejected")
+    max_baseline_share: float = Field(default=0.6, description="gate: persistence, smallest/largest option "
+                                      "wins and every fixed-rule baseline must stay at or under this share")
+    min_gate_tasks: int = Field(default=5, description="a rate is gated once this many tasks are evaluable")
     enforce_gates: bool = Field(default=True, description="drop families that fail a gate from the release")
     attempts_per_task: int = Field(default=40, description="candidate sets sampled per wanted task")

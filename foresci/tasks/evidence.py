@@ -13,11 +13,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from foresci.kb.models import Paper
 from foresci.tasks.text import content_tokens, ngrams, vocabulary
 from foresci.tasks.windows import Window, month_key
 from foresci.taxonomy.models import Node, Snapshot, Trajectory
+from foresci.taxonomy.venues import accepted_venue_family
 
 NORMALISED_BY = "share of the domain's papers in the same period (papers routed to any node of T(t))"
 
@@ -65,6 +67,7 @@ class DomainEvidence:
     reference_monthly: dict[str, int]
     pre_vocabulary: frozenset[str]
     normalised_by: str = NORMALISED_BY
+    embed: Callable[[Sequence[str]], Any] | None = field(default=None, repr=False)
     _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _gram_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _common: frozenset[str] | None = field(default=None, repr=False)
@@ -124,7 +127,8 @@ def subtree_ids(snapshot: Snapshot) -> dict[str, list[str]]:
 
 
 def _venues(papers: Mapping[str, Paper], paper_ids: Sequence[str]) -> Counter[str]:
-    return Counter(family for family in (papers[paper_id].venue_family for paper_id in paper_ids) if family)
+    return Counter(family for family in (accepted_venue_family(papers[paper_id]) for paper_id in paper_ids)
+                   if family)
 
 
 def smoothed_growth(baseline: int, baseline_total: int, window: int, window_total: int) -> float:

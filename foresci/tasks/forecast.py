@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from foresci.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.errors import UserError
 from foresci.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
+from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.hidden import Resolution
@@ -39,7 +41,7 @@ GROWTH_THRESHOLD = 1.10
 MENTION_SHARE = 0.6
 
 
-class WindowNotClosedError(ValueError):
+class WindowNotClosedError(UserError):
     """The KB given for resolution does not yet cover the package's window."""
 
 
@@ -250,8 +252,8 @@ def resolve_package(path: Path | str, kb: Any) -> Path:
     if not questions:
         raise ValueError(f"{folder}: package holds no questions")
     window_end = max(question.window_end for question in questions)
-    if kb.max_date < window_end:
-        raise WindowNotClosedError(f"the KB ends on {kb.max_date} but the package window ends on "
+    if (latest := last_announcement(kb)) < window_end:
+        raise WindowNotClosedError(f"the KB ends on {latest} but the package window ends on "
                                    f"{window_end}; "
                                    "resolve once newer literature covers the whole window")
     resolutions: list[Resolution] = []

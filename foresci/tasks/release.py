@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from foresci.errors import UserError
 from foresci.io import read_json, read_models, write_jsonl
 from foresci.tasks.models import ForecastQuestion, Task
 
@@ -25,11 +26,11 @@ class Release:
     manifest: dict[str, Any] = field(default_factory=dict)
 
     def task(self, task_id: str) -> Task:
-        """Return one task by id; KeyError naming the id and the release if absent."""
+        """Return one task by id; a UserError naming the id and the release if absent."""
         for task in self.tasks:
             if task.task_id == task_id:
                 return task
-        raise KeyError(f"task {task_id!r} not in release {self.path}")
+        raise UserError(f"task {task_id!r} not in this release", path=self.path, field="task_id")
 
 
 def load_release(path: Path | str) -> Release:
@@ -38,7 +39,7 @@ def load_release(path: Path | str) -> Release:
     tasks_path = folder / TASKS_FILE
     if not tasks_path.is_file():
         raise FileNotFoundError(f"{tasks_path}: no tasks file; is {folder} a foresci release?")
-    tasks = read_models(tasks_path, Task)
+    tasks = read_models(tasks_path, Task, unique="task_id")
     forecast_path = folder / FORECAST_FILE
     questions = read_models(forecast_path, ForecastQuestion) if forecast_path.is_file() else []
     manifest = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else {}

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from foresci.kb.models import Paper
+    from foresci.taxonomy.models import Node
 
 SENTENCE_BREAK = re.compile(r"[.;:!?,()]\s*")
 TOKEN = re.compile(r"[a-z][a-z0-9\-]+")
@@ -149,3 +155,15 @@ def distinctive_gram_sets(focus: Sequence[frozenset[str]], background: Sequence[
         if len(kept) >= top:
             break
     return kept
+
+
+def name_evidence_text(node: Node, papers: Mapping[str, Paper], cutoff: date) -> str:
+    """Where a node's name comes from, for public task text: how many of its pre-cutoff papers use the
+    phrase and one such paper's title (only papers announced on or before ``cutoff`` are quoted)."""
+    evidence = node.name_evidence
+    if evidence is None or evidence.method == "label" or not node.name:
+        return ""
+    quoted = next((papers[paper_id].title for paper_id in evidence.paper_ids
+                   if paper_id in papers and papers[paper_id].announced <= cutoff), None)
+    where = f"'{node.name}' in {evidence.support} papers before the cutoff"
+    return f"{where}, e.g. '{quoted}'" if quoted else where

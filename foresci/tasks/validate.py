@@ -1,34 +1,73 @@
-"""Release validation: schema, unique ids, public/hidden agreement, option ids, leakage lint."""
+"""Release validation: schema, ids, content hashes, public/hidden agreement, option ids, leakage lint."""
 
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
 
+from foresci.artifacts import MANIFEST_NAME, sha256_file
+from foresci.io import read_json
+from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.hidden_io import load_hidden
 from foresci.tasks.lint import lint_task
+from foresci.tasks.models import Task
 from foresci.tasks.release import load_release
+from foresci.tasks.rf_import import FAMILY_MAP
+
+
+def hash_problems(folder: Path) -> list[str]:
+    """Files whose content no longer matches the sha256 the manifest recorded (or that are gone)."""
+    path = folder / MANIFEST_NAME
+    if not path.is_file():
+        return [f"{path}: no manifest, content hashes cannot be checked"]
+    problems: list[str] = []
+    for name, recorded in sorted((read_json(path).get("hashes") or {}).items()):
+        file = folder / name
+        if not file.is_file():
+            problems.append(f"{file}: listed in the manifest but missing")
+        elif sha256_file(file) != recorded:
+            problems.append(f"{file}: content hash differs from the manifest (edited after it was written)")
+    return problems
+
+
+def family_problems(task: Task, target: HiddenTarget) -> list[str]:
+    """Public and hidden rows of a task must be of one family (also the source family of an import)."""
+    problems: list[str] = []
+    if target.family != task.family:
+        problems.append(f"task {task.task_id}: family {task.family} but hidden target says {target.family}")
+    source = target.stats.get("source_family")
+    if (
+        task.source == "researchforesight"
+        and source is not None
+        and FAMILY_MAP.get(str(source)) != task.family
+    ):
+        problems.append(
+            f"task {task.task_id}: public row is {task.family} but its hidden row in the source "
+            f"release is {source}"
+        )
+    return problems
 
 
 def validate_release(path: Path | str) -> list[str]:
     """Return every problem found in a release folder (empty: valid). Schema errors raise ValueError."""
-    release = load_release(path)
-    hidden = load_hidden(path)
-    problems: list[str] = []
-    duplicates = [task_id for task_id,
-                  count in Counter(task.task_id for task in release.tasks).items() if count > 1]
+    folder = Path(path)
+    release = load_release(folder)
+    hidden = load_hidden(folder)
+    problems = hash_problems(folder)
+    duplicates = [
+        task_id for task_id, count in Counter(task.task_id for task in release.tasks).items() if count > 1
+    ]
     problems += [f"duplicate task_id {task_id!r} in tasks.jsonl" for task_id in duplicates]
     public_ids = {task.task_id for task in release.tasks}
-    problems += [f"hidden target {task_id!r} has no public task"
-                 for task_id in sorted(set(hidden) - public_ids)]
+    problems += [
+        f"hidden target {task_id!r} has no public task" for task_id in sorted(set(hidden) - public_ids)
+    ]
     for task in release.tasks:
         target = hidden.get(task.task_id)
         if target is None:
             problems.append(f"task {task.task_id}: no hidden target")
             continue
-        if target.family != task.family:
-            problems.append(f"task {task.task_id}: family {task.family} but hidden target says "
-                            f"{target.family}")
+        problems += family_problems(task, target)
         if not target.slots:
             problems.append(f"task {task.task_id}: hidden target has no FTA slot")
         options = {candidate.option_id for candidate in task.candidates}

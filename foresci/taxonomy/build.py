@@ -10,6 +10,8 @@ import numpy as np
 
 from foresci.kb.models import Paper
 from foresci.taxonomy.induce import SliceCallback, TaxonomyHistory, induce_taxonomy
+from foresci.taxonomy.models import Snapshot
+from foresci.taxonomy.naming import kb_embed_function
 
 
 class PaperSource(Protocol):
@@ -35,5 +37,20 @@ def build_taxonomy(kb: PaperSource, domain: str, cutoff: date, settings: Any,
     papers = kb.papers(until=cutoff, domain=domain, statuses=("core", "support"))
     embeddings = kb.embeddings([paper.paper_id for paper in papers]) if papers else np.zeros((0, 1))
     model = str(getattr(getattr(settings, "embed", None), "model", ""))
-    return induce_taxonomy(papers, np.asarray(embeddings, dtype=np.float32), domain, cutoff, settings,
-                           on_slice=on_slice, embedding_model=model)
+    history = induce_taxonomy(papers, np.asarray(embeddings, dtype=np.float32), domain, cutoff, settings,
+                              on_slice=on_slice, embedding_model=model,
+                              name_embed=kb_embed_function(kb, settings))
+    llm = getattr(settings, "llm", None)
+    if history.snapshots and llm is not None and llm.configured:
+        polish_with_llm(history.final, papers, settings)
+    return history
+
+
+def polish_with_llm(snapshot: Snapshot, papers: Sequence[Paper], settings: Any) -> None:
+    """The LLM naming mode: the ``builder`` model polishes the offline names under the checks of
+    :mod:`foresci.taxonomy.llm_naming` (runs when an LLM endpoint is set)."""
+    from foresci.llm import LLMClient
+    from foresci.taxonomy.llm_naming import polish_names
+
+    polish_names(snapshot, {paper.paper_id: paper.text for paper in papers}, LLMClient(settings, "builder"),
+                 titles={paper.paper_id: paper.title for paper in papers})

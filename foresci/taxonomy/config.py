@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from foresci.sections import SettingsSection
 
 
-class TaxonomySettings(BaseModel):
+class TaxonomySettings(SettingsSection):
     """How temporal taxonomies are induced (offline: embedding clustering + c-TF-IDF labels)."""
 
     seed: int = Field(default=13, description="random seed for clustering (same seed, same taxonomy)")
@@ -27,12 +29,14 @@ class TaxonomySettings(BaseModel):
                                   description="mean cosine to own centre a depth split must gain over the "
                                               "parent (homogeneous nodes stay whole)")
     max_depth: int = Field(default=3, description="deepest level a node may sit at (root level = 0)")
-    coverage_quantile: float = Field(default=0.05, ge=0.0, le=0.5,
-                                     description="a paper is poorly covered when its cosine to the nearest "
-                                                 "node is below this quantile of the seed papers' cosines "
-                                                 "to their own node (adapts to the embedding model)")
+    coverage_margin: float = Field(default=0.5, ge=0.0, le=1.0,
+                                   description="a paper is poorly covered when its cosine to the nearest "
+                                               "node sits less than this fraction of the way from how close "
+                                               "seed papers are to the nearest other node (median) to how "
+                                               "close they are to their own node (median); in those units "
+                                               "the threshold means the same for any embedding model")
     coverage_threshold: float | None = Field(default=None, description="fixed cosine threshold instead of "
-                                                                       "the quantile rule")
+                                                                       "the calibrated margin rule")
     min_width_papers: int = Field(default=12, description="poorly covered papers needed under one parent "
                                                           "before a width expansion (new siblings)")
     min_node_papers: int = Field(default=5, description="smallest node a split or width expansion keeps")

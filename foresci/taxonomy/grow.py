@@ -123,9 +123,7 @@ class GrowingTree:
         for group in groups:
             self._create(group, None, slice_index, slice_end, "seed", [])
         if settings.coverage_threshold is None:
-            similarities = np.concatenate([self.embeddings[group] @ _unit(self.embeddings[group].sum(axis=0))
-                                           for group in groups])
-            self.coverage = float(np.quantile(similarities, settings.coverage_quantile))
+            self.coverage = calibrated_coverage(self.embeddings, groups, settings.coverage_margin)
 
     def add_slice(self, members: list[int], slice_index: int, slice_end: date) -> None:
         """Route a slice's papers, then expand in width and depth where needed."""
@@ -223,6 +221,28 @@ class GrowingTree:
     def leaf_of(self) -> dict[int, str]:
         """Paper index -> id of the leaf that holds it."""
         return {index: node.node_id for node in self.nodes.values() for index in node.members}
+
+
+def calibrated_coverage(embeddings: np.ndarray, groups: Sequence[Sequence[int]], margin: float) -> float:
+    """The coverage threshold calibrated on the seed clustering, in units that do not depend on the model.
+
+    ``own``: median cosine of seed papers to their own node's centre; ``foreign``: median cosine to the
+    nearest other node's centre. The threshold is ``foreign + margin * (own - foreign)``: a paper is poorly
+    covered when it sits closer to "a paper of another node" than ``margin`` of the way to "a paper of
+    this node". Any model whose cosines differ by a shift and scale (anisotropy, temperature) gets the
+    same split. With a single seed node there is no "other node"; the 5 % quantile of own cosines is used.
+    """
+    centres = np.stack([_unit(embeddings[list(group)].sum(axis=0)) for group in groups])
+    rows = [index for group in groups for index in group]
+    owner = np.asarray([number for number, group in enumerate(groups) for _ in group])
+    similarity = embeddings[rows] @ centres.T
+    own = similarity[np.arange(len(rows)), owner]
+    if len(groups) < 2:
+        return float(np.quantile(own, 0.05))
+    similarity[np.arange(len(rows)), owner] = -np.inf
+    foreign = similarity.max(axis=1)
+    own_level, foreign_level = float(np.median(own)), float(np.median(foreign))
+    return foreign_level + margin * (own_level - foreign_level)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

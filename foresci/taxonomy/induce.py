@@ -22,6 +22,7 @@ from foresci.taxonomy.evidence import build_nodes, monthly_counts
 from foresci.taxonomy.evolution import EvolutionRules, evolution_edges
 from foresci.taxonomy.grow import GrowingTree
 from foresci.taxonomy.models import Dimension, Snapshot
+from foresci.taxonomy.naming import EmbedFn, name_snapshot
 from foresci.taxonomy.signals import SignalPatterns, attach_signals
 from foresci.taxonomy.slicing import load_slicing_policy, slice_bounds
 from foresci.taxonomy.text import TermMatrix
@@ -74,12 +75,13 @@ def check_inputs(papers: Sequence[Paper], embeddings: np.ndarray, cutoff: date) 
 
 def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str, cutoff: date,
                     settings: Any, on_slice: SliceCallback | None = None,
-                    embedding_model: str = "") -> TaxonomyHistory:
+                    embedding_model: str = "", name_embed: EmbedFn | None = None) -> TaxonomyHistory:
     """Induce the taxonomy history of ``domain`` at ``cutoff`` from papers announced on or before it.
 
     ``embeddings`` has one row per paper (same order). ``settings`` is a foresci ``Settings``.
-    ``on_slice(done, total)`` is called after each slice (progress bars). Raises ValueError naming
-    the first paper announced after the cutoff.
+    ``on_slice(done, total)`` is called after each slice (progress bars). The final snapshot's nodes are
+    named by :func:`foresci.taxonomy.naming.name_snapshot` (``name_embed``: the KB's embedder, or None for
+    lexical ranking). Raises ValueError naming the first paper announced after the cutoff.
     """
     check_inputs(papers, embeddings, cutoff)
     config = settings.taxonomy
@@ -122,4 +124,6 @@ def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str
         history.snapshots.append(snapshot)
         if on_slice is not None:
             on_slice(slice_index + 1, len(history.slices))
+    if history.snapshots:
+        name_snapshot(history.final, {paper.paper_id: paper.text for paper in ordered}, name_embed)
     return history

@@ -37,6 +37,21 @@ class Signal(BaseModel):
     first_seen: date | None = None
 
 
+class NameEvidence(BaseModel):
+    """Why a node has its name: how it was made and which of the node's papers use the phrase."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["phrase_mining", "llm", "label"] = Field(
+        description="phrase_mining: offline noun-phrase mining; llm: a builder-model proposal that passed "
+                    "the checks; label: no phrase qualified, the term label is kept")
+    support: int = Field(default=0, description="node papers containing the name near-verbatim")
+    paper_ids: list[str] = Field(default_factory=list, description="some of those papers")
+    score: float = 0.0
+    alternatives: list[str] = Field(default_factory=list, description="other key phrases of the node")
+    rejected: list[str] = Field(default_factory=list, description="LLM proposals refused, with the reason")
+
+
 class Node(BaseModel):
     """A research sub-direction and its evidence record."""
 
@@ -44,6 +59,8 @@ class Node(BaseModel):
 
     node_id: str = Field(description="stable id across slices")
     label: str
+    name: str = Field(default="", description="readable noun-phrase name grounded in the node's papers")
+    name_evidence: NameEvidence | None = None
     description: str = ""
     dimension: Dimension = "methods"
     parent_id: str | None = None

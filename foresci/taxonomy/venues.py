@@ -1,4 +1,4 @@
-"""Venue-community profiles (``evaluation/venues.yaml``) and a node's observed venue shares."""
+"""Venue-community profiles (``evaluation/venues.yaml``), accepted venues, a node's venue shares."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from foresci.kb.models import VENUE_FAMILIES
+from foresci.kb.models import VENUE_FAMILIES, Paper
+from foresci.kb.venue_status import parse_venue_status
 from foresci.resources import declarative_file
 from foresci.taxonomy.models import Node
 from foresci.yamlio import load_yaml_model
@@ -58,3 +59,11 @@ def venue_shares(node: Node) -> dict[str, float]:
     total = sum(node.venue_counts.values())
     return {family: round(node.venue_counts.get(family, 0) / total, 4) if total else 0.0
             for family in VENUE_FAMILIES}
+
+
+def accepted_venue_family(paper: Paper) -> str | None:
+    """The venue family a paper was accepted at, re-read from its comment (so a KB built before the
+    acceptance-only parser still counts no submission, workshop or "under review" as a venue)."""
+    if paper.comment is None:
+        return paper.venue_family
+    return parse_venue_status(paper.comment).accepted_family

@@ -10,13 +10,13 @@ import pytest
 
 from foresci.agents.answers import read_answers, read_forecasts
 from foresci.agents.baselines.forecasters import Forecaster
-from foresci.agents.baselines.measure import months_before
+from foresci.agents.baselines.measure import CandidateSeries, months_before, poisson_log_slope
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.config import AgentSettings
 from foresci.agents.render import render_text
 from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
 from foresci.settings import Settings
-from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.models import Candidate, ForecastQuestion
 from tests.agents.conftest import ToyWorld
 from tests.agents.toy import CUTOFF, DOMAIN, toy_tasks
 
@@ -154,3 +154,57 @@ def test_tasks_without_candidates_become_error_rows(toy_world: ToyWorld, tmp_pat
     rows = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert summary.errors == len(bare) == len(rows) == 2
     assert all(row.status == "error" and "no candidate options" in (row.error or "") for row in rows)
+
+
+def test_trend_measures_an_option_by_its_node_in_the_taxonomy_whatever_the_other_options(
+    toy_world: ToyWorld,
+) -> None:
+    from foresci.agents.baselines.routing import taxonomy_of
+
+    view: Any = toy_world.view()
+    snapshot = taxonomy_of(view, DOMAIN)
+    assert snapshot is not None and snapshot.cutoff == CUTOFF and len(snapshot.nodes) >= 2
+    nodes = snapshot.nodes[:2]
+    base = TASKS["direction_forecasting"]
+    alone = base.model_copy(update={"candidates": [
+        Candidate(option_id="A", name="first option", node_id=nodes[0].node_id),
+        Candidate(option_id="B", name="second option", node_id=nodes[1].node_id)]})
+    swapped = base.model_copy(update={"candidates": [
+        Candidate(option_id="A", name="second option", node_id=nodes[1].node_id),
+        Candidate(option_id="B", name="first option", node_id=nodes[0].node_id)]})
+    forecaster = Forecaster("trend", view, AgentSettings())
+    first, second = forecaster.series(alone), forecaster.series(swapped)
+    assert first["A"].counts == second["B"].counts and first["B"].counts == second["A"].counts
+    pre = {paper.paper_id for paper in view.papers(DOMAIN) if paper.announced <= CUTOFF}
+    assert first["A"].volume == len(set(nodes[0].paper_ids) & pre)
+    answer, support = forecaster.direction(alone)
+    assert "papers T(t) routes into its node in T(t)" in support.notes[0]
+    assert "read 6 months (2025-01…2025-06)" in support.notes[0]  # not the 12 asked: the KB starts 2025-01
+    assert "a stable reference" in support.notes[0] and "read 6 months" in answer.rationale
+
+
+def test_trend_ranks_options_under_the_volume_floor_last() -> None:
+    settings = AgentSettings()
+    forecaster = Forecaster("trend", None, settings)  # type: ignore[arg-type]
+    totals = [100] * 12
+    rare = CandidateSeries("X", [0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1], [0.0] * 12, totals=totals)
+    steady = CandidateSeries("Y", [4, 4, 5, 4, 5, 5, 5, 5, 6, 5, 6, 6], [0.0] * 12, totals=totals)
+    falling = CandidateSeries("Z", [8, 8, 7, 7, 6, 6, 5, 5, 5, 4, 4, 3], [0.0] * 12, totals=totals)
+    assert rare.log_slope() > steady.log_slope() > 0 > falling.log_slope()
+    ranked, basis = forecaster._by_momentum({"X": rare, "Y": steady, "Z": falling}, ["X", "Y", "Z"])
+    assert ranked == ["Y", "Z", "X"] and "at least 24 papers" in basis
+    ranked, basis = forecaster._by_momentum({"X": rare}, ["X"])
+    assert ranked == ["X"] and "shrunk" in basis
+
+
+def test_poisson_share_slope_recovers_planted_growth() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    totals = [200] * 12
+    for planted in (0.1, 0.0, -0.1):
+        estimates = [poisson_log_slope(list(rng.poisson(3.0 * np.exp(planted * (np.arange(12) - 6)))),
+                                       totals)[0] for _ in range(200)]
+        assert abs(float(np.mean(estimates)) - planted) < 0.015
+    slope, error = poisson_log_slope([0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1], [100] * 12)
+    assert slope > 0.2 and error > 0.15  # steep but noise: the volume floor keeps it out of first place

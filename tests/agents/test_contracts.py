@@ -11,9 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from foresci.agents.models import DirectionAnswer, PlanningAnswer, RankedOption
+from foresci.agents.models import (
+    BottleneckAnswer,
+    DirectionAnswer,
+    PlanningAnswer,
+    RankedOption,
+    answer_schema_for_options,
+)
 from foresci.agents.prompts import PromptError, load_prompts
-from foresci.agents.render import contract_problems, enforce_contract, render_text
+from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, ToolBudgetExceeded
 from foresci.kb.models import Paper, SearchHit
 from foresci.resources import declarative_dir
@@ -88,7 +94,7 @@ def test_agents_never_import_hidden_targets_or_evaluation() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_renderer_repairs_rankings_and_maps_names() -> None:
+def test_contract_check_reads_labels_but_invents_nothing() -> None:
     planning = next(task for task in toy_tasks() if task.family == "strategic_planning")
     answer = PlanningAnswer(
         ranking=[
@@ -97,17 +103,42 @@ def test_renderer_repairs_rankings_and_maps_names() -> None:
             RankedOption(option_id="B"),
         ]
     )
-    assert contract_problems(planning, answer)
-    repaired, notes = enforce_contract(planning, answer)
-    assert [item.option_id for item in repaired.ranking] == ["B", "A", "C"]  # type: ignore[attr-defined]
-    assert any("Q" in note for note in notes)
-    text = render_text(planning, repaired)
-    assert text.index("1. B (tool routing)") < text.index("2. A (graph memory)")
+    check = check_contract(planning, answer)
+    assert [item.option_id for item in check.answer.ranking] == ["B", "Q"]  # type: ignore[attr-defined]
+    problems = " | ".join(check.problems)
+    assert "unknown options ['Q']" in problems and "repeats options ['B']" in problems
+    assert "leaves out options ['A', 'C']" in problems
+    assert check.notes == ["read 'tool routing' as option B"]
+    text = render_text(planning, check.answer)
+    assert "1. B (tool routing)" in text and "2. Q (Q)" in text and "A (graph memory)" not in text
+    empty = check_contract(planning, PlanningAnswer(ranking=[]))
+    assert empty.answer.ranking == [] and empty.problems == ["the ranking is empty"]  # type: ignore[attr-defined]
     direction = next(task for task in toy_tasks() if task.family == "direction_forecasting")
-    fixed, _ = enforce_contract(
-        direction, DirectionAnswer(direction="graph memory", trajectory="steady", rationale="r")
+    named = check_contract(
+        direction, DirectionAnswer(direction="A: graph memory", trajectory="steady", rationale="")
     )
-    assert fixed.direction == "A"  # type: ignore[attr-defined]
+    assert named.answer.direction == "A" and not named.problems  # type: ignore[attr-defined]
+    for invalid in ("2", "https://arxiv.org/abs/2506.00001", "A: tool routing"):
+        said = DirectionAnswer(direction=invalid, trajectory="steady", rationale="")
+        checked = check_contract(direction, said)
+        assert checked.answer.direction == invalid and checked.problems  # type: ignore[attr-defined]
+    bottleneck = next(task for task in toy_tasks() if task.family == "bottleneck_opportunity")
+    blank = check_contract(bottleneck, BottleneckAnswer(bottleneck=" ", opportunity="o", mechanism=""))
+    assert blank.problems == ["bottleneck is empty", "mechanism is empty"]
+
+
+def test_answer_schema_holds_a_grammar_to_the_options_but_parses_leniently() -> None:
+    schema = answer_schema_for_options(PlanningAnswer, ["A", "B", "C"])
+    sent = schema.model_json_schema()
+    assert sent["title"] == "PlanningAnswer"
+    ranking = sent["properties"]["ranking"]
+    assert ranking["minItems"] == 3 and ranking["maxItems"] == 3
+    assert sent["$defs"]["RankedOption"]["properties"]["option_id"]["enum"] == ["A", "B", "C"]
+    parsed = schema.model_validate({"ranking": [{"option_id": "A: graph memory"}]})
+    assert isinstance(parsed, PlanningAnswer) and parsed.ranking[0].option_id == "A: graph memory"
+    direction = answer_schema_for_options(DirectionAnswer, ["A", "B"]).model_json_schema()
+    assert direction["properties"]["direction"]["enum"] == ["A", "B"]
+    assert answer_schema_for_options(BottleneckAnswer, []) is BottleneckAnswer
 
 
 class _LeakyView:

@@ -13,9 +13,9 @@ from foresci.agents.briefs import family_schema
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.settings import Settings
 from tests.agents.conftest import ToyWorld
-from tests.agents.responders import answering_responder
+from tests.agents.responders import answering_responder, schema_name
 from tests.agents.toy import POST_MARKER, toy_tasks
-from tests.support.openai_server import Reply, ScriptedOpenAIServer
+from tests.support.openai_server import Reply, ScriptedOpenAIServer, requested_schema
 
 # model calls per task with iterations=1, reviewers=2 (research_agent: draft + 2 reviews + refine)
 EXPECTED_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 2, "research_agent": 4, "aris": 3}
@@ -187,3 +187,115 @@ def test_unknown_option_is_reasked_with_the_contract(
     rows = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert rows[0].status == "ok" and rows[0].payload["direction"] == "A"
     assert "only valid option ids are: A, B, C" in scripted_llm.requests[-1]["messages"][-1]["content"]
+
+
+def _shaped(overrides: dict[str, Any]) -> Any:
+    """answering_responder, with some answer fields replaced per schema (the shapes real models gave)."""
+
+    def responder(request: dict[str, Any]) -> Any:
+        answer = answering_responder(request)
+        name = schema_name(request)
+        if isinstance(answer, dict) and name in overrides:
+            return {**answer, **overrides[name]}
+        return answer
+
+    return responder
+
+
+def _offline_score(row: Any, family: str, hidden: dict[str, Any]) -> Any:
+    from foresci.evaluation.config import EvaluationSettings
+    from foresci.evaluation.scoring import score_task_answer
+    from foresci.tasks.hidden import HiddenTarget
+    from tests.evaluation.conftest import WordEncoder
+
+    task = next(task for task in toy_tasks() if task.family == family)
+    target = HiddenTarget(task_id=task.task_id, family=family, **hidden)
+    return score_task_answer(row, task, target, EvaluationSettings(), WordEncoder(), None)
+
+
+def test_empty_ranking_stays_empty_flagged_and_scores_as_empty(
+    toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    scripted_llm.responder = _shaped({"PlanningAnswer": {"ranking": []}})
+    tasks = [task for task in toy_tasks() if task.family == "strategic_planning"]
+    run_release(tasks, tmp_path / "run", _settings(llm_settings), ["native"])
+    (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert row.status == "ok" and row.payload["ranking"] == []
+    assert row.llm_calls == 2  # one contract-fix re-ask
+    assert row.contract == "invalid" and row.support is None  # native: the notes live on the row
+    assert any("the ranking is empty" in note for note in row.contract_notes)
+    assert "contract-fix re-ask" in row.contract_notes[0]
+    score = _offline_score(row, "strategic_planning", {"ranking": ["A", "B", "C"]})
+    assert score.metrics["fta"].value == 0.0 and score.metrics["fta"].details["predicted"] == []
+    assert score.metrics["top_choice"].value == 0.0 and score.contract == "invalid"
+
+
+def test_invalid_direction_is_flagged_and_scored_as_said(
+    toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    said = {"direction": "2", "rationale": "graph memory grows"}
+    scripted_llm.responder = _shaped({"DirectionAnswer": said})
+    tasks = [task for task in toy_tasks() if task.family == "direction_forecasting"]
+    view = toy_world.view()
+    run_release(tasks, tmp_path / "run", _settings(llm_settings), ["hybrid_rag"], view_factory=lambda c: view)  # type: ignore[arg-type, return-value]
+    (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert row.status == "ok" and row.payload["direction"] == "2" and row.contract == "invalid"
+    assert any("direction '2' is not one of the options A, B, C" in note for note in row.contract_notes)
+    target = {"primary_direction": "A", "trajectory": "accelerating"}
+    score = _offline_score(row, "direction_forecasting", target)
+    assert score.metrics["top_choice"].value == 0.0  # the rationale names 'graph memory': not credited
+
+
+def test_option_with_its_name_needs_no_contract_fix_call(
+    toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    labelled = [{"option_id": "B: tool routing"}, {"option_id": "Option A"}, {"option_id": "(C)"}]
+    scripted_llm.responder = _shaped(
+        {"DirectionAnswer": {"direction": "A: graph memory"}, "PlanningAnswer": {"ranking": labelled}}
+    )
+    tasks = [task for task in toy_tasks() if task.family in ("direction_forecasting", "strategic_planning")]
+    run_release(tasks, tmp_path / "run", _settings(llm_settings), ["native"])
+    rows = {row.family: row for row in read_answers(tmp_path / "run" / ANSWERS_FILE)}
+    assert all(row.llm_calls == 1 and row.contract == "ok" for row in rows.values())
+    assert rows["direction_forecasting"].payload["direction"] == "A"
+    assert rows["direction_forecasting"].contract_notes == ["read direction 'A: graph memory' as option A"]
+    ranking = [item["option_id"] for item in rows["strategic_planning"].payload["ranking"]]
+    assert ranking == ["B", "A", "C"]
+    sent = next(request for request in scripted_llm.requests if schema_name(request) == "DirectionAnswer")
+    schema, _ = requested_schema(sent)
+    assert schema is not None and schema["properties"]["direction"]["enum"] == ["A", "B", "C"]
+
+
+def test_repaired_answer_is_flagged_with_its_notes(
+    toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    first: list[str] = []
+
+    def responder(request: dict[str, Any]) -> Any:
+        answer = answering_responder(request)
+        if schema_name(request) == "PlanningAnswer" and not first:
+            first.append("short")
+            return {**answer, "ranking": answer["ranking"][:1]}
+        return answer
+
+    scripted_llm.responder = responder
+    tasks = [task for task in toy_tasks() if task.family == "strategic_planning"]
+    run_release(tasks, tmp_path / "run", _settings(llm_settings), ["native"])
+    (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert row.contract == "repaired" and row.llm_calls == 2
+    assert row.contract_notes == ["contract-fix re-ask after: the ranking leaves out options ['B', 'C']"]
+
+
+def test_research_agent_stops_when_a_round_changes_nothing(
+    toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    scripted_llm.responder = answering_responder  # deterministic: the refined draft equals the draft
+    settings = _settings(llm_settings)
+    settings = settings.model_copy(update={"agents": settings.agents.model_copy(update={"iterations": 3})})
+    tasks = [task for task in toy_tasks() if task.family == "strategic_planning"]
+    view = toy_world.view()
+    run_release(tasks, tmp_path / "run", settings, ["research_agent"], view_factory=lambda c: view)  # type: ignore[arg-type, return-value]
+    (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert row.status == "ok" and row.llm_calls == 1 + 2 + 1 and row.cache_hits == 0
+    assert row.support is not None
+    assert any("stopped early after round 1 of 3" in note for note in row.support.notes)

@@ -133,7 +133,8 @@ def test_one_failing_task_is_an_error_row_and_the_run_goes_on(
     assert len(rows) == 12
     missing = rows[("no-domain", "persistence")]
     assert missing.status == "error"
-    assert missing.error is not None and missing.error.startswith("task no-domain: KeyError")
+    assert missing.error is not None and missing.error.startswith("task no-domain: UserError")
+    assert "unknown domain 'missing_domain'" in missing.error
     cut = rows[("too-long", "native")]
     assert cut.status == "error" and cut.error is not None and "task too-long:" in cut.error
     assert "LengthFinishReason" in cut.error or "length" in cut.error.lower()

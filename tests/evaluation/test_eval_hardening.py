@@ -117,7 +117,7 @@ def test_release_without_hidden_targets_is_refused_and_scores_kept(
         env={"FORESCI_CACHE_DIR": str(tmp_path / "cache")},
     )
     assert result.exit_code != 0
-    flat = "".join(result.output.split())
+    flat = "".join((result.output + str(result.exception)).split())  # user errors reach foresci.cli.main
     assert "public/hidden.jsonl:" in flat and "nohiddentargetorresolution" in flat
     assert (run_dir / "scores.jsonl").read_bytes() == scores_before
     assert (run_dir / "summary.json").read_bytes() == summary_before
@@ -145,7 +145,8 @@ def test_eval_refuses_a_run_folder_another_process_is_writing(tmp_path: Path, re
         holder.kill()
         holder.wait()
     assert result.exit_code != 0
-    assert "another foresci process is writing into this folder" in " ".join(result.output.split())
+    message = " ".join((result.output + str(result.exception)).split())  # raised to foresci.cli.main
+    assert "another foresci process is writing into this folder" in message
     assert not (run_dir / "scores.jsonl").exists()
 
 

@@ -42,16 +42,16 @@ def judge_reply(request: dict[str, Any]) -> dict[str, Any]:
         }
     if title == "TraceJudgement":
         return {
-            "evidence_linkage": 1.0,
-            "support_specificity": 0.5,
-            "answer_internal_trace": 0.0,
+            "evidence_linkage": 10,
+            "support_specificity": 5,
+            "answer_internal_trace": 0,
             "strengths": [],
             "weaknesses": [],
             "rationale": "",
         }
     if title.startswith("PersJudgement"):
         run = 1 if "pass 1 of" in json.dumps(request["messages"]) else 2
-        return {name: (0.6 if run == 1 else 0.8) for name in schema["properties"] if name != "rationale"} | {
+        return {name: (6 if run == 1 else 8) for name in schema["properties"] if name != "rationale"} | {
             "rationale": ""
         }
     raise AssertionError(f"unexpected schema {title}")
@@ -138,8 +138,14 @@ def test_malformed_judge_output_is_reasked_then_recorded_as_error(
     assert metrics["trace"].value == pytest.approx(0.625)  # other judges unaffected
     assert summary["counts"]["judge_errors"] == {"fact": 1, "fta": 1}
     assert "fact" not in next(e for e in summary["leaderboard"] if e["family"] == "all")["metrics"]
+    assert metrics["fact"].error_kind == "output"
     before = len(server.requests)
-    evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
+    summary = json.loads(
+        evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder()).read_text()
+    )
+    assert len(server.requests) == before  # deterministic at temperature 0: kept, not asked again
+    assert summary["kept_judge_failures"] == 1 and _rows(run_dir)["D1|aris|m1|full"].metrics["fact"].error
+    evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder(), retry_errors=True)
     metrics = _rows(run_dir)["D1|aris|m1|full"].metrics
     assert metrics["fact"].value == pytest.approx(0.75) and metrics["fact"].error is None
     assert len(server.requests) == before + 2  # only the failed extraction and its verdicts are asked again
@@ -148,3 +154,79 @@ def test_malformed_judge_output_is_reasked_then_recorded_as_error(
 def test_judged_evaluation_without_endpoint_fails_clearly(run_dir: Path, eval_settings: Settings) -> None:
     with pytest.raises(RuntimeError, match="FORESCI_LLM__BASE_URL"):
         evaluate_run(run_dir, None, eval_settings, offline=False, encoder=WordEncoder())
+
+
+def _pers_reply(values: dict[str, float]) -> Any:
+    """judge_reply, with the Pers judge answering ``values`` (the rest of its dimensions 5)."""
+
+    def reply(request: dict[str, Any]) -> dict[str, Any]:
+        schema, tool = requested_schema(request)
+        title = tool or (request.get("response_format") or {}).get("json_schema", {}).get("name", "")
+        if title.startswith("PersJudgement"):
+            names = [name for name in schema["properties"] if name != "rationale"]
+            return {name: values.get(name, 5) for name in names} | {"rationale": ""}
+        return judge_reply(request)
+
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("values", "holistic", "note"),
+    [
+        ({"holistic": 2, "decision_clarity": 1.2}, 0.2, None),  # what a small model gave: on the 0-10 scale
+        ({"holistic": 12}, 1.0, "holistic=12 is off the 0-10 scale; clamped to 10"),
+        ({"holistic": -3}, 0.0, "holistic=-3 is off the 0-10 scale; clamped to 0"),
+    ],
+)
+def test_judge_scores_off_the_unit_scale_are_mapped_not_rejected(
+    tmp_path: Path, release_dir: Path, values: dict[str, float], holistic: float, note: str | None
+) -> None:
+    with ScriptedOpenAIServer(responder=_pers_reply(values)) as judge:
+        run_dir = write_run(tmp_path / "one", release_dir, [answers()[0]])
+        settings = judged_settings(tmp_path, judge, judge_concurrency=1, judge_runs=1)
+        evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
+        pers = _rows(run_dir)["D1|aris|m1|full"].metrics["pers"]
+        sent, _ = requested_schema(next(r for r in judge.requests if "PersJudgement" in json.dumps(r)))
+    assert pers.error is None and pers.value == pytest.approx(holistic)
+    assert sent is not None and sent["properties"]["holistic"]["type"] == "integer"
+    assert sent["properties"]["holistic"]["maximum"] == 10
+    notes = pers.details.get("scale_notes", [])
+    assert (note is None and not notes) or any(note in text for text in notes)
+
+
+def test_fractional_unit_scale_answers_are_kept_as_they_are(tmp_path: Path, release_dir: Path) -> None:
+    from foresci.evaluation.judges import TraceJudgement, unit_scores
+
+    scores, notes = unit_scores(
+        TraceJudgement(evidence_linkage=0.9, support_specificity=0.5, answer_internal_trace=1)
+    )
+    assert scores == {"evidence_linkage": 0.9, "support_specificity": 0.5, "answer_internal_trace": 1.0}
+    assert notes and "0-1 scale" in notes[0]
+    judgement = TraceJudgement(evidence_linkage=1, support_specificity=0, answer_internal_trace=7)
+    scores, notes = unit_scores(judgement)
+    assert scores["evidence_linkage"] == pytest.approx(0.1) and scores["answer_internal_trace"] == 0.7
+    assert not notes
+
+
+def test_transport_failures_are_retried_on_reevaluation(
+    tmp_path: Path, release_dir: Path, server: ScriptedOpenAIServer
+) -> None:
+    run_dir = write_run(tmp_path / "one", release_dir, [answers()[0]])
+    settings = judged_settings(tmp_path, server, judge_concurrency=1)
+    server.enqueue(Reply.error(503, message="overloaded"))
+    evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
+    fact = _rows(run_dir)["D1|aris|m1|full"].metrics["fact"]
+    assert fact.error and fact.error_kind == "transport"
+    before = len(server.requests)
+    evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
+    assert len(server.requests) == before + 2
+    assert _rows(run_dir)["D1|aris|m1|full"].metrics["fact"].error is None
+
+
+def test_eval_command_offers_retry_errors() -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+
+    result = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "--retry-errors" in result.output

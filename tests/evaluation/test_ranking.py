@@ -76,3 +76,18 @@ def test_parse_from_mentions_ignores_bare_article_a() -> None:
     assert (ranking, source) == (["ml", "acl"], "text")
     ranking, _ = parse_answer_ranking({}, "A plan: option B before (A).", DIRECTIONS)
     assert ranking == ["B", "A"]
+
+
+def test_an_empty_payload_ranking_scores_as_empty_even_when_the_text_names_options() -> None:
+    text = "Priority order:\nMilestones:\n- memory-augmented agents first, then tool-use benchmarks"
+    assert parse_answer_ranking({"ranking": []}, text, DIRECTIONS) == ([], "payload")
+    assert ranking_fta(["A", "B", "C"], []).f1 == 0.0
+    assert parse_answer_ranking({}, text, DIRECTIONS)[1] == "text"  # no payload ranking: the text is read
+
+
+def test_payload_labels_in_the_shapes_models_emit() -> None:
+    labels = ["B: tool-use benchmarks", "Option C", "(a)"]
+    payload = {"ranking": [{"option_id": label} for label in labels]}
+    assert parse_answer_ranking(payload, "", DIRECTIONS) == (["B", "C", "A"], "payload")
+    ambiguous = {"ranking": [{"option_id": "A: multi-agent debate"}]}  # id of one option, name of another
+    assert parse_answer_ranking(ambiguous, "", DIRECTIONS) == (["A: multi-agent debate"], "payload")

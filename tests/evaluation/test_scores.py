@@ -169,3 +169,31 @@ def test_difficulty_adjustment_separates_method_skill_from_question_difficulty()
     fitted = difficulty_adjusted(rows)
     assert fitted["A"] == pytest.approx(0.3) and fitted["B"] == pytest.approx(0.35)
     assert difficulty_adjusted([("q1", "A", 0.1)]) == {}
+
+
+def test_offline_fact_gives_nothing_for_restating_the_candidate_names() -> None:
+    """The offline-proxy case a real model produced: a ranking that only lists the candidates by name."""
+    from foresci.agents.models import PlanningAnswer, RankedOption
+    from foresci.agents.render import render_text
+    from foresci.evaluation.fact import public_texts
+    from tests.evaluation.fixtures import release_rows
+
+    task = release_rows()[0][2]
+    names = {candidate.option_id: candidate.name for candidate in task.candidates}
+    gold = [  # the planning builder's claim bank shapes
+        Claim(claim_id="c1", text=f"{names['A']} is the top priority for the window."),
+        Claim(claim_id="c2", text=f"{names['A']} should rank above {names['B']}."),
+        Claim(claim_id="c3", text=f"{names['B']} should rank above {names['C']}."),
+    ]
+    restating = render_text(task, PlanningAnswer(ranking=[RankedOption(option_id=o) for o in "ABC"]))
+    claiming = (
+        f"{names['A']} is the top priority for the window because its share grows fastest. "
+        f"{names['A']} should rank above {names['B']}, and {names['B']} should rank above {names['C']}."
+    )
+    encoder, texts = WordEncoder(), public_texts(task)
+    # what the proxy gave before: 0.4 here, 0.74 with the packaged MiniLM
+    assert offline_fact(restating, gold, encoder, 12, 0.7, 0.5).value >= 0.4
+    empty = offline_fact(restating, gold, encoder, 12, 0.7, 0.5, texts)
+    assert empty.value == 0.0 and empty.details["restating_task"] == [0, 1, 2]
+    real = offline_fact(claiming, gold, encoder, 12, 0.7, 0.5, texts)
+    assert real.value > 0.8 and real.details["restating_task"] == []

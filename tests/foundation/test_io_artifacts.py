@@ -78,6 +78,6 @@ def test_read_models_names_file_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(JsonlError) as caught:
         read_models(path, Row)
     assert caught.value.line_number == 3
-    assert "rows.jsonl:3: invalid Row: field 'count'" in str(caught.value)
+    assert "rows.jsonl:3: count: invalid Row" in str(caught.value)
     path.write_text('{"name": "a", "count": 1}\n\n{"name": "b", "count": 2}\n', encoding="utf-8")
     assert [row.count for row in read_models(path, Row)] == [1, 2]

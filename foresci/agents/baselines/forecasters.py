@@ -1,8 +1,16 @@
 """The two non-LLM forecasters. ``persistence``: the past continues (the biggest recent direction wins,
-trajectory 'steady', rankings by pre-cutoff volume). ``trend``: momentum and acceleration of normalised
-shares, fragmentation from falling cohesion, recency-weighted venue shares, rising bottleneck recurrence.
+trajectory 'steady', rankings by pre-cutoff volume). ``trend``: momentum of normalised shares,
+fragmentation from falling cohesion, recency-weighted venue shares, rising bottleneck recurrence.
 
 Both read only the task's KB view (papers on or before the cutoff) and answer through the family schemas.
+Direction and planning options are measured by the papers T(d, t) routes into each option's node
+(:mod:`foresci.agents.baselines.routing`), normalised by the stable reference when the KB covers every
+month read (else by the domain's papers); every answer says which normaliser and how many months it read.
+
+Trend's volume floor: an option with fewer than ``trend_min_monthly_papers`` papers per month read has no
+trustworthy slope (one paper more or less swings it), so options at or above the floor are ranked by
+their log-share slope first. Fallback when no option reaches the floor: every option is ranked by its
+slope shrunk toward zero by volume / (volume + floor), and the rationale says so.
 """
 
 from __future__ import annotations
@@ -19,8 +27,11 @@ from foresci.agents.baselines.measure import (
     candidate_series,
     cohesion,
     months_before,
+    months_read,
+    node_series,
     stable_reference,
 )
+from foresci.agents.baselines.routing import option_node, taxonomy_of
 from foresci.agents.config import AgentSettings
 from foresci.agents.methods.signals import LIMITATION_CUES
 from foresci.agents.models import (
@@ -38,6 +49,7 @@ from foresci.kb.models import Paper
 from foresci.tasks.models import Task
 from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
+from foresci.taxonomy.venues import accepted_venue_family
 
 Kind = Literal["trend", "persistence"]
 SEASON_WEIGHT = 2.0  # extra weight of a related paper announced in the window's months a year earlier
@@ -78,12 +90,13 @@ class Forecaster:
         self.view = view
         self.settings = settings
         self._references: dict[tuple[str | None, str], Reference] = {}
+        self._measured_by = "keywords of the options"
 
     # ---- shared measurement ---------------------------------------------------------------------
 
     def months(self) -> list[str]:
-        """The months read before the cutoff."""
-        return months_before(self.view.cutoff, self.settings.trend_months)
+        """The months read before the cutoff (at most ``trend_months``, none before the KB's first paper)."""
+        return months_read(self.view, self.settings.trend_months)
 
     def reference(self, domain: str | None) -> Reference:
         """The stable monthly reference of a domain (cached per view)."""
@@ -96,16 +109,38 @@ class Forecaster:
         return self._references[key]
 
     def series(self, task: Task) -> dict[str, CandidateSeries]:
-        """Per-candidate series of a task."""
-        return candidate_series(self.view, task, self.months(), self.reference(task.domain))
+        """Per-candidate series of a task: through T(t) when every option has a node there, else keywords."""
+        months, reference = self.months(), self.reference(task.domain)
+        snapshot = taxonomy_of(self.view, task.domain) if task.candidates else None
+        found = {
+            candidate.option_id: option_node(snapshot, candidate.node_id, candidate.name)
+            for candidate in task.candidates
+        }
+        if not found or any(item is None for item in found.values()):
+            self._measured_by = "keywords of the options (not every option has a node in T(t))"
+            return candidate_series(self.view, task, months, reference)
+        announced = {paper.paper_id: month_of(paper.announced) for paper in self.view.papers(task.domain)}
+        hows = sorted({item.how for item in found.values() if item is not None})
+        self._measured_by = f"papers T(t) routes into {' / '.join(hows)}"
+        return {
+            option: node_series(option, item.node.paper_ids, months, reference, announced)
+            for option, item in found.items()
+            if item is not None
+        }
+
+    def read_note(self, task: Task) -> str:
+        """Which months were read, how options were measured and what shares are normalised by."""
+        months = [month for month in self.months() if self.reference(task.domain).totals.get(month)]
+        months = months or self.months()[-1:]
+        return (
+            f"{self.kind}: read {len(months)} months ({months[0]}…{months[-1]}) up to "
+            f"{self.view.cutoff.isoformat()}; options measured by {self._measured_by}; shares normalised by "
+            f"{self.reference(task.domain).description}"
+        )
 
     def _artifact(self, task: Task, series: dict[str, CandidateSeries] | None = None) -> SupportArtifact:
         artifact = SupportArtifact()
-        artifact.notes.append(
-            f"{self.kind}: read the {self.settings.trend_months} months up to "
-            f"{self.view.cutoff.isoformat()}; shares normalised by "
-            f"{self.reference(task.domain).description}"
-        )
+        artifact.notes.append(self.read_note(task))
         for option, item in (series or {}).items():
             ids = item.paper_ids_by_half[0][-2:] + item.paper_ids_by_half[1][-3:]
             artifact.evidence.append(
@@ -162,31 +197,26 @@ class Forecaster:
         """The candidate that gains momentum and its trajectory."""
         series = self.series(task)
         order = [candidate.option_id for candidate in task.candidates]
+        months = len(next(iter(series.values())).counts) if series else 0
         if self.kind == "persistence":
             chosen = max(
                 order, key=lambda option: (series[option].volume, series[option].latest, -order.index(option))
             )
             label: Trajectory = "steady"
             rationale = (
-                f"{chosen} had the most papers in the last {self.settings.trend_months} months "
+                f"{chosen} had the most papers in the {months} months read "
                 f"({series[chosen].volume}); the past is assumed to continue."
             )
         else:
-            chosen = max(
-                order,
-                key=lambda option: (
-                    self._momentum(series[option]),
-                    series[option].volume,
-                    -order.index(option),
-                ),
-            )
+            ranked, basis = self._by_momentum(series, order)
+            chosen = ranked[0]
             label = self.trajectory(series[chosen])
             rationale = (
-                f"{chosen} has the strongest momentum: its share of the reference grows "
-                f"{series[chosen].log_slope():+.1%} per month (log-linear fit over the last "
-                f"{len(series[chosen].counts)} months), "
+                f"{chosen} has the strongest momentum among {basis}: its share grows "
+                f"{series[chosen].log_slope():+.1%} per month (log-linear fit over {months} months), "
                 f"{series[chosen].growth_ratio():.2f}x from the earlier to the recent half."
             )
+        rationale += " " + self.read_note(task) + "."
         signals = [
             f"{option}: {series[option].volume} papers, share slope {series[option].log_slope():+.1%}/month"
             for option in order
@@ -199,27 +229,42 @@ class Forecaster:
         )
         return answer, self._artifact(task, series)
 
-    @staticmethod
-    def _momentum(item: CandidateSeries) -> float:
-        if item.volume < 3:
-            return -math.inf
-        return item.log_slope()
+    def _by_momentum(self, series: dict[str, CandidateSeries], order: list[str]) -> tuple[list[str], str]:
+        """Options by log-share slope, those at or above the volume floor first; and what was compared.
+
+        Fallback when no option reaches the floor: all options by slope x volume / (volume + floor).
+        """
+        months = len(next(iter(series.values())).counts) if series else 0
+        floor = math.ceil(self.settings.trend_min_monthly_papers * months)
+        above = [option for option in order if series[option].volume >= floor]
+        below = [option for option in order if series[option].volume < floor]
+
+        def shrunk(option: str) -> float:
+            item = series[option]
+            return item.log_slope() * item.volume / (item.volume + floor) if floor else item.log_slope()
+
+        def key(option: str, value: float) -> tuple[float, int, int]:
+            return (-value, -series[option].volume, order.index(option))
+
+        if above:
+            ranked = sorted(above, key=lambda option: key(option, series[option].log_slope()))
+            ranked += sorted(below, key=lambda option: key(option, shrunk(option)))
+            return ranked, f"the options with at least {floor} papers"
+        ranked = sorted(order, key=lambda option: key(option, shrunk(option)))
+        return ranked, f"all options (none reaches {floor} papers; slopes shrunk by volume)"
 
     def planning(self, task: Task) -> tuple[PlanningAnswer, SupportArtifact]:
         """Options ranked by recent volume (persistence) or by momentum, the fitted growth of their share
-        (trend; options with under 3 papers last)."""
+        (trend; options under the volume floor after the others)."""
         series = self.series(task)
         order = [candidate.option_id for candidate in task.candidates]
-
-        def score(option: str) -> tuple[float, float]:
-            item = series[option]
-            if self.kind == "persistence":
-                return (float(item.volume), float(item.latest))
-            return (self._momentum(item), float(item.volume))
-
-        ranked = sorted(
-            order, key=lambda option: (tuple(-value for value in score(option)), order.index(option))
-        )
+        if self.kind == "persistence":
+            ranked = sorted(
+                order,
+                key=lambda option: (-series[option].volume, -series[option].latest, order.index(option)),
+            )
+        else:
+            ranked, _ = self._by_momentum(series, order)
         ranking = [
             RankedOption(
                 option_id=option,
@@ -271,11 +316,13 @@ class Forecaster:
         papers = self._neighbours(task, "contribution")
         season = window_months_of_year(task.window_start, task.window_end)
         weights: dict[str, float] = {}
+        accepted = {paper.paper_id: accepted_venue_family(paper) for paper in papers}
         for paper in papers:
-            if paper.venue_family:
+            family = accepted[paper.paper_id]
+            if family:
                 in_season = paper.announced.month in season
                 weight = 1.0 if self.kind == "persistence" else 1.0 + SEASON_WEIGHT * in_season
-                weights[paper.venue_family] = weights.get(paper.venue_family, 0.0) + weight
+                weights[family] = weights.get(family, 0.0) + weight
         order = [candidate.option_id for candidate in task.candidates]
         name_of = {candidate.option_id: candidate.name for candidate in task.candidates}
         ranked = sorted(order, key=lambda option: (-weights.get(name_of[option], 0.0), order.index(option)))
@@ -288,7 +335,7 @@ class Forecaster:
         ]
         artifact = self._artifact(task)
         artifact.queries.append(str(task.context.get("contribution", task.title)))
-        venue_ids = [paper.paper_id for paper in papers if paper.venue_family == name_of[ranked[0]]][:5]
+        venue_ids = [paper.paper_id for paper in papers if accepted[paper.paper_id] == name_of[ranked[0]]][:5]
         artifact.evidence.append(
             Evidence(claim=f"related papers accepted at {name_of[ranked[0]]}", paper_ids=venue_ids)
         )

@@ -1,12 +1,16 @@
 """Measurements the non-LLM forecasters read from a KB view: per-candidate monthly shares, normalised by
 a stable reference, and the cohesion of a candidate's papers (for fragmentation).
 
-A paper counts toward the candidate whose terms (``key_terms`` from the public task context, else the
-content words of its name) it mentions most, when it mentions at least ``min_hits`` of them.
+An option is measured by the papers the taxonomy T(d, t) routes into its node's subtree
+(:func:`node_series`). Fallback when an option has no node in T(t): every option of the task is measured
+by keywords (:func:`candidate_series`): a paper counts toward the candidate whose terms (``key_terms``
+from the public task context, else the content words of its name) it mentions most, when it mentions at
+least ``min_hits`` of them.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -30,6 +34,19 @@ def months_before(cutoff: date, count: int) -> list[str]:
         if month == 0:
             year, month = year - 1, 12
     return months[::-1]
+
+
+def months_read(view: KBViewLike, count: int) -> list[str]:
+    """The ``count`` months ending with the cutoff's month that the view has papers from (oldest first).
+
+    Months before the KB's first paper are dropped, so a series never reads months nobody collected.
+    """
+    months = months_before(view.cutoff, count)
+    collected = [month for month, papers in view.monthly_counts(None).items() if papers]
+    if not collected:
+        return months[-1:]
+    first = min(collected)
+    return [month for month in months if month >= first] or months[-1:]
 
 
 def candidate_terms(task: Task, candidate: Candidate) -> list[str]:
@@ -105,17 +122,18 @@ class CandidateSeries:
         return (recent + smoothing) / (earlier + smoothing)
 
     def log_slope(self) -> float:
-        """Monthly slope of log share (least squares on log((count + 0.5) / reference)); 0.1 = +10 %/month."""
+        """Monthly slope of log share; 0.1 = +10 %/month (Poisson fit, :func:`poisson_log_slope`)."""
+        return self.share_trend()[0]
+
+    def share_trend(self) -> tuple[float, float]:
+        """(monthly log-share slope, its standard error) of the Poisson fit against the reference totals."""
         if len(self.counts) < 3:
-            return 0.0
+            return 0.0, math.inf
         totals = self.totals or [
             max(1, round(count / share)) if share else 1
             for count, share in zip(self.counts, self.shares, strict=True)
         ]
-        logs = [
-            np.log((count + 0.5) / max(total, 1)) for count, total in zip(self.counts, totals, strict=True)
-        ]
-        return _absolute_slope([float(value) for value in logs])
+        return poisson_log_slope(self.counts, totals)
 
     def recent_rate(self, months: int = 3) -> float:
         """Mean papers per month over the last ``months`` months."""
@@ -133,6 +151,37 @@ class CandidateSeries:
         if half < 2 or mean <= 0:
             return 0.0
         return (_absolute_slope(self.shares[half:]) - _absolute_slope(self.shares[:half])) / mean
+
+
+def poisson_log_slope(counts: list[int], totals: list[int], iterations: int = 25) -> tuple[float, float]:
+    """Maximum-likelihood slope ``b`` (and its standard error) of
+    ``count_t ~ Poisson(total_t * exp(a + b t))``.
+
+    The monthly growth of a share, estimated without the bias that ``log(count + 0.5)`` regression has
+    at a few papers a month; months with a zero total are skipped. No papers at all: slope 0, infinite
+    error.
+    """
+    rows = [(month, count, total) for month, (count, total) in enumerate(zip(counts, totals, strict=True))
+            if total > 0]
+    if len(rows) < 3 or sum(count for _, count, _ in rows) == 0:
+        return 0.0, math.inf
+    time = np.asarray([month for month, _, _ in rows], dtype=float)
+    time -= time.mean()
+    observed = np.asarray([count for _, count, _ in rows], dtype=float)
+    exposure = np.log(np.asarray([total for _, _, total in rows], dtype=float))
+    intercept, slope = math.log(observed.sum() / np.exp(exposure).sum()), 0.0
+    information = np.eye(2)
+    for _ in range(iterations):
+        expected = np.exp(exposure + intercept + slope * time)
+        gradient = np.array([np.sum(observed - expected), np.sum((observed - expected) * time)])
+        information = np.array([[expected.sum(), np.sum(expected * time)],
+                                [np.sum(expected * time), np.sum(expected * time * time)]])
+        step = np.linalg.solve(information + 1e-9 * np.eye(2), gradient)
+        intercept, slope = intercept + float(step[0]), max(-2.0, min(2.0, slope + float(step[1])))
+        if abs(step[1]) < 1e-7:
+            break
+    covariance = np.linalg.pinv(information)
+    return slope, math.sqrt(max(float(covariance[1, 1]), 0.0))
 
 
 def _absolute_slope(values: list[float]) -> float:
@@ -194,6 +243,29 @@ def candidate_series(
         totals = [reference.totals.get(month, 0) for month in months]
         result[option] = CandidateSeries(option, counts, shares, halves[option], totals)
     return result
+
+
+def node_series(
+    option_id: str, paper_ids: list[str], months: list[str], reference: Reference, announced: dict[str, str]
+) -> CandidateSeries:
+    """One option's series from the papers T(t) routed into its node's subtree (``paper_ids``).
+
+    ``announced`` maps the visible papers' ids to their 'YYYY-MM' (papers missing from it are not read).
+    """
+    months = [month for month in months if reference.totals.get(month)] or months[-1:]
+    middle = months[len(months) // 2]
+    by_month: Counter[str] = Counter()
+    halves: tuple[list[str], list[str]] = ([], [])
+    for paper_id in paper_ids:
+        month = announced.get(paper_id)
+        if month is None or month < months[0]:
+            continue
+        by_month[month] += 1
+        halves[0 if month < middle else 1].append(paper_id)
+    counts = [by_month.get(month, 0) for month in months]
+    totals = [reference.totals.get(month, 0) for month in months]
+    shares = [count / total if total else 0.0 for count, total in zip(counts, totals, strict=True)]
+    return CandidateSeries(option_id, counts, shares, halves, totals)
 
 
 def cohesion(view: KBViewLike, paper_ids: list[str]) -> float | None:

@@ -81,8 +81,8 @@ def build_aris(context: MethodContext) -> Any:
             signals=state["signals"],
             contract=context.contract,
         )
-        result, notes = decide(context, prompt)
-        return Command(goto="__end__", update={**finish(context, result), "notes": notes})
+        decision = decide(context, prompt)
+        return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
 
     graph = StateGraph(MethodState)
     for name, node in (

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from foresci.agents.briefs import Mode, candidate_ids, family_schema, task_brief
 from foresci.agents.config import AgentSettings
-from foresci.agents.models import Evidence
+from foresci.agents.models import ContractStatus, Evidence, answer_schema_for_options
 from foresci.agents.prompts import PromptBook
-from foresci.agents.render import contract_problems, enforce_contract, render_text
+from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools
 from foresci.kb.models import Paper
 from foresci.llm import LLMClient
@@ -71,6 +71,7 @@ class MethodState(TypedDict, total=False):
     reviews: list[str]
     round: int
     answer: dict[str, Any]
+    contract: dict[str, Any]
 
 
 def system_prompt(context: MethodContext) -> str:
@@ -78,24 +79,47 @@ def system_prompt(context: MethodContext) -> str:
     return context.prompts.render("common", "system", cutoff=context.task.cutoff.isoformat())
 
 
-def decide(context: MethodContext, user_prompt: str) -> tuple[BaseModel, list[str]]:
-    """Ask for the family answer; if it names unknown options, ask once more with the valid ids, then
-    repair what remains (the common contract-aware step). Returns the answer and repair notes."""
-    schema = family_schema(context.task.family)
+@dataclass
+class Decision:
+    """The family answer of a decide step and how it met the task contract."""
+
+    answer: BaseModel
+    contract: ContractStatus
+    notes: list[str]
+
+    def update(self) -> dict[str, Any]:
+        """The graph-state update that records the contract outcome (the last decision wins)."""
+        return {"notes": self.notes, "contract": {"status": self.contract, "notes": self.notes}}
+
+
+def _fix_instruction(options: list[str]) -> str:
+    if not options:
+        return "Answer again with every field of the answer stated."
+    return f"The only valid option ids are: {', '.join(options)}. Answer again, using only these ids."
+
+
+def decide(context: MethodContext, user_prompt: str) -> Decision:
+    """Ask for the family answer (option ids as a schema enum); if it breaks the task contract, ask once
+    more naming the problems and the valid ids. What still breaks it is recorded, never repaired."""
+    schema = answer_schema_for_options(family_schema(context.task.family), candidate_ids(context.task))
     messages = [("system", system_prompt(context)), ("user", user_prompt)]
-    answer = context.llm.invoke_structured(messages, schema)
-    problems = contract_problems(context.task, answer)
-    if problems:
-        fix = context.prompts.render(
-            "common",
-            "contract_fix",
-            problems="; ".join(problems),
-            candidates=", ".join(candidate_ids(context.task)),
-        )
-        messages += [("assistant", answer.model_dump_json()), ("user", fix)]
-        answer = context.llm.invoke_structured(messages, schema)
-    repaired, notes = enforce_contract(context.task, answer)
-    return repaired, notes
+    check = check_contract(context.task, context.llm.invoke_structured(messages, schema))
+    if not check.problems:
+        return Decision(check.answer, "ok", check.notes)
+    first = check
+    fix = context.prompts.render(
+        "common",
+        "contract_fix",
+        problems="; ".join(first.problems),
+        candidates=_fix_instruction(candidate_ids(context.task)),
+    )
+    messages += [("assistant", first.answer.model_dump_json()), ("user", fix)]
+    check = check_contract(context.task, context.llm.invoke_structured(messages, schema))
+    notes = [f"contract-fix re-ask after: {'; '.join(first.problems)}", *check.notes]
+    if check.problems:
+        return Decision(check.answer, "invalid", [*notes, *(f"still breaks the contract: {problem}"
+                                                            for problem in check.problems)])
+    return Decision(check.answer, "repaired", notes)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -74,8 +74,8 @@ def build_coi(context: MethodContext) -> Any:
             trend_reading=state["trend_reading"],
             contract=context.contract,
         )
-        result, notes = decide(context, prompt)
-        return Command(goto="__end__", update={**finish(context, result), "notes": notes})
+        decision = decide(context, prompt)
+        return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
 
     graph = StateGraph(MethodState)
     for name, node in (

@@ -26,8 +26,8 @@ def build_hybrid_rag(context: MethodContext) -> Any:
         prompt = context.prompts.render(
             "hybrid_rag", "answer", brief=context.brief, evidence=papers, contract=context.contract
         )
-        result, notes = decide(context, prompt)
-        return Command(goto="__end__", update={**finish(context, result), "notes": notes})
+        decision = decide(context, prompt)
+        return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
 
     graph = StateGraph(MethodState)
     graph.add_node("retrieve", retrieve)

@@ -15,8 +15,8 @@ def build_native(context: MethodContext) -> Any:
 
     def answer(state: MethodState) -> Command[Literal["__end__"]]:
         prompt = context.prompts.render("native", "answer", brief=context.brief, contract=context.contract)
-        result, notes = decide(context, prompt)
-        return Command(goto="__end__", update={**finish(context, result), "notes": notes})
+        decision = decide(context, prompt)
+        return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
 
     graph = StateGraph(MethodState)
     graph.add_node("answer", answer)

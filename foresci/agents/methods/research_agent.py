@@ -18,7 +18,8 @@ from foresci.agents.render import render_text
 def build_research_agent(context: MethodContext) -> Any:
     """Graph: START -> gather -> draft -> review -> refine -> (review | END).
 
-    Model calls: 1 draft + iterations x (reviewers + 1).
+    Model calls: 1 draft + iterations x (reviewers + 1), fewer when a refine round leaves the draft
+    unchanged: the graph then stops (noted in the support artifact) instead of repeating the same requests.
     """
     tools = context.require_tools()
     knobs = context.settings
@@ -43,11 +44,15 @@ def build_research_agent(context: MethodContext) -> Any:
             evidence=evidence(state),
             contract=context.contract,
         )
-        result, notes = decide(context, prompt)
+        decision = decide(context, prompt)
         goto: Literal["review", "__end__"] = "review" if knobs.iterations > 0 else "__end__"
         return Command(
             goto=goto,
-            update={"draft": result.model_dump(mode="json"), "notes": notes, **final_update(goto, result)},
+            update={
+                "draft": decision.answer.model_dump(mode="json"),
+                **decision.update(),
+                **final_update(goto, decision.answer),
+            },
         )
 
     def review(state: MethodState) -> Command[Literal["refine"]]:
@@ -77,17 +82,23 @@ def build_research_agent(context: MethodContext) -> Any:
             contract=context.contract,
             draft=json.dumps(state["draft"], ensure_ascii=False),
         )
-        result, notes = decide(context, prompt)
+        decision = decide(context, prompt)
+        refined = decision.answer.model_dump(mode="json")
         round_done = state.get("round", 0) + 1
-        goto: Literal["review", "__end__"] = "review" if round_done < knobs.iterations else "__end__"
+        unchanged = refined == state["draft"]
+        goto: Literal["review", "__end__"] = (
+            "review" if round_done < knobs.iterations and not unchanged else "__end__"
+        )
+        update = decision.update()
+        if unchanged and round_done < knobs.iterations:
+            stop = (
+                f"stopped early after round {round_done} of {knobs.iterations}: the refined draft did "
+                "not change, so a further round would repeat the same requests"
+            )
+            update["notes"] = [*update["notes"], stop]
         return Command(
             goto=goto,
-            update={
-                "draft": result.model_dump(mode="json"),
-                "round": round_done,
-                "notes": notes,
-                **final_update(goto, result),
-            },
+            update={"draft": refined, "round": round_done, **update, **final_update(goto, decision.answer)},
         )
 
     graph = StateGraph(MethodState)

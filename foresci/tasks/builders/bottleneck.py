@@ -1,8 +1,11 @@
 """Bottleneck-opportunity discovery: the root bottleneck of a sub-direction and the opportunity it unlocks.
 
 The hidden bottleneck is the pre-cutoff bottleneck signal of the node whose mentions grow most in the
-window (the limitation the field turns to); the opportunity is the most distinctive phrase of the window
-papers that address it, compared with the node's pre-cutoff papers. Persistence would name the bottleneck
+window (the limitation the field turns to); only signals that state a limitation count
+(:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the most distinctive
+full noun phrase of the window papers that address it, compared with the node's pre-cutoff papers, and used
+by at least three of them. Subject, bottleneck and opportunity must belong to the same node
+(:mod:`foresci.tasks.coherence`; recorded in the hidden stats). Persistence would name the bottleneck
 mentioned most often before the cutoff.
 """
 
@@ -10,18 +13,28 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
+from datetime import date
 
 from foresci.tasks.builders.common import Built, display_name, eligible_nodes, node_description, task_id
+from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
+from foresci.tasks.limitations import limitation_clause, named_limitation
+from foresci.tasks.lint import public_strings
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
-from foresci.tasks.text import content_tokens, core_phrase, distinctive_gram_sets
+from foresci.tasks.text import content_tokens, core_phrase, name_evidence_text
 from foresci.taxonomy.models import Signal
+from foresci.taxonomy.phrases import CLOSED, JOINERS, document_phrases, phrase_key, subsumed
+from foresci.taxonomy.signals import split_sentences
 
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
+MIN_OPPORTUNITY_PAPERS = 3
+EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "family", "mode", "error",
+                              "time", "size", "number", "baseline", "gain", "result", "performance"])
 
 
 _GENERIC_TEXT = (
@@ -65,11 +78,91 @@ def build_bottleneck_tasks(domain: DomainEvidence, settings: TaskSettings, domai
     return built
 
 
+def limitation_signals(evidence: NodeEvidence, cutoff: date) -> list[tuple[Signal, str]]:
+    """The node's pre-cutoff bottleneck signals that state a limitation, each with its limitation phrase.
+
+    A signal whose text and variants all report results or contributions is dropped; the phrase is the
+    limitation clause of the first phrasing that states one, cut to its core (``core_phrase``).
+    """
+    kept: list[tuple[Signal, str]] = []
+    for signal in evidence.node.signals:
+        if signal.kind != "bottleneck" or (signal.first_seen is not None and signal.first_seen > cutoff):
+            continue
+        for text in (signal.text, *signal.variants):
+            part = named_limitation(text)
+            if part is not None:
+                kept.append((signal, core_phrase(limitation_clause(part))))
+                break
+    return kept
+
+
+def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
+    """Also count "auditing of krouplalive pelorings" as "krouplalive peloring auditing" (its base form)."""
+    result = dict(phrases)
+    for key in phrases:
+        head, joiner, *rest = key.split() + ["", ""]
+        if joiner == "of" and rest[0] and " of " not in f" {' '.join(rest)} ":
+            result.setdefault(" ".join([*key.split()[2:], head]), Counter())
+    return result
+
+
+def _near(text: str, bottleneck: set[str]) -> set[str]:
+    """Phrase keys of the sentences that mention the bottleneck (most of its words) and of the next one."""
+    sentences = split_sentences(text)
+    keys: set[str] = set()
+    for index, sentence in enumerate(sentences):
+        words = set(phrase_key(sentence).split())
+        if bottleneck and len(bottleneck & words) >= MATCH_THRESHOLD * len(bottleneck):
+            for nearby in sentences[index:index + 2]:
+                keys.update(_with_inversions(document_phrases(nearby)))
+    return keys
+
+
+def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[str],
+                        exclude: set[str], min_support: int, bottleneck: str = "",
+                        addressing: list[str] | None = None) -> list[tuple[str, int]]:
+    """Full base noun phrases (no "of"/"for" compounds) of the node's window papers, over-represented
+    against its pre-cutoff papers, each used by at least ``min_support`` window papers, mostly made of words
+    outside the bottleneck (``exclude``), not an evaluation quantity ("success rate") and not made only of
+    words common in the domain; best first, and up to three times higher the more often it is written next
+    to the bottleneck in the papers ``addressing`` it (its sentence or the next: "now that X is reduced,
+    we pursue Y"). (The builder then drops
+    phrases the public task already names: they are no post-cutoff opportunity.)"""
+    focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in window]
+    background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
+    counts: Counter[str] = Counter(key for phrases in focus for key in phrases)
+    prior: Counter[str] = Counter(key for phrases in background for key in phrases)
+    wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
+    near: Counter[str] = Counter(key for paper_id in (window if addressing is None else addressing)
+                                 for key in _near(domain.papers[paper_id].text, wanted))
+    scored: list[tuple[float, str, int]] = []
+    dropped = subsumed({key: count for key, count in counts.items() if count >= min_support})
+    for key, count in counts.items():
+        words = key.split()
+        if count < min_support or key in dropped or JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
+            continue
+        if set(words) <= domain.common_tokens | CLOSED:
+            continue
+        if len(set(words) - exclude) < len(words) / 2:
+            continue
+        share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
+        if share > prior_share:
+            boost = 1 + 2 * near[key] / count
+            scored.append((boost * share * math.log(share / prior_share), key, count))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    surfaces: dict[str, Counter[str]] = {}
+    for phrases in focus:
+        for key, forms in phrases.items():
+            surfaces.setdefault(key, Counter()).update(forms)
+    return [(surfaces[key].most_common(1)[0][0] if surfaces.get(key) else key, count)
+            for _, key, count in scored[:4]]
+
+
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
                domain_name: str) -> Built | None:
-    scored: list[tuple[float, Signal, list[str], list[str]]] = []
-    for signal in (signal for signal in evidence.node.signals if signal.kind == "bottleneck"):
-        if signal.first_seen is not None and signal.first_seen > domain.cutoff:
+    scored: list[tuple[float, Signal, list[str], list[str], str]] = []
+    for signal, phrase in limitation_signals(evidence, domain.cutoff):
+        if not marker_words(phrase, domain):
             continue
         before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
                                                                              evidence.window_ids)
@@ -77,41 +170,46 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
             continue
         growth = math.log(((len(after) + 1) / (evidence.window + 1))
                           / ((len(before) + 1) / (evidence.pre_total + 1)))
-        scored.append((growth, signal, before, after))
+        scored.append((growth, signal, before, after, phrase))
     if not scored:
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
-    growth, primary, before, addressing = scored[0]
-    bottleneck_words = set(content_tokens(" ".join(signal.text for signal in evidence.node.signals)))
-    ranked = distinctive_gram_sets([domain.gram_set(paper_id) for paper_id in addressing],
-                                   [domain.gram_set(paper_id) for paper_id in evidence.pre_ids], top=8)
-    grams = [(gram, score) for gram, score in ranked
-             if len(set(content_tokens(gram)) - bottleneck_words) >= len(content_tokens(gram)) / 2
-             and marker_words(gram, domain)][:4]
-    if not grams:
-        return None
-    opportunity = [gram for gram, _ in grams]
+    growth, primary, before, addressing, phrase = scored[0]
+    bottleneck_words = {word for signal in evidence.node.signals if signal.kind == "bottleneck"
+                        for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
+    found = opportunity_phrases(domain, evidence.window_ids, evidence.pre_ids, bottleneck_words,
+                                max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase,
+                                addressing)
+    name = display_name(evidence.node)
     window = domain.window
     persistence = max((entry for entry in scored), key=lambda entry: (len(entry[2]), entry[1].count,
                                                                       entry[1].text))
-    name = display_name(evidence.node)
-    phrase = core_phrase(primary.text)
     bottleneck = list(dict.fromkeys([phrase, primary.text,
                                      *(core_phrase(text) for text in primary.variants)]))
     key = (f"{window.horizon}:{phrase.lower()}",)
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     title, question = bottleneck_question(domain_name, name, window.cutoff, window.start, window.end)
-    signals_public = [signal.text for signal in evidence.node.signals
-                      if signal.first_seen is None or signal.first_seen <= domain.cutoff][:6]
+    signals_public = [text for _, text in limitation_signals(evidence, domain.cutoff)][:6]
     task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
                 context={"domain_name": domain_name, "subdirection": name,
-                         "description": node_description(evidence.node),
+                         "description": "; ".join(filter(None, [
+                             name_evidence_text(evidence.node, domain.papers, domain.cutoff),
+                             node_description(evidence.node)])),
                          "pre_cutoff_papers": evidence.pre_total,
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "recurring_limitations_before_cutoff": signals_public},
                 deliverable=list(DELIVERABLES[FAMILY]))
+    public = " ".join(public_strings(task)).lower()
+    found = [(text, count) for text, count in found if text.lower() not in public]
+    if not found:
+        return None
+    opportunity = [text for text, _ in found]
+    coherence = node_coherence(domain, evidence, {"subject": name, "bottleneck": phrase,
+                                                  "opportunity": opportunity[0]})
+    if coherence.get("passed") is False:
+        return None
     mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "
                  f"'{opportunity[0]}'; {len(addressing)} of the {evidence.window} window papers of the "
                  f"sub-direction address the bottleneck, against {len(before)} of {evidence.pre_total} "
@@ -135,5 +233,6 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                "signals": {entry[1].text: {"pre": len(entry[2]), "window": len(entry[3]),
                                            "log_growth": round(entry[0], 4)} for entry in scored},
                "persistence_answer": persistence[1].text, "persistence_match": persistence[1] is primary,
+               "opportunity_support": dict(found), "same_node_check": coherence,
                "post_cutoff_terms": opportunity})
     return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence[1] is primary)

@@ -16,6 +16,7 @@ from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.text import content_tokens
 from foresci.taxonomy.models import Node
+from foresci.taxonomy.naming import display_name as node_name
 
 FAMILY_ABBREVIATION = {"direction_forecasting": "df", "bottleneck_opportunity": "bo",
                        "strategic_planning": "sp", "venue_positioning": "vp"}
@@ -43,8 +44,8 @@ def task_id(family: str, domain: str, horizon: str, decision_key: Sequence[str],
 
 
 def display_name(node: Node) -> str:
-    """Human-readable name of a node (its label with separators turned into spaces)."""
-    return " ".join(node.label.replace("_", " ").replace("/", " / ").split())
+    """Human-readable name of a node: its noun-phrase name (foresci.taxonomy.naming), else its label."""
+    return node_name(node)
 
 
 def node_description(node: Node) -> str:
@@ -83,6 +84,44 @@ def eligible_nodes(domain: DomainEvidence, settings: TaskSettings) -> list[NodeE
             continue
         kept.append(evidence)
     return sorted(kept, key=lambda item: item.node_id)
+
+
+def history_share(evidence: NodeEvidence, domain: DomainEvidence) -> float:
+    """Share of the pre-cutoff history (first slice start .. cutoff) the node has existed in T(t).
+
+    A node exists from the start of the slice that created it (its papers of that slice were routed to
+    it); nodes without a lineage count as existing throughout.
+    """
+    bounds = domain.snapshot.slice_bounds
+    lineage = evidence.node.lineage
+    if not bounds or lineage is None or lineage.created_slice >= len(bounds):
+        return 1.0
+    start = bounds[0][0]
+    span = (domain.cutoff - start).days
+    if span <= 0:
+        return 1.0
+    return max(0.0, min(1.0, (domain.cutoff - bounds[lineage.created_slice][0]).days / span))
+
+
+def phrase_share(evidence: NodeEvidence) -> float:
+    """Largest share of the node's papers that state one recurring limitation or future-work phrase."""
+    node = evidence.node
+    if not node.paper_ids or not node.signals:
+        return 0.0
+    members = set(node.paper_ids)
+    return max(len(members & set(signal.paper_ids)) for signal in node.signals) / len(members)
+
+
+def is_direction(evidence: NodeEvidence, domain: DomainEvidence, settings: TaskSettings) -> bool:
+    """A real research direction: in T(t) for ``min_history_share`` of the history and not dominated by
+    one limitation/chain phrase (such nodes stay bottleneck/opportunity subjects)."""
+    return (history_share(evidence, domain) >= settings.min_history_share
+            and phrase_share(evidence) < settings.max_phrase_share)
+
+
+def direction_candidates(domain: DomainEvidence, settings: TaskSettings) -> list[NodeEvidence]:
+    """Eligible nodes that are real directions: the pool of direction and planning options."""
+    return [item for item in eligible_nodes(domain, settings) if is_direction(item, domain, settings)]
 
 
 def _jaccard(left: set[str], right: set[str]) -> float:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from foresci.tasks.builders.common import (
     Built,
     candidates_from,
-    eligible_nodes,
+    direction_candidates,
     pre_cutoff_context,
     sample_option_sets,
     task_id,
@@ -31,7 +32,7 @@ def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain
                           wanted: int) -> list[Built]:
     """Candidate direction tasks for one domain and window (more than ``wanted``; selection happens later)."""
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
-    pool = eligible_nodes(domain, settings)
+    pool = direction_candidates(domain, settings)
     built: list[Built] = []
     for options in sample_option_sets(pool, settings.candidates_per_task,
                                       settings.attempts_per_task * wanted, rng):
@@ -41,11 +42,19 @@ def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain
     return built
 
 
+def lead_noise(winner: NodeEvidence, runner_up: NodeEvidence) -> float:
+    """Standard error of the difference of two nodes' log growth under Poisson counts (add-one)."""
+    return math.sqrt(sum(1.0 / (count + 1) for count in (winner.window, winner.baseline,
+                                                         runner_up.window, runner_up.baseline)))
+
+
 def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: TaskSettings, domain_name: str,
                rng: random.Random) -> Built | None:
     by_growth = sorted(options, key=lambda item: (-item.growth, item.node_id))
     winner, runner_up = by_growth[0], by_growth[1]
     if winner.growth - runner_up.growth < settings.min_margin or winner.window < settings.min_window_papers:
+        return None
+    if winner.growth - runner_up.growth < settings.min_lead_z * lead_noise(winner, runner_up):
         return None
     if winner.trajectory is None:
         return None

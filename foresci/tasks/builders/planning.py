@@ -1,7 +1,8 @@
 """Strategic research planning: rank a fixed set of options for a team planning the window.
 
 Options are sibling sub-directions (children of one node, or top-level nodes of the domain), so the team's
-scope is real. The hidden order is by share growth in the window; persistence would rank by pre-cutoff
+scope is real. The hidden order is by share growth in the window, and the top option must gain share (a
+set where every option loses ground has no priority to find); persistence would rank by pre-cutoff
 volume. Rationale units, milestones, dependencies, risks and a go/no-go criterion are drawn from the
 window evidence (growth), the taxonomy's edges (dependencies) and the node's bottleneck signals (risks).
 """
@@ -14,8 +15,8 @@ from collections.abc import Sequence
 from foresci.tasks.builders.common import (
     Built,
     candidates_from,
+    direction_candidates,
     display_name,
-    eligible_nodes,
     pre_cutoff_context,
     sample_option_sets,
     task_id,
@@ -25,6 +26,7 @@ from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, planning_question
+from foresci.tasks.text import name_evidence_text
 
 FAMILY = "strategic_planning"
 
@@ -33,7 +35,7 @@ def build_planning_tasks(domain: DomainEvidence, settings: TaskSettings, domain_
                          wanted: int) -> list[Built]:
     """Candidate planning tasks: option sets of sibling nodes first, then mixed sets of the domain."""
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
-    pool = eligible_nodes(domain, settings)
+    pool = direction_candidates(domain, settings)
     by_parent: dict[str | None, list[NodeEvidence]] = {}
     for item in pool:
         by_parent.setdefault(item.node.parent_id, []).append(item)
@@ -69,8 +71,12 @@ def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: s
     top = ranked[0]
     if top.growth - ranked[1].growth < settings.min_margin or top.window < settings.min_window_papers:
         return None
+    if top.growth <= 0:
+        return None
     window = domain.window
-    named = candidates_from(options, rng)
+    named = [(candidate.model_copy(update={"description": "; ".join(filter(None, [
+        name_evidence_text(item.node, domain.papers, domain.cutoff), candidate.description]))}), item)
+        for candidate, item in candidates_from(options, rng)]
     option_of = {item.node_id: candidate.option_id for candidate, item in named}
     name_of = {item.node_id: candidate.name for candidate, item in named}
     persistence = sorted(options, key=lambda item: (-item.pre_total, item.node_id))

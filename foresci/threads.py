@@ -1,0 +1,80 @@
+"""Thread counts for torch, FAISS, ONNX Runtime and BLAS: one setting, applied before they load.
+
+On a small machine shared with other processes, one thread per library is fastest (a thread that
+waits for a busy core stalls the whole parallel region). ``apply_threads`` exports the usual
+environment variables, so libraries imported later start with that count, and sets the count of
+libraries already imported. The CLI applies it first thing; library code calls ``ensure_threads``
+before the first encode or search.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+DEFAULT_THREADS = 1
+
+_applied: int | None = None
+
+
+def resolve_threads(configured: int | None) -> int:
+    """The thread count to use: the setting; unset -> OMP_NUM_THREADS or 1; 0 -> one per core."""
+    if configured is None:
+        exported = os.environ.get("OMP_NUM_THREADS", "").strip()
+        configured = int(exported) if exported.isdigit() else DEFAULT_THREADS
+    if configured <= 0:
+        configured = os.cpu_count() or 1
+    return configured
+
+
+def apply_threads(count: int) -> int:
+    """Use ``count`` threads in every numeric library, loaded or not; return it."""
+    global _applied
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(count)
+    if "torch" in sys.modules:
+        torch = sys.modules["torch"]
+        torch.set_num_threads(count)
+    if "faiss" in sys.modules:
+        sys.modules["faiss"].omp_set_num_threads(count)
+    if "threadpoolctl" in sys.modules or "numpy" in sys.modules:
+        _limit_blas(count)
+    _applied = count
+    return count
+
+
+def ensure_threads(settings: Any = None) -> int:
+    """Apply the thread count of ``settings.runtime.threads`` (or the default, once); return it."""
+    runtime = getattr(settings, "runtime", None)
+    configured = runtime.threads if runtime is not None else None
+    if configured is not None:
+        wanted = resolve_threads(configured)
+        return wanted if wanted == _applied else apply_threads(wanted)
+    return _applied if _applied is not None else apply_threads(resolve_threads(None))
+
+
+def apply_environment_threads() -> int:
+    """Apply FORESCI_RUNTIME__THREADS (else OMP_NUM_THREADS, else the default) before libraries load."""
+    exported = os.environ.get("FORESCI_RUNTIME__THREADS", "").strip()
+    return apply_threads(resolve_threads(int(exported) if exported.isdigit() else None))
+
+
+def current_threads() -> int:
+    """The thread count in force (applying the default if nothing was applied yet)."""
+    return ensure_threads()
+
+
+def _limit_blas(count: int) -> None:
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # threadpoolctl is optional: the environment variables still apply
+        return
+    threadpool_limits(limits=count, user_api="blas")

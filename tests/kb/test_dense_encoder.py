@@ -1,0 +1,68 @@
+"""The ONNX Runtime encoder: same vectors as sentence-transformers, and a search without torch."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from foresci.embed import Embedder, default_onnx_dir
+from foresci.embedders.model_dir import model_directory
+from foresci.embedders.onnx_export import export_key
+from foresci.kb.store import KnowledgeBase
+from foresci.settings import DEFAULT_EMBEDDING_MODEL
+from tests.conftest import REPO_ROOT, require_shared
+
+
+def _real_titles(count: int) -> list[str]:
+    folder = require_shared("corpora/arxiv-daily")
+    titles: list[str] = []
+    for path in sorted(folder.glob("*.jsonl.gz"))[::40]:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            rows = zip(range(count // 8 + 1), handle, strict=False)
+            titles.extend(json.loads(line)["title"] for _, line in rows)
+    return titles[:count]
+
+
+def test_onnx_export_matches_sentence_transformers_on_real_titles() -> None:
+    titles = _real_titles(48) + ["", "x", "word " * 400]  # empty, one letter, truncated at 256 tokens
+    onnx = Embedder(backend="onnx")  # exported once per machine into the user's model store
+    reference = Embedder(backend="torch").encode(titles)
+    vectors = onnx.encode(titles)
+    assert onnx.backend == "onnx"
+    key = export_key(model_directory(DEFAULT_EMBEDDING_MODEL) or Path())
+    assert (default_onnx_dir() / "onnx" / key / "model.onnx").is_file()
+    assert vectors.shape == reference.shape == (len(titles), onnx.dimension)
+    assert np.min(np.sum(vectors * reference, axis=1)) > 0.9999
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_torch_backend_and_unknown_backend() -> None:
+    assert Embedder(backend="torch").backend == "torch"
+    with pytest.raises(ValueError, match="backend"):
+        Embedder(backend="tensorrt")
+    with pytest.raises(ValueError, match="cannot serve"):
+        Embedder(model="some-org/hub-only-model", backend="onnx").encode(["a"])
+
+
+def test_fresh_process_search_does_not_import_torch(built_kb: KnowledgeBase, kb_cache: Path) -> None:
+    Embedder(cache_dir=kb_cache).encode(["make sure the ONNX export exists"])
+    script = (
+        "import sys; from foresci.cli import main; sys.argv = ['foresci', 'kb', 'search', "
+        f"{str(built_kb.path)!r}, 'tool-using agents never seen before', '--cutoff', "
+        f"{built_kb.max_date.isoformat()!r}, '-k', '3']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ('torch', 'transformers', 'sentence_transformers')\n"
+        "print('heavy:', sorted(name for name in heavy if name in sys.modules))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "FORESCI_CACHE_DIR": str(kb_cache), "COLUMNS": "200"}
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "heavy: []" in result.stdout
+    assert "papers visible" in result.stdout

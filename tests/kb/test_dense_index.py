@@ -1,0 +1,73 @@
+"""Dense search for large KBs: the IVF index never crosses the cutoff and keeps recall."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from foresci.kb.build import build_kb
+from foresci.kb.dense import IVF_FILE, DenseIndex, build_ivf, exact_search
+from foresci.kb.retrieve import KBView
+from foresci.kb.store import KnowledgeBase
+from foresci.settings import Settings
+
+
+def _clustered(size: int, dimension: int = 64, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(200, dimension))
+    vectors = centres[rng.integers(0, 200, size)] + 0.6 * rng.normal(size=(size, dimension))
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def indexed() -> tuple[np.ndarray, DenseIndex]:
+    vectors = _clustered(20_000)
+    return vectors, DenseIndex(vectors, ivf=build_ivf(vectors), mode="ivf", nprobe=32)
+
+
+@pytest.mark.parametrize("prefix", [1, 37, 2_000, 9_999, 20_000])
+def test_ivf_never_returns_a_row_after_the_cutoff(
+    indexed: tuple[np.ndarray, DenseIndex], prefix: int
+) -> None:
+    vectors, index = indexed
+    queries = _clustered(40, seed=prefix)
+    queries[0] = vectors[-1]  # a query whose nearest paper is the very last one (after most cutoffs)
+    mask = np.random.default_rng(prefix).random(len(vectors)) < 0.3
+    for query in queries:
+        rows = index.search(query, prefix, 10)
+        assert rows and max(rows) < prefix and len(rows) == min(10, prefix)
+        masked = index.search(query, prefix, 10, mask)
+        assert all(row < prefix and mask[row] for row in masked)
+
+
+def test_ivf_recall_at_10_against_exact_search(indexed: tuple[np.ndarray, DenseIndex]) -> None:
+    vectors, index = indexed
+    recalls = []
+    for prefix in (4_000, 12_000, 20_000):
+        for query in _clustered(30, seed=prefix + 1):
+            exact = exact_search(vectors[:prefix], query, 10)
+            recalls.append(len(set(exact) & set(index.search(query, prefix, 10))) / 10)
+    assert np.mean(recalls) >= 0.95
+    flat = DenseIndex(vectors, ivf=index.ivf, mode="flat")
+    query = _clustered(1, seed=99)[0]
+    assert flat.search(query, 5_000, 10) == exact_search(vectors[:5_000], query, 10)
+
+
+def test_large_kb_build_stores_an_ivf_index_and_views_stay_cutoff_exact(
+    tmp_path: Path, daily_corpus: tuple[Path, dict], kb_settings: Settings
+) -> None:
+    runtime = kb_settings.runtime.model_copy(update={"approximate_above": 50, "dense_index": "ivf"})
+    settings = kb_settings.model_copy(update={"runtime": runtime})
+    out = tmp_path / "kb"
+    build_kb([daily_corpus[0]], out, settings)
+    kb = KnowledgeBase.open(out, settings)
+    assert (kb.generation / IVF_FILE).is_file() and kb.dense_index.approximate(kb.size)
+    view = KBView(kb, kb.min_date + timedelta(days=3))
+    for row in range(0, kb.size, 6):
+        ranked = view.dense_ranking(kb.vectors[row], 10)
+        assert ranked and max(ranked) < view.size
+        hits = view.search(kb.paper_at(row).title, k=5)
+        assert all(hit.paper.announced <= view.cutoff for hit in hits)

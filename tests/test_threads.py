@@ -1,0 +1,69 @@
+"""Thread counts: one setting, applied before the numeric libraries load."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from foresci import threads
+from foresci.settings import Settings
+from tests.conftest import REPO_ROOT
+
+PROBE = (
+    "import os, foresci.cli, faiss; "
+    "print(os.environ['OMP_NUM_THREADS'], os.environ['OPENBLAS_NUM_THREADS'], faiss.omp_get_max_threads())"
+)
+
+
+def _probe(**env: str) -> list[str]:
+    clean = {key: value for key, value in os.environ.items() if key not in (*threads.THREAD_VARIABLES,)}
+    clean.pop("FORESCI_RUNTIME__THREADS", None)
+    clean["PYTHONPATH"] = str(REPO_ROOT)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE], env={**clean, **env}, capture_output=True, text=True, check=True
+    )
+    return result.stdout.split()
+
+
+def test_cli_defaults_to_one_thread_before_faiss_loads() -> None:
+    assert _probe() == ["1", "1", "1"]
+
+
+def test_cli_setting_and_exported_variable_choose_the_count() -> None:
+    assert _probe(FORESCI_RUNTIME__THREADS="3") == ["3", "3", "3"]
+    assert _probe(OMP_NUM_THREADS="3") == ["3", "3", "3"]  # an explicit export is respected
+
+
+def test_resolve_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert threads.resolve_threads(None) == 1
+    assert threads.resolve_threads(4) == 4
+    assert threads.resolve_threads(0) == (os.cpu_count() or 1)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert threads.resolve_threads(None) == 2
+
+
+def test_settings_change_loaded_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    import faiss
+    import torch
+
+    for name in threads.THREAD_VARIABLES:
+        monkeypatch.setenv(name, os.environ.get(name, "1"))  # restored after the test
+    before = (faiss.omp_get_max_threads(), torch.get_num_threads())
+    try:
+        assert threads.ensure_threads(Settings(runtime={"threads": 3})) == 3
+        assert (faiss.omp_get_max_threads(), torch.get_num_threads()) == (3, 3)
+        assert os.environ["MKL_NUM_THREADS"] == "3"
+        assert threads.ensure_threads(Settings()) == 3  # unset: keep what was applied
+    finally:
+        threads.apply_threads(1)
+        faiss.omp_set_num_threads(before[0])
+        torch.set_num_threads(before[1])
+
+
+def test_negative_thread_setting_is_rejected() -> None:
+    with pytest.raises(ValueError, match="threads"):
+        Settings(runtime={"threads": -1})
