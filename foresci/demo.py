@@ -203,7 +203,7 @@ def demo_command(
     seed: int | None = typer.Option(None, "--seed", help="world seed (default: settings.sim.seed)"),
     per_family: int | None = typer.Option(
         None, "--per-family",
-        help=f"tasks per family in the release, at most (default {DEMO_TASKS_PER_FAMILY}; 1 with --llm local)",
+        help=f"tasks per family, at most (default {DEMO_TASKS_PER_FAMILY}; 1 with --llm local)",
     ),
     llm: str | None = typer.Option(
         None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (the local-llm extra, "
