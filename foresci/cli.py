@@ -24,6 +24,7 @@ from foresci.agents.cli import run_command
 from foresci.demo import demo_command
 from foresci.evaluation.cli import eval_command, report_command
 from foresci.kb.cli import app as kb_app
+from foresci.llm.cli import app as llm_app
 from foresci.sim.cli import app as sim_app
 from foresci.tasks.cli import app as tasks_app
 from foresci.tasks.cli import forecast_app
@@ -42,6 +43,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(kb_app, name="kb")
+app.add_typer(llm_app, name="llm")
 app.add_typer(sim_app, name="sim")
 app.add_typer(taxonomy_app, name="taxonomy")
 app.add_typer(tasks_app, name="tasks")

@@ -201,8 +201,13 @@ def run_demo(
 def demo_command(
     out: Path = typer.Option(Path("demo-output"), "--out", help="folder for every artifact of the demo"),
     seed: int | None = typer.Option(None, "--seed", help="world seed (default: settings.sim.seed)"),
-    per_family: int = typer.Option(
-        DEMO_TASKS_PER_FAMILY, "--per-family", help="tasks per family in the demo release (at most)"
+    per_family: int | None = typer.Option(
+        None, "--per-family",
+        help=f"tasks per family, at most (default {DEMO_TASKS_PER_FAMILY}; 1 with --llm local)",
+    ),
+    llm: str | None = typer.Option(
+        None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (the local-llm extra, "
+        "make llm) and add the five LLM methods and name-only, judged by the same model"
     ),
 ) -> None:
     """Run foresci's main job end to end on a generated synthetic world (no data, no LLM needed).
@@ -215,7 +220,20 @@ def demo_command(
     Example:
 
       foresci demo --out demo-output && xdg-open demo-output/report/index.html
+
+      foresci demo --llm local --out demo-local   # with the packaged local model (make llm first)
     """
-    result = run_demo(out, seed=seed, per_family=per_family)
+    if llm not in (None, "local"):
+        raise typer.BadParameter("expected 'local' (or set FORESCI_LLM__BASE_URL for any endpoint)",
+                                 param_hint="--llm")
+    if llm == "local":
+        from foresci.llm.local_demo import error_rate_lines, local_llm_environment
+
+        with local_llm_environment(out) as server:
+            typer.echo(f"local model {server.name} at {server.base_url}")
+            result = run_demo(out, seed=seed, per_family=per_family or 1)
+        typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
+    else:
+        result = run_demo(out, seed=seed, per_family=per_family or DEMO_TASKS_PER_FAMILY)
     total = sum(result.timings.values())
     typer.echo(f"demo finished in {total:.0f} s; artifacts under {result.out}")

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from foresci.agents.config import AgentSettings
 from foresci.errors import ConfigError
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
+from foresci.llm.config import LLMSettings
 from foresci.redact import mask_url
 from foresci.runtime_config import RuntimeSettings
 from foresci.sections import SettingsSection
@@ -45,37 +46,6 @@ class EmbedSettings(SettingsSection):
     )
     batch_size: int = Field(default=128, description="texts per encoding batch")
     device: str = Field(default="cpu", description="torch device")
-
-
-class LLMSettings(SettingsSection):
-    """An OpenAI-compatible chat endpoint, shared by the roles agent, judge and builder."""
-
-    base_url: str | None = Field(
-        default=None, description="endpoint, e.g. http://127.0.0.1:8000/v1; unset = no LLM"
-    )
-    model: str = Field(default="gpt-4o-mini", description="model name sent to the endpoint")
-    api_key: SecretStr = Field(
-        default=SecretStr("not-needed"), description="API key (never written to outputs)"
-    )
-    temperature: float = Field(default=0.0, description="sampling temperature")
-    timeout_s: float = Field(default=60.0, description="per-request timeout in seconds")
-    max_retries: int = Field(default=4, description="retries on timeouts, 429 and 5xx")
-    reask: int = Field(default=1, description="times a malformed or schema-violating answer is re-asked")
-    structured_output_method: Literal["json_schema", "function_calling", "json_mode"] = Field(
-        default="json_schema", description="how structured output is requested"
-    )
-    concurrency: int = Field(default=4, description="concurrent requests at most")
-    registry: Path | None = Field(
-        default=None, description="model registry YAML (knowledge cutoffs); default: agents/models.yaml"
-    )
-    roles: dict[str, str] = Field(
-        default_factory=dict, description="per-role model override, e.g. {'judge': 'gpt-4o'}"
-    )
-
-    @property
-    def configured(self) -> bool:
-        """True when an endpoint is set."""
-        return bool(self.base_url)
 
 
 class Settings(BaseSettings):

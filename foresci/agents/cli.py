@@ -159,12 +159,14 @@ def write_run_manifest(
     from foresci.agents.answers import read_answers
     from foresci.agents.runner import ANSWERS_FILE
     from foresci.artifacts import sha256_file, write_manifest
+    from foresci.llm.capabilities import llm_capabilities
 
     rows = read_answers(out / ANSWERS_FILE)
     inputs = {"release": str(release), "tasks_sha256": sha256_file(release / "tasks.jsonl")}
     if kb is not None:
         inputs["kb"] = str(kb)
     config = {"methods": methods, "models": models, "mode": mode, "settings": settings.public_dump()}  # type: ignore[attr-defined]
+    config["llm_capabilities"] = llm_capabilities(settings, rows)  # type: ignore[arg-type]
     counts = {
         "rows": len(rows),
         "ok": sum(row.status == "ok" for row in rows),

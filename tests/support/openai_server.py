@@ -45,6 +45,7 @@ class Reply:
     body: str | None = None
     delay_s: float = 0.0
     finish_reason: str = "stop"
+    cut_at: int | None = None
 
     @classmethod
     def content(cls, text: str) -> Reply:
@@ -64,6 +65,20 @@ class Reply:
         return cls(status=status, headers=headers, body=body)
 
     @classmethod
+    def cut(cls, data: dict[str, Any], keep_chars: int, finish_reason: str = "length") -> Reply:
+        """A JSON answer cut after ``keep_chars`` characters, as a server does at ``max_tokens``: the
+        usage reports the request's whole token limit. llama.cpp servers say ``finish_reason=tool_calls``
+        for a cut-off tool call; pass that to reproduce it."""
+        return cls(data=data, cut_at=keep_chars, finish_reason=finish_reason)
+
+    @classmethod
+    def invalid_request_500(cls, detail: str = "response_format.type") -> Reply:
+        """HTTP 500 whose body says the request itself is invalid (llama-cpp-python's validation error)."""
+        message = (f"1 validation error for CreateChatCompletionRequest\n{detail}\n  Input should be 'text' "
+                   "or 'json_object' [type=literal_error]")
+        return cls.error(500, message=message)
+
+    @classmethod
     def delayed(cls, seconds: float, then: Reply | None = None) -> Reply:
         """Wait ``seconds`` before answering (to force client timeouts), then answer like ``then``."""
         base = then or cls(text="late reply")
@@ -75,6 +90,7 @@ class Reply:
             body=base.body,
             delay_s=seconds,
             finish_reason=base.finish_reason,
+            cut_at=base.cut_at,
         )
 
     @classmethod
@@ -112,6 +128,8 @@ def requested_schema(request: dict[str, Any]) -> tuple[dict[str, Any] | None, st
     response_format = request.get("response_format") or {}
     if response_format.get("type") == "json_schema":
         return response_format.get("json_schema", {}).get("schema"), None
+    if response_format.get("type") == "json_object" and "schema" in response_format:
+        return response_format["schema"], None
     tools = request.get("tools") or []
     if tools:
         function = tools[0].get("function", {})
@@ -251,6 +269,14 @@ def _as_reply(value: Reply | str | dict[str, Any]) -> Reply:
     raise TypeError(f"a scripted reply must be Reply, str or dict, not {type(value).__name__}")
 
 
+def token_limit(request: dict[str, Any]) -> int | None:
+    """The request's token limit (``max_tokens`` or ``max_completion_tokens``), if any."""
+    for name in ("max_tokens", "max_completion_tokens"):
+        if isinstance(request.get(name), int):
+            return int(request[name])
+    return None
+
+
 def completion_body(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     """The chat.completion JSON for a successful reply, with usage counted from the request."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
@@ -259,6 +285,8 @@ def completion_body(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     if reply.data is not None:
         _, tool_name = requested_schema(request)
         arguments = json.dumps(reply.data)
+        if reply.cut_at is not None:
+            arguments = arguments[: reply.cut_at]
         completion_text = arguments
         if tool_name is not None:
             message = {
@@ -272,11 +300,13 @@ def completion_body(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
                     }
                 ],
             }
-            finish_reason = "tool_calls"
+            finish_reason = "tool_calls" if reply.cut_at is None else reply.finish_reason
         else:
             message["content"] = arguments
     prompt_tokens = estimate_tokens(request_text(request))
     completion_tokens = estimate_tokens(completion_text)
+    if reply.cut_at is not None:
+        completion_tokens = token_limit(request) or completion_tokens
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -335,3 +365,22 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
 
     return Handler
+
+
+def forwarding_responder(base_url: str, timeout_s: float = 900.0) -> Responder:
+    """A responder that passes each request to a real OpenAI-compatible server and returns its answer
+    unchanged (status and body), so a test can read every prompt a real model was sent."""
+    import urllib.error
+    import urllib.request
+
+    def forward(request: dict[str, Any]) -> Reply:
+        outgoing = urllib.request.Request(
+            f"{base_url.rstrip('/')}/chat/completions", data=json.dumps(request).encode("utf-8"),
+            headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(outgoing, timeout=timeout_s) as response:  # noqa: S310 - 127.0.0.1
+                return Reply(status=response.status, body=response.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            return Reply(status=error.code, body=error.read().decode("utf-8", errors="replace"))
+
+    return forward

@@ -1,0 +1,384 @@
+"""``LLMClient``: one role's chat model with structured output, retries, a response cache and accounting.
+
+- :func:`get_chat_model` builds a ``ChatOpenAI`` (langchain-openai) for any OpenAI-compatible endpoint;
+  its own retries are off because the client retries by error kind (:mod:`foresci.llm.errors`):
+  overload (429, 502-504, connection errors, other 5xx) with backoff and ``Retry-After``; a timeout at
+  most ``timeout_retries`` times; an invalid request never.
+- Structured output tries the endpoint's accepted method (:mod:`foresci.llm.capabilities`); a method the
+  server refuses falls back to the next one. Malformed, truncated or schema-violating output is re-asked
+  ``reask`` times, then raised as :class:`LLMOutputError` naming the graph step that asked.
+- Every request carries the role's ``max_tokens``; prompts that would overflow the model's context window
+  lose their lowest-ranked evidence first (:mod:`foresci.llm.budget`).
+- A persistent SQLite response cache makes a re-run cost zero calls; concurrency is limited per endpoint.
+
+API keys are read from settings or the environment and are never logged or written.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from foresci.artifacts import sha256_json
+from foresci.llm.budget import estimate_tokens, fit_to_window
+from foresci.llm.cache import Usage, response_cache
+from foresci.llm.capabilities import capabilities_for
+from foresci.llm.errors import LLMError, LLMOutputError, LLMRequestError, classify, short
+from foresci.llm.registry import context_length, load_model_registry
+from foresci.llm.structured import MethodUnavailable, read_reply, request_fields, schema_instruction
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+    from langchain_openai import ChatOpenAI
+
+    from foresci.settings import Settings
+
+Role = Literal["agent", "judge", "builder"]
+SchemaT = TypeVar("SchemaT", bound=BaseModel)
+MessageLike = Any  # a langchain BaseMessage, a (role, content) tuple or a {"role", "content"} dict
+PLACEHOLDER_KEY = "not-needed"
+_CONTEXT_WORDS = ("context", "n_ctx", "too long", "exceed", "maximum length")
+
+
+def role_model(settings: Settings, role: Role) -> str:
+    """The model name a role uses: the per-role override, else ``settings.llm.model``."""
+    return settings.llm.roles.get(role, settings.llm.model)
+
+
+def _api_key(settings: Settings) -> SecretStr:
+    key = settings.llm.api_key
+    if key.get_secret_value() == PLACEHOLDER_KEY and os.environ.get("OPENAI_API_KEY"):
+        return SecretStr(os.environ["OPENAI_API_KEY"])
+    return key
+
+
+def get_chat_model(role: Role, settings: Settings, model: str | None = None) -> ChatOpenAI:
+    """A ``ChatOpenAI`` for ``role`` on the configured endpoint (its own retries off: LLMClient retries)."""
+    from langchain_openai import ChatOpenAI
+
+    if not settings.llm.base_url:
+        raise LLMError("no LLM endpoint configured: set FORESCI_LLM__BASE_URL (or llm.base_url in --config)")
+    return ChatOpenAI(base_url=settings.llm.base_url, model=model or role_model(settings, role),
+                      api_key=_api_key(settings), temperature=settings.llm.temperature,
+                      timeout=settings.llm.effective_timeout_s, max_retries=0)
+
+
+_SEMAPHORES: dict[tuple[str | None, int], threading.BoundedSemaphore] = {}
+_SEMAPHORES_LOCK = threading.Lock()
+
+
+def endpoint_semaphore(base_url: str | None, limit: int) -> threading.BoundedSemaphore:
+    """The process-wide request limit of an endpoint (agents and judges share one local server)."""
+    with _SEMAPHORES_LOCK:
+        return _SEMAPHORES.setdefault((base_url, limit), threading.BoundedSemaphore(limit))
+
+
+def current_step() -> str | None:
+    """The LangGraph node running this call (None outside a graph)."""
+    try:
+        from langgraph.config import get_config
+
+        metadata = get_config().get("metadata") or {}
+    except (ImportError, RuntimeError):
+        return None
+    node = metadata.get("langgraph_node")
+    return str(node) if node else None
+
+
+# ---- messages -----------------------------------------------------------------------------------
+
+def normalise_messages(messages: Sequence[MessageLike]) -> list[dict[str, str]]:
+    """Messages as ``[{"role": ..., "content": ...}]`` (the form that is hashed and sent)."""
+    from langchain_core.messages import BaseMessage
+
+    roles = {"human": "user", "ai": "assistant", "system": "system", "user": "user", "assistant": "assistant"}
+    normalised: list[dict[str, str]] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, BaseMessage):
+            role, content = message.type, message.content
+        elif isinstance(message, tuple) and len(message) == 2:
+            role, content = message
+        elif isinstance(message, dict) and {"role", "content"} <= set(message):
+            role, content = message["role"], message["content"]
+        else:
+            raise TypeError(f"message {index}: expected a BaseMessage, (role, content) or {{role, content}}")
+        if role not in roles:
+            raise ValueError(f"message {index}: unknown role {role!r}")
+        normalised.append({"role": roles[role], "content": content if isinstance(content, str) else
+                           json.dumps(content, ensure_ascii=False)})
+    return normalised
+
+
+def _to_langchain(messages: list[dict[str, str]]) -> list[BaseMessage]:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    return [kinds[message["role"]](content=message["content"]) for message in messages]
+
+
+def _retry_after_seconds(error: BaseException) -> float | None:
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    if (milliseconds := headers.get("retry-after-ms")) is not None:
+        try:
+            return float(milliseconds) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value)
+        return max(0.0, parsed.timestamp() - time.time())
+
+
+# ---- the client ---------------------------------------------------------------------------------
+
+class LLMClient:
+    """One role's model with retries, re-asks, a response cache, a concurrency limit and accounting.
+
+    Example::
+
+        client = LLMClient(settings, "judge")
+        verdict = client.invoke_structured([("system", rubric), ("user", answer)], Verdict)
+        client.usage.calls, client.usage.prompt_tokens, client.usage.cache_hits
+    """
+
+    def __init__(self, settings: Settings, role: Role = "agent", model: str | None = None, *,
+                 use_cache: bool = True, backoff_s: float = 1.0, max_backoff_s: float = 60.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self.role: Role = role
+        self.model = model or role_model(settings, role)
+        self.usage = Usage()
+        self.cache = response_cache(settings.cache_dir) if use_cache else None
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self._sleep = sleep
+        self._semaphore = endpoint_semaphore(settings.llm.base_url, settings.llm.effective_concurrency)
+        self.capabilities = capabilities_for(self.cache, settings.llm.endpoint_identity, self.model)
+        self.max_tokens = settings.llm.role_max_tokens(role)
+        self.context_window = settings.llm.context_tokens or context_length(
+            self.model, load_model_registry(settings.llm.registry))
+        self._chat: ChatOpenAI | None = None
+        self._parents: list[Usage] = []
+
+    def child(self) -> LLMClient:
+        """A client sharing this one's model, cache and concurrency limit, with its own ``usage``.
+
+        Its usage also adds up into this client's (per-task accounting under a run-wide total).
+        """
+        clone = LLMClient.__new__(LLMClient)
+        clone.__dict__.update(self.__dict__)
+        clone.usage = Usage()
+        clone._parents = [self.usage, *self._parents]
+        return clone
+
+    @property
+    def chat(self) -> ChatOpenAI:
+        """The underlying ChatOpenAI (built on first use)."""
+        if self._chat is None:
+            self._chat = get_chat_model(self.role, self.settings, self.model)
+        return self._chat
+
+    def _count(self, **amounts: int) -> None:
+        self.usage.add(**amounts)
+        for parent in self._parents:
+            parent.add(**amounts)
+
+    def _who(self) -> str:
+        step = current_step()
+        return f"model {self.model!r} ({self.role}{f', step {step!r}' if step else ''})"
+
+    def _cache_key(self, kind: str, messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
+        return sha256_json({
+            "model": self.model, "base_url": self.settings.llm.endpoint_identity, "messages": messages,
+            "params": {"kind": kind, "temperature": self.settings.llm.temperature,
+                       "method": self.settings.llm.structured_output_method if schema is not None else None,
+                       "max_tokens": self.max_tokens},
+            "schema": sha256_json(schema) if schema is not None else None,
+        })
+
+    def _limit_fields(self) -> dict[str, Any]:
+        if self.max_tokens is None:
+            return {}
+        return {self.settings.llm.effective_token_limit_param: self.max_tokens}
+
+    def _fit(self, messages: list[dict[str, str]], extra_tokens: int = 0) -> list[dict[str, str]]:
+        if not self.context_window:
+            return messages
+        fitted, dropped = fit_to_window(messages, self.context_window, self.max_tokens or 0, extra_tokens)
+        if dropped:
+            self._count(evidence_dropped=dropped)
+        return fitted
+
+    # ---- public calls ---------------------------------------------------------------------------
+
+    def invoke_text(self, messages: Sequence[MessageLike]) -> str:
+        """The model's text answer to ``messages`` (cached; retried on transient errors)."""
+        normalised = normalise_messages(messages)
+        key = self._cache_key("text", normalised, None)
+        if self.cache is not None and (cached := self.cache.get(key)) is not None:
+            self._count(cache_hits=1)
+            return str(cached)
+        sent = _to_langchain(self._fit(normalised))
+        message = self._call(lambda: self.chat.invoke(sent, extra_body=self._limit_fields()))
+        self._count_tokens(message)
+        if (getattr(message, "response_metadata", None) or {}).get("finish_reason") == "length":
+            self._count(truncated=1)
+        content = getattr(message, "content", "")
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        if self.cache is not None:
+            self.cache.put(key, self.model, text)
+        return text
+
+    def invoke_structured(self, messages: Sequence[MessageLike], schema: type[SchemaT]) -> SchemaT:
+        """The model's answer parsed into ``schema``.
+
+        Malformed, truncated or invalid output is re-asked ``settings.llm.reask`` times, then
+        :class:`LLMOutputError` is raised; a structured-output method the endpoint refuses falls back to
+        the next one (recorded once per endpoint).
+        """
+        normalised = normalise_messages(messages)
+        json_schema = schema.model_json_schema()
+        key = self._cache_key("structured", normalised, json_schema)
+        if self.cache is not None and (cached := self.cache.get(key)) is not None:
+            self._count(cache_hits=1)
+            return schema.model_validate(cached)
+        if self.capabilities.known:
+            parsed = self._structured(normalised, schema, json_schema)
+        else:
+            with self.capabilities.detecting:  # the first request per endpoint detects; the others wait
+                parsed = self._structured(normalised, schema, json_schema)
+        if self.cache is not None:
+            self.cache.put(key, self.model, parsed.model_dump(mode="json"))
+        return parsed
+
+    def _structured(self, normalised: list[dict[str, str]], schema: type[SchemaT],
+                    json_schema: dict[str, Any]) -> SchemaT:
+        refusals: list[str] = []
+        for method in self.capabilities.order(self.settings.llm.structured_output_method):
+            try:
+                parsed = self._structured_with(method, normalised, schema, json_schema)
+            except MethodUnavailable as error:
+                refusals.append(f"{method}: {error}")
+                continue
+            except LLMRequestError as error:
+                if any(word in str(error).lower() for word in _CONTEXT_WORDS):
+                    raise
+                self.capabilities.refused(method, short(error, 300))
+                self._count(fallbacks=1)
+                refusals.append(f"{method}: {short(error, 200)}")
+                continue
+            return parsed
+        raise LLMRequestError(f"{self._who()}: the endpoint accepts no structured-output method "
+                              f"({'; '.join(refusals) or 'all refused earlier'})", kind="request_invalid",
+                              step=current_step())
+
+    def _structured_with(self, method: str, normalised: list[dict[str, str]], schema: type[SchemaT],
+                         json_schema: dict[str, Any]) -> SchemaT:
+        fields = {**request_fields(method, schema.__name__, json_schema), **self._limit_fields()}
+        sent = list(normalised)
+        if method in ("json_mode", "grammar"):
+            sent.append({"role": "system", "content": schema_instruction(json_schema)})
+        schema_tokens = estimate_tokens([{"role": "tool", "content": json.dumps(json_schema)}])
+        conversation = _to_langchain(self._fit(sent, schema_tokens if method == "function_calling" else 0))
+        tools = {name: fields.pop(name) for name in ("tools", "tool_choice") if name in fields}
+        raw_outputs: list[str] = []
+        problem = ""
+        truncated = False
+        for attempt in range(self.settings.llm.reask + 1):
+            if attempt:
+                self._count(reasks=1)
+            request = conversation
+
+            def call(request: list[BaseMessage] = request) -> Any:
+                return self.chat.invoke(request, extra_body=fields, **tools)
+
+            message = self._call(call)
+            self.capabilities.accepted(method)
+            self._count_tokens(message)
+            reply = read_reply(message, self.max_tokens)
+            raw_outputs.append(reply.raw)
+            truncated = reply.truncated
+            if truncated:
+                self._count(truncated=1)
+            if reply.problem:
+                problem = reply.problem
+            else:
+                try:
+                    return schema.model_validate(reply.data)
+                except ValidationError as error:
+                    problem = f"output does not match the schema {schema.__name__}: {short(error)}"
+                    if truncated:
+                        problem = (f"output truncated at the token limit (max_tokens={self.max_tokens}, "
+                                   f"finish_reason={reply.finish_reason}): {problem}")
+            advice = ("It was cut off at the token limit: reply again, much shorter, with"
+                      if truncated else "Reply again with")
+            conversation = [*conversation, *_to_langchain([
+                {"role": "assistant", "content": reply.raw},
+                {"role": "user", "content": f"Your previous reply was rejected: {problem}. {advice} one JSON "
+                                            f"object that matches the schema {schema.__name__}."}])]
+        raise LLMOutputError(f"{self._who()}: {problem} (after {self.settings.llm.reask} re-ask(s), "
+                             f"method {method})", raw_outputs, truncated=truncated, step=current_step())
+
+    # ---- transport ------------------------------------------------------------------------------
+
+    def _count_tokens(self, message: Any) -> None:
+        usage = getattr(message, "usage_metadata", None) or {}
+        self._count(calls=1, prompt_tokens=int(usage.get("input_tokens", 0)),
+                    completion_tokens=int(usage.get("output_tokens", 0)))
+
+    def _call(self, invoke: Callable[[], Any]) -> Any:
+        """Run one request, retrying by error kind; every provider error ends as an LLMError."""
+        import httpx
+        import openai
+
+        llm = self.settings.llm
+        overload_tries = timeout_tries = 0
+        while True:
+            try:
+                with self._semaphore:
+                    return invoke()
+            except (openai.OpenAIError, httpx.HTTPError, json.JSONDecodeError) as error:
+                kind = classify(error) or "overload"
+                who = self._who()
+                status = getattr(error, "status_code", None)
+                detail = f"{f'HTTP {status} ' if status else ''}{type(error).__name__}: {short(error)}"
+                if kind == "request_invalid":
+                    raise LLMRequestError(f"{who}: request refused as invalid: {detail}", kind=kind,
+                                          step=current_step()) from error
+                if kind in ("auth", "output"):
+                    if kind == "output":
+                        raise LLMOutputError(f"{who}: {detail}", [], truncated="Length" in detail,
+                                             step=current_step()) from error
+                    raise LLMError(f"{who}: {detail}", kind=kind, step=current_step()) from error
+                if kind == "timeout":
+                    timeout_tries += 1
+                    if timeout_tries > llm.timeout_retries:
+                        raise LLMError(f"{who}: gave up after {timeout_tries} attempt(s), each timed out "
+                                       f"after {llm.effective_timeout_s:g} s: {detail}", kind=kind,
+                                       step=current_step()) from error
+                    wait = self.backoff_s
+                else:
+                    overload_tries += 1
+                    if overload_tries > llm.max_retries:
+                        raise LLMError(f"{who}: gave up after {overload_tries} attempt(s) "
+                                       f"(server overloaded or unreachable): {detail}", kind=kind,
+                                       step=current_step()) from error
+                    retry_after = _retry_after_seconds(error)
+                    backoff = self.backoff_s * 2 ** (overload_tries - 1)
+                    wait = retry_after if retry_after is not None else backoff
+                self._count(retries=1)
+                self._sleep(min(wait, self.max_backoff_s))

