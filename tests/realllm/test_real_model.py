@@ -1,9 +1,9 @@
-"""The real-model stage: every LLM method on every family through SmolLM2-135M-Instruct, end to end.
+"""The real-model stage: every LLM method and every family through SmolLM2-135M-Instruct, end to end.
 
-One task per family (the toy world of the agents tests: a real KB, post-cutoff papers marked), each of
-the five methods, then offline evaluation of every row and judged evaluation (by the same model) of one
-row per method, families rotated and answered rows preferred: a CPU model on two loaded cores cannot
-judge all twenty rows within the stage's budget. Every row must be a
+The toy world of the agents tests (a real KB, post-cutoff papers marked) has one task per family. Each of
+the five methods answers one task, families rotated so that every family is answered (a Latin design:
+5 rows, not the 20 of the full grid, which took 27 minutes on two loaded cores), then offline and judged
+evaluation (by the same model) of every row. Every row must be a
 schema-valid answer or an error row with its reason; no prompt may carry anything after the cutoff;
 a rerun must make zero model calls. A recording proxy (the scripted server in forwarding mode) sits
 between foresci and the model server, so every prompt the model saw is read back.
@@ -24,7 +24,6 @@ from foresci.agents.answers import read_answers
 from foresci.agents.briefs import family_schema
 from foresci.agents.cli import write_run_manifest
 from foresci.agents.methods import LLM_METHODS
-from foresci.agents.models import Answer
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
@@ -32,6 +31,7 @@ from foresci.io import write_jsonl
 from foresci.llm.serve import LocalServer
 from foresci.settings import Settings
 from foresci.tasks.hidden import Claim, HiddenTarget
+from foresci.tasks.models import Task
 from tests.agents.conftest import ToyWorld
 from tests.agents.toy import CUTOFF, POST_MARKER, toy_tasks
 from tests.support.openai_server import ScriptedOpenAIServer, forwarding_responder
@@ -71,16 +71,10 @@ def _settings(world: ToyWorld, proxy: ScriptedOpenAIServer, cache: Path) -> Sett
     })
 
 
-def judged_sample(rows: list[Answer]) -> list[Answer]:
-    """One row per method, families rotated so every family meets the judge; an answered row of the
-    method stands in where the rotated family's row is an error row."""
-    families = [task.family for task in toy_tasks()]
-    picked = []
-    for index, method in enumerate(LLM_METHODS):
-        mine = sorted((row for row in rows if row.method == method),
-                      key=lambda row: (row.status != "ok", row.family != families[index % len(families)]))
-        picked.extend(mine[:1])
-    return picked
+def rotated_plan() -> list[tuple[str, Task]]:
+    """(method, task) pairs: each method answers one family, rotated so every family is answered."""
+    tasks = toy_tasks()
+    return [(method, tasks[index % len(tasks)]) for index, method in enumerate(LLM_METHODS)]
 
 
 def _scores(run_dir: Path) -> list[Score]:
@@ -99,16 +93,23 @@ def test_every_method_and_family_through_the_real_model(
         return view
 
     methods = list(LLM_METHODS)
+    plan = rotated_plan()
+    assert {task.family for _, task in plan} == {task.family for task in toy_tasks()}
+
+    def answer_all(run: Path, settings: Settings) -> None:
+        for method, task in plan:
+            run_release([task], run, settings, [method], view_factory=factory)
+
     started = time.monotonic()
     with ScriptedOpenAIServer(responder=forwarding_responder(local_model.base_url)) as proxy:
         settings = _settings(toy_world, proxy, tmp_path / "cache")
         run = tmp_path / "run"
-        run_release(toy_tasks(), run, settings, methods, view_factory=factory)
+        answer_all(run, settings)
         write_run_manifest(run, release, toy_world.kb_path, settings, methods, [], "full")
         answered_s = time.monotonic() - started
         rows = read_answers(run / ANSWERS_FILE)
         assert sorted((row.method, row.family) for row in rows) == sorted(
-            (method, task.family) for method in methods for task in toy_tasks())
+            (method, task.family) for method, task in plan)
         for row in rows:
             if row.status == "ok":
                 family_schema(row.family).model_validate(row.payload)
@@ -132,8 +133,7 @@ def test_every_method_and_family_through_the_real_model(
         offline = _scores(run)
         assert len(offline) == len(rows) and all(score.metrics for score in offline if score.status == "ok")
         judged_run = tmp_path / "judged"
-        sample = judged_sample(rows)
-        assert len(sample) == len(methods)
+        sample = rows
         write_jsonl(judged_run / ANSWERS_FILE, sample)
         shutil.copy(run / "manifest.json", judged_run / "manifest.json")
         evaluate_run(judged_run, release, settings, offline=False)
@@ -146,7 +146,7 @@ def test_every_method_and_family_through_the_real_model(
         total_s = time.monotonic() - started
 
         before = len(proxy.requests)
-        run_release(toy_tasks(), run, settings, methods, view_factory=factory)
+        answer_all(run, settings)
         evaluate_run(run, release, settings, offline=True)
         assert len(proxy.requests) == before, "rerunning the run and its offline evaluation made calls"
         judged_failures = sum(1 for score in judged for result in score.metrics.values() if result.error)
