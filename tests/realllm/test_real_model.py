@@ -131,6 +131,10 @@ def test_every_method_and_family_through_the_real_model(
 
         evaluate_run(run, release, settings, offline=True)
         offline = _scores(run)
+        summary = json.loads((run / "summary.json").read_text())
+        repair = {entry["method"]: entry["contract"]
+                  for entry in summary["leaderboard"] if entry["family"] == "all"}
+        assert set(repair) == {row.method for row in rows if row.status == "ok"}
         assert len(offline) == len(rows) and all(score.metrics for score in offline if score.status == "ok")
         judged_run = tmp_path / "judged"
         sample = rows
@@ -157,3 +161,6 @@ def test_every_method_and_family_through_the_real_model(
     print(f"\nreal-model stage: {ok}/{len(rows)} rows ok, {agent_requests} answering + "
           f"{judge_requests} judge requests; answering {answered_s:.0f} s, total {total_s:.0f} s; "
           f"judge metric errors {judged_failures}; errors: {errors}")
+    print("repair rate per method: " + ", ".join(
+        f"{method} {100 * rates['rate']:.0f}% (repaired {rates['repaired']}, invalid {rates['invalid']})"
+        for method, rates in sorted(repair.items())))
