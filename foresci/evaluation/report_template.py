@@ -163,7 +163,7 @@ TABLE_MACRO = """{% macro table(entries, table_id) %}
 {% for name in metric_names %}<th>{{ labels.get(name, name) }}</th>{% endfor %}</tr>
 {% for e in entries %}<tr data-entry="{{ e.label }}" data-family="{{ e.family }}"><td class="label">{{ e.label }}{% if e.contamination_risk_rows %} <span class="pill err" title="backbone knowledge cutoff after the task cutoff (or unknown)">contamination risk: {{ e.contamination_risk_rows }} rows</span>{% endif %}</td>
 <td>{{ e.n_rows }}</td>
-<td data-metric="repair_rate" data-value="{{ '%.3f' % e.contract.rate if e.contract else '' }}">{% if e.contract %}{{ '%.0f' % (100 * e.contract.rate) }}&nbsp;%<span class="ci">{{ e.contract.repaired }} repaired, {{ e.contract.invalid }} invalid</span>{% else %}&ndash;{% endif %}</td>{% if mixed %}<td class="label">{{ e.evaluation }}</td>{% endif %}
+<td class="repair" data-repair-rate="{{ '%.3f' % e.contract.rate if e.contract else '' }}">{% if e.contract %}{{ '%.0f' % (100 * e.contract.rate) }}&nbsp;%<span class="ci">{{ e.contract.repaired }} repaired, {{ e.contract.invalid }} invalid</span>{% else %}&ndash;{% endif %}</td>{% if mixed %}<td class="label">{{ e.evaluation }}</td>{% endif %}
 {% for name in metric_names %}{% set c = e.metrics.get(name) %}{% if c %}<td class="{{ 'leader' if c.leader }}"
  data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}">{{ '%.3f' % c.mean }}<span class="ci">[{{ '%.3f' % c.low }},
  {{ '%.3f' % c.high }}] n={{ c.n }}{% if c.p_vs_leader is defined %} p={{ '%.3f' % c.p_vs_leader }}{% endif %}

@@ -127,7 +127,7 @@ def test_repair_rate_per_method_in_summary_and_report(
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "| aris · m1 | 4 | 50% (1 repaired, 1 invalid) |" in markdown
     html = (tmp_path / "report" / "index.html").read_text()
-    assert 'data-metric="repair_rate" data-value="0.500"' in html and "contract invalid" in html
+    assert 'data-repair-rate="0.500"' in html and "contract invalid" in html
 
 
 def test_terminal_leaderboard_fits_80_columns_with_whole_headers(
