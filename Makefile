@@ -6,11 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.foresci-installed
 LLM_STAMP := $(VENV)/.foresci-llm-installed
 # llama-cpp-python from source without the AMX path (a native build dies on the first request on CPUs that
-# report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists.
+# report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists, and
+# pip caches the wheel it builds (a wheel cached from a native build would have to be removed by hand).
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 WHEELS ?= /root/wheels
-LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),--no-cache-dir)
+LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
