@@ -14,6 +14,7 @@ Modules, one job each:
   report.py     ``write_report`` (HTML + Markdown); plots.py figures; registry.py metric definitions
 
 Entry points: ``evaluate_run(run_dir, release_dir, settings, offline)``,
-``write_report(run_dirs, out_dir, settings, taxonomy_dirs=())``, ``leaderboard_table(summary)``.
+``write_report(run_dirs, out_dir, settings, taxonomy_dirs=())``,
+``leaderboard_tables(summary, family, width)``.
 This package imports nothing heavy at import time (the CLI imports it for ``--help``).
 """

@@ -292,26 +292,6 @@ def build_summary(
     }
 
 
-def leaderboard_table(summary: dict[str, Any], family: str = "all") -> Any:
-    """A rich Table of the leaderboard for one family (all = every task family); – = not applicable."""
-    from rich.table import Table
-
-    entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
-    names = [name for name in TASK_METRICS if any(name in entry["metrics"] for entry in entries)]
-    table = Table(title=f"foresci leaderboard ({family}; mean, 95 % CI in the report)")
-    table.add_column("method · backbone", no_wrap=True, min_width=20, overflow="ellipsis")
-    table.add_column("n", justify="right")
-    for name in names:
-        table.add_column(METRIC_LABELS.get(name, name), justify="right")
-    for entry in entries:
-        cells = []
-        for name in names:
-            cell = entry["metrics"].get(name)
-            cells.append("–" if cell is None else f"{cell['mean']:.3f}" + ("*" if cell.get("leader") else ""))
-        table.add_row(entry["label"], str(entry["n_rows"]), *cells)
-    return table
-
-
 def _cell(entry: dict[str, Any], name: str) -> str:
     cell = entry["metrics"].get(name)
     return "–" if cell is None else f"{cell['mean']:.3f}" + ("*" if cell.get("leader") else "")

@@ -26,6 +26,17 @@ def _release(folder: Path, copies: int) -> int:
     return len(tasks)
 
 
+def scripted_env(server: ScriptedOpenAIServer, cache: Path) -> dict[str, str]:
+    """The environment of a `foresci run` subprocess answering through the scripted server."""
+    return {
+        **os.environ,
+        "FORESCI_LLM__BASE_URL": server.base_url,
+        "FORESCI_CACHE_DIR": str(cache),
+        "FORESCI_AGENTS__CONCURRENCY": "1",
+        "FORESCI_LLM__MODEL": "scripted-model",
+    }
+
+
 def _run_cli(release: Path, out: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     command = [
         sys.executable,
@@ -53,13 +64,7 @@ def test_kill_and_resume(tmp_path: Path) -> None:
         return answering_responder(request)
 
     with ScriptedOpenAIServer(responder=slow) as server:
-        env = {
-            **os.environ,
-            "FORESCI_LLM__BASE_URL": server.base_url,
-            "FORESCI_CACHE_DIR": str(tmp_path / "c"),
-            "FORESCI_AGENTS__CONCURRENCY": "1",
-            "FORESCI_LLM__MODEL": "scripted-model",
-        }
+        env = scripted_env(server, tmp_path / "c")
         process = _run_cli(tmp_path, out, env)
         answers = out / "answers.jsonl"
         deadline = time.monotonic() + 60

@@ -3,7 +3,6 @@ settings fingerprints, exit codes and prompt fencing — through the CLI, real K
 
 from __future__ import annotations
 
-import os
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -262,7 +261,7 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> Non
     import threading
     import time
 
-    from tests.agents.test_resume import _run_cli
+    from tests.agents.test_resume import _run_cli, scripted_env
 
     release = _release(
         tmp_path / "rel",
@@ -277,13 +276,7 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> Non
         return answering_responder(request)
 
     with ScriptedOpenAIServer(responder=held) as server:
-        env = {
-            **os.environ,
-            "FORESCI_LLM__BASE_URL": server.base_url,
-            "FORESCI_CACHE_DIR": str(tmp_path / "c"),
-            "FORESCI_AGENTS__CONCURRENCY": "1",
-            "FORESCI_LLM__MODEL": "scripted-model",
-        }
+        env = scripted_env(server, tmp_path / "c")
         first = _run_cli(release, out, env)
         deadline = time.monotonic() + 120
         while not server.requests:  # the first run is answering, so it holds the folder

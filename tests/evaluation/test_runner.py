@@ -10,7 +10,7 @@ import pytest
 from foresci.evaluation.diagnostics import fact_fta_conflicts, foresight_lift, low_score_rates
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.runner import evaluate_run
-from foresci.evaluation.summary import leaderboard_table
+from foresci.evaluation.summary import leaderboard_tables
 from foresci.io import iter_jsonl
 from foresci.settings import Settings
 from tests.evaluation.conftest import WordEncoder
@@ -79,7 +79,7 @@ def test_offline_evaluation_writes_scores_and_summary(
         and forecast["brier_skill"] == pytest.approx(0.84)
     )
     assert summary["diagnostics"]["low_score"]["by_family"]
-    assert leaderboard_table(summary).row_count == 4
+    assert all(table.row_count == 4 for table in leaderboard_tables(summary))
 
 
 def planning_v1(rows: dict[str, Score]) -> float:
