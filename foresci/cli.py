@@ -73,13 +73,14 @@ def root(
     ),
 ) -> None:
     """foresci: can an AI system make research decisions that the following months prove right?"""
-    if config is not None:
-        import os
+    import os
 
+    if config is not None:
+        os.environ["FORESCI_CONFIG"] = str(config)
+    if any(name.startswith("FORESCI_") for name in os.environ):
         from foresci.settings import Settings
 
-        os.environ["FORESCI_CONFIG"] = str(config)
-        Settings()  # a bad settings file fails here, naming the file and key, whatever the command
+        Settings()  # a bad settings file or variable fails here, naming it, whatever the command
 
 
 DEBUG_FLAG = "--debug"

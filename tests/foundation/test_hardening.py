@@ -94,6 +94,16 @@ def test_unknown_or_wrong_typed_env_settings_name_the_variable(
     assert f"environment variable {variable}" in str(caught.value) and named in str(caught.value)
 
 
+def test_a_bad_settings_variable_fails_every_command_even_one_that_reads_no_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from foresci.cli import run_cli
+
+    monkeypatch.setenv("FORESCI_KB__RRF_KK", "3")
+    assert run_cli(["kb", "stats", str(tmp_path)]) != 0
+    assert "FORESCI_KB__RRF_KK" in capsys.readouterr().err
+
+
 # ---- item 20 ------------------------------------------------------------------------------------
 
 
