@@ -5,14 +5,17 @@ retries, re-asks and structured-output fallbacks are events; no transcript holds
 
 from __future__ import annotations
 
+import json
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from foresci.agents.answers import read_answers
 from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.cli import run_cli
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
@@ -108,7 +111,9 @@ def _answer_and_judge(tmp_path: Path, run_dir: Path, agent: ScriptedOpenAIServer
     return write_report([run_dir], run_dir / "report", _settings(tmp_path, judge))
 
 
-def test_report_drilldown_shows_the_messages_the_server_recorded(tmp_path: Path) -> None:
+def test_report_drilldown_shows_the_messages_the_server_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with ScriptedOpenAIServer(answering_responder) as agent, ScriptedOpenAIServer(judge_reply) as judge:
         run_dir = tmp_path / "run"
         index = _answer_and_judge(tmp_path, run_dir, agent, judge)
@@ -132,6 +137,17 @@ def test_report_drilldown_shows_the_messages_the_server_recorded(tmp_path: Path)
         assert {TRANSCRIPTS_FILE, JUDGE_TRANSCRIPTS_FILE, "index.html"} <= {path.name for path in written}
         assert agent.headers[0]["authorization"].endswith(SECRET), "the key must reach the server"
         assert not [path for path in written if SECRET.encode() in path.read_bytes()]
+        capsys.readouterr()
+        assert run_cli(["transcript", str(run_dir), "--task", "D1", "--method", "native", "--json"]) == 0
+        (printed,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert printed["id"] == answer.transcript and [e["messages"] for e in printed["events"]] == [
+            request["messages"] for request in agent.requests]
+        assert run_cli(["transcript", str(run_dir), "--judge", "--full"]) == 0
+        assert judge.requests[-1]["messages"][-1]["content"] in capsys.readouterr().out
+        assert run_cli(["transcript", str(run_dir), "--task", "B1", "--json"]) == 0
+        assert capsys.readouterr().out == ""
+        assert run_cli(["transcript", str(tmp_path)]) != 0
+        assert "transcripts.jsonl: no transcripts here" in capsys.readouterr().err
 
 
 def test_rerun_from_the_cache_shows_cache_hits_and_no_call(tmp_path: Path) -> None:
