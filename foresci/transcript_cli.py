@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from foresci.errors import UserError
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, read_transcripts
+from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
 
 PREVIEW_CHARS = 240
 
@@ -38,19 +38,15 @@ def describe(transcript: dict[str, Any], full: bool = False) -> list[str]:
         + (f" · {transcript['status']}" if transcript.get("status") else "")
     ]
     for event in transcript.get("events", []):
-        shown = ("kind", "t_s", "messages", "completion", "response")
-        fields = " ".join(
-            f"{name}={json.dumps(value, ensure_ascii=False, default=str)}"
-            for name, value in event.items()
-            if name not in shown and value is not None
-        )
-        lines.append(f"  {event.get('t_s', 0):>8.3f}s {event.get('kind')} {_clip(fields, full)}")
-        for message in event.get("messages") or []:
-            lines.append(f"      [{message.get('role')}] {_clip(str(message.get('content', '')), full)}")
-        reply = event.get("completion", event.get("response"))
-        if reply is not None:
-            text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
-            lines.append(f"      -> {_clip(text, full)}")
+        parts = event_parts(event)
+        fields = " ".join(f"{name}={json.dumps(value, ensure_ascii=False, default=str)}"
+                          for name, value in parts["fields"].items())
+        lines.append(f"  {parts['t_s']:>8.3f}s {parts['kind']} {_clip(fields, full)}")
+        for message in parts["messages"]:
+            text = " ".join(filter(None, (message["content"], message["extra"])))
+            lines.append(f"      [{message['role']}] {_clip(text, full)}")
+        if parts["reply"] is not None:
+            lines.append(f"      -> {_clip(parts['reply'], full)}")
     return lines
 
 

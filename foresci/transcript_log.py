@@ -150,3 +150,31 @@ def prune_transcripts(path: Path, keep: Iterable[str]) -> int:
     with atomic_path(path) as temporary:
         temporary.write_text("".join(kept), encoding="utf-8")
     return len(lines) - len(kept)
+
+
+REPLY_FIELDS = ("completion", "response", "reply")  # the model's text: a call, a cache hit, a tool step
+
+
+def event_parts(event: dict[str, Any]) -> dict[str, Any]:
+    """One unpacked event split for display: ``kind``, ``t_s``, ``messages`` (role, content and any other
+    message fields such as tool calls, as JSON), ``reply`` (the model's text or cached value, as text) and
+    ``fields`` (everything else: tool arguments and results, tokens, seconds, method, step) and ``cached``
+    (whether the reply came from the response cache)."""
+    reply = next((event[name] for name in REPLY_FIELDS if event.get(name) is not None), None)
+    if reply is not None and not isinstance(reply, str):
+        reply = json.dumps(reply, ensure_ascii=False, indent=1, default=str)
+    messages = []
+    for message in event.get("messages") or []:
+        content = message.get("content")
+        extra = {name: value for name, value in message.items() if name not in ("role", "content")}
+        messages.append({
+            "role": str(message.get("role", "")),
+            "content": content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            if content is not None else "",
+            "extra": json.dumps(extra, ensure_ascii=False, sort_keys=True, default=str) if extra else "",
+        })
+    shown = {"kind", "t_s", "messages", *REPLY_FIELDS}
+    fields = {name: value for name, value in event.items() if name not in shown and value is not None}
+    cached = event.get("kind") == "cache_hit" or bool(event.get("cached"))
+    return {"kind": str(event.get("kind", "")), "t_s": event.get("t_s", 0), "messages": messages,
+            "reply": reply, "fields": fields, "cached": cached}

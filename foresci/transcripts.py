@@ -10,7 +10,9 @@ Outside a recording, :func:`record` does nothing, so library code can always cal
 Event kinds the package records: ``llm_call`` (messages sent, raw completion, tokens, seconds, method,
 re-ask attempt, the graph step), ``cache_hit`` (messages, cached response: no call made), ``retry`` and
 ``llm_error`` (transport failures), ``fallback`` (a structured-output method the endpoint refused),
-``context_trim`` (evidence lines dropped to fit the context window), ``tool_call`` (KB tools).
+``context_trim`` (evidence lines dropped to fit the context window), ``tool_call`` (KB tools). An
+``llm_call`` marked ``cached`` counts as a cache hit. The model's text is ``completion`` (``response`` for a
+cache hit, ``reply`` for a tool-calling step).
 
 Example::
 
@@ -41,6 +43,13 @@ class Transcript:
     started: float = field(default_factory=time.monotonic)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (e.g. returned from a worker process): everything but the lock."""
+        return {"events": self.events, "started": self.started}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.events, self.started, self._lock = state["events"], state["started"], threading.Lock()
+
     def add(self, kind: str, fields: dict[str, Any]) -> None:
         """Append one event, stamped with its offset in seconds from the start of the recording."""
         with self._lock:
@@ -54,7 +63,7 @@ class Transcript:
         with self._lock:
             events = list(self.events)
         for event in events:
-            kind = event["kind"]
+            kind = "cache_hit" if event["kind"] == "llm_call" and event.get("cached") else event["kind"]
             if kind == "llm_call":
                 sums["calls"] += 1
                 sums["prompt_tokens"] += event.get("prompt_tokens") or 0

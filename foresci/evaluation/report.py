@@ -22,7 +22,7 @@ from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summar
 from foresci.io import read_json, read_models, write_json
 from foresci.settings import Settings
 from foresci.tasks.models import Task
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, read_transcripts
+from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
 
 HEADLINE = ("fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline")
 
@@ -162,9 +162,6 @@ def backbone_pivot(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-_SHOWN_APART = ("kind", "t_s", "messages", "completion", "response")
-
-
 def transcript_view(stored: dict[str, Any] | None) -> dict[str, Any] | None:
     """A stored transcript as the drill-down shows it: a one-line summary and, per event, its messages,
     the model's text and the other fields as JSON (tool arguments and results, tokens, timings)."""
@@ -180,20 +177,12 @@ def transcript_view(stored: dict[str, Any] | None) -> dict[str, Any] | None:
     )
     events = []
     for event in stored.get("events", []):
-        reply = event.get("completion", event.get("response"))
-        if reply is not None and not isinstance(reply, str):
-            reply = json.dumps(reply, ensure_ascii=False, indent=1)
-        rest = {name: value for name, value in event.items()
-                if name not in _SHOWN_APART and value is not None}
-        events.append(
-            {
-                "kind": event.get("kind", ""),
-                "t_s": event.get("t_s"),
-                "messages": event.get("messages") or [],
-                "reply": reply,
-                "fields": json.dumps(rest, ensure_ascii=False, sort_keys=True, default=str) if rest else "",
-            }
+        parts = event_parts(event)
+        fields = parts["fields"]
+        parts["fields"] = (
+            json.dumps(fields, ensure_ascii=False, sort_keys=True, default=str) if fields else ""
         )
+        events.append(parts)
     return {"id": stored.get("id"), "unit": stored.get("unit"), "summary": summary, "events": events}
 
 

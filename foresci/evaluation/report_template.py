@@ -144,8 +144,8 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 {% for e in tr.events %}<div class="event" data-kind="{{ e.kind }}"><b>{{ e.kind }}</b> <span class="meta">at {{ e.t_s }} s</span>
 {% if e.fields %}<code class="fields">{{ e.fields }}</code>{% endif %}
 {% if e.messages %}<details class="messages"><summary>{{ e.messages | length }} message(s) sent</summary>
-{% for m in e.messages %}<div class="message" data-role="{{ m.role }}"><span class="role">{{ m.role }}</span><pre class="content">{{ m.content }}</pre></div>{% endfor %}</details>{% endif %}
-{% if e.reply is not none %}<div class="reply"><span class="role">{{ "cached reply" if e.kind == "cache_hit" else "model reply" }}</span><pre class="reply">{{ e.reply }}</pre></div>{% endif %}
+{% for m in e.messages %}<div class="message" data-role="{{ m.role }}"><span class="role">{{ m.role }}</span><pre class="content">{{ m.content }}</pre>{% if m.extra %}<code class="fields">{{ m.extra }}</code>{% endif %}</div>{% endfor %}</details>{% endif %}
+{% if e.reply is not none %}<div class="reply"><span class="role">{{ "cached reply" if e.cached else "model reply" }}</span><pre class="reply">{{ e.reply }}</pre></div>{% endif %}
 </div>{% endfor %}</details>{% endfor %}
 </details>
 {% endfor %}</div>

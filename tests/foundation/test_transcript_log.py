@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import pickle
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from foresci.settings import Settings
-from foresci.transcript_log import TranscriptLog, prune_transcripts, read_transcripts, secrets_of
+from foresci.transcript_log import (
+    TranscriptLog,
+    event_parts,
+    prune_transcripts,
+    read_transcripts,
+    secrets_of,
+)
 from foresci.transcripts import Transcript, record, recording
 
 SYSTEM = {"role": "system", "content": "You forecast research."}
@@ -74,3 +81,30 @@ def test_torn_tail_is_skipped_on_reading_and_cut_before_the_next_append(tmp_path
     assert sorted(read_transcripts(path)) == sorted(ids)
     assert prune_transcripts(path, ids[1:3]) == 2 and sorted(read_transcripts(path)) == sorted(ids[1:3])
     assert prune_transcripts(path, ids[1:3]) == 0
+
+
+def test_tool_steps_display_and_count_like_other_calls() -> None:
+    function = {"name": "search_papers", "arguments": '{"q": "rag"}'}
+    call = {"id": "c1", "type": "function", "function": function}
+    with recording() as transcript:
+        record("llm_call", call="tools", cached=True, reply={"content": "", "tool_calls": [call]},
+               messages=[{"role": "user", "content": "go"}, {"role": "assistant", "content": None,
+                                                              "tool_calls": [call]}])
+        record("tool_call", tool="search_papers", arguments={"q": "rag"}, result_ids=["2501.00001"])
+    totals = transcript.totals()
+    assert (totals["calls"], totals["cache_hits"], totals["tool_calls"]) == (0, 1, 1)
+    parts = event_parts(transcript.events[0])
+    assert parts["cached"] and json.loads(parts["reply"])["tool_calls"] == [call]
+    assert parts["messages"][1]["content"] == "" and "search_papers" in parts["messages"][1]["extra"]
+    assert parts["fields"] == {"call": "tools", "cached": True}
+    tool = event_parts(transcript.events[1])
+    assert tool["reply"] is None and tool["fields"]["result_ids"] == ["2501.00001"]
+
+
+def test_a_transcript_crosses_process_boundaries() -> None:
+    with recording() as transcript:
+        record("llm_call", prompt_tokens=3, completion="x")
+    copy = pickle.loads(pickle.dumps(transcript))  # e.g. returned by a worker process with its row
+    copy.add("note", {"text": "after"})
+    assert [event["kind"] for event in copy.events] == ["llm_call", "note"]
+    assert copy.totals()["prompt_tokens"] == 3
