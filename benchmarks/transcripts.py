@@ -18,22 +18,16 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from datetime import date
 from pathlib import Path
-from typing import Any
 
 from foresci.agents.answers import read_answers
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.io import dumps_line
-from foresci.kb.build import build_kb
-from foresci.kb.retrieve import KBView
-from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the scripted server lives in tests/support
 from tests.agents.responders import answering_responder  # noqa: E402
-from tests.agents.toy import DOMAIN, toy_tasks, write_corpus  # noqa: E402
+from tests.agents.toy import build_toy_kb, toy_tasks  # noqa: E402
 from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
 
 METHODS = ("native", "hybrid_rag", "coi", "research_agent", "aris")
@@ -67,16 +61,7 @@ def main() -> int:
         ScriptedOpenAIServer(responder=answering_responder) as server,
     ):
         root = Path(scratch)
-        write_corpus(root)
-        kb_settings = Settings(cache_dir=root / "cache", kb={"domains": [DOMAIN]})
-        build_kb([root / "corpus"], root / "kb", kb_settings, domains_dirs=[root / "domains"])
-        view = KBView(KnowledgeBase.open(root / "kb", kb_settings), toy_tasks()[0].cutoff)
-
-        def factory(cutoff: date) -> Any:
-            return view
-
-        llm = kb_settings.llm.model_copy(update={"base_url": server.base_url, "model": "scripted-model"})
-        settings = kb_settings.model_copy(update={"llm": llm})
+        settings, factory = build_toy_kb(root, server.base_url)
         print(f"{'method':>15} | {'row B':>7} {'transcript B':>12} {'expanded B':>10} {'saved':>6} "
               f"{'calls':>5} {'hits':>5} | rerun calls, hits (per row)")
         for method in METHODS:
