@@ -221,3 +221,8 @@ class Answer(BaseModel):
     completion_tokens: int = 0
     cache_hits: int = Field(default=0, description="model answers served by the response cache (no call)")
     elapsed_s: float = 0.0
+    transcript: str | None = Field(
+        default=None,
+        description="id of this row's transcript in the run folder's transcripts.jsonl (messages, raw "
+        "completions, tool calls, tokens, timings, cache hits)",
+    )

@@ -38,6 +38,8 @@ from foresci.methods.loading import resolve_method
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
+from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
+from foresci.transcripts import recording
 
 ANSWERS_FILE = "answers.jsonl"
 FORECASTS_FILE = "forecasts.jsonl"
@@ -274,15 +276,19 @@ def answer_release(
             return views[cutoff]
 
     log = AppendLog(path)
+    transcripts = TranscriptLog(out / TRANSCRIPTS_FILE, secrets_of(settings))
 
     def work(job: Job) -> Answer:
         llm = clients.get(job.model) if job.model else None
-        try:
-            view = view_for(job.task.cutoff)
-        except Exception as error:  # e.g. a KB that cannot be opened at this cutoff: this task fails
-            row = error_row(job, registry, error)
-        else:
-            row = answer_job(job, llm, view, settings, registry)
+        with recording() as transcript:
+            try:
+                view = view_for(job.task.cutoff)
+            except Exception as error:  # e.g. a KB that cannot be opened at this cutoff: this task fails
+                row = error_row(job, registry, error)
+            else:
+                row = answer_job(job, llm, view, settings, registry)
+        key = f"{job.task.task_id}|{job.method}|{job.model or '-'}|{job.mode}"
+        row.transcript = transcripts.write(transcript, "answer", key, status=row.status, error=row.error)
         log.append(row)
         return row
 
