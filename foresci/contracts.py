@@ -221,3 +221,17 @@ class Answer(BaseModel):
     completion_tokens: int = 0
     cache_hits: int = Field(default=0, description="model answers served by the response cache (no call)")
     elapsed_s: float = 0.0
+
+
+class AgentReply(BaseModel):
+    """What an agent outside Python (``--method http://...``) returns for one task: its answer in the
+    task family's schema, and optionally what the answer rests on. A bare family answer is accepted too."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: DirectionAnswer | BottleneckAnswer | PlanningAnswer | VenueAnswer = Field(
+        description="the answer in the schema of the task's family (answer/<family>.schema.json)"
+    )
+    support: SupportArtifact | None = Field(
+        default=None, description="queries, retrieved papers with dates, evidence per claim; None: no KB read"
+    )

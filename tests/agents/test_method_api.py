@@ -149,4 +149,5 @@ def test_answer_outside_the_schema_is_an_error_row_naming_the_field(tmp_path: Pa
     run_release(toy_tasks()[:1], tmp_path / "run", Settings(cache_dir=tmp_path / "cache"), ["api_bad_answer"])
     (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert row.status == "error" and row.evidence is None
-    assert "method api_bad_answer answered outside the DirectionAnswer schema: trajectory:" in (row.error or "")
+    expected = "method api_bad_answer answered outside the DirectionAnswer schema: trajectory:"
+    assert expected in (row.error or "")
