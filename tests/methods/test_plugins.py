@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
+import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.metadata import entry_points
@@ -51,8 +55,8 @@ def test_installed_example_plugin_runs_and_is_evaluated(small_world: SmallWorld,
         pytest.fail("the example plug-in is not installed: make examples "
                     "(pip install -e examples/foresci-example-agent)")
     run = tmp_path / "run"
-    result = foresci("run", str(small_world.release_dir), "--kb", str(small_world.kb_dir), "--method", EXAMPLE,
-                     "--out", str(run), "--no-progress")
+    result = foresci("run", str(small_world.release_dir), "--kb", str(small_world.kb_dir),
+                     "--method", EXAMPLE, "--out", str(run), "--no-progress")
     assert result.returncode == 0, result.stderr[-3000:]
     rows = _rows(run)
     assert len(rows) == len(_tasks(small_world)) and all(row.status == "ok" for row in rows), rows
@@ -70,43 +74,39 @@ def test_installed_example_plugin_runs_and_is_evaluated(small_world: SmallWorld,
     assert all(score["trace_offline"] is not None for score in scores if "trace_offline" in score)
 
 
-PLUGIN = '''
-from foresci.methods import method
+README = Path(__file__).resolve().parents[2] / "README.md"
 
-@method("{name}", needs_kb=True)
-def answer(inputs):
-    task = inputs.task
-    papers = inputs.tools.search(task.title)
-    options = [candidate.option_id for candidate in task.candidates]
-    cite = f" [{{papers[0].paper_id}}]" if papers else ""
-    if task.family == "direction_forecasting":
-        return {{"direction": options[0], "trajectory": "steady", "rationale": "first option" + cite}}
-    if task.family == "bottleneck_opportunity":
-        return {{"bottleneck": "scarce data" + cite, "opportunity": "synthetic data", "mechanism": "data"}}
-    return {{"ranking": [{{"option_id": option}} for option in options]}}
-'''
+
+def readme_blocks() -> list[str]:
+    """The Python code blocks of the README section 'Benchmark your own agent', in order."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Benchmark your own agent", 1)[1].split("\n## ", 1)[0]
+    return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
 
 
 def test_plugin_loaded_by_module_and_object_from_a_folder(small_world: SmallWorld, foresci: Foresci,
                                                            tmp_path: Path) -> None:
     folder = tmp_path / "plugins"
     folder.mkdir()
-    (folder / "my_agent.py").write_text(PLUGIN.format(name="my_agent"))
+    (folder / "my_agent.py").write_text(readme_blocks()[0])  # the README's plug-in, as a user copies it
     run = tmp_path / "run"
     arguments = ["run", str(small_world.release_dir), "--kb", str(small_world.kb_dir), "--method",
-                 "my_agent:answer", "--out", str(run), "--no-progress"]
+                 "my_agent:first_option", "--out", str(run), "--no-progress"]
     result = foresci(*arguments, path=(folder,))
     assert result.returncode == 0, result.stderr[-3000:]
     rows = _rows(run)
-    assert {row.method for row in rows} == {"my_agent"} and all(row.status == "ok" for row in rows)
+    assert {row.method for row in rows} == {"first_option"}
+    assert all(row.status == "ok" and row.support and row.support.retrieved for row in rows), rows
+    cited = [row for row in rows if row.family == "bottleneck_opportunity"]
+    assert cited and all(row.support.evidence for row in cited), "the cited id is linked as evidence"
     cutoff = max(task.cutoff for task in _tasks(small_world))
     assert all(item.announced <= cutoff for row in rows for item in row.support.retrieved)
     missing = foresci("run", str(small_world.release_dir), "--method", "my_agent:nothing", "--out",
                       str(tmp_path / "r2"), path=(folder,))
     assert missing.returncode != 0
     message = [line for line in missing.stderr.splitlines() if "nothing" in line]
-    assert message == ["error: foresci run: Invalid value for --method: cannot load method 'my_agent:nothing': "
-                       "my_agent has no attribute 'nothing'"], missing.stderr[-2000:]
+    assert message == ["error: foresci run: Invalid value for --method: cannot load method "
+                       "'my_agent:nothing': my_agent has no attribute 'nothing'"], missing.stderr[-2000:]
 
 
 class _Agent(BaseHTTPRequestHandler):
@@ -167,7 +167,8 @@ def test_http_agent_gets_the_public_task_and_its_answer_is_validated(
     # the body is the public task and nothing else (the first request was answered 503 and retried)
     assert len(bodies) == len(tasks) + 1
     for body in bodies:
-        assert Task.model_validate(body).model_dump(mode="json") == tasks[body["task_id"]].model_dump(mode="json")
+        expected = tasks[body["task_id"]].model_dump(mode="json")
+        assert Task.model_validate(body).model_dump(mode="json") == expected
     hidden = (small_world.release_dir / "hidden.jsonl").read_text()
     targets = [json.loads(line) for line in hidden.splitlines()]
     sent = json.dumps(bodies)
@@ -185,6 +186,33 @@ def test_http_agent_gets_the_public_task_and_its_answer_is_validated(
             assert row.payload == family_schema(row.family).model_validate(_answer_for(
                 tasks[task_id].model_dump(mode="json"))).model_dump(mode="json")
             assert row.support is not None and row.support.queries == ["remote query"]
+
+
+def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: Foresci,
+                                              tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = tmp_path / "agent_server.py"
+    server.write_text(readme_blocks()[1].replace("8765", str(port)))
+    process = subprocess.Popen([sys.executable, str(server)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        run = tmp_path / "run"
+        result = foresci("run", str(small_world.release_dir), "--method", f"http://127.0.0.1:{port}/",
+                         "--out", str(run), "--no-progress")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = _rows(run)
+    assert len(rows) == len(_tasks(small_world)) and all(row.status == "ok" for row in rows), rows
 
 
 def test_unreachable_http_agent_is_an_error_row_after_retries(small_world: SmallWorld, foresci: Foresci,
@@ -218,10 +246,12 @@ def cheater(inputs):
     attempt(report, "open hidden file", lambda: open("{release}/hidden.jsonl").read(100))
     attempt(report, "open world truth", lambda: open("{world}/ground_truth.json").read(100))
     attempt(report, "open kb manifest", lambda: open("{kb}/manifest.json").read(100))
-    attempt(report, "sqlite kb", lambda: [sqlite3.connect(str(path)) for path in Path("{kb}").rglob("*.sqlite")])
+    databases = sorted(Path("{kb}").rglob("*.sqlite"))
+    attempt(report, "sqlite kb", lambda: [sqlite3.connect(str(path)) for path in databases])
     attempt(report, "post-cutoff paper", lambda: tools.get_paper("{post_id}"))
     attempt(report, "post-cutoff related", lambda: tools.related_papers("{post_id}"))
-    attempt(report, "search dates", lambda: max(str(paper.announced) for paper in tools.search("{post_title}", 20)))
+    found = lambda: max(str(paper.announced) for paper in tools.search("{post_title}", 20))
+    attempt(report, "search dates", found)
     attempt(report, "view", lambda: tools.view)
     attempt(report, "vars", lambda: vars(tools))
     attempt(report, "attributes", lambda: sorted(name for name in dir(tools) if not name.startswith("__")))
@@ -263,7 +293,8 @@ def test_a_plugin_that_tries_to_cheat_is_refused(small_world: SmallWorld, foresc
                "open kb manifest")
     for name in refused:
         assert report[name].startswith("WallViolation: plug-in method cheater may not"), (name, report[name])
-    assert report["sqlite kb"].startswith(("WallViolation", "allowed: []")), report["sqlite kb"]
+    assert report["sqlite kb"].startswith("WallViolation: plug-in method cheater may not open "), report
+    assert report["sqlite kb"].endswith("papers.sqlite (hidden targets or post-cutoff data)")
     assert report["post-cutoff paper"] == "allowed: None"
     assert report["post-cutoff related"] == "allowed: []"
     assert report["search dates"].startswith("allowed: ") and report["search dates"][10:20] <= str(cutoff)
