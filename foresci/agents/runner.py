@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
-from foresci.agents.briefs import Mode
+from foresci.agents.briefs import Mode, name_only_task
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
 from foresci.agents.prompts import load_prompts
@@ -122,8 +122,9 @@ def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str],
 
 
 def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings) -> MethodInput:
-    """What ``job``'s method receives: the public task, KB tools bound to the task cutoff when the method
-    reads the KB (behind the plug-in wall unless shipped), the chat-model client when it uses an LLM."""
+    """What ``job``'s method receives: the public task (name-only mode: question and candidate names),
+    KB tools bound to the task cutoff when the method reads the KB (behind the plug-in wall unless
+    shipped), the chat-model client when it uses an LLM."""
     tools: KBTools | None = None
     if job.reads_kb:
         if view is None:
@@ -131,7 +132,8 @@ def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, setti
         tools = KBTools(view, job.task.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
     if job.spec.uses_llm and llm is None:
         raise ValueError(f"method {job.method} needs an LLM endpoint (FORESCI_LLM__BASE_URL)")
-    return MethodInput(task=job.task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
+    task = name_only_task(job.task) if job.mode == "name_only" else job.task
+    return MethodInput(task=task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
                        settings=settings, model=job.model)
 
 
