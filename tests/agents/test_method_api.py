@@ -165,6 +165,14 @@ def llm_plugin(inputs: MethodInput) -> Any:
     return {"ranking": [{"option_id": option.option_id} for option in inputs.task.candidates]}
 
 
+@llm_plugin.forecaster
+def llm_plugin_forecast(question: ForecastQuestion, inputs: Any) -> dict[str, Any]:
+    """The plug-in's forecast hook: asks its model once."""
+    assert inputs.llm is not None and inputs.model in ("m1", "m2")
+    inputs.llm.invoke_text([("user", question.text)])
+    return {"probability": 0.6}
+
+
 def test_llm_plugin_runs_per_model_and_sees_names_only_in_name_only_mode(
     llm_settings: Settings, scripted_llm: Any, tmp_path: Path
 ) -> None:
@@ -173,9 +181,12 @@ def test_llm_plugin_runs_per_model_and_sees_names_only_in_name_only_mode(
     scripted_llm.responder = answering_responder
     planning = [task for task in toy_tasks() if task.family == "strategic_planning"]
     SEEN.clear()
-    run_release(planning, tmp_path / "full", llm_settings, ["api_llm_plugin"], models=["m1", "m2"])
+    run_release(planning, tmp_path / "full", llm_settings, ["api_llm_plugin"], models=["m1", "m2"],
+                questions=[_question()])
     rows = read_answers(tmp_path / "full" / ANSWERS_FILE)
     assert sorted(row.model for row in rows) == ["m1", "m2"] and all(row.llm_calls == 1 for row in rows)
+    forecasts = read_forecasts(tmp_path / "full" / FORECASTS_FILE)
+    assert sorted((row.model, row.probability) for row in forecasts) == [("m1", 0.6), ("m2", 0.6)]
     assert SEEN[0].task == planning[0] and SEEN[0].tools is None
     SEEN.clear()
     run_release(planning, tmp_path / "names", llm_settings, ["api_llm_plugin", "trend"], mode="name_only")
