@@ -226,3 +226,17 @@ class Answer(BaseModel):
         description="id of this row's transcript in the run folder's transcripts.jsonl (messages, raw "
         "completions, tool calls, tokens, timings, cache hits)",
     )
+
+
+class AgentReply(BaseModel):
+    """What an agent outside Python (``--method http://...``) returns for one task: its answer in the
+    task family's schema, and optionally what the answer rests on. A bare family answer is accepted too."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: DirectionAnswer | BottleneckAnswer | PlanningAnswer | VenueAnswer = Field(
+        description="the answer in the schema of the task's family (answer/<family>.schema.json)"
+    )
+    support: SupportArtifact | None = Field(
+        default=None, description="queries, retrieved papers with dates, evidence per claim; None: no KB read"
+    )

@@ -49,9 +49,16 @@ def run_command(
 
       foresci run releases/demo --method native --mode name_only --model gpt-4o-mini --out runs/names
 
+      PYTHONPATH=plugins foresci run releases/demo --kb kb/demo --method my_agent:first_option --out runs/mine
+
+      foresci run releases/demo --method http://127.0.0.1:8765/ --out runs/http
+
     LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
-    Non-LLM methods: trend, persistence. Each row of answers.jsonl carries contamination_risk: true when the
-    backbone's knowledge cutoff (agents/models.yaml) is after the task's cutoff, or the model is unknown.
+    Non-LLM methods: trend, persistence. Your own method: an installed plug-in (entry point group
+    foresci.methods), package.module:object, or an HTTP agent URL (README: Benchmark your own agent;
+    foresci schema export DIR writes the answer schemas). Each row of answers.jsonl carries
+    contamination_risk: true when the backbone's knowledge cutoff (agents/models.yaml) is after the task's
+    cutoff, or the model is unknown.
     """
     from rich.console import Console
 

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
-from foresci.agents.briefs import Mode
+from foresci.agents.briefs import Mode, name_only_task
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
 from foresci.agents.prompts import load_prompts
@@ -124,8 +124,9 @@ def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str],
 
 
 def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings) -> MethodInput:
-    """What ``job``'s method receives: the public task, KB tools bound to the task cutoff when the method
-    reads the KB (behind the plug-in wall unless shipped), the chat-model client when it uses an LLM."""
+    """What ``job``'s method receives: the public task (name-only mode: question and candidate names),
+    KB tools bound to the task cutoff when the method reads the KB (behind the plug-in wall unless
+    shipped), the chat-model client when it uses an LLM."""
     tools: KBTools | None = None
     if job.reads_kb:
         if view is None:
@@ -133,7 +134,8 @@ def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, setti
         tools = KBTools(view, job.task.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
     if job.spec.uses_llm and llm is None:
         raise ValueError(f"method {job.method} needs an LLM endpoint (FORESCI_LLM__BASE_URL)")
-    return MethodInput(task=job.task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
+    task = name_only_task(job.task) if job.mode == "name_only" else job.task
+    return MethodInput(task=task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
                        settings=settings, model=job.model)
 
 
@@ -306,7 +308,7 @@ def answer_release(
                 bar.advance(bar_task)
     summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
     if questions and mode == "full":
-        summary.forecasts = answer_questions(questions, out, settings, specs, view_for)
+        summary.forecasts = answer_questions(questions, out, settings, specs, view_for, clients)
     return summary
 
 
@@ -316,41 +318,51 @@ def answer_questions(
     settings: Settings,
     specs: list[MethodSpec],
     view_for: Callable[[date], KBViewLike | None],
+    clients: dict[str, LLMClient] | None = None,
 ) -> int:
-    """Append each method's forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable); a method
-    without a forecast hook gets one error row per question saying so."""
+    """Append each method's forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable): once per
+    model for a method that uses an LLM (``clients``), once otherwise; a method without a forecast hook
+    gets one error row per question saying so."""
     path = out / FORECASTS_FILE
-    done = {(row.question_id, row.method) for row in read_forecasts(path)}
+    done = {(row.question_id, row.method, row.model) for row in read_forecasts(path)}
     log = AppendLog(path)
     written = 0
     for question in questions:
         view = view_for(question.cutoff)
         for spec in specs:
-            if (question.question_id, spec.name) in done:
-                continue
-            try:
-                row = forecast_with(spec, question, view, settings)
-            except Exception as error:  # per-question boundary: an error note, the other questions go on
-                row = ForecastAnswer(
-                    question_id=question.question_id,
-                    method=spec.name,
-                    notes=[f"error: {type(error).__name__}: {error}"],
-                )
-            log.append(row)
-            written += 1
+            models: list[str | None] = list(clients or {}) if spec.uses_llm else [None]
+            for model in models:
+                if (question.question_id, spec.name, model) in done:
+                    continue
+                llm = (clients or {})[model].child() if model is not None else None
+                try:
+                    row = forecast_with(spec, question, view, settings, llm, model)
+                except Exception as error:  # per-question boundary: an error note, the others go on
+                    row = ForecastAnswer(question_id=question.question_id, method=spec.name, model=model,
+                                         notes=[f"error: {type(error).__name__}: {error}"])
+                log.append(row)
+                written += 1
     return written
 
 
 def forecast_with(
-    spec: MethodSpec, question: ForecastQuestion, view: KBViewLike | None, settings: Settings
+    spec: MethodSpec,
+    question: ForecastQuestion,
+    view: KBViewLike | None,
+    settings: Settings,
+    llm: LLMClient | None = None,
+    model: str | None = None,
 ) -> ForecastAnswer:
-    """``spec``'s forecast of ``question``, with KB tools bound to the question's cutoff."""
+    """``spec``'s forecast of ``question``, with KB tools bound to the question's cutoff (and the model's
+    client for a method that uses an LLM)."""
     tools = None
     if spec.needs_kb and spec.forecast is not None:
         if view is None:
             raise ValueError(f"method {spec.name} needs a KB (--kb)")
         tools = KBTools(view, question.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
-    return call_forecast(spec, question, ForecastInput(tools=tools, settings=settings))
+    inputs = ForecastInput(tools=tools, llm=llm, settings=settings, model=model)
+    answer = call_forecast(spec, question, inputs)
+    return answer.model_copy(update={"model": model}) if model is not None else answer
 
 
 class _NoProgress:
