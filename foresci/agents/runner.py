@@ -21,16 +21,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
+from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers
 from foresci.agents.baselines.forecasters import Forecaster, Kind
-from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.briefs import Mode, family_schema
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
+from foresci.agents.forecast_runner import FORECASTS_FILE as FORECASTS_FILE
+from foresci.agents.forecast_runner import answer_questions
 from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
 from foresci.agents.methods.base import MethodContext
 from foresci.agents.methods.registry import build_graph
-from foresci.agents.models import Answer, ForecastAnswer, SupportArtifact
+from foresci.agents.models import Answer, SupportArtifact
 from foresci.agents.prompts import PromptBook, load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
@@ -40,7 +41,6 @@ from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
 
 ANSWERS_FILE = "answers.jsonl"
-FORECASTS_FILE = "forecasts.jsonl"
 ViewFactory = Callable[[date], KBViewLike]
 
 
@@ -98,6 +98,7 @@ class RunSummary:
     errors: int = 0
     evidence_none: int = 0
     forecasts: int = 0
+    forecast_errors: int = 0
     skipped: list[str] = field(default_factory=list)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -224,7 +225,8 @@ def run_release(
 ) -> RunSummary:
     """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
 
-    Forecast questions (if given) are answered by the non-LLM methods into ``out/forecasts.jsonl``.
+    Forecast questions (if given) are answered by every method into ``out/forecasts.jsonl``
+    (:mod:`foresci.agents.forecast_runner`).
     """
     with artifact_lock(out):
         return answer_release(
@@ -303,44 +305,12 @@ def answer_release(
             summary.evidence_none += row.evidence == "none"
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
-    summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
-    if questions and mode == "full":
-        summary.forecasts = answer_questions(
-            questions, out, settings, [method for method in methods if method in BASELINE_METHODS], view_for
+    if questions:
+        summary.forecasts, summary.forecast_errors = answer_questions(
+            questions, out, settings, methods, view_for, model_names, mode, clients, registry, retry_errors
         )
+    summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
     return summary
-
-
-def answer_questions(
-    questions: list[ForecastQuestion],
-    out: Path,
-    settings: Settings,
-    methods: list[str],
-    view_for: Callable[[date], KBViewLike | None],
-) -> int:
-    """Append trend/persistence forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable)."""
-    path = out / FORECASTS_FILE
-    done = {(row.question_id, row.method) for row in read_forecasts(path)}
-    log = AppendLog(path)
-    written = 0
-    for question in questions:
-        view = view_for(question.cutoff)
-        if view is None:
-            break
-        for method in methods:
-            if (question.question_id, method) in done:
-                continue
-            try:
-                row = forecast_question(method, view, question, settings.agents)
-            except Exception as error:  # per-question boundary: an error note, the other questions go on
-                row = ForecastAnswer(
-                    question_id=question.question_id,
-                    method=method,
-                    notes=[f"error: {type(error).__name__}: {error}"],
-                )
-            log.append(row)
-            written += 1
-    return written
 
 
 class _NoProgress:

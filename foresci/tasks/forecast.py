@@ -30,7 +30,7 @@ from foresci.tasks.builders.common import display_name, eligible_nodes
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.models import FAMILIES, ForecastQuestion
-from foresci.tasks.release import FORECAST_FILE
+from foresci.tasks.release import FORECAST_FILE, check_frozen_files
 from foresci.tasks.text import content_tokens, core_phrase
 from foresci.tasks.windows import Window, make_window
 from foresci.taxonomy.models import Snapshot
@@ -121,8 +121,8 @@ def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEviden
         share = item.pre_venues[venue] / sum(item.pre_venues.values())
         text = (f"Among {domain_name} papers on '{name}' announced {span} whose arXiv comment names a venue, "
                 f"will {venue} be the most frequent venue family?")
-        rule = "1 if the venue family has the strictly largest count among the node's venue-tagged window "
-        "papers"
+        rule = ("1 if the venue family has the strictly largest count among the node's venue-tagged window "
+                "papers")
         params["venue_family"] = venue
         baseline = round(share, 4)
     identifier = "fq-" + sha256_json({"text": text, "params": params})[:10]
@@ -230,10 +230,9 @@ def load_package(path: Path | str) -> tuple[list[ForecastQuestion], dict[str, Sn
     folder = Path(path)
     manifest = read_manifest(folder)
     if manifest.kind != "package":
-        raise ValueError(f"{folder}: manifest kind is {manifest.kind!r}, not a forecast package")
-    for name, digest in manifest.hashes.items():
-        if sha256_file(folder / name) != digest:
-            raise ValueError(f"{folder / name}: content changed since the package was frozen (hash mismatch)")
+        raise UserError(f"manifest kind is {manifest.kind!r}, not a forecast package",
+                        path=folder / "manifest.json", field="kind")
+    check_frozen_files(folder, manifest.model_dump(mode="json"))
     questions = [ForecastQuestion.model_validate(row) for row in iter_jsonl(folder / FORECAST_FILE)]
     snapshots = {file.stem: Snapshot.model_validate_json(file.read_text(encoding="utf-8"))
                  for file in sorted((folder / SNAPSHOT_DIR).glob("*.json"))}
