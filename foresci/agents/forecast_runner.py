@@ -88,7 +88,7 @@ def forecast_job(job: ForecastJob, llm: LLMClient | None, view: KBViewLike | Non
             assert view is not None
             tools = KBTools(view, job.question.domain, settings.agents.tool_budget,
                             settings.agents.papers_per_query)
-        row = forecast_with_llm(job.question, llm, tools, settings.agents)
+        row = forecast_with_llm(job.question, llm, tools, settings.agents, job.method)
     return row.model_copy(update={"method": job.method, "model": job.model, "mode": job.mode})
 
 
