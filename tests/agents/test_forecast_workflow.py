@@ -194,3 +194,29 @@ def test_malformed_packages_fail_with_one_line(
                          "--out", str(tmp_path / "run-tampered")], env, monkeypatch, capsys)
     assert code != 0 and len(err.strip().splitlines()) == 1 and "hash mismatch" in err, err
     assert str(frozen / "forecast.jsonl") in err
+
+
+def test_release_built_with_forecast_questions_is_answered_and_scored(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root: Path = world["root"]
+    env = {"FORESCI_CACHE_DIR": str(world["cache"]), "FORESCI_KB__EMBED_FIELD": "title",
+           "FORESCI_TASKS__ENFORCE_GATES": "false"}
+    release, run = root / "release", root / "release-run"
+    code, out, err = _cli(["tasks", "build", str(root / "kb-later"), "--cutoff", world["cutoff"].isoformat(),
+                           "--out", str(release), "--window", "3m", "--per-family", "1", "--forecast", "6"],
+                          env, monkeypatch, capsys)
+    assert code == 0, err
+    assert "6 forecast questions" in out
+    assert (release / "forecast.jsonl").is_file() and (release / "forecast_hidden.jsonl").is_file()
+    code, out, err = _cli(["tasks", "validate", str(release)], env, monkeypatch, capsys)
+    assert code == 0 and "valid" in out, out + err
+    code, _, err = _cli(["run", str(release), "--kb", str(root / "kb-later"), "-m", "trend", "-m", "persistence",
+                         "--out", str(run), "--no-progress"], env, monkeypatch, capsys)
+    assert code == 0, err
+    code, _, err = _cli(["eval", str(run), "--offline"], env, monkeypatch, capsys)
+    assert code == 0, err
+    summary = json.loads((run / "summary.json").read_text())
+    assert {entry["method"] for entry in summary["forecast"]} == {"trend", "persistence"}
+    assert all(entry["n_numeric"] + entry["n_binary"] == 6 for entry in summary["forecast"])
+    assert summary["leaderboard"], "the release's tasks are scored beside its forecasts"
