@@ -211,8 +211,8 @@ def test_release_built_with_forecast_questions_is_answered_and_scored(
     assert (release / "forecast.jsonl").is_file() and (release / "forecast_hidden.jsonl").is_file()
     code, out, err = _cli(["tasks", "validate", str(release)], env, monkeypatch, capsys)
     assert code == 0 and "valid" in out, out + err
-    code, _, err = _cli(["run", str(release), "--kb", str(root / "kb-later"), "-m", "trend", "-m", "persistence",
-                         "--out", str(run), "--no-progress"], env, monkeypatch, capsys)
+    code, _, err = _cli(["run", str(release), "--kb", str(root / "kb-later"), "-m", "trend", "-m",
+                         "persistence", "--out", str(run), "--no-progress"], env, monkeypatch, capsys)
     assert code == 0, err
     code, _, err = _cli(["eval", str(run), "--offline"], env, monkeypatch, capsys)
     assert code == 0, err
