@@ -1,11 +1,13 @@
 """Answer a release's (or package's) forecast questions with every method into ``forecasts.jsonl``.
 
 One row per (question, method, model, mode), appended as it finishes and skipped on resume, like
-``answers.jsonl``. trend and persistence answer in full mode from the KB view at the question's cutoff
-(:mod:`foresci.agents.baselines.questions`); the LLM methods answer through
-:func:`foresci.agents.forecasting.forecast_with_llm`, the KB-reading ones with their tools bound to the
-question's cutoff and domain (native and name-only runs without). Each question is its own failure
-boundary: an exception becomes a ``status="error"`` row naming the question, and the run goes on.
+``answers.jsonl``. Each method answers through its forecast hook (:class:`foresci.methods.MethodSpec`
+``forecast``; plug-ins behind the wall, :func:`foresci.methods.calling.call_forecast`) with KB tools bound
+to the question's cutoff and domain when it reads the KB in full mode, and the chat-model client of the
+``--model`` backbone when it uses an LLM: trend and persistence (:mod:`foresci.agents.baselines.methods`),
+the LLM methods (:mod:`foresci.agents.forecasting`). Methods without an LLM run once and only in full
+mode. Each question is its own failure boundary: an exception (a method without a hook included)
+becomes a ``status="error"`` row naming the question, and the run goes on.
 """
 
 from __future__ import annotations
@@ -18,14 +20,13 @@ from datetime import date
 from pathlib import Path
 
 from foresci.agents.answers import AppendLog, read_forecasts, repair_torn_tail
-from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.briefs import Mode
-from foresci.agents.forecasting import forecast_with_llm
-from foresci.agents.methods import BASELINE_METHODS
-from foresci.agents.models import ForecastAnswer
 from foresci.agents.tools import KBTools, KBViewLike
+from foresci.contracts import ForecastAnswer
 from foresci.io import write_jsonl
 from foresci.llm import LLMClient, ModelInfo, contamination_risk
+from foresci.methods.calling import call_forecast
+from foresci.methods.registry import ForecastInput, MethodSpec
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
 
@@ -43,60 +44,57 @@ class ForecastJob:
     """One forecast row to produce."""
 
     question: ForecastQuestion
-    method: str
+    spec: MethodSpec
     model: str | None
     mode: Mode
 
     @property
     def key(self) -> ForecastKey:
         """The row key this job fills."""
-        return (self.question.question_id, self.method, self.model, self.mode)
+        return (self.question.question_id, self.spec.name, self.model, self.mode)
 
     @property
     def reads_kb(self) -> bool:
-        """Whether the method reads the KB for this question (all but native, and nothing name-only)."""
-        return self.mode == "full" and self.method != "native"
+        """Whether the method reads the KB for this question (a KB-reading method in full mode)."""
+        return self.mode == "full" and self.spec.needs_kb
 
 
-def plan_forecasts(questions: list[ForecastQuestion], methods: list[str], models: list[str],
+def plan_forecasts(questions: list[ForecastQuestion], specs: list[MethodSpec], models: list[str],
                    mode: Mode) -> list[ForecastJob]:
-    """Every (question, method, model) job; non-LLM methods once (model None) and only in full mode."""
+    """Every (question, method, model) job; methods without an LLM once (model None), only in full mode."""
     jobs: list[ForecastJob] = []
     for question in questions:
-        for method in methods:
-            if method in BASELINE_METHODS:
+        for spec in specs:
+            if not spec.uses_llm:
                 if mode == "full":
-                    jobs.append(ForecastJob(question, method, None, mode))
+                    jobs.append(ForecastJob(question, spec, None, mode))
                 continue
-            jobs.extend(ForecastJob(question, method, model, mode) for model in models)
+            jobs.extend(ForecastJob(question, spec, model, mode) for model in models)
     return jobs
 
 
 def forecast_job(job: ForecastJob, llm: LLMClient | None, view: KBViewLike | None,
                  settings: Settings) -> ForecastAnswer:
     """One forecast row of ``job`` (method, model and mode filled in); raises on failure."""
-    if job.reads_kb and view is None:
-        raise ValueError(f"method {job.method} needs a KB (--kb)")
-    if job.method in BASELINE_METHODS:
-        assert view is not None
-        row = forecast_question(job.method, view, job.question, settings.agents)
-    else:
-        if llm is None:
-            raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
-        tools = None
-        if job.reads_kb:
-            assert view is not None
-            tools = KBTools(view, job.question.domain, settings.agents.tool_budget,
-                            settings.agents.papers_per_query)
-        row = forecast_with_llm(job.question, llm, tools, settings.agents, job.method)
-    return row.model_copy(update={"method": job.method, "model": job.model, "mode": job.mode})
+    tools = None
+    if job.reads_kb:
+        if view is None:
+            raise ValueError(f"method {job.spec.name} needs a KB (--kb)")
+        tools = KBTools(view, job.question.domain, settings.agents.tool_budget,
+                        settings.agents.papers_per_query)
+    if job.spec.uses_llm and llm is None:
+        raise ValueError(f"method {job.spec.name} needs an LLM endpoint (FORESCI_LLM__BASE_URL)")
+    inputs = ForecastInput(tools=tools, llm=llm if job.spec.uses_llm else None, settings=settings,
+                           model=job.model)
+    row = call_forecast(job.spec, job.question, inputs)
+    return row.model_copy(update={"method": job.spec.name, "model": job.model, "mode": job.mode})
 
 
 def answer_questions(
     questions: list[ForecastQuestion],
     out: Path,
     settings: Settings,
-    methods: list[str],
+    specs: list[MethodSpec],
     view_for: Callable[[date], KBViewLike | None],
     models: list[str] | None = None,
     mode: Mode = "full",
@@ -104,7 +102,7 @@ def answer_questions(
     registry: dict[str, ModelInfo] | None = None,
     retry_errors: bool = False,
 ) -> tuple[int, int]:
-    """Append the forecasts of ``questions`` by ``methods`` (x ``models``) to ``out/forecasts.jsonl``.
+    """Append the forecasts of ``questions`` by ``specs`` (x ``models``) to ``out/forecasts.jsonl``.
 
     Resumable: rows already there are skipped (error rows too, unless ``retry_errors``). Returns
     (rows written, error rows among them).
@@ -116,7 +114,7 @@ def answer_questions(
         existing = [row for row in existing if row.status != "error"]
         write_jsonl(path, existing)
     done = {forecast_key(row) for row in existing}
-    jobs = [job for job in plan_forecasts(questions, methods, models or [], mode) if job.key not in done]
+    jobs = [job for job in plan_forecasts(questions, specs, models or [], mode) if job.key not in done]
     log = AppendLog(path)
 
     def work(job: ForecastJob) -> ForecastAnswer:
@@ -127,7 +125,7 @@ def answer_questions(
             row = forecast_job(job, llm, view_for(job.question.cutoff), settings)
         except Exception as error:  # the per-question boundary: an error row, the run goes on
             message = " ".join(str(error).split())[:2000]
-            row = ForecastAnswer(question_id=job.question.question_id, method=job.method, model=job.model,
+            row = ForecastAnswer(question_id=job.question.question_id, method=job.spec.name, model=job.model,
                                  mode=job.mode, status="error",
                                  error=f"question {job.question.question_id}: {type(error).__name__}: "
                                        f"{message}")

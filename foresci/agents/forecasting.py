@@ -2,7 +2,8 @@
 
 Every shipped LLM method has a forecaster with one signature, ``(question, llm, tools, settings) ->
 ForecastAnswer`` (:data:`LLM_FORECASTERS`); ``tools`` are the method's KB tools bound to the question's
-cutoff and domain, or None (native, name-only runs). Each keeps its method's shape at forecast scale:
+cutoff and domain, or None (native, name-only runs). Each method module registers its forecaster as its
+forecast hook with :func:`forecast_hook`. Each keeps its method's shape at forecast scale:
 
 - native: the question alone (one call).
 - hybrid_rag: the papers hybrid search finds for the question's subject (one call).
@@ -22,18 +23,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.agents.briefs import evidence_block
 from foresci.agents.config import AgentSettings
 from foresci.agents.methods.signals import growth_summary, limitation_statements, venue_profile
-from foresci.agents.models import ForecastAnswer
 from foresci.agents.prompts import load_prompts
 from foresci.agents.tools import KBTools
+from foresci.contracts import ForecastAnswer
 from foresci.kb.models import Paper
 from foresci.llm import LLMClient
 from foresci.tasks.models import ForecastQuestion
+
+if TYPE_CHECKING:
+    from foresci.methods.registry import ForecastInput
 
 QUOTED = re.compile(r"'([^']{3,})'")
 NO_LITERATURE = "(no literature access: answer from the question alone)"
@@ -215,3 +220,19 @@ def forecast_with_llm(question: ForecastQuestion, llm: LLMClient, tools: KBTools
         raise ValueError(f"no forecaster for method {method!r}; expected one of {sorted(LLM_FORECASTERS)}") \
             from error
     return forecaster(question, llm, tools, settings)
+
+
+def forecast_hook(method: str) -> Callable[[ForecastQuestion, ForecastInput], ForecastAnswer]:
+    """LLM ``method``'s forecaster as a registry forecast hook ``(question, ForecastInput)``."""
+    forecaster = LLM_FORECASTERS[method]
+
+    def hook(question: ForecastQuestion, inputs: ForecastInput) -> ForecastAnswer:
+        if inputs.llm is None or inputs.settings is None:
+            raise ValueError(f"method {method} needs an LLM endpoint (FORESCI_LLM__BASE_URL) and settings")
+        tools = inputs.tools
+        if tools is not None and not isinstance(tools, KBTools):
+            raise TypeError(f"method {method} reads the KB through KBTools, got {type(tools).__name__}")
+        return forecaster(question, inputs.llm, tools, inputs.settings.agents)
+
+    hook.__doc__ = f"The {method} forecast of one question (:data:`LLM_FORECASTERS`)."
+    return hook
