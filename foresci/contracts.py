@@ -130,6 +130,13 @@ class ForecastAnswer(BaseModel):
     p90: float | None = None
     probability: float | None = Field(default=None, ge=0.0, le=1.0)
     notes: list[str] = Field(default_factory=list, description="how the forecast was made")
+    mode: Literal["full", "name_only"] = "full"
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = Field(default=None, description="what failed, on error rows")
+    evidence_ids: list[str] = Field(default_factory=list, description="papers (<= cutoff) the method read")
+    contamination_risk: bool = Field(default=False, description="the backbone may know the window")
+    llm_calls: int = Field(default=0, description="model calls made for this forecast")
+    cache_hits: int = Field(default=0, description="model answers served by the response cache")
 
 
 FAMILY_SCHEMAS: dict[str, type[BaseModel]] = {

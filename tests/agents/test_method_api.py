@@ -70,7 +70,7 @@ def test_shipped_methods_register_with_their_flags() -> None:
     assert not methods["native"].needs_kb and methods["native"].uses_llm
     assert methods["aris"].needs_kb and methods["aris"].uses_llm
     assert methods["trend"].needs_kb and not methods["trend"].uses_llm
-    assert methods["trend"].forecast is not None and methods["aris"].forecast is None
+    assert all(methods[name].forecast is not None for name in shipped_methods())  # every one forecasts
     assert all(methods[name].shipped for name in shipped_methods())
 
 
@@ -134,9 +134,9 @@ def test_registered_plugin_answers_through_the_runner(toy_world: ToyWorld, tmp_p
     forecasts = {row.method: row for row in read_forecasts(tmp_path / "run" / FORECASTS_FILE)}
     assert forecasts["trend"].probability is not None
     lacking = forecasts["api_first_option"]
-    assert lacking.probability is None and lacking.p50 is None
-    assert lacking.notes == ["error: NotImplementedError: method api_first_option does not answer "
-                             "forecast questions"]
+    assert lacking.status == "error" and lacking.probability is None and lacking.p50 is None
+    assert lacking.error == ("question q1: NotImplementedError: method api_first_option does not answer "
+                             "forecast questions")
 
 
 @method("api_bad_answer")
