@@ -2,11 +2,11 @@
 
 The hidden bottleneck is the pre-cutoff bottleneck signal of the node whose mentions grow most in the
 window (the limitation the field turns to); only signals that state a limitation count
-(:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the most distinctive
-full noun phrase of the window papers that address it, compared with the node's pre-cutoff papers, and used
-by at least three of them. Subject, bottleneck and opportunity must belong to the same node
-(:mod:`foresci.tasks.coherence`; recorded in the hidden stats). Persistence would name the bottleneck
-mentioned most often before the cutoff.
+(:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the full noun phrase
+that the window papers addressing the bottleneck most often write next to it, then the most distinctive one
+against the node's pre-cutoff papers, used by at least three window papers. Subject, bottleneck and
+opportunity must belong to the same node (:mod:`foresci.tasks.coherence`; recorded in the hidden stats).
+Persistence would name the bottleneck mentioned most often before the cutoff.
 """
 
 from __future__ import annotations
@@ -118,16 +118,28 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
     return keys
 
 
+def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bool:
+    """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity,
+    not made only of domain-common words, and mostly of words outside the bottleneck (``exclude``)."""
+    if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
+        return False
+    if set(words) <= domain.common_tokens | CLOSED:
+        return False
+    return len(set(words) - exclude) >= len(words) / 2
+
+
 def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[str],
                         exclude: set[str], min_support: int, bottleneck: str = "",
                         addressing: list[str] | None = None) -> list[tuple[str, int]]:
     """Full base noun phrases (no "of"/"for" compounds) of the node's window papers, over-represented
     against its pre-cutoff papers, each used by at least ``min_support`` window papers, mostly made of words
     outside the bottleneck (``exclude``), not an evaluation quantity ("success rate") and not made only of
-    words common in the domain; best first, and up to three times higher the more often it is written next
-    to the bottleneck in the papers ``addressing`` it (its sentence or the next: "now that X is reduced,
-    we pursue Y"). (The builder then drops
-    phrases the public task already names: they are no post-cutoff opportunity.)"""
+    words common in the domain.
+
+    Ranked first by how many of the papers ``addressing`` the bottleneck write the phrase next to it (its
+    sentence or the next: "now that X is reduced, we pursue Y"), then by over-representation. A phrase is
+    subsumed by a longer eligible phrase used as often, never by an ineligible one ("Y for Z" hides no "Y").
+    (The builder then drops phrases the public task already names: they are no post-cutoff opportunity.)"""
     focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in window]
     background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
     counts: Counter[str] = Counter(key for phrases in focus for key in phrases)
@@ -135,27 +147,23 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
     near: Counter[str] = Counter(key for paper_id in (window if addressing is None else addressing)
                                  for key in _near(domain.papers[paper_id].text, wanted))
-    scored: list[tuple[float, str, int]] = []
-    dropped = subsumed({key: count for key, count in counts.items() if count >= min_support})
-    for key, count in counts.items():
-        words = key.split()
-        if count < min_support or key in dropped or JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
-            continue
-        if set(words) <= domain.common_tokens | CLOSED:
-            continue
-        if len(set(words) - exclude) < len(words) / 2:
+    scored: list[tuple[int, float, str, int]] = []
+    eligible = {key: count for key, count in counts.items()
+                if count >= min_support and _eligible(key.split(), domain, exclude)}
+    dropped = subsumed(eligible)
+    for key, count in eligible.items():
+        if key in dropped:
             continue
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
         if share > prior_share:
-            boost = 1 + 2 * near[key] / count
-            scored.append((boost * share * math.log(share / prior_share), key, count))
-    scored.sort(key=lambda item: (-item[0], item[1]))
+            scored.append((near[key], share * math.log(share / prior_share), key, count))
+    scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
     surfaces: dict[str, Counter[str]] = {}
     for phrases in focus:
         for key, forms in phrases.items():
             surfaces.setdefault(key, Counter()).update(forms)
     return [(surfaces[key].most_common(1)[0][0] if surfaces.get(key) else key, count)
-            for _, key, count in scored[:4]]
+            for _, _, key, count in scored[:4]]
 
 
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
