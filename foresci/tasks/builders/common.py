@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foresci.artifacts import sha256_json
+from foresci.tasks.audit_rates import answer_signature, domain_constant_outcomes
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import HiddenTarget
@@ -222,7 +223,43 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
         if item.label is not None:
             labels[item.label] += 1
         matches += bool(item.persistence_match)
-    return _trim(chosen, settings)
+    return _trim(_cap_domain_constant(_trim(chosen, settings), ordered, settings), settings)
+
+
+def _domain_constant_hits(chosen: Sequence[Built]) -> list[bool | None]:
+    """Per chosen task, whether "the most common hidden answer of the other tasks of its domain" is right
+    (the audit's leave-one-out fixed rule; None where it does not apply)."""
+    return domain_constant_outcomes([item.task for item in chosen],
+                                    {item.hidden.task_id: item.hidden for item in chosen})
+
+
+def _cap_domain_constant(chosen: list[Built], ordered: Sequence[Built],
+                         settings: TaskSettings) -> list[Built]:
+    """Swap tasks that the domain's most common answer solves for spare ones it does not, until that rule
+    is at or under ``max_baseline_share`` (the audit's gate), or drop them when no spare is left.
+
+    The analogue of the label cap for families whose options are the same in every task (venue families):
+    without it, "always the ACL family for LLM fine-tuning" would solve the family.
+    """
+    result = list(chosen)
+    spare = [item for item in ordered if item not in result]
+    while True:
+        hits = _domain_constant_hits(result)
+        known = [hit for hit in hits if hit is not None]
+        if len(known) < settings.min_gate_tasks or sum(known) <= settings.max_baseline_share * len(known):
+            return result
+        position = max(index for index, hit in enumerate(hits) if hit)
+        dropped = result.pop(position)
+        keys = [item.decision_key for item in result]
+        usual = Counter(answer_signature(item.task, item.hidden) for item in result
+                        if item.task.domain == dropped.task.domain).most_common(1)
+        for candidate in spare:
+            if (candidate.task.domain == dropped.task.domain
+                    and not is_duplicate(candidate.decision_key, keys)
+                    and (not usual or answer_signature(candidate.task, candidate.hidden) != usual[0][0])):
+                spare.remove(candidate)
+                result.insert(position, candidate)
+                break
 
 
 def _round_robin(items: Sequence[Built], group_of: Callable[[Built], str]) -> list[Built]:
