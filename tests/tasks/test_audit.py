@@ -226,3 +226,18 @@ def test_selection_keeps_the_domains_usual_answer_under_the_fixed_rule_gate() ->
     assert len(chosen) >= 10 and rule.evaluable >= settings.min_gate_tasks
     assert rule.rate is not None and rule.rate <= settings.max_baseline_share, render_audit(report)
     assert family.passed, render_audit(report)
+
+
+def test_selection_keeps_the_largest_option_under_the_gate() -> None:
+    """Three of four candidates are won by their largest option; the selection keeps that rule <= 60 %."""
+    pool = []
+    for index in range(40):
+        task, hidden = _sized(index, {"A": 5, "B": 50, "C": 20}, "B" if index % 4 else "A")
+        pool.append(Built(task=task, hidden=hidden, decision_key=(f"n{index}",), label=None))
+    settings = TaskSettings()
+    chosen = select_balanced(pool, 12, settings)
+    report = audit_tasks([item.task for item in chosen], {item.task.task_id: item.hidden for item in chosen})
+    family = report.families["direction_forecasting"]
+    assert len(chosen) >= 10 and family.largest_option_wins is not None
+    assert family.largest_option_wins.rate is not None
+    assert family.largest_option_wins.rate <= settings.max_baseline_share

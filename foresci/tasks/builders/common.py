@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foresci.artifacts import sha256_json
-from foresci.tasks.audit_rates import answer_signature, domain_constant_outcomes
+from foresci.tasks.audit_rates import domain_constant_outcomes, extreme_wins
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import HiddenTarget
@@ -223,7 +223,7 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
         if item.label is not None:
             labels[item.label] += 1
         matches += bool(item.persistence_match)
-    return _trim(_cap_domain_constant(_trim(chosen, settings), ordered, settings), settings)
+    return _trim(_cap_blind_rules(_trim(chosen, settings), ordered, settings), settings)
 
 
 def _domain_constant_hits(chosen: Sequence[Built]) -> list[bool | None]:
@@ -233,32 +233,44 @@ def _domain_constant_hits(chosen: Sequence[Built]) -> list[bool | None]:
                                     {item.hidden.task_id: item.hidden for item in chosen})
 
 
-def _cap_domain_constant(chosen: list[Built], ordered: Sequence[Built],
-                         settings: TaskSettings) -> list[Built]:
-    """Swap tasks that the domain's most common answer solves for spare ones it does not, until that rule
-    is at or under ``max_baseline_share`` (the audit's gate), or drop them when no spare is left.
+BLIND_RULES: tuple[Callable[[Sequence[Built]], list[bool | None]], ...] = (
+    _domain_constant_hits,
+    lambda chosen: [extreme_wins(item.task, item.hidden, largest=True) for item in chosen],
+    lambda chosen: [extreme_wins(item.task, item.hidden, largest=False) for item in chosen],
+)
 
-    The analogue of the label cap for families whose options are the same in every task (venue families):
-    without it, "always the ACL family for LLM fine-tuning" would solve the family.
+
+def _over_gate(hits: Sequence[bool | None], settings: TaskSettings) -> bool:
+    known = [hit for hit in hits if hit is not None]
+    return len(known) >= settings.min_gate_tasks and sum(known) > settings.max_baseline_share * len(known)
+
+
+def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: TaskSettings) -> list[Built]:
+    """Swap tasks that a blind rule of the audit solves (the domain's most common answer, the largest or
+    the smallest option) for spare tasks of the same domain it does not, until every such rule is at or
+    under ``max_baseline_share`` (the audit's gate); drop them when no spare is left.
+
+    The analogue of the label cap for the rules the audit gates: without it, "always the ACL family for
+    LLM fine-tuning" or "the venue family with most pre-cutoff papers" would solve the venue family.
     """
     result = list(chosen)
     spare = [item for item in ordered if item not in result]
     while True:
-        hits = _domain_constant_hits(result)
-        known = [hit for hit in hits if hit is not None]
-        if len(known) < settings.min_gate_tasks or sum(known) <= settings.max_baseline_share * len(known):
+        failing = next((rule for rule in BLIND_RULES if _over_gate(rule(result), settings)), None)
+        if failing is None:
             return result
+        hits = failing(result)
         position = max(index for index, hit in enumerate(hits) if hit)
         dropped = result.pop(position)
+        solved = sum(bool(hit) for hit in failing(result))
         keys = [item.decision_key for item in result]
-        usual = Counter(answer_signature(item.task, item.hidden) for item in result
-                        if item.task.domain == dropped.task.domain).most_common(1)
         for candidate in spare:
-            if (candidate.task.domain == dropped.task.domain
-                    and not is_duplicate(candidate.decision_key, keys)
-                    and (not usual or answer_signature(candidate.task, candidate.hidden) != usual[0][0])):
+            if candidate.task.domain != dropped.task.domain or is_duplicate(candidate.decision_key, keys):
+                continue
+            trial = [*result[:position], candidate, *result[position:]]
+            if sum(bool(hit) for hit in failing(trial)) <= solved:
                 spare.remove(candidate)
-                result.insert(position, candidate)
+                result = trial
                 break
 
 
