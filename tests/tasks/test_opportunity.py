@@ -1,10 +1,11 @@
-"""The opportunity miner: the phrase written next to the bottleneck by the papers that address it wins."""
+"""The opportunity miner and the bottleneck miner of the bottleneck-opportunity builder."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from foresci.kb.models import Paper
+from foresci.tasks.bottleneck_mining import mined_bottlenecks
 from foresci.tasks.builders.bottleneck import opportunity_phrases
 from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.windows import make_window
@@ -56,3 +57,21 @@ def test_opportunity_next_to_the_bottleneck_beats_a_more_distinctive_unrelated_p
     support = {text.lower(): count for text, count in found}
     assert found[0][0].lower() == "gloam auditing" and support["gloam auditing"] == 4
     assert "quill lattice" in support
+
+
+def test_recurring_problem_phrases_of_limitation_sentences_are_bottleneck_candidates() -> None:
+    abstracts = [
+        "However, multi-hop pipelines suffer from severe error propagation across retrieval steps.",
+        "Existing retrievers remain limited by error propagation and high token costs.",
+        "Our method reduces error propagation by 20% over strong baselines.",  # a result, not a limitation
+        "Long-context readers still struggle with high token costs in practice.",
+        "We propose a new retriever for question answering.",
+    ]
+    papers = {f"p{index}": _paper(f"p{index}", date(2024, 3 + index, 1), text)
+              for index, text in enumerate(abstracts)}
+    mined = mined_bottlenecks(papers, list(papers))
+
+    assert [(signal.text, signal.count) for signal in mined] == [("error propagation", 2), ("token costs", 2)]
+    assert mined[0].paper_ids == ["p0", "p1"] and mined[0].first_seen == date(2024, 3, 1)
+    assert mined[1].variants[0].startswith("Existing retrievers remain limited by error propagation")
+    assert mined_bottlenecks(papers, list(papers), min_papers=3) == []

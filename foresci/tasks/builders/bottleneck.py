@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from datetime import date
 
+from foresci.tasks.bottleneck_mining import mined_bottlenecks
 from foresci.tasks.builders.common import Built, display_name, eligible_nodes, node_description, task_id
 from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
@@ -67,8 +68,6 @@ def build_bottleneck_tasks(domain: DomainEvidence, settings: TaskSettings, domai
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
     built: list[Built] = []
     for evidence in eligible_nodes(domain, settings):
-        if not any(signal.kind == "bottleneck" for signal in evidence.node.signals):
-            continue
         if evidence.window < settings.min_window_papers:
             continue
         item = _build_one(domain, evidence, settings, domain_name)
@@ -78,22 +77,36 @@ def build_bottleneck_tasks(domain: DomainEvidence, settings: TaskSettings, domai
     return built
 
 
-def limitation_signals(evidence: NodeEvidence, cutoff: date) -> list[tuple[Signal, str]]:
-    """The node's pre-cutoff bottleneck signals that state a limitation, each with its limitation phrase.
+def node_bottlenecks(evidence: NodeEvidence, domain: DomainEvidence | None = None) -> list[Signal]:
+    """The node's bottleneck signals: the taxonomy's, then (given ``domain``) the problem phrases its own
+    pre-cutoff papers state in their limitation sentences (:mod:`foresci.tasks.bottleneck_mining`)."""
+    signals = [signal for signal in evidence.node.signals if signal.kind == "bottleneck"]
+    if domain is not None:
+        signals += mined_bottlenecks(domain.papers, evidence.pre_ids)
+    return signals
+
+
+def limitation_signals(evidence: NodeEvidence, cutoff: date,
+                       domain: DomainEvidence | None = None) -> list[tuple[Signal, str]]:
+    """The node's pre-cutoff bottleneck signals that state a limitation, each with its limitation phrase;
+    a phrase contained in an earlier one, or containing it, is the same limitation (taxonomy signals first).
 
     A signal whose text and variants all report results or contributions is dropped; the phrase is the
     limitation clause of the first phrasing that states one, cut to its core (``core_phrase``).
     """
-    kept: list[tuple[Signal, str]] = []
-    for signal in evidence.node.signals:
-        if signal.kind != "bottleneck" or (signal.first_seen is not None and signal.first_seen > cutoff):
+    kept: dict[str, tuple[Signal, str]] = {}
+    for signal in node_bottlenecks(evidence, domain):
+        if signal.first_seen is not None and signal.first_seen > cutoff:
             continue
         for text in (signal.text, *signal.variants):
             part = named_limitation(text)
             if part is not None:
-                kept.append((signal, core_phrase(limitation_clause(part))))
+                phrase = core_phrase(limitation_clause(part))
+                key = f" {phrase_key(phrase)} "
+                if not any(key in f" {other} " or f" {other} " in key for other in kept):
+                    kept[key.strip()] = (signal, phrase)
                 break
-    return kept
+    return list(kept.values())
 
 
 def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
@@ -169,7 +182,7 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
                domain_name: str) -> Built | None:
     scored: list[tuple[float, Signal, list[str], list[str], str]] = []
-    for signal, phrase in limitation_signals(evidence, domain.cutoff):
+    for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
         if not marker_words(phrase, domain):
             continue
         before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
@@ -183,7 +196,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
     growth, primary, before, addressing, phrase = scored[0]
-    bottleneck_words = {word for signal in evidence.node.signals if signal.kind == "bottleneck"
+    signals = [*node_bottlenecks(evidence), *(entry[1] for entry in scored)]
+    bottleneck_words = {word for signal in signals
                         for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
     found = opportunity_phrases(domain, evidence.window_ids, evidence.pre_ids, bottleneck_words,
                                 max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase,
@@ -197,7 +211,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     key = (f"{window.horizon}:{phrase.lower()}",)
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     title, question = bottleneck_question(domain_name, name, window.cutoff, window.start, window.end)
-    signals_public = [text for _, text in limitation_signals(evidence, domain.cutoff)][:6]
+    signals_public = [text for _, text in limitation_signals(evidence, domain.cutoff, domain)][:6]
     task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
