@@ -15,6 +15,7 @@ import math
 import random
 from collections import Counter
 from datetime import date
+from typing import Any
 
 from foresci.tasks.bottleneck_mining import mined_bottlenecks
 from foresci.tasks.builders.common import Built, display_name, eligible_nodes, node_description, task_id
@@ -179,6 +180,21 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
             for _, _, key, count in scored[:4]]
 
 
+def _coherent_opportunity(domain: DomainEvidence, evidence: NodeEvidence, subject: str, bottleneck: str,
+                          opportunities: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """The opportunities with the first that passes the same-node check in front, and that check (the
+    last one made when none passes; a subject or bottleneck outside the node fails them all)."""
+    coherence: dict[str, Any] = {}
+    for text in opportunities:
+        coherence = node_coherence(domain, evidence, {"subject": subject, "bottleneck": bottleneck,
+                                                      "opportunity": text})
+        if coherence.get("passed") is not False:
+            return [text, *(other for other in opportunities if other != text)], coherence
+        if not (coherence["subject"]["belongs"] and coherence["bottleneck"]["belongs"]):
+            break
+    return opportunities, coherence
+
+
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
                domain_name: str) -> Built | None:
     scored: list[tuple[float, Signal, list[str], list[str], str]] = []
@@ -227,9 +243,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     found = [(text, count) for text, count in found if text.lower() not in public]
     if not found:
         return None
-    opportunity = [text for text, _ in found]
-    coherence = node_coherence(domain, evidence, {"subject": name, "bottleneck": phrase,
-                                                  "opportunity": opportunity[0]})
+    opportunity, coherence = _coherent_opportunity(domain, evidence, name, phrase,
+                                                   [text for text, _ in found])
     if coherence.get("passed") is False:
         return None
     mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "

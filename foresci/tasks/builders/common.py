@@ -248,7 +248,8 @@ def _over_gate(hits: Sequence[bool | None], settings: TaskSettings) -> bool:
 def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: TaskSettings) -> list[Built]:
     """Swap tasks that a blind rule of the audit solves (the domain's most common answer, the largest or
     the smallest option) for spare tasks of the same domain it does not, until every such rule is at or
-    under ``max_baseline_share`` (the audit's gate); drop them when no spare is left.
+    under ``max_baseline_share`` (the audit's gate). When no spare is left the selection stays as it is
+    and the audit rejects the family: dropping tasks could only hide the rule below ``min_gate_tasks``.
 
     The analogue of the label cap for the rules the audit gates: without it, "always the ACL family for
     LLM fine-tuning" or "the venue family with most pre-cutoff papers" would solve the venue family.
@@ -260,18 +261,28 @@ def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: Ta
         if failing is None:
             return result
         hits = failing(result)
-        position = max(index for index, hit in enumerate(hits) if hit)
+        solved_at = [index for index, hit in enumerate(hits) if hit]
+        # drop a persistence-matching task where one is solved: dropping the others raises persistence
+        position = max([index for index in solved_at if result[index].persistence_match] or solved_at)
         dropped = result.pop(position)
         solved = sum(bool(hit) for hit in failing(result))
         keys = [item.decision_key for item in result]
+        labels = Counter(item.label for item in result if item.label is not None)
         for candidate in spare:
             if candidate.task.domain != dropped.task.domain or is_duplicate(candidate.decision_key, keys):
                 continue
+            if bool(candidate.persistence_match) > bool(dropped.persistence_match) or (
+                    candidate.label not in (None, dropped.label)
+                    and labels[candidate.label] + 1 > settings.max_label_share * (len(result) + 1)):
+                continue  # the swap must not undo the persistence or label caps
             trial = [*result[:position], candidate, *result[position:]]
             if sum(bool(hit) for hit in failing(trial)) <= solved:
                 spare.remove(candidate)
                 result = trial
                 break
+        else:  # no spare: keep the task, and the audit rejects the family (never shrink below the gate)
+            result.insert(position, dropped)
+            return result
 
 
 def _round_robin(items: Sequence[Built], group_of: Callable[[Built], str]) -> list[Built]:
