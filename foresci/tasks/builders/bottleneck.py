@@ -35,6 +35,7 @@ from foresci.taxonomy.signals import split_sentences
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 MIN_OPPORTUNITY_PAPERS = 3
+FRAGMENT_STARTS = frozenset(["of", "for", "to", "in", "on", "with", "by", "and", "or", "from", "as", "at"])
 EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "family", "mode", "error",
                               "time", "size", "number", "baseline", "gain", "result", "performance"])
 
@@ -103,6 +104,8 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
             part = named_limitation(text)
             if part is not None:
                 phrase = core_phrase(limitation_clause(part))
+                if phrase.split()[0].lower() in FRAGMENT_STARTS:
+                    break  # a fragment ("of this capability of ..."), not a limitation
                 key = f" {phrase_key(phrase)} "
                 if not any(key in f" {other} " or f" {other} " in key for other in kept):
                     kept[key.strip()] = (signal, phrase)
