@@ -43,9 +43,10 @@ def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain
 
 
 def lead_noise(winner: NodeEvidence, runner_up: NodeEvidence) -> float:
-    """Standard error of the difference of two nodes' log growth under Poisson counts (add-one)."""
-    return math.sqrt(sum(1.0 / (count + 1) for count in (winner.window, winner.baseline,
-                                                         runner_up.window, runner_up.baseline)))
+    """Standard error of the difference of two nodes' log growth (window vs. level) under Poisson counts
+    (add-one)."""
+    return math.sqrt(sum(1.0 / (count + 1) for count in (winner.window, winner.level,
+                                                         runner_up.window, runner_up.level)))
 
 
 def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: TaskSettings, domain_name: str,
@@ -75,7 +76,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                          "candidates": {option_of[item.node_id]: pre_cutoff_context(item)
                                         for item in options},
                          "momentum_measure": "growth of the share of the domain's new papers, window vs. the "
-                                             "same-length period before the cutoff"},
+                                             f"pre-cutoff period {domain.level_months[0]}..{domain.level_months[-1]}"},
                 deliverable=list(DELIVERABLES[FAMILY]))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
     label = winner.trajectory
@@ -92,7 +93,8 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
         Claim(claim_id="c2", text=f"The trajectory of {winner_name} in the window is {label}.",
               variants=TRAJECTORY_VARIANTS[label][1:]),
         Claim(claim_id="c3", text=(f"{winner_name}'s share of the domain's new papers moves from "
-                                   f"{winner.baseline_share:.1%} before the cutoff to "
+                                   f"{winner.level_share:.1%} over the {len(domain.level_months)} "
+                                   "months before the cutoff to "
                                    f"{winner.window_share:.1%} "
                                    "in the window.")),
     ]
@@ -115,6 +117,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
 
 
 def _option_stats(item: NodeEvidence) -> dict[str, object]:
-    return {"pre_total": item.pre_total, "baseline": item.baseline, "window": item.window,
-            "baseline_share": round(item.baseline_share, 6), "window_share": round(item.window_share, 6),
+    return {"pre_total": item.pre_total, "baseline": item.baseline, "level": item.level, "window": item.window,
+            "baseline_share": round(item.baseline_share, 6), "level_share": round(item.level_share, 6),
+            "window_share": round(item.window_share, 6),
             "log_share_growth": round(item.growth, 4), "trajectory": item.trajectory}
