@@ -121,6 +121,12 @@ class DomainEvidence:
         return cached
 
     @property
+    def level_period(self) -> str:
+        """'the pre-cutoff period YYYY-MM..YYYY-MM' that ``growth`` compares the window with."""
+        span = f" {self.level_months[0]}..{self.level_months[-1]}" if self.level_months else ""
+        return f"the pre-cutoff period{span}"
+
+    @property
     def cutoff(self) -> date:
         """The cutoff t."""
         return self.window.cutoff

@@ -75,8 +75,8 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                 context={"domain_name": domain_name,
                          "candidates": {option_of[item.node_id]: pre_cutoff_context(item)
                                         for item in options},
-                         "momentum_measure": "growth of the share of the domain's new papers, window vs. the "
-                                             f"pre-cutoff period {domain.level_months[0]}..{domain.level_months[-1]}"},
+                         "momentum_measure": "growth of the share of the domain's new papers, window vs. "
+                                             f"{domain.level_period}"},
                 deliverable=list(DELIVERABLES[FAMILY]))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
     label = winner.trajectory
@@ -93,8 +93,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
         Claim(claim_id="c2", text=f"The trajectory of {winner_name} in the window is {label}.",
               variants=TRAJECTORY_VARIANTS[label][1:]),
         Claim(claim_id="c3", text=(f"{winner_name}'s share of the domain's new papers moves from "
-                                   f"{winner.level_share:.1%} over the {len(domain.level_months)} "
-                                   "months before the cutoff to "
+                                   f"{winner.level_share:.1%} in {domain.level_period} to "
                                    f"{winner.window_share:.1%} "
                                    "in the window.")),
     ]
