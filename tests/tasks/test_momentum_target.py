@@ -52,7 +52,8 @@ def _pre_cutoff_slopes(papers: list[Paper], assignment: dict[str, str]) -> dict[
         if paper.announced <= CUTOFF:
             counts[assignment[paper.paper_id]][month_key(paper.announced)] += 1
             totals[month_key(paper.announced)] += 1
-    return {node: poisson_log_slope([series[month] for month in months], [totals[month] for month in months])[0]
+    reference = [totals[month] for month in months]
+    return {node: poisson_log_slope([series[month] for month in months], reference)[0]
             for node, series in counts.items()}
 
 

@@ -116,7 +116,8 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
 
 
 def _option_stats(item: NodeEvidence) -> dict[str, object]:
-    return {"pre_total": item.pre_total, "baseline": item.baseline, "level": item.level, "window": item.window,
+    return {"pre_total": item.pre_total, "baseline": item.baseline, "level": item.level,
+            "window": item.window,
             "baseline_share": round(item.baseline_share, 6), "level_share": round(item.level_share, 6),
             "window_share": round(item.window_share, 6),
             "log_share_growth": round(item.growth, 4), "trajectory": item.trajectory}
