@@ -4,8 +4,9 @@ packaged MiniLM gives a trend forecaster that beats persistence and chance on di
 The worlds are those of ``benchmarks/foresight_signal.py`` (difficulty 0: the planted trends are under
 way before the cutoff), three of them. The benchmark holds the full goal over ten worlds per difficulty,
 with intervals that resample worlds; three worlds are too few for that, so this test asks for less, on the
-tasks pooled over the three: trend right on at least 40 % of them (chance 25 %), and trend's lead over
-persistence, task by task, above zero with 95 % confidence. Before issue #13's fixes trend was right on 2
+tasks pooled over the three: trend's top-1 at least 10 points above chance (25 %; the benchmark run
+measured 6 of 14 right on these worlds) and its lead over persistence, task by task, above zero with
+95 % confidence. Before issue #13's fixes trend was right on 2
 of 12 of these tasks (the hidden target then penalised whatever rose before the cutoff).
 Hashed word vectors (what the other tests use) hid that regression, so this test embeds with the real
 model; vectors go to the configured cache directory (FORESCI_CACHE_DIR; empty in CI, so embedding the
@@ -40,5 +41,5 @@ def test_trend_beats_persistence_and_chance_where_trends_are_visible(
     lead = quality.paired_difference("top1", "trend", "persistence")
     assert trend is not None and chance is not None and lead is not None
     assert trend.n >= 10, f"too few direction tasks ({trend.n}) for the check"
-    assert trend.mean >= 0.4 > chance.mean, f"trend top-1 {trend.mean:.3f} (chance {chance.mean:.3f})"
+    assert trend.mean > chance.mean + 0.1, f"trend top-1 {trend.mean:.3f} (chance {chance.mean:.3f})"
     assert lead.low > 0, f"trend - persistence top-1 {lead.mean:+.3f} [{lead.low:+.3f}, {lead.high:+.3f}]"
