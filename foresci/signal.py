@@ -114,6 +114,24 @@ def run_world(config: WorldConfig, folder: Path, keep: bool = False,
                         dict(result.timings))
 
 
+def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | None:
+    """The outcome of a world that :func:`run_world` kept under ``folder`` (None when it has no scores).
+
+    Seconds are not kept, so they read 0; the quality is re-read from the world's scored rows.
+    """
+    from foresci.evaluation.models import Score
+    from foresci.io import read_models
+    from foresci.sim.world import load_ground_truth
+    from foresci.tasks.release import load_release
+
+    scores = folder / "runs" / "baselines" / "scores.jsonl"
+    if not scores.is_file():
+        return None
+    tasks = {task.task_id: task for task in load_release(folder / "release").tasks}
+    quality = family_quality(read_models(scores, Score), tasks)
+    return WorldOutcome(difficulty, seed, quality, 0.0, load_ground_truth(folder / "world").paper_count)
+
+
 def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from: float = 1.0,
                     samples: int = 2000) -> list[str]:
     """What the pool misses of the signal check (empty when it holds)."""
