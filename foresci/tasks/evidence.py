@@ -10,7 +10,7 @@ window share against its *level*: its share over the ``level_months`` months up 
 default, fewer where the KB starts later). Not against the same-length period just before the cutoff
 (``baseline``): with a few papers a month that short count is noisy, a node with an unlucky baseline then
 "gains momentum" by regression to the mean, and whatever rose just before the cutoff is systematically
-penalised; on worlds with no planted pre-cutoff change both forecasters fell to a third of chance. Under
+penalised; on worlds with no planted pre-cutoff change both forecasters fell well below chance. Under
 Poisson counts the total over the level period carries no information about how those papers spread over
 its months, so the level is independent of any pre-cutoff slope read from the same months.
 """
