@@ -59,7 +59,7 @@ def _mentions(words: set[str], paper: Paper) -> bool:
 
 def _growth_base_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence) -> float:
     """Share of the pool whose domain share grew >= 10 % in the last pre-cutoff period (a naive prior)."""
-    grown = [previous.nodes[item.node_id].growth for item in pool if item.node_id in previous.nodes]
+    grown = [previous.nodes[item.node_id].baseline_growth for item in pool if item.node_id in previous.nodes]
     if not grown:
         return 0.5
     import math
