@@ -23,26 +23,27 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
-from foresci.agents.briefs import Mode
+from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers
+from foresci.agents.briefs import Mode, name_only_task
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
+from foresci.agents.forecast_runner import FORECASTS_FILE as FORECASTS_FILE
+from foresci.agents.forecast_runner import answer_questions
 from foresci.agents.prompts import load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
-from foresci.contracts import Answer, ForecastAnswer
+from foresci.contracts import Answer
 from foresci.llm import LLMClient, ModelInfo, contamination_risk, load_model_registry, role_model
 from foresci.locks import artifact_lock
-from foresci.methods.calling import call_forecast, call_method
+from foresci.methods.calling import call_method
 from foresci.methods.loading import resolve_method
-from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
+from foresci.methods.registry import MethodInput, MethodResult, MethodSpec
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
 from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
 from foresci.transcripts import recording
 
 ANSWERS_FILE = "answers.jsonl"
-FORECASTS_FILE = "forecasts.jsonl"
 ViewFactory = Callable[[date], KBViewLike]
 
 
@@ -105,6 +106,7 @@ class RunSummary:
     errors: int = 0
     evidence_none: int = 0
     forecasts: int = 0
+    forecast_errors: int = 0
     skipped: list[str] = field(default_factory=list)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -124,8 +126,9 @@ def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str],
 
 
 def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings) -> MethodInput:
-    """What ``job``'s method receives: the public task, KB tools bound to the task cutoff when the method
-    reads the KB (behind the plug-in wall unless shipped), the chat-model client when it uses an LLM."""
+    """What ``job``'s method receives: the public task (name-only mode: question and candidate names),
+    KB tools bound to the task cutoff when the method reads the KB (behind the plug-in wall unless
+    shipped), the chat-model client when it uses an LLM."""
     tools: KBTools | None = None
     if job.reads_kb:
         if view is None:
@@ -133,7 +136,8 @@ def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, setti
         tools = KBTools(view, job.task.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
     if job.spec.uses_llm and llm is None:
         raise ValueError(f"method {job.method} needs an LLM endpoint (FORESCI_LLM__BASE_URL)")
-    return MethodInput(task=job.task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
+    task = name_only_task(job.task) if job.mode == "name_only" else job.task
+    return MethodInput(task=task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
                        settings=settings, model=job.model)
 
 
@@ -220,7 +224,8 @@ def run_release(
 ) -> RunSummary:
     """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
 
-    Forecast questions (if given) are answered by the non-LLM methods into ``out/forecasts.jsonl``.
+    Forecast questions (if given) are answered by every method with a forecast hook into
+    ``out/forecasts.jsonl`` (:mod:`foresci.agents.forecast_runner`).
     """
     with artifact_lock(out):
         return answer_release(
@@ -304,53 +309,12 @@ def answer_release(
             summary.evidence_none += row.evidence == "none"
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
+    if questions:
+        summary.forecasts, summary.forecast_errors = answer_questions(
+            questions, out, settings, specs, view_for, model_names, mode, clients, registry, retry_errors
+        )
     summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
-    if questions and mode == "full":
-        summary.forecasts = answer_questions(questions, out, settings, specs, view_for)
     return summary
-
-
-def answer_questions(
-    questions: list[ForecastQuestion],
-    out: Path,
-    settings: Settings,
-    specs: list[MethodSpec],
-    view_for: Callable[[date], KBViewLike | None],
-) -> int:
-    """Append each method's forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable); a method
-    without a forecast hook gets one error row per question saying so."""
-    path = out / FORECASTS_FILE
-    done = {(row.question_id, row.method) for row in read_forecasts(path)}
-    log = AppendLog(path)
-    written = 0
-    for question in questions:
-        view = view_for(question.cutoff)
-        for spec in specs:
-            if (question.question_id, spec.name) in done:
-                continue
-            try:
-                row = forecast_with(spec, question, view, settings)
-            except Exception as error:  # per-question boundary: an error note, the other questions go on
-                row = ForecastAnswer(
-                    question_id=question.question_id,
-                    method=spec.name,
-                    notes=[f"error: {type(error).__name__}: {error}"],
-                )
-            log.append(row)
-            written += 1
-    return written
-
-
-def forecast_with(
-    spec: MethodSpec, question: ForecastQuestion, view: KBViewLike | None, settings: Settings
-) -> ForecastAnswer:
-    """``spec``'s forecast of ``question``, with KB tools bound to the question's cutoff."""
-    tools = None
-    if spec.needs_kb and spec.forecast is not None:
-        if view is None:
-            raise ValueError(f"method {spec.name} needs a KB (--kb)")
-        tools = KBTools(view, question.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
-    return call_forecast(spec, question, ForecastInput(tools=tools, settings=settings))
 
 
 class _NoProgress:

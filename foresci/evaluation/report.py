@@ -363,11 +363,15 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
     if unanswered:
         lines += ["", f"## Tasks with no answer ({len(unanswered)})", "", ", ".join(unanswered)]
     if summary.get("forecast"):
-        lines += ["", "## Forecasts", "", "| method | CRPS | Brier | Brier skill |", "|---|---:|---:|---:|"]
+        lines += ["", "## Forecasts", "",
+                  "| method | CRPS | Brier | Brier skill | CRPS skill vs ref. | Brier skill vs ref. |",
+                  "|---|---:|---:|---:|---:|---:|"]
         for entry in summary["forecast"]:
+            versus = entry.get("skill_vs_reference") or {}
             lines.append(
                 f"| {entry['label']} | {cell(entry['metrics'].get('crps'))} | "
-                f"{cell(entry['metrics'].get('brier'))} | {fmt(entry.get('brier_skill'))} |"
+                f"{cell(entry['metrics'].get('brier'))} | {fmt(entry.get('brier_skill'))} | "
+                f"{fmt(versus.get('crps'))} | {fmt(versus.get('brier'))} |"
             )
     return "\n".join(lines) + "\n"
 
