@@ -8,7 +8,8 @@ Outside a recording, :func:`record` does nothing, so library code can always cal
 :mod:`foresci.transcript_log` stores finished transcripts beside the rows that reference them.
 
 Event kinds the package records: ``llm_call`` (messages sent, raw completion, tokens, seconds, method,
-re-ask attempt, the graph step), ``cache_hit`` (messages, cached response: no call made), ``retry`` and
+re-ask attempt, the graph step), ``cache_hit`` (the request as the cache keys it, i.e. before any
+context-window trim, and the cached response: no call made), ``retry`` and
 ``llm_error`` (transport failures), ``fallback`` (a structured-output method the endpoint refused),
 ``context_trim`` (evidence lines dropped to fit the context window), ``tool_call`` (KB tools). An
 ``llm_call`` marked ``cached`` counts as a cache hit. The model's text is ``completion`` (``response`` for a

@@ -238,3 +238,31 @@ def test_every_call_of_a_graph_method_lands_in_its_answer_transcript(
     trims = [event for transcript in stored.values() for event in transcript["events"]
              if event["kind"] == "context_trim"]
     assert trims and all(event["evidence_dropped"] > 0 for event in trims)
+
+
+def test_concurrent_judges_keep_each_rows_calls_in_its_own_transcript(tmp_path: Path) -> None:
+    from foresci.evaluation.scoring import answer_text
+    from tests.evaluation.fixtures import write_run
+
+    with ScriptedOpenAIServer(judge_reply) as judge:
+        run_dir = write_run(tmp_path / "run", write_release(tmp_path / "release"))
+        settings = _settings(tmp_path, judge)
+        settings = settings.model_copy(update={"evaluation": settings.evaluation.model_copy(
+            update={"judge_concurrency": 4})})
+        evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
+        scores = read_models(run_dir / SCORES_NAME, Score)
+        stored = read_transcripts(run_dir / JUDGE_TRANSCRIPTS_FILE)
+        answers = {f"{a.task_id}|{a.method}|{a.model or '-'}|{a.mode}": a for a in read_answers(
+            run_dir / ANSWERS_FILE)}
+        judged = [score for score in scores if score.transcript]
+        assert len(judged) == 9 and {score.transcript for score in judged} == set(stored)
+        sent = []
+        for score in judged:
+            transcript = stored[score.transcript or ""]
+            assert transcript["key"] == score.key
+            calls = [event for event in transcript["events"] if event["kind"] in ("llm_call", "cache_hit")]
+            extraction = calls[0]["messages"][-1]["content"]
+            assert answer_text(answers[score.key or ""]) in extraction  # this row's answer, no other's
+            sent += [str(event["messages"]) for event in calls if event["kind"] == "llm_call"]
+        assert sorted(sent) == sorted(str(request["messages"]) for request in judge.requests)
+        assert all(score.transcript is None for score in scores if score not in judged)
