@@ -1,8 +1,9 @@
 """``foresci demo``: foresci's main job end to end on the embedded synthetic world.
 
 Stages (each the real code path a user runs on real data):
-world -> knowledge base -> taxonomy at the cutoff -> release (four families) -> answering methods ->
-evaluation -> terminal leaderboard + HTML report. Without an LLM endpoint only the non-LLM methods
+world -> knowledge base -> taxonomy at the cutoff -> release (four families, plus numeric and binary
+forecast questions) -> answering methods -> evaluation -> terminal leaderboard + HTML report (with the
+forecast table: CRPS, coverage, Brier, skill). Without an LLM endpoint only the non-LLM methods
 (trend, persistence) answer; with ``FORESCI_LLM__BASE_URL`` set the LLM methods join, and name-only too.
 
 The terminal summary ends with forecaster quality on direction forecasting: strict top-1 and FTA with
@@ -57,6 +58,7 @@ def _stage(console: object, timings: dict[str, float], cpu: dict[str, float], na
 
 
 DEMO_TASKS_PER_FAMILY = 40
+DEMO_FORECAST_QUESTIONS = 16
 
 
 def run_demo(
@@ -148,9 +150,12 @@ def run_demo(
             settings=settings,
             per_family=per_family,
             snapshots=snapshots,
+            forecast_questions=DEMO_FORECAST_QUESTIONS,
         )
         counts = read_json(release_dir / "manifest.json").get("counts", {})
         console.print(f"  {counts.get('tasks', '?')} tasks: {counts.get('by_family', {})}")
+        forecasts = counts.get("forecast_questions") or {}
+        console.print(f"  {forecasts.get('questions', 0)} forecast questions: {forecasts.get('by_kind', {})}")
 
     release = load_release(release_dir)
 
@@ -173,6 +178,7 @@ def run_demo(
                 mode=mode,  # type: ignore[arg-type]
                 view_factory=view_factory,
                 progress=not quiet,
+                questions=release.questions,
             )
             write_run_manifest(run_dir, release_dir, kb_dir, settings, methods, [], mode)
             run_dirs.append(run_dir)

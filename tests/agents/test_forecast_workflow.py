@@ -145,6 +145,10 @@ def test_package_answered_by_every_method_resolved_and_scored(
         assert entry["metrics"]["crps"]["mean"] >= 0 and 0 <= entry["metrics"]["brier"]["mean"] <= 1
         assert entry["skill_vs_reference"]["reference"] == "persistence"
     assert entries["persistence"]["skill_vs_reference"]["crps"] == 0.0
+    for name in ("crps", "brier"):  # every method answered every question: skill = 1 - mean / reference mean
+        reference = entries["persistence"]["metrics"][name]["mean"]
+        assert entries["trend"]["skill_vs_reference"][name] == pytest.approx(
+            1 - entries["trend"]["metrics"][name]["mean"] / reference)
     outcomes = {row["question_id"]: row["outcome"] for row in iter_jsonl(package / "resolutions.jsonl")}
     binary_ids = {row["question_id"] for row in questions if row["kind"] == "binary"}
     expected_brier = sum((0.7 - outcomes[qid]) ** 2 for qid in binary_ids) / len(binary_ids)
