@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from foresci.agents.methods import ALL_METHODS, LLM_METHODS
+from foresci.engines import ENGINE_HELP, with_engine
 
 
 def run_command(
@@ -30,6 +31,7 @@ def run_command(
     ),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+    engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Answer a release's tasks with answering methods; resumable (rerun the same command after a crash).
 
@@ -46,6 +48,9 @@ def run_command(
           --methods all --model qwen2.5-7b-instruct --out runs/demo
 
       foresci run releases/demo --method native --mode name_only --model gpt-4o-mini --out runs/names
+
+      RAY_ADDRESS=auto foresci run releases/demo --kb kb/demo --methods all --model a --model b \\
+          --out runs/demo --engine ray     # jobs spread over a Ray cluster; this process writes the rows
 
     LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
     Non-LLM methods: trend, persistence. Each row of answers.jsonl carries contamination_risk: true when the
@@ -80,7 +85,7 @@ def run_command(
         raise typer.BadParameter(
             f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
         )
-    settings = Settings()
+    settings = with_engine(Settings(), engine)
     wanting_llm = [name for name in chosen if name in LLM_METHODS]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
@@ -109,6 +114,11 @@ def run_command(
         def view_factory(cutoff):  # type: ignore[no-untyped-def]
             return KBView(opened, cutoff)
 
+    job_engine = None
+    if settings.runtime.engine == "ray":
+        from foresci.engines.answers import RayJobEngine
+
+        job_engine = RayJobEngine(kb)
     with artifact_lock(out):
         summary = answer_release(
             tasks,
@@ -121,6 +131,7 @@ def run_command(
             progress,
             retry_errors,
             loaded.questions[:limit] if limit is not None else loaded.questions,
+            job_engine,
         )
         write_run_manifest(out, release, kb, settings, chosen, model, mode)
     console.print(
@@ -131,6 +142,11 @@ def run_command(
         console.print(
             f"  {summary.evidence_none} answers read no paper (evidence: none): cutoff before the KB "
             "or an empty domain"
+        )
+    if job_engine is not None and job_engine.lost:
+        console.print(
+            f"[yellow]{len(job_engine.lost)} jobs lost with their Ray workers (nothing written; rerun to "
+            f"answer them)[/yellow]: {job_engine.lost[0]}"
         )
     if summary.skipped:
         console.print(f"  skipped {', '.join(summary.skipped)}: non-LLM methods have no name-only mode")

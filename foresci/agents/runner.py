@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
 from foresci.agents.baselines.forecasters import Forecaster, Kind
@@ -86,6 +86,14 @@ class Job:
     def reads_kb(self) -> bool:
         """Whether the method answers from the KB (all but native, and nothing in name-only mode)."""
         return self.mode == "full" and self.method != "native"
+
+
+class JobEngine(Protocol):
+    """Answers jobs outside this process's thread pool; the runner appends the rows it yields."""
+
+    def answer(self, jobs: list[Job], settings: Settings, models: list[str]) -> Iterator[Answer]:
+        """Yield one row per job it finished (a job it lost yields nothing; a rerun answers it)."""
+        ...
 
 
 @dataclass
@@ -221,14 +229,18 @@ def run_release(
     progress: bool = False,
     retry_errors: bool = False,
     questions: list[ForecastQuestion] | None = None,
+    engine: JobEngine | None = None,
 ) -> RunSummary:
     """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
 
     Forecast questions (if given) are answered by the non-LLM methods into ``out/forecasts.jsonl``.
+    ``engine`` answers the jobs elsewhere (e.g. :class:`foresci.engines.answers.RayJobEngine`); default:
+    threads in this process (``agents.concurrency``).
     """
     with artifact_lock(out):
         return answer_release(
-            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions
+            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions,
+            engine,
         )
 
 
@@ -243,6 +255,7 @@ def answer_release(
     progress: bool,
     retry_errors: bool,
     questions: list[ForecastQuestion] | None,
+    engine: JobEngine | None = None,
 ) -> RunSummary:
     """:func:`run_release` for a caller that already holds ``artifact_lock(out)``.
 
@@ -291,24 +304,51 @@ def answer_release(
         log.append(row)
         return row
 
+    def rows() -> Iterator[Answer]:
+        if engine is not None:  # answered elsewhere; this process stays the one writer
+            for row in engine.answer(jobs, settings, model_names):
+                log.append(row)
+                yield row
+            return
+        with ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
+            futures = [pool.submit(work, job) for job in jobs]
+            for future in as_completed(futures):
+                yield future.result()
+
     progress_bar = _progress(progress, len(jobs))
-    with progress_bar as bar, ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
+    finished: list[Answer] = []
+    with progress_bar as bar:
         bar_task = bar.add_task("answering", total=len(jobs)) if bar is not None else None
-        futures = [pool.submit(work, job) for job in jobs]
-        for future in as_completed(futures):
-            row = future.result()
+        for row in rows():
+            finished.append(row)
             summary.attempted += 1
             summary.answered += row.status == "ok"
             summary.errors += row.status == "error"
             summary.evidence_none += row.evidence == "none"
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
-    summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
+    summary.usage = (
+        {name: client.usage.as_dict() for name, client in clients.items()}
+        if engine is None
+        else _usage_of_rows(finished, model_names)
+    )
     if questions and mode == "full":
         summary.forecasts = answer_questions(
             questions, out, settings, [method for method in methods if method in BASELINE_METHODS], view_for
         )
     return summary
+
+
+def _usage_of_rows(rows: list[Answer], models: list[str]) -> dict[str, dict[str, int]]:
+    """Per-model calls and tokens summed from the rows (an engine's workers spent them, not our clients)."""
+    counters = ("calls", "prompt_tokens", "completion_tokens", "cache_hits")
+    usage = {name: dict.fromkeys(counters, 0) for name in models}
+    for row in rows:
+        if row.model in usage:
+            spent = (row.llm_calls, row.prompt_tokens, row.completion_tokens, row.cache_hits)
+            for name, amount in zip(counters, spent, strict=True):
+                usage[row.model][name] += amount or 0
+    return usage
 
 
 def answer_questions(

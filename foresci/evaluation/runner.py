@@ -184,6 +184,9 @@ def score_answers(
 ) -> list[Score]:
     """Score answers (judges concurrent, embeddings here); ``on_row`` sees each finished row.
 
+    With ``settings.runtime.engine == "ray"`` the judge calls run on Ray workers, each with its own judge
+    client built from ``settings`` (``client`` then only collects their usage).
+
     ``kb_dates``: KB announcement dates of the cited ids (citations checked against the KB).
     """
     scored: list[Score] = []
@@ -224,6 +227,15 @@ def score_answers(
             kb_dates,
         )
 
+    if settings.runtime.engine == "ray":  # judges on Ray workers; scores are still written here alone
+        from foresci.engines.judges import judge_on_ray
+
+        usage = getattr(client, "usage", None)
+        for index, parts, spent in judge_on_ray(pending, release, settings, kb_dates):
+            if usage is not None and hasattr(usage, "add"):
+                usage.add(**spent)
+            score(pending[index], parts)
+        return scored
     with ThreadPoolExecutor(max_workers=max(1, settings.evaluation.judge_concurrency)) as pool:
         for answer, parts in zip(pending, pool.map(judge, pending), strict=True):
             score(answer, parts)

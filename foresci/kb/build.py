@@ -164,13 +164,12 @@ def embed_papers(
     dimension: int | None = next((len(vector) for vector in known.values()), None)
     parts: dict[int, np.ndarray] = {}
     chunk = max(1, settings.kb.embed_chunk)
-    for start in range(0, len(todo), chunk):
-        indices = todo[start : start + chunk]
-        vectors = embedder.encode([texts[index] for index in indices])
+    chunks = [todo[start : start + chunk] for start in range(0, len(todo), chunk)]
+    encoded = _encode_chunks(embedder, texts, chunks, settings, advance)
+    for indices, vectors in zip(chunks, encoded, strict=True):
         for index, vector in zip(indices, vectors, strict=True):
             parts[index] = vector
         dimension = vectors.shape[1]
-        advance(len(indices))
     if dimension is None:
         dimension = embedder.dimension
     matrix = np.zeros((len(texts), dimension), dtype=np.float32)
@@ -313,6 +312,26 @@ def _require_papers(sources: Sequence[Path], result: IngestResult, allow_empty: 
         "no papers found (no *.jsonl / *.jsonl.gz rows); pass --allow-empty to build an empty KB",
         path=", ".join(str(source) for source in sources),
     )
+
+
+def _encode_chunks(
+    embedder: Any,
+    texts: Sequence[str],
+    chunks: list[list[int]],
+    settings: Settings,
+    advance: Callable[[int], None],
+) -> Iterator[np.ndarray]:
+    """The vectors of each chunk of text indices, in order: here, or on Ray (``runtime.engine``)."""
+    if settings.runtime.engine == "ray":
+        from foresci.engines.embedding import embed_chunks_ray
+
+        chunk_texts = [[texts[index] for index in indices] for indices in chunks]
+        yield from embed_chunks_ray(embedder, chunk_texts, settings, advance)
+        return
+    for indices in chunks:
+        vectors = embedder.encode([texts[index] for index in indices])
+        advance(len(indices))
+        yield vectors
 
 
 def build_kb(
