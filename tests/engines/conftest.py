@@ -1,4 +1,4 @@
-"""A small local Ray cluster for the engine tests, started once per module and shut down after it."""
+"""A small local Ray cluster for the engine tests, started once per session and shut down after it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[Any]:
     """``ray`` connected to a 2-CPU local cluster (workers inherit this process's environment)."""
     if importlib.util.find_spec("ray") is None:
@@ -33,3 +33,4 @@ def ray_cluster() -> Iterator[Any]:
 
 
 from tests.agents.conftest import toy_world  # noqa: E402,F401  (the toy KB the run tests answer from)
+from tests.evaluation.conftest import release_dir, run_dir  # noqa: E402,F401  (a judged evaluation's inputs)
