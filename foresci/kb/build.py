@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.artifacts import is_reusable, read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.artifacts import (
+    is_reusable,
+    read_manifest,
+    refresh_hashes,
+    sha256_file,
+    sha256_json,
+    write_manifest,
+)
 from foresci.errors import InputDataError, UserError
 from foresci.io import read_json, write_json, write_jsonl
 from foresci.kb.bm25 import BM25Index
@@ -41,6 +48,7 @@ OUTPUT_FILES = [
     "bm25_vocabulary.json",
     "quarantine.jsonl",
     "summary.json",
+    "dense_ivf.faiss",  # only in KBs above runtime.approximate_above
 ]
 
 
@@ -222,6 +230,13 @@ def _swap_in(out: Path, generation: Path) -> None:
     for stale in out.glob("gen-*"):
         if stale.name not in (generation.name, previous) and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
+
+
+def _final_summary(out: Path, generation: Path, summary: BuildSummary) -> None:
+    """Rewrite ``summary.json`` with the final timings and keep its manifest hash true to it."""
+    write_json(generation / "summary.json", summary)
+    refresh_hashes(generation, ["summary.json"])
+    _copy_manifest(out, generation)
 
 
 def _copy_manifest(out: Path, generation: Path) -> None:
@@ -421,7 +436,7 @@ def _build_locked(
             )
             _swap_in(out, generation)
     summary.timings = timings
-    write_json(generation / "summary.json", summary)
+    _final_summary(out, generation, summary)
     return summary
 
 
@@ -545,7 +560,7 @@ def _update_locked(out: Path, sources: list[Path], settings: Settings, progress:
         kb.close()
         _swap_in(out, generation)
     summary.timings = timings
-    write_json(generation / "summary.json", summary)
+    _final_summary(out, generation, summary)
     return summary
 
 

@@ -164,6 +164,29 @@ def stats_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> No
         console.print(f"  {count:6d}  in {name}")
 
 
+@app.command("verify")
+def verify_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> None:
+    """Check the live generation's files (papers, vectors, BM25, IVF index...) against its manifest hashes.
+
+    Exits 1 naming every file whose content changed since the build.
+
+    Example:
+
+      foresci kb verify workspace/kb
+    """
+    from foresci.artifacts import changed_files
+    from foresci.errors import UserError
+    from foresci.kb.store import live_generation
+
+    generation = live_generation(kb_dir)
+    changed = changed_files(generation)
+    if changed:
+        raise UserError(
+            f"content changed since the build (hash mismatch): {', '.join(changed)}", path=generation
+        )
+    typer.echo(f"{generation}: every file matches its manifest hash")
+
+
 @app.command("harvest")
 def harvest_command(
     service: str = typer.Argument(..., help="'arxiv' (arXiv API) or 'openalex'."),

@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.artifacts import changed_files, read_manifest, sha256_file, sha256_json, write_manifest
 from foresci.errors import UserError
 from foresci.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
@@ -231,9 +231,9 @@ def load_package(path: Path | str) -> tuple[list[ForecastQuestion], dict[str, Sn
     manifest = read_manifest(folder)
     if manifest.kind != "package":
         raise ValueError(f"{folder}: manifest kind is {manifest.kind!r}, not a forecast package")
-    for name, digest in manifest.hashes.items():
-        if sha256_file(folder / name) != digest:
-            raise ValueError(f"{folder / name}: content changed since the package was frozen (hash mismatch)")
+    changed = changed_files(folder)
+    if changed:
+        raise ValueError(f"{folder / changed[0]}: content changed since the package was frozen (hash mismatch)")
     questions = [ForecastQuestion.model_validate(row) for row in iter_jsonl(folder / FORECAST_FILE)]
     snapshots = {file.stem: Snapshot.model_validate_json(file.read_text(encoding="utf-8"))
                  for file in sorted((folder / SNAPSHOT_DIR).glob("*.json"))}
