@@ -110,7 +110,7 @@ def read_manifest(folder: Path | str) -> Manifest:
 
 
 def refresh_hashes(folder: Path | str, names: list[str]) -> None:
-    """Re-hash ``names`` in ``folder``'s manifest after the writer itself rewrote them (e.g. final timings)."""
+    """Re-hash ``names`` in ``folder``'s manifest after its writer rewrote them (e.g. final timings)."""
     folder = Path(folder)
     manifest = read_manifest(folder)
     manifest.hashes.update({name: sha256_file(folder / name) for name in names})

@@ -233,7 +233,9 @@ def load_package(path: Path | str) -> tuple[list[ForecastQuestion], dict[str, Sn
         raise ValueError(f"{folder}: manifest kind is {manifest.kind!r}, not a forecast package")
     changed = changed_files(folder)
     if changed:
-        raise ValueError(f"{folder / changed[0]}: content changed since the package was frozen (hash mismatch)")
+        raise ValueError(
+            f"{folder / changed[0]}: content changed since the package was frozen (hash mismatch)"
+        )
     questions = [ForecastQuestion.model_validate(row) for row in iter_jsonl(folder / FORECAST_FILE)]
     snapshots = {file.stem: Snapshot.model_validate_json(file.read_text(encoding="utf-8"))
                  for file in sorted((folder / SNAPSHOT_DIR).glob("*.json"))}

@@ -1,4 +1,4 @@
-"""Every file of a KB generation, the IVF index included, is hashed in its manifest; `kb verify` checks them."""
+"""Every file of a KB generation, the IVF index included, is hashed in its manifest; `kb verify` checks."""
 
 from __future__ import annotations
 
