@@ -237,6 +237,6 @@ def _selector(size: int, prefix: int, rows: np.ndarray | None) -> Any:
     allowed = np.zeros(size, dtype=bool)
     allowed[rows] = True
     bitmap = np.packbits(allowed, bitorder="little")
-    selector = faiss.IDSelectorBitmap(size, faiss.swig_ptr(bitmap))
+    selector: Any = faiss.IDSelectorBitmap(size, faiss.swig_ptr(bitmap))
     selector.referenced_bitmap = bitmap  # the selector reads this buffer: keep it alive with it
     return selector
