@@ -214,7 +214,8 @@ class DenseIndex:
         ivf: Any = self.ivf
         parameters = faiss.SearchParametersIVF()
         visible = prefix if rows is None else len(rows)
-        parameters.sel = _selector(self.size, prefix, rows)
+        selector = _selector(self.size, prefix, rows)  # held here: FAISS keeps only a pointer to it
+        parameters.sel = selector
         parameters.nprobe = int(min(ivf.nlist, math.ceil(self.nprobe * self.size / visible)))
         wanted = min(visible, depth * RERANK_FACTOR)
         _, found = ivf.search(
