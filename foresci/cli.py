@@ -29,6 +29,7 @@ from foresci.sim.cli import app as sim_app
 from foresci.tasks.cli import app as tasks_app
 from foresci.tasks.cli import forecast_app
 from foresci.taxonomy.cli import app as taxonomy_app
+from foresci.transcript_cli import transcript_command
 
 app = typer.Typer(
     name="foresci",
@@ -51,6 +52,7 @@ app.add_typer(forecast_app, name="forecast")
 app.command("run")(run_command)
 app.command("eval")(eval_command)
 app.command("report")(report_command)
+app.command("transcript")(transcript_command)
 app.command("demo")(demo_command)
 
 

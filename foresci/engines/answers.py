@@ -21,6 +21,7 @@ from foresci.agents.models import Answer
 from foresci.agents.runner import Job, answer_job, error_row
 from foresci.engines.cluster import RemoteFailure, imap_unordered
 from foresci.settings import Settings
+from foresci.transcripts import Transcript, recording
 
 
 @dataclass(frozen=True)
@@ -37,11 +38,9 @@ class _WorkerState:
     """The clients, prompts, registry and KB views a worker process keeps for one run."""
 
     def __init__(self, spec: RunSpec) -> None:
-        from foresci.agents.prompts import load_prompts
         from foresci.llm import LLMClient, load_model_registry
 
         self.spec = spec
-        self.prompts = load_prompts()
         self.registry = load_model_registry(spec.settings.llm.registry)
         self.clients = {name: LLMClient(spec.settings, "agent", name) for name in spec.models}
         self.views: dict[date, Any] = {}
@@ -63,20 +62,22 @@ class _WorkerState:
 _STATES: dict[str, _WorkerState] = {}
 
 
-def answer_on_worker(spec: RunSpec, job: Job) -> Answer:
-    """One answer row (an error row when answering failed), computed in a Ray worker."""
+def answer_on_worker(spec: RunSpec, job: Job) -> tuple[Answer, Transcript]:
+    """One answer row (an error row when answering failed) and its transcript, computed in a Ray worker."""
     from foresci.threads import ensure_threads
 
     ensure_threads(spec.settings)
     state = _STATES.get(spec.token)
     if state is None:
         state = _STATES[spec.token] = _WorkerState(spec)
-    try:
-        view = state.view(job.task.cutoff)
-    except Exception as error:  # a KB that cannot be opened at this cutoff: this task fails, as locally
-        return error_row(job, state.registry, error)
-    llm = state.clients.get(job.model) if job.model else None
-    return answer_job(job, llm, view, spec.settings, state.prompts, state.registry)
+    with recording() as transcript:
+        try:
+            view = state.view(job.task.cutoff)
+        except Exception as error:  # a KB that cannot be opened at this cutoff: this task fails, as locally
+            return error_row(job, state.registry, error), transcript
+        llm = state.clients.get(job.model) if job.model else None
+        row = answer_job(job, llm, view, spec.settings, state.registry)
+    return row, transcript
 
 
 @dataclass
@@ -90,8 +91,10 @@ class RayJobEngine:
     kb: Path | None
     lost: list[str] = field(default_factory=list)
 
-    def answer(self, jobs: list[Job], settings: Settings, models: list[str]) -> Iterator[Answer]:
-        """Yield each job's row as its worker finishes (in completion order)."""
+    def answer(
+        self, jobs: list[Job], settings: Settings, models: list[str]
+    ) -> Iterator[tuple[Answer, Transcript]]:
+        """Yield each job's row and transcript as its worker finishes (in completion order)."""
         import uuid
 
         spec = RunSpec(settings, tuple(models), str(self.kb) if self.kb else None, uuid.uuid4().hex)

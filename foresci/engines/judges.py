@@ -17,6 +17,7 @@ from foresci.engines.cluster import RemoteFailure, imap_unordered
 from foresci.evaluation.scoring import JudgedParts, judge_failed, run_judges
 from foresci.evaluation.trace import PaperDates
 from foresci.settings import Settings
+from foresci.transcripts import Transcript, recording
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,9 @@ class JudgeSpec:
 _CLIENTS: dict[str, Any] = {}
 
 
-def judge_on_worker(spec: JudgeSpec, answer: Answer) -> tuple[JudgedParts, dict[str, int]]:
-    """The judged parts of one answer and the calls/tokens they cost, computed in a Ray worker."""
+def judge_on_worker(spec: JudgeSpec, answer: Answer) -> tuple[JudgedParts, dict[str, int], Transcript]:
+    """The judged parts of one answer, the calls/tokens they cost and the transcript of its judge calls,
+    computed in a Ray worker."""
     from foresci.llm import LLMClient
     from foresci.llm.cache import Usage
 
@@ -42,22 +44,23 @@ def judge_on_worker(spec: JudgeSpec, answer: Answer) -> tuple[JudgedParts, dict[
         client = _CLIENTS[spec.token] = LLMClient(spec.settings, role="judge")
     child = client.child()
     release = spec.release
-    parts = run_judges(
-        child,
-        answer,
-        release.tasks[answer.task_id],
-        release.hidden[answer.task_id],
-        spec.settings.evaluation,
-        spec.kb_dates,
-    )
+    with recording() as transcript:
+        parts = run_judges(
+            child,
+            answer,
+            release.tasks[answer.task_id],
+            release.hidden[answer.task_id],
+            spec.settings.evaluation,
+            spec.kb_dates,
+        )
     usage = child.usage.as_dict() if isinstance(child.usage, Usage) else {}
-    return parts, usage
+    return parts, usage, transcript
 
 
 def judge_on_ray(
     answers: list[Answer], release: Any, settings: Settings, kb_dates: PaperDates | None
-) -> Iterator[tuple[int, JudgedParts, dict[str, int]]]:
-    """Yield ``(index, judged parts, usage)`` per answer as Ray workers finish judging them.
+) -> Iterator[tuple[int, JudgedParts, dict[str, int], Transcript]]:
+    """Yield ``(index, judged parts, usage, transcript)`` per answer as Ray workers finish judging them.
 
     An answer whose worker was lost for good gets transport failures for every judged metric (it is
     judged again by the next evaluation, like any transport failure).
@@ -78,7 +81,7 @@ def judge_on_ray(
             parts = JudgedParts(claims_error=result.error, claims_error_kind="transport")
             for name in ("fact", "trace", "pers"):
                 parts.metrics[name] = judge_failed(name, result.error, "transport")
-            yield index, parts, {}
+            yield index, parts, {}, Transcript()
             continue
-        parts, usage = result
-        yield index, parts, usage
+        parts, usage, transcript = result
+        yield index, parts, usage, transcript

@@ -30,6 +30,10 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
          font-size: .78rem; }
  .err { color: #b42318; }
  #drill-filter { padding: .35rem .5rem; width: 22rem; }
+ details.transcript { border-left: 3px solid #b8c4d0; margin: .5rem 0; padding-left: .6rem; }
+ details.transcript .event { border-top: 1px dashed #dde3ea; padding: .3rem 0; font-size: .85rem; }
+ details.transcript code.fields { display: block; color: #4a5a6a; font-size: .78rem; word-break: break-all; }
+ details.transcript .role { font-size: .75rem; text-transform: uppercase; color: #5b6b7c; }
 </style>
 </head>
 <body>
@@ -134,7 +138,16 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 <th>variance</th><th class="label">note</th></tr>
 {% for m in r.metrics %}<tr><td class="label">{{ m.name }}</td><td>{{ fmt(m.value) }}</td><td>{{ fmt(m.precision) }}</td>
 <td>{{ fmt(m.recall) }}</td><td>{{ fmt(m.variance) }}</td><td class="label">{{ m.note }}</td></tr>{% endfor %}
-</table></details>
+</table>
+{% for title, tr in r.transcripts %}<details class="transcript" data-unit="{{ tr.unit }}" data-transcript="{{ tr.id }}">
+<summary>{{ title }} <span class="meta">&middot; {{ tr.summary }}</span></summary>
+{% for e in tr.events %}<div class="event" data-kind="{{ e.kind }}"><b>{{ e.kind }}</b> <span class="meta">at {{ e.t_s }} s</span>
+{% if e.fields %}<code class="fields">{{ e.fields }}</code>{% endif %}
+{% if e.messages %}<details class="messages"><summary>{{ e.messages | length }} message(s) sent</summary>
+{% for m in e.messages %}<div class="message" data-role="{{ m.role }}"><span class="role">{{ m.role }}</span><pre class="content">{{ m.content }}</pre>{% if m.extra %}<code class="fields">{{ m.extra }}</code>{% endif %}</div>{% endfor %}</details>{% endif %}
+{% if e.reply is not none %}<div class="reply"><span class="role">{{ "cached reply" if e.cached else "model reply" }}</span><pre class="reply">{{ e.reply }}</pre></div>{% endif %}
+</div>{% endfor %}</details>{% endfor %}
+</details>
 {% endfor %}</div>
 <script>
 (function () {

@@ -91,6 +91,9 @@ def test_ray_run_gives_the_local_answers_and_resumes(
         assert local.attempted == remote.attempted == JOBS and remote.answered == JOBS and not engine.lost
         assert remote.usage["scripted-a"]["calls"] == local.usage["scripted-a"]["calls"] > 0
         assert _comparable(tmp_path / "ray") == _comparable(tmp_path / "local")
+        ray_rows = read_answers(tmp_path / "ray" / ANSWERS_FILE)
+        assert all(row.transcript for row in ray_rows)  # workers' transcripts are written by the driver
+        assert len({row.transcript for row in ray_rows}) == JOBS
         # resume: a finished Ray run answers nothing again and writes nothing
         before = (tmp_path / "ray" / ANSWERS_FILE).read_bytes()
         again = _run(
