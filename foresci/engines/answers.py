@@ -98,15 +98,7 @@ class RayJobEngine:
         import uuid
 
         spec = RunSpec(settings, tuple(models), str(self.kb) if self.kb else None, uuid.uuid4().hex)
-        options = {"num_cpus": settings.runtime.ray_task_cpus}
-        for index, row in imap_unordered(
-            answer_on_worker,
-            spec,
-            jobs,
-            address=settings.runtime.ray_address,
-            max_retries=settings.runtime.ray_max_retries,
-            options=options,
-        ):
+        for index, row in imap_unordered(answer_on_worker, spec, jobs, settings.runtime):
             if isinstance(row, RemoteFailure):
                 self.lost.append(f"{'/'.join(str(part) for part in jobs[index].key)}: {row.error}")
                 continue

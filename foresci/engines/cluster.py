@@ -52,24 +52,25 @@ def imap_unordered(
     function: Callable[[Any, Any], Any],
     context: Any,
     items: Sequence[Any],
-    *,
-    address: str | None = None,
+    runtime: Any,
     options: dict[str, Any] | None = None,
     max_in_flight: int = 64,
-    max_retries: int = 3,
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, function(context, items[index]))`` as the Ray tasks finish.
 
     ``context`` is shipped once to the object store; ``function`` must be importable on the workers
-    (a module-level function of foresci). ``options`` are Ray task options (``num_cpus``, ``num_gpus``).
-    A task that failed after ``max_retries`` worker deaths yields a :class:`RemoteFailure`.
+    (a module-level function of foresci). ``runtime`` (the settings section) names the cluster and the
+    retries; ``options`` are Ray task options (default: ``runtime.ray_task_cpus`` CPUs). A task that
+    failed after ``runtime.ray_max_retries`` worker deaths yields a :class:`RemoteFailure`.
     """
     if not items:
         return
-    ray = connect(address)
+    ray = connect(runtime.ray_address)
+    max_retries = runtime.ray_max_retries
+    options = options or {"num_cpus": runtime.ray_task_cpus}
     from ray.exceptions import RayError
 
-    remote = ray.remote(function).options(max_retries=max_retries, **(options or {}))
+    remote = ray.remote(function).options(max_retries=max_retries, **options)
     shared = ray.put(context)
     pending: dict[Any, int] = {}
     next_index = 0

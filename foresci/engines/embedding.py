@@ -117,14 +117,8 @@ def embed_chunks_ray(
 
     finish_ready()
     work = [plans[index].missing_texts for index in outgoing]
-    for position, vectors in imap_unordered(
-        encode_on_worker,
-        spec,
-        work,
-        address=settings.runtime.ray_address,
-        max_retries=settings.runtime.ray_max_retries,
-        options=task_options(spec),
-    ):
+    chunks_done = imap_unordered(encode_on_worker, spec, work, settings.runtime, task_options(spec))
+    for position, vectors in chunks_done:
         if isinstance(vectors, RemoteFailure):
             chunk = outgoing[position]
             raise RuntimeError(f"embedding chunk {chunk} failed on the Ray cluster: {vectors.error}")

@@ -68,15 +68,7 @@ def judge_on_ray(
     import uuid
 
     spec = JudgeSpec(settings, release, kb_dates, uuid.uuid4().hex)
-    options = {"num_cpus": settings.runtime.ray_task_cpus}
-    for index, result in imap_unordered(
-        judge_on_worker,
-        spec,
-        answers,
-        address=settings.runtime.ray_address,
-        max_retries=settings.runtime.ray_max_retries,
-        options=options,
-    ):
+    for index, result in imap_unordered(judge_on_worker, spec, answers, settings.runtime):
         if isinstance(result, RemoteFailure):
             parts = JudgedParts(claims_error=result.error, claims_error_kind="transport")
             for name in ("fact", "trace", "pers"):
