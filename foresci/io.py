@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import tempfile
 import threading
 import zlib
@@ -162,6 +163,26 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     finally:
         if temporary_path.exists():
             temporary_path.unlink()
+
+
+@contextmanager
+def atomic_folder(folder: Path | str) -> Iterator[Path]:
+    """Yield a staging folder beside ``folder``; on success it becomes ``folder`` in one rename.
+
+    When another writer created ``folder`` first, its copy is kept and the staging one dropped.
+    """
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        yield staging
+        try:
+            os.replace(staging, folder)
+        except OSError:
+            if not folder.is_dir():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def write_jsonl(path: Path | str, rows: Iterable[BaseModel | dict[str, Any]]) -> int:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from foresci.engines import ENGINE_HELP, with_engine
+
 
 def run_command(
     release: Path = typer.Argument(
@@ -33,6 +35,7 @@ def run_command(
     ),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+    engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Answer a release's tasks with answering methods; resumable (rerun the same command after a crash).
 
@@ -59,6 +62,9 @@ def run_command(
     Forecast questions (a release's forecast.jsonl, or a package from `foresci forecast package`) are
     answered by every chosen method into forecasts.jsonl: p10/p50/p90 for numeric questions, a probability
     for binary ones.
+
+      RAY_ADDRESS=auto foresci run releases/demo --kb kb/demo --methods all --model a --model b \\
+          --out runs/demo --engine ray     # jobs spread over a Ray cluster; this process writes the rows
 
     LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
     Non-LLM methods: trend, persistence. Your own method: an installed plug-in (entry point group
@@ -96,7 +102,7 @@ def run_command(
         raise typer.BadParameter(
             f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
         )
-    settings = Settings()
+    settings = with_engine(Settings(), engine)
     wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
@@ -127,6 +133,11 @@ def run_command(
         def view_factory(cutoff):  # type: ignore[no-untyped-def]
             return KBView(opened, cutoff)
 
+    job_engine = None
+    if settings.runtime.engine == "ray":
+        from foresci.engines.answers import RayJobEngine
+
+        job_engine = RayJobEngine(kb)
     with artifact_lock(out):
         summary = answer_release(
             tasks,
@@ -139,6 +150,7 @@ def run_command(
             progress,
             retry_errors,
             loaded.questions[:limit] if limit is not None else loaded.questions,
+            job_engine,
         )
         write_run_manifest(out, release, kb, settings, [spec.name for spec in specs], model, mode)
     console.print(
@@ -150,6 +162,11 @@ def run_command(
         console.print(
             f"  {summary.evidence_none} answers read no paper (evidence: none): cutoff before the KB "
             "or an empty domain"
+        )
+    if job_engine is not None and job_engine.lost:
+        console.print(
+            f"[yellow]{len(job_engine.lost)} jobs lost with their Ray workers (nothing written; rerun to "
+            f"answer them)[/yellow]: {job_engine.lost[0]}"
         )
     if summary.skipped:
         console.print(f"  skipped {', '.join(summary.skipped)}: non-LLM methods have no name-only mode")

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -41,7 +41,7 @@ from foresci.methods.registry import MethodInput, MethodResult, MethodSpec
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
 from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
-from foresci.transcripts import recording
+from foresci.transcripts import Transcript, recording
 
 ANSWERS_FILE = "answers.jsonl"
 ViewFactory = Callable[[date], KBViewLike]
@@ -94,6 +94,17 @@ class Job:
     def reads_kb(self) -> bool:
         """Whether the method answers from the KB (a KB-reading method in full mode)."""
         return self.mode == "full" and self.spec.needs_kb
+
+
+class JobEngine(Protocol):
+    """Answers jobs outside this process's thread pool; the runner appends the rows it yields."""
+
+    def answer(
+        self, jobs: list[Job], settings: Settings, models: list[str]
+    ) -> Iterator[tuple[Answer, Transcript]]:
+        """Yield a row and its transcript per job it finished (a lost job yields nothing; a rerun
+        answers it)."""
+        ...
 
 
 @dataclass
@@ -221,15 +232,19 @@ def run_release(
     progress: bool = False,
     retry_errors: bool = False,
     questions: list[ForecastQuestion] | None = None,
+    engine: JobEngine | None = None,
 ) -> RunSummary:
     """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
 
     Forecast questions (if given) are answered by every method with a forecast hook into
     ``out/forecasts.jsonl`` (:mod:`foresci.agents.forecast_runner`).
+    ``engine`` answers the jobs elsewhere (e.g. :class:`foresci.engines.answers.RayJobEngine`); default:
+    threads in this process (``agents.concurrency``).
     """
     with artifact_lock(out):
         return answer_release(
-            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions
+            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions,
+            engine,
         )
 
 
@@ -244,6 +259,7 @@ def answer_release(
     progress: bool,
     retry_errors: bool,
     questions: list[ForecastQuestion] | None,
+    engine: JobEngine | None = None,
 ) -> RunSummary:
     """:func:`run_release` for a caller that already holds ``artifact_lock(out)``.
 
@@ -292,17 +308,30 @@ def answer_release(
                 row = error_row(job, registry, error)
             else:
                 row = answer_job(job, llm, view, settings, registry)
-        key = f"{job.task.task_id}|{job.method}|{job.model or '-'}|{job.mode}"
+        return keep(row, transcript)
+
+    def keep(row: Answer, transcript: Transcript) -> Answer:
+        key = f"{row.task_id}|{row.method}|{row.model or '-'}|{row.mode}"
         row.transcript = transcripts.write(transcript, "answer", key, status=row.status, error=row.error)
         log.append(row)
         return row
 
+    def rows() -> Iterator[Answer]:
+        if engine is not None:  # answered elsewhere; this process stays the one writer
+            for row, transcript in engine.answer(jobs, settings, model_names):
+                yield keep(row, transcript)
+            return
+        with ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
+            futures = [pool.submit(work, job) for job in jobs]
+            for future in as_completed(futures):
+                yield future.result()
+
     progress_bar = _progress(progress, len(jobs))
-    with progress_bar as bar, ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
+    finished: list[Answer] = []
+    with progress_bar as bar:
         bar_task = bar.add_task("answering", total=len(jobs)) if bar is not None else None
-        futures = [pool.submit(work, job) for job in jobs]
-        for future in as_completed(futures):
-            row = future.result()
+        for row in rows():
+            finished.append(row)
             summary.attempted += 1
             summary.answered += row.status == "ok"
             summary.errors += row.status == "error"
@@ -313,8 +342,24 @@ def answer_release(
         summary.forecasts, summary.forecast_errors = answer_questions(
             questions, out, settings, specs, view_for, model_names, mode, clients, registry, retry_errors
         )
-    summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
+    summary.usage = (
+        {name: client.usage.as_dict() for name, client in clients.items()}
+        if engine is None
+        else _usage_of_rows(finished, model_names)
+    )
     return summary
+
+
+def _usage_of_rows(rows: list[Answer], models: list[str]) -> dict[str, dict[str, int]]:
+    """Per-model calls and tokens summed from the rows (an engine's workers spent them, not our clients)."""
+    counters = ("calls", "prompt_tokens", "completion_tokens", "cache_hits")
+    usage = {name: dict.fromkeys(counters, 0) for name in models}
+    for row in rows:
+        if row.model in usage:
+            spent = (row.llm_calls, row.prompt_tokens, row.completion_tokens, row.cache_hits)
+            for name, amount in zip(counters, spent, strict=True):
+                usage[row.model][name] += amount or 0
+    return usage
 
 
 class _NoProgress:

@@ -188,6 +188,9 @@ def score_answers(
 ) -> list[Score]:
     """Score answers (judges concurrent, embeddings here); ``on_row`` sees each finished row.
 
+    With ``settings.runtime.engine == "ray"`` the judge calls run on Ray workers, each with its own judge
+    client built from ``settings`` (``client`` then only collects their usage).
+
     ``kb_dates``: KB announcement dates of the cited ids (citations checked against the KB).
     ``transcripts``: where the judge calls of each judged row are stored (the row names its transcript).
     """
@@ -236,6 +239,17 @@ def score_answers(
         key = answer_key(answer.task_id, answer.method, answer.model, answer.mode)
         return parts, transcripts.write(transcript, "judge", key)
 
+    if settings.runtime.engine == "ray":  # judges on Ray workers; scores are still written here alone
+        from foresci.engines.judges import judge_on_ray
+
+        usage = getattr(client, "usage", None)
+        for index, parts, spent, calls in judge_on_ray(pending, release, settings, kb_dates):
+            if usage is not None and hasattr(usage, "add"):
+                usage.add(**spent)
+            judged = pending[index]
+            key = answer_key(judged.task_id, judged.method, judged.model, judged.mode)
+            score(judged, parts, transcripts.write(calls, "judge", key) if transcripts else None)
+        return scored
     with ThreadPoolExecutor(max_workers=max(1, settings.evaluation.judge_concurrency)) as pool:
         for answer, (parts, transcript) in zip(pending, pool.map(judge, pending), strict=True):
             score(answer, parts, transcript)
