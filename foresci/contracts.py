@@ -137,6 +137,9 @@ class ForecastAnswer(BaseModel):
     contamination_risk: bool = Field(default=False, description="the backbone may know the window")
     llm_calls: int = Field(default=0, description="model calls made for this forecast")
     cache_hits: int = Field(default=0, description="model answers served by the response cache")
+    transcript: str | None = Field(
+        default=None, description="id of this forecast's transcript in the run folder's transcripts.jsonl"
+    )
 
 
 FAMILY_SCHEMAS: dict[str, type[BaseModel]] = {

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 TRANSCRIPTS_FILE = "transcripts.jsonl"
 JUDGE_TRANSCRIPTS_FILE = "judge_transcripts.jsonl"
-Unit = Literal["answer", "judge"]
+Unit = Literal["answer", "forecast", "judge"]
 
 
 def secrets_of(settings: Settings) -> list[str]:

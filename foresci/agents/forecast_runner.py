@@ -29,6 +29,8 @@ from foresci.methods.calling import call_forecast
 from foresci.methods.registry import ForecastInput, MethodSpec
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
+from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
+from foresci.transcripts import recording
 
 FORECASTS_FILE = "forecasts.jsonl"
 ForecastKey = tuple[str, str, str | None, str]
@@ -116,19 +118,23 @@ def answer_questions(
     done = {forecast_key(row) for row in existing}
     jobs = [job for job in plan_forecasts(questions, specs, models or [], mode) if job.key not in done]
     log = AppendLog(path)
+    transcripts = TranscriptLog(out / TRANSCRIPTS_FILE, secrets_of(settings))
 
     def work(job: ForecastJob) -> ForecastAnswer:
         started = time.monotonic()
         parent = (clients or {}).get(job.model) if job.model else None
         llm = parent.child() if parent is not None else None
-        try:
-            row = forecast_job(job, llm, view_for(job.question.cutoff), settings)
-        except Exception as error:  # the per-question boundary: an error row, the run goes on
-            message = " ".join(str(error).split())[:2000]
-            row = ForecastAnswer(question_id=job.question.question_id, method=job.spec.name, model=job.model,
-                                 mode=job.mode, status="error",
-                                 error=f"question {job.question.question_id}: {type(error).__name__}: "
-                                       f"{message}")
+        with recording() as transcript:
+            try:
+                row = forecast_job(job, llm, view_for(job.question.cutoff), settings)
+            except Exception as error:  # the per-question boundary: an error row, the run goes on
+                message = " ".join(str(error).split())[:2000]
+                row = ForecastAnswer(question_id=job.question.question_id, method=job.spec.name,
+                                     model=job.model, mode=job.mode, status="error",
+                                     error=f"question {job.question.question_id}: {type(error).__name__}: "
+                                           f"{message}")
+        key = f"{job.question.question_id}|{job.spec.name}|{job.model or '-'}|{job.mode}"
+        row.transcript = transcripts.write(transcript, "forecast", key, status=row.status, error=row.error)
         row.contamination_risk = contamination_risk(job.model, job.question.cutoff, registry or {})
         if llm is not None:
             row.llm_calls = llm.usage.calls

@@ -82,7 +82,8 @@ def load_answers(run_dir: Path) -> list[Answer]:
                     contamination_risk=forecast.contamination_risk,
                     llm_calls=forecast.llm_calls,
                     cache_hits=forecast.cache_hits,
-                    payload=forecast.model_dump(mode="json"),
+                    transcript=forecast.transcript,
+                    payload=forecast.model_dump(mode="json", exclude={"transcript"}),
                 )
             )
     return answers

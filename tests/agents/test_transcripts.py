@@ -266,3 +266,26 @@ def test_concurrent_judges_keep_each_rows_calls_in_its_own_transcript(tmp_path: 
             sent += [str(event["messages"]) for event in calls if event["kind"] == "llm_call"]
         assert sorted(sent) == sorted(str(request["messages"]) for request in judge.requests)
         assert all(score.transcript is None for score in scores if score not in judged)
+
+
+def test_an_llm_forecast_references_its_transcript(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    from foresci.agents.answers import read_forecasts
+    from foresci.tasks.models import ForecastQuestion
+    from tests.agents.toy import CUTOFF, DOMAIN
+
+    question = ForecastQuestion(question_id="q1", kind="binary", domain=DOMAIN, cutoff=CUTOFF,
+                                window_start=CUTOFF.replace(month=7, day=1),
+                                window_end=CUTOFF.replace(month=9, day=30), text="Will graph memory grow?",
+                                resolution_rule="r", params={"family": "direction_forecasting"}, baseline=0.3)
+    run_release(toy_tasks()[:1], tmp_path / "run", llm_settings, ["native"], questions=[question])
+    (forecast,) = read_forecasts(tmp_path / "run" / "forecasts.jsonl")
+    stored = read_transcripts(tmp_path / "run" / TRANSCRIPTS_FILE)
+    assert forecast.status == "ok", forecast.error
+    assert forecast.transcript in stored and stored[forecast.transcript or ""]["unit"] == "forecast"
+    calls = [event["messages"] for event in stored[forecast.transcript or ""]["events"]
+             if event["kind"] == "llm_call"]
+    assert calls and len(calls) == forecast.llm_calls
+    assert all(messages in [request["messages"] for request in scripted_llm.requests] for messages in calls)
+    assert "Will graph memory grow?" in str(calls)
