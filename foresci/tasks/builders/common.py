@@ -262,27 +262,38 @@ def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: Ta
             return result
         hits = failing(result)
         solved_at = [index for index, hit in enumerate(hits) if hit]
-        # drop a persistence-matching task where one is solved: dropping the others raises persistence
-        position = max([index for index in solved_at if result[index].persistence_match] or solved_at)
-        dropped = result.pop(position)
-        solved = sum(bool(hit) for hit in failing(result))
-        keys = [item.decision_key for item in result]
-        labels = Counter(item.label for item in result if item.label is not None)
-        for candidate in spare:
-            if candidate.task.domain != dropped.task.domain or is_duplicate(candidate.decision_key, keys):
-                continue
-            if bool(candidate.persistence_match) > bool(dropped.persistence_match) or (
-                    candidate.label not in (None, dropped.label)
-                    and labels[candidate.label] + 1 > settings.max_label_share * (len(result) + 1)):
-                continue  # the swap must not undo the persistence or label caps
-            trial = [*result[:position], candidate, *result[position:]]
-            if sum(bool(hit) for hit in failing(trial)) <= solved:
-                spare.remove(candidate)
-                result = trial
-                break
-        else:  # no spare: keep the task, and the audit rejects the family (never shrink below the gate)
-            result.insert(position, dropped)
+        # persistence-matching tasks first: swapping out the others tends to raise persistence
+        solved_at.sort(key=lambda index: (not result[index].persistence_match, -index))
+        swapped = next((trial for position in solved_at
+                        if (trial := _swap(result, position, spare, failing, settings)) is not None), None)
+        if swapped is None:  # no spare helps: the audit rejects the family (never shrink below the gate)
             return result
+        result = swapped
+
+
+def _swap(result: list[Built], position: int, spare: list[Built],
+          rule: Callable[[Sequence[Built]], list[bool | None]], settings: TaskSettings) -> list[Built] | None:
+    """``result`` with the task at ``position`` replaced by the first spare task of its domain that the
+    rule does not solve and that keeps the persistence and label caps (taken out of ``spare``); None if
+    no spare qualifies."""
+    dropped = result[position]
+    rest = result[:position] + result[position + 1:]
+    solved = sum(bool(hit) for hit in rule(rest))
+    keys = [item.decision_key for item in rest]
+    labels = Counter(item.label for item in rest if item.label is not None)
+    matches = sum(bool(item.persistence_match) for item in rest)
+    for candidate in spare:
+        if candidate.task.domain != dropped.task.domain or is_duplicate(candidate.decision_key, keys):
+            continue
+        if (candidate.persistence_match and matches + 1 > settings.max_persistence_share * len(result)) or (
+                candidate.label is not None
+                and labels[candidate.label] + 1 > settings.max_label_share * len(result)):
+            continue
+        trial = [*rest[:position], candidate, *rest[position:]]
+        if sum(bool(hit) for hit in rule(trial)) <= solved:
+            spare.remove(candidate)
+            return trial
+    return None
 
 
 def _round_robin(items: Sequence[Built], group_of: Callable[[Built], str]) -> list[Built]:
