@@ -28,7 +28,7 @@ from foresci.agents.briefs import Mode, family_schema
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
 from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
-from foresci.agents.methods.base import MethodContext
+from foresci.agents.methods.base import MethodContext, run_config
 from foresci.agents.methods.registry import build_graph
 from foresci.agents.models import Answer, ForecastAnswer, SupportArtifact
 from foresci.agents.prompts import PromptBook, load_prompts
@@ -132,7 +132,7 @@ def answer_with_llm(
     context = MethodContext(
         task=job.task, mode=job.mode, llm=llm, tools=tools, prompts=prompts, settings=settings.agents
     )
-    state = build_graph(job.method, context).invoke({})
+    state = build_graph(job.method, job.mode).invoke({}, config=run_config(context))
     answer = family_schema(job.task.family).model_validate(state["answer"])
     support = tools.artifact if tools is not None else None
     if support is not None:

@@ -265,6 +265,48 @@ class LLMClient:
             self.cache.put(key, self.model, parsed.model_dump(mode="json"))
         return parsed
 
+    def invoke_with_tools(self, messages: Sequence[Any], tools: Sequence[Any]) -> Any:
+        """The model's next step in a tool-using conversation: an ``AIMessage`` with text and/or tool calls.
+
+        ``messages`` may hold assistant tool calls and ``ToolMessage`` results; ``tools`` are langchain
+        tools (or pydantic models / OpenAI tool dicts) offered to the model, which decides whether and
+        what to call. Cached (a re-run replays the same calls and ids), retried, rate-limited and counted
+        like every other call, and recorded as an ``llm_call`` transcript event.
+        """
+        from foresci.llm.tool_calls import (
+            normalise_tool_messages,
+            reply_message,
+            reply_record,
+            to_langchain_messages,
+            tool_specs,
+        )
+        from foresci.transcripts import record
+
+        normalised = normalise_tool_messages(messages)
+        specs = tool_specs(tools)
+        key = self._cache_key("tools", normalised, {"tools": specs})
+        if self.cache is not None and (cached := self.cache.get(key)) is not None:
+            self._count(cache_hits=1)
+            record("llm_call", call="tools", model=self.model, step=current_step(), cached=True,
+                   messages=normalised, reply=cached)
+            return reply_message(cached)
+        tool_tokens = estimate_tokens([{"role": "tool", "content": json.dumps(specs)}])
+        sent = to_langchain_messages(self._fit(normalised, tool_tokens))  # type: ignore[arg-type]
+        started = time.monotonic()
+        message = self._call(lambda: self.chat.invoke(sent, tools=specs, extra_body=self._limit_fields()))
+        self._count_tokens(message)
+        reply = reply_record(message)
+        if reply["finish_reason"] == "length":
+            self._count(truncated=1)
+        usage = getattr(message, "usage_metadata", None) or {}
+        record("llm_call", call="tools", model=self.model, step=current_step(), cached=False,
+               messages=normalised, reply=reply, seconds=round(time.monotonic() - started, 3),
+               prompt_tokens=int(usage.get("input_tokens", 0)),
+               completion_tokens=int(usage.get("output_tokens", 0)))
+        if self.cache is not None:
+            self.cache.put(key, self.model, reply)
+        return reply_message(reply)
+
     def _structured(self, normalised: list[dict[str, str]], schema: type[SchemaT],
                     json_schema: dict[str, Any]) -> SchemaT:
         refusals: list[str] = []

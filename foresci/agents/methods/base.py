@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
 from foresci.agents.briefs import Mode, candidate_ids, family_schema, task_brief
@@ -48,6 +49,19 @@ class MethodContext:
         return self.tools
 
 
+def run_config(context: MethodContext) -> dict[str, Any]:
+    """The ``RunnableConfig`` that hands a compiled method graph one task's context."""
+    return {"configurable": {"context": context}}
+
+
+def method_context(config: RunnableConfig) -> MethodContext:
+    """The task context a graph was invoked with (see :func:`run_config`)."""
+    context = (config.get("configurable") or {}).get("context")
+    if not isinstance(context, MethodContext):
+        raise RuntimeError("a method graph needs its task context: invoke it with config=run_config(context)")
+    return context
+
+
 def merge_papers(left: list[Paper], right: list[Paper]) -> list[Paper]:
     """State reducer: papers in first-seen order without duplicates."""
     merged = {paper.paper_id: paper for paper in left}
@@ -68,7 +82,7 @@ class MethodState(TypedDict, total=False):
     trend_reading: str
     claims: list[Evidence]
     draft: dict[str, Any]
-    reviews: list[str]
+    reviews: Annotated[list[dict[str, Any]], operator.add]
     round: int
     answer: dict[str, Any]
     contract: dict[str, Any]

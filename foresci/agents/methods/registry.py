@@ -1,30 +1,36 @@
-"""Method name -> graph builder (graphs are built per task, never at import)."""
+"""Method name -> compiled graph (each compiled once, on first use, never at import).
+
+A graph is invoked per task with ``config=run_config(context)``; name-only mode always uses the native
+graph.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from foresci.agents.methods.aris import build_aris
-from foresci.agents.methods.base import MethodContext
-from foresci.agents.methods.coi import build_coi
-from foresci.agents.methods.hybrid_rag import build_hybrid_rag
-from foresci.agents.methods.native import build_native
-from foresci.agents.methods.research_agent import build_research_agent
+from foresci.agents.briefs import Mode
+from foresci.agents.methods.aris import aris_graph
+from foresci.agents.methods.coi import coi_graph
+from foresci.agents.methods.hybrid_rag import hybrid_rag_graph
+from foresci.agents.methods.native import native_graph
+from foresci.agents.methods.react import react_graph
+from foresci.agents.methods.research_agent import research_agent_graph
 
-GRAPH_BUILDERS: dict[str, Callable[[MethodContext], Any]] = {
-    "native": build_native,
-    "hybrid_rag": build_hybrid_rag,
-    "coi": build_coi,
-    "research_agent": build_research_agent,
-    "aris": build_aris,
+GRAPHS: dict[str, Callable[[], Any]] = {
+    "native": native_graph,
+    "hybrid_rag": hybrid_rag_graph,
+    "coi": coi_graph,
+    "research_agent": research_agent_graph,
+    "aris": aris_graph,
+    "react": react_graph,
 }
 
 
-def build_graph(method: str, context: MethodContext) -> Any:
-    """The compiled graph of ``method`` for one task; name-only mode always uses the native graph."""
-    if method not in GRAPH_BUILDERS:
-        raise ValueError(f"unknown LLM method {method!r}; expected one of {sorted(GRAPH_BUILDERS)}")
-    if context.mode == "name_only":
-        return build_native(context)
-    return GRAPH_BUILDERS[method](context)
+def build_graph(method: str, mode: Mode = "full") -> Any:
+    """The compiled graph of ``method``; name-only mode always uses the native graph."""
+    if method not in GRAPHS:
+        raise ValueError(f"unknown LLM method {method!r}; expected one of {sorted(GRAPHS)}")
+    if mode == "name_only":
+        return native_graph()
+    return GRAPHS[method]()
