@@ -287,22 +287,24 @@ class LLMClient:
         key = self._cache_key("tools", normalised, {"tools": specs})
         if self.cache is not None and (cached := self.cache.get(key)) is not None:
             self._count(cache_hits=1)
-            record("llm_call", call="tools", model=self.model, step=current_step(), cached=True,
-                   messages=normalised, reply=cached)
+            record("cache_hit", model=self.model, role=self.role, step=current_step(), schema=None,
+                   messages=normalised, response=cached)
             return reply_message(cached)
         tool_tokens = estimate_tokens([{"role": "tool", "content": json.dumps(specs)}])
-        sent = to_langchain_messages(self._fit(normalised, tool_tokens))  # type: ignore[arg-type]
+        fitted = self._fit(normalised, tool_tokens)  # type: ignore[arg-type]
         started = time.monotonic()
-        message = self._call(lambda: self.chat.invoke(sent, tools=specs, extra_body=self._limit_fields()))
+        message = self._call(lambda: self.chat.invoke(to_langchain_messages(fitted), tools=specs,
+                                                      extra_body=self._limit_fields()))
         self._count_tokens(message)
         reply = reply_record(message)
         if reply["finish_reason"] == "length":
             self._count(truncated=1)
         usage = getattr(message, "usage_metadata", None) or {}
-        record("llm_call", call="tools", model=self.model, step=current_step(), cached=False,
-               messages=normalised, reply=reply, seconds=round(time.monotonic() - started, 3),
-               prompt_tokens=int(usage.get("input_tokens", 0)),
-               completion_tokens=int(usage.get("output_tokens", 0)))
+        record("llm_call", model=self.model, role=self.role, step=current_step(), method="tools", schema=None,
+               attempt=0, messages=fitted, completion=json.dumps(reply, ensure_ascii=False),
+               finish_reason=reply["finish_reason"], prompt_tokens=int(usage.get("input_tokens", 0)),
+               completion_tokens=int(usage.get("output_tokens", 0)),
+               seconds=round(time.monotonic() - started, 3))
         if self.cache is not None:
             self.cache.put(key, self.model, reply)
         return reply_message(reply)

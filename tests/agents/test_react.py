@@ -4,6 +4,7 @@ nothing after the cutoff comes back, and any LangGraph agent can use the tools."
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -118,15 +119,22 @@ def test_react_searches_what_the_model_asks_and_nothing_after_the_cutoff(
         for paper_id in toy_world.post_ids
         if paper_id in scripted_llm.all_text() and paper_id != late_id
     ]
-    llm_events = [event for event in transcript.events if event["kind"] == "llm_call" and event.get("call")]
-    assert [len(event["reply"]["tool_calls"]) for event in llm_events] == [2, 3, 0]
+    turns = [
+        event for event in transcript.events if event["kind"] == "llm_call" and event["method"] == "tools"
+    ]
+    assert [len(json.loads(event["completion"])["tool_calls"]) for event in turns] == [2, 3, 0]
+    assert turns[1]["messages"][-1]["role"] == "tool" and turns[1]["prompt_tokens"] > 0
     assert any("stopped searching after 3 turn(s)" in note for note in support.notes)
     answer_request = scripted_llm.requests[-1]
     assert early_id in str(answer_request["messages"]), "the answer step sees the papers the tools found"
 
     requests = len(scripted_llm.requests)
-    again, _ = _answer(toy_world, settings, _task("direction_forecasting"))
+    again, replay = _answer(toy_world, settings, _task("direction_forecasting"))
     assert len(scripted_llm.requests) == requests, "a rerun makes zero model calls"
+    assert not [event for event in replay.events if event["kind"] == "llm_call"]
+    assert [event["response"] for event in replay.events if event["kind"] == "cache_hit"][:3] == [
+        json.loads(turn["completion"]) for turn in turns
+    ], "the rerun replays the model's turns from the cache"
     assert again.payload == row.payload and again.support is not None
     assert [call.arguments for call in again.support.tool_calls] == [
         call.arguments for call in support.tool_calls
