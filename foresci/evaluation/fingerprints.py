@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.models import Answer
 from foresci.artifacts import sha256_file, sha256_json
+from foresci.contracts import Answer
 from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.scoring import SCORING_REVISION
 from foresci.io import read_json
@@ -69,7 +69,7 @@ def row_fingerprint(answer: Answer, release: ReleaseData, evaluation: str) -> st
     ]
     parts = {
         "evaluation": evaluation,
-        "answer": answer.model_dump(mode="json"),
+        "answer": answer.model_dump(mode="json", exclude={"transcript"}),  # where it is logged, not what
         "release_rows": [row.model_dump(mode="json") if row is not None else None for row in rows],
     }
     return sha256_json(parts)[:16]

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from foresci.agents.models import Answer, ForecastAnswer
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.errors import UserError
 from foresci.evaluation.trace import cited_ids
 from foresci.io import read_json, read_models
@@ -76,6 +76,12 @@ def load_answers(run_dir: Path) -> list[Answer]:
                     family="forecast",
                     method=forecast.method or "unknown",
                     model=forecast.model,
+                    mode=forecast.mode,
+                    status=forecast.status,
+                    error=forecast.error,
+                    contamination_risk=forecast.contamination_risk,
+                    llm_calls=forecast.llm_calls,
+                    cache_hits=forecast.cache_hits,
                     payload=forecast.model_dump(mode="json"),
                 )
             )
@@ -141,6 +147,12 @@ def require_targets(answers: list[Answer], release: ReleaseData) -> None:
         if (answer.task_id in release.tasks and answer.task_id in release.hidden)
         or (answer.task_id in release.questions and answer.task_id in release.resolutions)
     ]
+    if answered and not has_target and release.questions and not release.tasks:
+        raise UserError(
+            f"the forecast package is not resolved yet: none of its {len(release.questions)} questions "
+            "has a resolution; run `foresci forecast resolve` once newer literature covers the window",
+            path=release.path / "resolutions.jsonl",
+        )
     if answered and not has_target:
         raise UserError(
             f"the release has no hidden target or resolution for any of the {len(answered)} answered rows "

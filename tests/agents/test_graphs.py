@@ -11,8 +11,14 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.methods.registry import GRAPHS, build_graph
+from foresci.agents.methods.aris import aris_graph
+from foresci.agents.methods.coi import coi_graph
+from foresci.agents.methods.hybrid_rag import hybrid_rag_graph
+from foresci.agents.methods.native import native_graph
+from foresci.agents.methods.react import react_graph
+from foresci.agents.methods.research_agent import research_agent_graph
 from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.methods.registry import shipped_methods
 from foresci.settings import Settings
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
@@ -21,11 +27,12 @@ from tests.support.openai_server import ScriptedOpenAIServer
 
 
 def test_graphs_are_compiled_once_and_need_the_task_in_the_config() -> None:
-    for method in GRAPHS:
-        assert build_graph(method) is build_graph(method), method
-    assert build_graph("aris", "name_only") is build_graph("native")
+    graphs = [native_graph, hybrid_rag_graph, coi_graph, research_agent_graph, aris_graph, react_graph]
+    for graph in graphs:
+        assert graph() is graph(), graph.__name__
+    assert "react" in shipped_methods(uses_llm=True)
     with pytest.raises(RuntimeError, match="run_config"):
-        build_graph("native").invoke({})
+        native_graph().invoke({})
 
 
 def test_research_agent_reviewers_run_in_parallel(

@@ -14,10 +14,10 @@ import pytest
 from foresci.agents.answers import read_answers
 from foresci.agents.langchain_tools import kb_langchain_tools
 from foresci.agents.models import Answer
-from foresci.agents.prompts import load_prompts
 from foresci.agents.runner import ANSWERS_FILE, Job, answer_job, run_release
 from foresci.agents.tools import KBTools
 from foresci.llm import LLMClient, load_model_registry
+from foresci.methods.registry import registered
 from foresci.settings import Settings
 from foresci.tasks.models import Task
 from foresci.transcripts import Transcript, recording
@@ -56,11 +56,10 @@ def _answer(world: ToyWorld, settings: Settings, task: Task) -> tuple[Answer, Tr
     llm = LLMClient(settings, "agent")
     with recording() as transcript:
         row = answer_job(
-            Job(task, "react", "scripted-model", "full"),
+            Job(task, registered()["react"], "scripted-model", "full"),
             llm,
-            world.view(),
-            settings,  # type: ignore[arg-type]
-            load_prompts(),
+            world.view(),  # type: ignore[arg-type]
+            settings,
             load_model_registry(settings.llm.registry),
         )
     return row, transcript

@@ -23,12 +23,12 @@ import pytest
 from foresci.agents.answers import read_answers
 from foresci.agents.briefs import family_schema
 from foresci.agents.cli import write_run_manifest
-from foresci.agents.methods import LLM_METHODS
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
 from foresci.io import write_jsonl
 from foresci.llm.serve import LocalServer
+from foresci.methods import shipped_methods
 from foresci.settings import Settings
 from foresci.tasks.hidden import Claim, HiddenTarget
 from foresci.tasks.models import Task
@@ -74,7 +74,8 @@ def _settings(world: ToyWorld, proxy: ScriptedOpenAIServer, cache: Path) -> Sett
 def rotated_plan() -> list[tuple[str, Task]]:
     """(method, task) pairs: each method answers one family, rotated so every family is answered."""
     tasks = toy_tasks()
-    return [(method, tasks[index % len(tasks)]) for index, method in enumerate(LLM_METHODS)]
+    methods = shipped_methods(uses_llm=True)
+    return [(method, tasks[index % len(tasks)]) for index, method in enumerate(methods)]
 
 
 def _scores(run_dir: Path) -> list[Score]:
@@ -92,7 +93,7 @@ def test_every_method_and_family_through_the_real_model(
     def factory(cutoff: date) -> Any:
         return view
 
-    methods = list(LLM_METHODS)
+    methods = list(shipped_methods(uses_llm=True))
     plan = rotated_plan()
     assert {task.family for _, task in plan} == {task.family for task in toy_tasks()}
 

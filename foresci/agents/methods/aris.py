@@ -22,17 +22,20 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block, task_queries
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import (
     MethodContext,
     MethodState,
     decide,
     finish,
     method_context,
+    run_llm_method,
     system_prompt,
 )
 from foresci.agents.methods.retrieval import retrieve_for_queries
 from foresci.agents.methods.signals import family_signals
 from foresci.agents.models import EvidencePlan, QueryPlan
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def _messages(context: MethodContext, prompt: str) -> list[tuple[str, str]]:
@@ -108,3 +111,12 @@ def aris_graph() -> Any:
         graph.add_node(name, node)
     graph.add_edge(START, "plan")
     return graph.compile()
+
+
+@method("aris", needs_kb=True, uses_llm=True)
+def aris(inputs: MethodInput) -> MethodResult:
+    """The aris graph on one task."""
+    return run_llm_method(aris_graph, inputs)
+
+
+aris.forecaster(forecast_hook("aris"))

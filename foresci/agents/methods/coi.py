@@ -23,8 +23,17 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import task_queries
-from foresci.agents.methods.base import MethodState, decide, finish, method_context, system_prompt
+from foresci.agents.forecasting import forecast_hook
+from foresci.agents.methods.base import (
+    MethodState,
+    decide,
+    finish,
+    method_context,
+    run_llm_method,
+    system_prompt,
+)
 from foresci.kb.models import Paper
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def _chain_text(index: int, anchor: Paper, followers: list[Paper]) -> str:
@@ -107,3 +116,12 @@ def coi_graph() -> Any:
         graph.add_node(name, node)
     graph.add_edge(START, "anchors")
     return graph.compile()
+
+
+@method("coi", needs_kb=True, uses_llm=True)
+def coi(inputs: MethodInput) -> MethodResult:
+    """The coi graph on one task."""
+    return run_llm_method(coi_graph, inputs)
+
+
+coi.forecaster(forecast_hook("coi"))

@@ -13,8 +13,10 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block
-from foresci.agents.methods.base import MethodState, decide, finish, method_context
+from foresci.agents.forecasting import forecast_hook
+from foresci.agents.methods.base import MethodState, decide, finish, method_context, run_llm_method
 from foresci.agents.methods.retrieval import retrieve_for_task
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def retrieve(state: MethodState, config: RunnableConfig) -> Command[Literal["answer"]]:
@@ -44,3 +46,12 @@ def hybrid_rag_graph() -> Any:
     graph.add_node("answer", answer)
     graph.add_edge(START, "retrieve")
     return graph.compile()
+
+
+@method("hybrid_rag", needs_kb=True, uses_llm=True)
+def hybrid_rag(inputs: MethodInput) -> MethodResult:
+    """The hybrid_rag graph on one task."""
+    return run_llm_method(hybrid_rag_graph, inputs)
+
+
+hybrid_rag.forecaster(forecast_hook("hybrid_rag"))

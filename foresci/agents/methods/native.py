@@ -12,7 +12,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
-from foresci.agents.methods.base import MethodState, decide, finish, method_context
+from foresci.agents.forecasting import forecast_hook
+from foresci.agents.methods.base import MethodState, decide, finish, method_context, run_llm_method
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def answer(state: MethodState, config: RunnableConfig) -> Command[Literal["__end__"]]:
@@ -30,3 +32,12 @@ def native_graph() -> Any:
     graph.add_node("answer", answer)
     graph.add_edge(START, "answer")
     return graph.compile()
+
+
+@method("native", needs_kb=False, uses_llm=True)
+def native(inputs: MethodInput) -> MethodResult:
+    """The native graph on one task."""
+    return run_llm_method(native_graph, inputs)
+
+
+native.forecaster(forecast_hook("native"))

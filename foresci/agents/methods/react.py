@@ -9,6 +9,7 @@ message but one structured call in the family's schema (the shared decide/contra
 papers the searches found and the model's findings.
 
 Model calls per task: the loop's turns (at most ``react_max_steps``) + 1 answer (+1 contract fix).
+Forecast questions go through the same loop (:func:`foresci.agents.forecasting.react_forecast`).
 The graph is compiled once; the task arrives in the ``RunnableConfig`` (:func:`run_config`).
 """
 
@@ -18,16 +19,26 @@ import operator
 from functools import cache
 from typing import Annotated, Any, Literal, TypedDict
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.langchain_tools import kb_langchain_tools
-from foresci.agents.methods.base import decide, finish, merge_papers, method_context, system_prompt
+from foresci.agents.methods.base import (
+    decide,
+    finish,
+    merge_papers,
+    method_context,
+    run_llm_method,
+    system_prompt,
+)
+from foresci.agents.tool_loop import run_tool_calls, stop_reason
 from foresci.kb.models import Paper
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 class ReactState(TypedDict, total=False):
@@ -70,28 +81,15 @@ def tools(state: ReactState, config: RunnableConfig) -> Command[Literal["agent",
     """Run the tool calls of the last turn; back to the model unless the turn or call budget is spent."""
     context = method_context(config)
     kb = context.require_tools()
-    by_name = {tool.name: tool for tool in kb_langchain_tools(kb)}
     last = state["messages"][-1]
-    calls = last.tool_calls if isinstance(last, AIMessage) else []
-    results: list[ToolMessage] = []
-    papers: list[Paper] = []
-    for call in calls:
-        tool = by_name.get(call["name"])
-        if tool is None:
-            results.append(ToolMessage(content=f"unknown tool {call['name']!r}; the tools are "
-                                               f"{', '.join(sorted(by_name))}",
-                                       tool_call_id=call["id"] or "", status="error"))
-            continue
-        result = tool.invoke({**call, "type": "tool_call"})
-        results.append(result)
-        papers.extend(result.artifact or [])
+    if not isinstance(last, AIMessage):
+        raise RuntimeError("react: the tools step follows a model turn")
+    results, papers = run_tool_calls(kb_langchain_tools(kb), last)
     update: dict[str, Any] = {"messages": results, "papers": papers}
-    steps, max_steps = state.get("steps", 0), context.settings.react_max_steps
-    if kb.calls_left <= 0 or steps >= max_steps:
-        spent = (f"the tool budget of {kb.budget} calls is spent" if kb.calls_left <= 0
-                 else f"the turn limit of {max_steps} is reached")
-        return Command(goto="answer", update={**update, "notes": [f"react: stopped after {steps} turn(s): "
-                                                                  f"{spent}"]})
+    steps = state.get("steps", 0)
+    if (why := stop_reason(kb, steps, context.settings.react_max_steps)) is not None:
+        stop = f"react: stopped after {steps} turn(s): {why}"
+        return Command(goto="answer", update={**update, "notes": [stop]})
     return Command(goto="agent", update=update)
 
 
@@ -118,3 +116,12 @@ def react_graph() -> Any:
     graph.add_node("answer", answer)
     graph.add_edge(START, "agent")
     return graph.compile()
+
+
+@method("react", needs_kb=True, uses_llm=True)
+def react(inputs: MethodInput) -> MethodResult:
+    """The react graph on one task."""
+    return run_llm_method(react_graph, inputs)
+
+
+react.forecaster(forecast_hook("react"))

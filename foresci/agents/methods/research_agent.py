@@ -25,16 +25,19 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command, Send
 
 from foresci.agents.briefs import evidence_block, family_schema
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import (
     MethodContext,
     MethodState,
     decide,
     finish,
     method_context,
+    run_llm_method,
     system_prompt,
 )
 from foresci.agents.methods.retrieval import retrieve_for_task
 from foresci.agents.render import render_text
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 class ReviewTask(TypedDict):
@@ -120,3 +123,12 @@ def research_agent_graph() -> Any:
     graph.add_edge(START, "gather")
     graph.add_edge("review", "refine")
     return graph.compile()
+
+
+@method("research_agent", needs_kb=True, uses_llm=True)
+def research_agent(inputs: MethodInput) -> MethodResult:
+    """The research_agent graph on one task."""
+    return run_llm_method(research_agent_graph, inputs)
+
+
+research_agent.forecaster(forecast_hook("research_agent"))
