@@ -305,15 +305,11 @@ class LLMClient:
             to_langchain_messages,
             tool_specs,
         )
-        from foresci.transcripts import record
-
         normalised = normalise_tool_messages(messages)
         specs = tool_specs(tools)
         key = self._cache_key("tools", normalised, {"tools": specs})
         if self.cache is not None and (cached := self.cache.get(key)) is not None:
-            self._count(cache_hits=1)
-            record("cache_hit", model=self.model, role=self.role, step=current_step(), schema=None,
-                   messages=normalised, response=cached)
+            self._cache_hit(None, normalised, cached)
             return reply_message(cached)
         tool_tokens = estimate_tokens([{"role": "tool", "content": json.dumps(specs)}])
         fitted = self._fit(normalised, tool_tokens)  # type: ignore[arg-type]
@@ -324,12 +320,8 @@ class LLMClient:
         reply = reply_record(message)
         if reply["finish_reason"] == "length":
             self._count(truncated=1)
-        usage = getattr(message, "usage_metadata", None) or {}
-        record("llm_call", model=self.model, role=self.role, step=current_step(), method="tools", schema=None,
-               attempt=0, messages=fitted, completion=json.dumps(reply, ensure_ascii=False),
-               finish_reason=reply["finish_reason"], prompt_tokens=int(usage.get("input_tokens", 0)),
-               completion_tokens=int(usage.get("output_tokens", 0)),
-               seconds=round(time.monotonic() - started, 3))
+        self._record_call("tools", None, fitted, message, json.dumps(reply, ensure_ascii=False),
+                          time.monotonic() - started)
         if self.cache is not None:
             self.cache.put(key, self.model, reply)
         return reply_message(reply)

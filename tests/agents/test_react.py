@@ -20,6 +20,7 @@ from foresci.llm import LLMClient, load_model_registry
 from foresci.methods.registry import registered
 from foresci.settings import Settings
 from foresci.tasks.models import Task
+from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from foresci.transcripts import Transcript, recording
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
@@ -190,10 +191,19 @@ def test_react_through_run_release_for_every_family(
     run_release(toy_tasks(), tmp_path / "run", llm_settings, ["react"], view_factory=lambda cutoff: view)  # type: ignore[arg-type, return-value]
     rows = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert sorted(row.family for row in rows) == sorted(task.family for task in toy_tasks())
+    stored = read_transcripts(tmp_path / "run" / TRANSCRIPTS_FILE)
     for row in rows:
         assert row.status == "ok", row.error
         assert row.llm_calls == 3 and row.support is not None and row.evidence == "retrieved"
         assert row.support.queries == ["graph memory"]
+        assert row.transcript is not None
+        events = stored[row.transcript]["events"]
+        searches = [event for event in events if event["kind"] == "tool_call"]
+        assert [(event["tool"], event["arguments"]["query"]) for event in searches] == [
+            ("search_papers", "graph memory")
+        ], "the stored transcript holds the model's search, as the model wrote it"
+        assert searches[0]["result_ids"] and max(searches[0]["result_dates"]) <= CUTOFF.isoformat()
+        assert [event["method"] for event in events if event["kind"] == "llm_call"][:2] == ["tools", "tools"]
 
 
 @pytest.mark.filterwarnings("ignore:create_react_agent has been moved")
