@@ -3,9 +3,10 @@
 Builds the toy world of the agents tests into a real KB, answers its four tasks (one per family) with
 each LLM method under the default settings (research_agent: 2 iterations x 2 reviewers), and prints
 calls, prompt and completion tokens per task (tokens as the scripted server counts them: characters/4).
-Identical requests within a task (a second review round over an unchanged draft) are served by the
-response cache and counted as cache hits, not calls. Then it reruns everything and checks that the
-response cache makes zero model calls.
+The scripted model's refined draft equals its draft, so research_agent stops after its first round
+(draft + 2 reviews + refine = 4 calls, not 1 + 2 x 3 = 7). Then it reruns everything and checks that the
+response cache makes zero model calls. react's scripted model searches once (search_papers and timeline
+in one turn), reports its findings in a second turn, then answers.
 
 Goals (exit 1 when missed): calls per task match each graph's design; a rerun makes no calls.
 
@@ -27,7 +28,7 @@ from tests.agents.responders import answering_responder  # noqa: E402
 from tests.agents.toy import build_toy_kb, toy_tasks  # noqa: E402
 from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
 
-DESIGN_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 2, "research_agent": 7, "aris": 3}
+DESIGN_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 2, "research_agent": 4, "aris": 3, "react": 3}
 
 
 def main() -> int:

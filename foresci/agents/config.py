@@ -18,6 +18,9 @@ class AgentSettings(SettingsSection):
     coi_chains: int = Field(default=4, description="idea chains (anchors) per task (coi)")
     coi_chain_length: int = Field(default=4, description="follow-up papers per chain (coi)")
     aris_max_queries: int = Field(default=4, description="planned search queries at most (aris)")
+    react_max_steps: int = Field(
+        default=6, ge=1, description="model turns of the react loop at most (tool calls: tool_budget)"
+    )
     concurrency: int = Field(default=4, description="tasks answered concurrently by `foresci run`")
     trend_months: int = Field(default=12, description="months before the cutoff the forecasters read")
     trend_min_monthly_papers: float = Field(

@@ -11,6 +11,8 @@ forecast hook with :func:`forecast_hook`. Each keeps its method's shape at forec
   order (one call).
 - research_agent: search plus the subject's measured share trend; a draft forecast, then one
   calibration review that returns the final forecast (two calls).
+- react: the model's own searches with the KB tools (a tool loop within the tool budget), then the
+  forecast from the papers found and its findings (turns + 1 calls).
 - aris: family-specific evidence: the subject's share trend normalised by the domain's monthly papers,
   related papers, and the family signal (venue profile for venue questions, recurring limitations for
   bottleneck questions) (one call).
@@ -202,12 +204,33 @@ def aris_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | N
     return _answer(question, _ask(question, llm, evidence), tools)
 
 
+def react_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
+                   settings: AgentSettings) -> ForecastAnswer:
+    """ReAct: the model searches with the KB tools (its own calls, within the tool budget and
+    ``react_max_steps`` turns), then forecasts from the papers found and its findings (turns + 1 calls)."""
+    from foresci.agents.tool_loop import search_with_tools
+
+    if tools is None:
+        return _answer(question, _ask(question, llm, NO_LITERATURE), None)
+    book = load_prompts()
+    opening = [("system", book.render("common", "system", cutoff=question.cutoff.isoformat())),
+               ("user", book.render("react", "forecast_search", question=question.text,
+                                    facts=question_facts(question), tool_budget=tools.budget,
+                                    max_steps=settings.react_max_steps))]
+    found = search_with_tools(llm, tools, opening, settings.react_max_steps)
+    evidence = "\n\n".join([_related(found.papers), *found.findings])
+    answer = _answer(question, _ask(question, llm, evidence), tools)
+    answer.notes.append(f"react: {found.stop}")
+    return answer
+
+
 LLM_FORECASTERS: dict[str, LLMForecaster] = {
     "native": native_forecast,
     "hybrid_rag": rag_forecast,
     "coi": coi_forecast,
     "research_agent": research_agent_forecast,
     "aris": aris_forecast,
+    "react": react_forecast,
 }
 
 

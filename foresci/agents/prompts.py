@@ -36,13 +36,17 @@ EXPECTED_VARIABLES: dict[str, dict[str, frozenset[str]]] = {
     "aris": {"plan_queries": frozenset({"brief", "contract", "max_queries"}),
              "build_evidence": frozenset({"brief", "evidence", "signals", "contract"}),
              "render": frozenset({"brief", "claims", "signals", "contract"})},
+    "react": {"instructions": frozenset({"brief", "contract", "tool_budget", "max_steps"}),
+              "answer": frozenset({"brief", "evidence", "findings", "contract"}),
+              "forecast_search": frozenset({"question", "facts", "tool_budget", "max_steps"})},
     "forecast": {"numeric": frozenset({"question", "facts", "evidence"}),
                  "binary": frozenset({"question", "facts", "evidence"}),
                  "review": frozenset({"question", "facts", "evidence", "draft"})},
 }
 FAMILY_KEYS = frozenset({"contract", "rubric", "evidence_focus"})
 # variables whose values are retrieved papers or model-written text: always fenced as data
-DATA_VARIABLES = frozenset({"evidence", "chains", "trend_reading", "draft", "reviews", "claims", "signals"})
+DATA_VARIABLES = frozenset({"evidence", "chains", "trend_reading", "draft", "reviews", "claims", "signals",
+                            "findings"})
 SYSTEM_TEMPLATES = frozenset({("common", "system")})
 
 

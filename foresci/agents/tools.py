@@ -1,20 +1,26 @@
 """Tools over a cutoff-bounded KB view: search, get paper, timeline counts, related papers.
 
 Every call is logged into the task's :class:`SupportArtifact` (tool, arguments, result ids; retrieved
-papers with their dates) and counted against a per-task budget. The view is the only door to the KB;
+papers with their dates), recorded in the open transcript (a ``tool_call`` event with the ids and dates
+returned, or the reason it was refused) and counted against a per-task budget. Tools are named as the
+model sees them (:mod:`foresci.agents.langchain_tools`): ``search_papers``, ``get_paper``,
+``related_papers``, ``timeline``. The view is the only door to the KB;
 as a second lock every result is checked again against the view's cutoff, so even a faulty view cannot
 hand a post-cutoff paper to an agent.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, Protocol
+from functools import wraps
+from typing import Any, Protocol, TypeVar
 
 from foresci.agents.models import RetrievedItem, SupportArtifact, ToolCall
 from foresci.kb.models import Paper, SearchHit
+from foresci.transcripts import record
 
 
 class KBViewLike(Protocol):
@@ -43,6 +49,21 @@ def month_of(day: date) -> str:
     return f"{day.year:04d}-{day.month:02d}"
 
 
+ToolT = TypeVar("ToolT", bound=Callable[..., Any])
+
+
+def serialised(method: ToolT) -> ToolT:
+    """One tool call at a time per task: agents may run tool calls in parallel (LangGraph's ToolNode),
+    and the budget check, the log and the view must see them one by one."""
+
+    @wraps(method)
+    def locked(self: KBTools, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked  # type: ignore[return-value]
+
+
 class KBTools:
     """The tools one task's method may call, with logging into ``artifact`` and a call budget."""
 
@@ -53,6 +74,7 @@ class KBTools:
         self.papers_per_query = papers_per_query
         self.artifact = SupportArtifact()
         self._seen: set[str] = set()
+        self._lock = threading.RLock()
 
     @property
     def calls_left(self) -> int:
@@ -61,37 +83,45 @@ class KBTools:
 
     def _spend(self, tool: str, arguments: dict[str, Any]) -> None:
         if self.calls_left <= 0:
-            raise ToolBudgetExceeded(f"tool budget of {self.budget} calls exhausted "
-                                     f"(asked {tool} {arguments})")
+            reason = f"tool budget of {self.budget} calls exhausted (asked {tool} {arguments})"
+            record("tool_call", tool=tool, arguments=arguments, result_ids=[], result_dates=[],
+                   refused=reason)
+            raise ToolBudgetExceeded(reason)
 
     def _safe(self, paper: Paper | None) -> Paper | None:
+        """The paper as known at the cutoff, or None when it was announced after it."""
         if paper is None or paper.announced > self.view.cutoff:
             return None
-        return paper
+        return paper.as_of(self.view.cutoff)
 
     def _log(self, tool: str, arguments: dict[str, Any], papers: Sequence[tuple[Paper, float | None]],
-             query: str | None = None) -> None:
-        self.artifact.tool_calls.append(ToolCall(tool=tool, arguments=arguments,
-                                                 result_ids=[paper.paper_id for paper, _ in papers]))
-        for paper, score in papers:
+             query: str | None = None, retrieved: bool = True) -> None:
+        """Log a call; its papers join the retrieved items unless they were only counted (timeline)."""
+        result_ids = [paper.paper_id for paper, _ in papers]
+        self.artifact.tool_calls.append(ToolCall(tool=tool, arguments=arguments, result_ids=result_ids))
+        record("tool_call", tool=tool, arguments=arguments, result_ids=result_ids,
+               result_dates=[paper.announced.isoformat() for paper, _ in papers])
+        for paper, score in papers if retrieved else []:
             if paper.paper_id in self._seen:
                 continue
             self._seen.add(paper.paper_id)
             self.artifact.retrieved.append(RetrievedItem(paper_id=paper.paper_id, title=paper.title,
                                                          announced=paper.announced, score=score, query=query))
 
+    @serialised
     def search(self, query: str, k: int | None = None) -> list[Paper]:
         """Papers (on or before the cutoff) most relevant to ``query``, best first."""
         k = k or self.papers_per_query
         arguments = {"query": query, "k": k, "domain": self.domain}
-        self._spend("search", arguments)
+        self._spend("search_papers", arguments)
         hits = self.view.search(query, k=k, domain=self.domain)
         kept = [(paper, hit.score) for hit in hits if (paper := self._safe(hit.paper)) is not None]
         if query not in self.artifact.queries:
             self.artifact.queries.append(query)
-        self._log("search", arguments, kept, query=query)
+        self._log("search_papers", arguments, kept, query=query)
         return [paper for paper, _ in kept]
 
+    @serialised
     def get_paper(self, paper_id: str) -> Paper | None:
         """One paper by id, or None when absent or announced after the cutoff."""
         arguments = {"paper_id": paper_id}
@@ -100,6 +130,7 @@ class KBTools:
         self._log("get_paper", arguments, [(paper, None)] if paper else [])
         return paper
 
+    @serialised
     def related_papers(self, paper_id: str, k: int | None = None) -> list[Paper]:
         """Papers close to ``paper_id`` (searched by its title), excluding itself, oldest first."""
         k = k or self.papers_per_query
@@ -116,6 +147,7 @@ class KBTools:
         self._log("related_papers", arguments, kept, query=anchor.title)
         return [paper for paper, _ in kept]
 
+    @serialised
     def timeline(self, query: str, k: int = 60) -> dict[str, Any]:
         """Monthly counts of the top-``k`` papers matching ``query``, beside the domain's monthly totals.
 
@@ -131,8 +163,7 @@ class KBTools:
                   if month <= month_of(self.view.cutoff)}
         share = {month: round(matched.get(month, 0) / total, 4)
                  for month, total in sorted(totals.items()) if total}
-        self.artifact.tool_calls.append(ToolCall(tool="timeline", arguments=arguments,
-                                                 result_ids=[paper.paper_id for paper in papers]))
+        self._log("timeline", arguments, [(paper, None) for paper in papers], query=query, retrieved=False)
         return {"matched": dict(sorted(matched.items())), "total": dict(sorted(totals.items())),
                 "share": share,
                 "normalised_by": f"papers of domain {self.domain or 'all'} per month"}

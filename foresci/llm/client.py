@@ -290,6 +290,42 @@ class LLMClient:
             self.cache.put(key, self.model, parsed.model_dump(mode="json"))
         return parsed
 
+    def invoke_with_tools(self, messages: Sequence[Any], tools: Sequence[Any]) -> Any:
+        """The model's next step in a tool-using conversation: an ``AIMessage`` with text and/or tool calls.
+
+        ``messages`` may hold assistant tool calls and ``ToolMessage`` results; ``tools`` are langchain
+        tools (or pydantic models / OpenAI tool dicts) offered to the model, which decides whether and
+        what to call. Cached (a re-run replays the same calls and ids), retried, rate-limited and counted
+        like every other call, and recorded as an ``llm_call`` transcript event.
+        """
+        from foresci.llm.tool_calls import (
+            normalise_tool_messages,
+            reply_message,
+            reply_record,
+            to_langchain_messages,
+            tool_specs,
+        )
+        normalised = normalise_tool_messages(messages)
+        specs = tool_specs(tools)
+        key = self._cache_key("tools", normalised, {"tools": specs})
+        if self.cache is not None and (cached := self.cache.get(key)) is not None:
+            self._cache_hit(None, normalised, cached)
+            return reply_message(cached)
+        tool_tokens = estimate_tokens([{"role": "tool", "content": json.dumps(specs)}])
+        fitted = self._fit(normalised, tool_tokens)  # type: ignore[arg-type]
+        started = time.monotonic()
+        message = self._call(lambda: self.chat.invoke(to_langchain_messages(fitted), tools=specs,
+                                                      extra_body=self._limit_fields()))
+        self._count_tokens(message)
+        reply = reply_record(message)
+        if reply["finish_reason"] == "length":
+            self._count(truncated=1)
+        self._record_call("tools", None, fitted, message, json.dumps(reply, ensure_ascii=False),
+                          time.monotonic() - started)
+        if self.cache is not None:
+            self.cache.put(key, self.model, reply)
+        return reply_message(reply)
+
     def _structured(self, normalised: list[dict[str, str]], schema: type[SchemaT],
                     json_schema: dict[str, Any]) -> SchemaT:
         refusals: list[str] = []

@@ -197,6 +197,7 @@ SHIPPED_MODULES: tuple[str, ...] = (
     "foresci.agents.methods.coi",
     "foresci.agents.methods.research_agent",
     "foresci.agents.methods.aris",
+    "foresci.agents.methods.react",
     "foresci.agents.baselines.methods",
 )
 
@@ -207,10 +208,18 @@ def _load_shipped() -> None:
 
 
 def registered() -> dict[str, MethodSpec]:
-    """Every registered method by name (the shipped ones first, in registration order)."""
+    """Every registered method by name: the shipped ones first, in :data:`SHIPPED_MODULES` order (whichever
+    module was imported first), then the others in registration order."""
     _load_shipped()
+
+    def place(spec: MethodSpec) -> int:
+        module = spec.source.split(":", 1)[0]
+        listed = spec.shipped and module in SHIPPED_MODULES
+        return SHIPPED_MODULES.index(module) if listed else len(SHIPPED_MODULES)
+
     with _LOCK:
-        return dict(_REGISTRY)
+        ordered = sorted(_REGISTRY.values(), key=place)  # stable: registration order within a place
+    return {spec.name: spec for spec in ordered}
 
 
 def shipped_methods(uses_llm: bool | None = None) -> list[str]:

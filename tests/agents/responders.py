@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from tests.support.openai_server import request_text, requested_schema
+from tests.support.openai_server import Reply, request_text, requested_schema
 
 PAPER_ID = re.compile(r"\[(\d{4}\.\d{5})\]")
 OPTION_LINE = re.compile(r"^- ([A-Z][A-Z0-9]*): ", re.MULTILINE)
@@ -26,8 +26,29 @@ def schema_name(request: dict[str, Any]) -> str | None:
     return tool
 
 
+def offered_tools(request: dict[str, Any]) -> list[str]:
+    """The names of the tools a request offers the model."""
+    return [str(tool["function"]["name"]) for tool in request.get("tools") or []]
+
+
+def searching_turn(request: dict[str, Any]) -> Any:
+    """A react turn: first search the first option's name and read its timeline, then report findings."""
+    if any(message["role"] == "tool" for message in request["messages"]):
+        shown = "\n".join(str(message.get("content", "")) for message in request["messages"]
+                          if message["role"] == "tool")
+        ids = list(dict.fromkeys(re.findall(r"^\[(\d{4}\.\d{5})\]", shown, re.MULTILINE)))
+        return f"Findings: the first option is well covered [{ids[0]}]." if ids else "Findings: none."
+    names = [match.split(" - ")[0] for match in re.findall(r"^- [A-Z][A-Z0-9]*: (.+)$", request_text(request),
+                                                            re.MULTILINE)]
+    query = names[0] if names else "language agents"
+    return Reply.calls(("search_papers", {"query": query}), ("timeline", {"query": query}))
+
+
 def answering_responder(request: dict[str, Any]) -> Any:
-    """A model that answers every schema validly, citing the first paper ids it was shown."""
+    """A model that answers every schema validly, citing the first paper ids it was shown; offered the KB
+    tools (react), it searches once and then reports (:func:`searching_turn`)."""
+    if "search_papers" in offered_tools(request):
+        return searching_turn(request)
     text = request_text(request)
     shown = "\n".join(
         str(message.get("content", "")) for message in request["messages"] if message["role"] == "user"

@@ -177,7 +177,7 @@ def test_tools_guard_the_cutoff_and_the_budget() -> None:
     with pytest.raises(ToolBudgetExceeded):
         tools.search("y")
     logged = [call.tool for call in tools.artifact.tool_calls]
-    assert logged == ["search", "get_paper", "related_papers", "timeline"]
+    assert logged == ["search_papers", "get_paper", "related_papers", "timeline"]
     assert all(item.paper_id != "2508.00001" for item in tools.artifact.retrieved)
 
 

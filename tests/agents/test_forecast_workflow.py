@@ -20,16 +20,21 @@ import pytest
 from foresci.cli import run_cli
 from foresci.io import iter_jsonl
 from foresci.settings import Settings
-from tests.agents.responders import schema_name
+from tests.agents.responders import offered_tools, schema_name, searching_turn
 from tests.support.openai_server import ScriptedOpenAIServer
 
-LLM_METHODS = ("native", "hybrid_rag", "coi", "research_agent", "aris")
+# forecast calls per question: research_agent drafts and reviews; react searches (one turn with tool
+# calls, one with its findings), then forecasts
+FORECAST_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 1, "research_agent": 2, "aris": 1, "react": 3}
+LLM_METHODS = tuple(FORECAST_CALLS)
 PAPER_ID = re.compile(r"\[(\d{4}\.\d{5})\]")
 REFERENCE_COUNT = re.compile(r"Reference period before the cutoff: \S+ to \S+, (\d+) matching papers")
 
 
 def forecasting_responder(request: dict[str, Any]) -> Any:
     """A model that forecasts: quantiles around the reference count it is shown, a probability of 0.7."""
+    if "search_papers" in offered_tools(request):
+        return searching_turn(request)
     shown = "\n".join(str(message.get("content", "")) for message in request["messages"])
     name = schema_name(request)
     if name == "NumericForecast":
@@ -103,12 +108,14 @@ def test_package_answered_by_every_method_resolved_and_scored(
     assert all(row["status"] == "ok" for row in rows), [row["error"] for row in rows if row["error"]]
     for row in rows:
         if row["method"] in LLM_METHODS:
-            calls = 2 if row["method"] == "research_agent" else 1  # draft + calibration review
+            calls = FORECAST_CALLS[row["method"]]
             assert row["model"] == "scripted-model" and row["llm_calls"] == calls and not row["cache_hits"]
     numeric_llm = [row for row in rows if row["method"] in LLM_METHODS and row["p50"] is not None]
     assert numeric_llm and all(row["p10"] <= row["p50"] <= row["p90"] for row in numeric_llm)
     assert all(any("sorted" in note for note in row["notes"]) for row in numeric_llm)
-    assert len(requests) == len(questions) * (len(LLM_METHODS) + 1)
+    assert len(requests) == len(questions) * sum(FORECAST_CALLS.values())
+    react = [row for row in rows if row["method"] == "react"]
+    assert all("react: the model stopped searching after 2 turn(s)" in row["notes"] for row in react)
 
     # native reads nothing; the KB methods see papers of the KB, none announced after the cutoff
     kb_rows = [row for row in rows if row["method"] in LLM_METHODS and row["method"] != "native"]

@@ -64,7 +64,7 @@ def test_contracts_are_one_set_of_types_for_agents_and_evaluation() -> None:
 
 def test_shipped_methods_register_with_their_flags() -> None:
     methods = registered()
-    assert shipped_methods() == ["native", "hybrid_rag", "coi", "research_agent", "aris", "trend",
+    assert shipped_methods() == ["native", "hybrid_rag", "coi", "research_agent", "aris", "react", "trend",
                                  "persistence"]
     assert shipped_methods(uses_llm=False) == ["trend", "persistence"]
     assert not methods["native"].needs_kb and methods["native"].uses_llm

@@ -1,9 +1,9 @@
 """The real-model stage: every LLM method and every family through SmolLM2-135M-Instruct, end to end.
 
 The toy world of the agents tests (a real KB, post-cutoff papers marked) has one task per family. Each of
-the five methods answers one task, families rotated so that every family is answered (a Latin design:
-5 rows, not the 20 of the full grid, which took 27 minutes on two loaded cores), then offline and judged
-evaluation (by the same model) of every row. Every row must be a
+the LLM methods answers one task, families rotated so that every family is answered (a Latin design: one
+row per method, not the full grid of four per method, which took 27 minutes on two loaded cores), then
+offline and judged evaluation (by the same model) of every row. Every row must be a
 schema-valid answer or an error row with its reason; no prompt may carry anything after the cutoff;
 a rerun must make zero model calls. A recording proxy (the scripted server in forwarding mode) sits
 between foresci and the model server, so every prompt the model saw is read back.
@@ -115,7 +115,12 @@ def test_every_method_and_family_through_the_real_model(
             if row.status == "ok":
                 family_schema(row.family).model_validate(row.payload)
                 assert row.text
-                if row.method != "native":
+                if row.method == "react" and row.support is not None and not row.support.tool_calls:
+                    # llama-cpp's chat formats pass the tools but SmolLM2 writes no tool call: the model
+                    # chose not to search, and the row says so (no evidence, the stop in the notes)
+                    assert row.evidence == "none", row.evidence
+                    assert any("stopped searching after 1 turn" in note for note in row.support.notes)
+                elif row.method != "native":
                     assert row.support is not None and row.support.retrieved, row.method
                     assert all(item.announced <= CUTOFF for item in row.support.retrieved)
             else:  # the model answered, its output stayed unusable: said so, with the step that asked

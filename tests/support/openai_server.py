@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import threading
@@ -46,6 +47,7 @@ class Reply:
     delay_s: float = 0.0
     finish_reason: str = "stop"
     cut_at: int | None = None
+    tool_calls: list[tuple[str, dict[str, Any]]] | None = None
 
     @classmethod
     def content(cls, text: str) -> Reply:
@@ -56,6 +58,12 @@ class Reply:
     def json(cls, data: dict[str, Any]) -> Reply:
         """Answer with a JSON object (a tool call when the request has tools, else message content)."""
         return cls(data=data)
+
+    @classmethod
+    def calls(cls, *calls: tuple[str, dict[str, Any]], text: str | None = None) -> Reply:
+        """Answer with these tool calls ``(tool name, arguments)`` (a model choosing its tools); the
+        call ids are derived from the calls, so the same calls always get the same ids."""
+        return cls(text=text, tool_calls=list(calls), finish_reason="tool_calls")
 
     @classmethod
     def error(cls, status: int, retry_after: float | None = None, message: str = "scripted error") -> Reply:
@@ -282,7 +290,14 @@ def completion_body(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     finish_reason = reply.finish_reason
     completion_text = reply.text or ""
-    if reply.data is not None:
+    if reply.tool_calls is not None:
+        calls = [{"id": "call_" + hashlib.sha256(json.dumps([index, name, arguments], sort_keys=True)
+                                                .encode("utf-8")).hexdigest()[:16],
+                  "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+                 for index, (name, arguments) in enumerate(reply.tool_calls)]
+        message["tool_calls"] = calls
+        completion_text += "".join(call["function"]["arguments"] for call in calls)
+    elif reply.data is not None:
         _, tool_name = requested_schema(request)
         arguments = json.dumps(reply.data)
         if reply.cut_at is not None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
 from foresci.agents.briefs import Mode, candidate_ids, task_brief
@@ -50,6 +51,19 @@ class MethodContext:
         return self.tools
 
 
+def run_config(context: MethodContext) -> dict[str, Any]:
+    """The ``RunnableConfig`` that hands a compiled method graph one task's context."""
+    return {"configurable": {"context": context}}
+
+
+def method_context(config: RunnableConfig) -> MethodContext:
+    """The task context a graph was invoked with (see :func:`run_config`)."""
+    context = (config.get("configurable") or {}).get("context")
+    if not isinstance(context, MethodContext):
+        raise RuntimeError("a method graph needs its task context: invoke it with config=run_config(context)")
+    return context
+
+
 def merge_papers(left: list[Paper], right: list[Paper]) -> list[Paper]:
     """State reducer: papers in first-seen order without duplicates."""
     merged = {paper.paper_id: paper for paper in left}
@@ -70,7 +84,7 @@ class MethodState(TypedDict, total=False):
     trend_reading: str
     claims: list[Evidence]
     draft: dict[str, Any]
-    reviews: list[str]
+    reviews: Annotated[list[dict[str, Any]], operator.add]
     round: int
     answer: dict[str, Any]
     contract: dict[str, Any]
@@ -145,13 +159,14 @@ def finish(context: MethodContext, answer: BaseModel) -> dict[str, Any]:
     return {"answer": answer.model_dump(mode="json")}
 
 
-GraphBuilder = Callable[[MethodContext], Any]
+CompiledGraph = Callable[[], Any]
 
 
-def run_llm_method(builder: GraphBuilder, inputs: MethodInput) -> MethodResult:
-    """Answer one task with the graph ``builder`` makes (the native graph in name-only mode): the family
-    answer, the KB tools' support artifact with the graph's notes, and the contract outcome."""
-    from foresci.agents.methods.native import build_native
+def run_llm_method(graph: CompiledGraph, inputs: MethodInput) -> MethodResult:
+    """Answer one task with the compiled ``graph()`` (the native graph in name-only mode), the task in its
+    config (:func:`run_config`): the family answer, the KB tools' support artifact with the graph's notes,
+    and the contract outcome."""
+    from foresci.agents.methods.native import native_graph
 
     if inputs.llm is None or inputs.settings is None:
         raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
@@ -160,7 +175,8 @@ def run_llm_method(builder: GraphBuilder, inputs: MethodInput) -> MethodResult:
         raise TypeError(f"shipped methods read the KB through KBTools, got {type(tools).__name__}")
     context = MethodContext(task=inputs.task, mode=inputs.mode, llm=inputs.llm, tools=tools,
                             prompts=load_prompts(), settings=inputs.settings.agents)
-    state = (build_native if inputs.mode == "name_only" else builder)(context).invoke({})
+    compiled = (native_graph if inputs.mode == "name_only" else graph)()
+    state = compiled.invoke({}, config=run_config(context))
     answer = family_schema(inputs.task.family).model_validate(state["answer"])
     support = tools.artifact if tools is not None else None
     if support is not None:

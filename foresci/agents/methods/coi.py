@@ -1,20 +1,34 @@
-"""Chain-of-Ideas style: anchor papers, chains of later related work in date order, a trend reading of
-the chains, then the decision drawn from them (online search replaced by the offline KB tools)."""
+"""Chain-of-Ideas style (Li et al., 2024): anchor papers, chains of later related work in date order, a
+trend reading of the chains, then the decision drawn from them.
+
+Follows CoI's shape: anchor retrieval, chain construction by following related work forward in time,
+a trend-prediction reading of the chains, and the final output drawn from them. Departs from it: online
+search and citation links are replaced by the offline KB tools bound to the cutoff (anchors come from the
+task's own queries, chains from ``related_papers``), the anchor queries are the task's rather than
+model-written (this keeps CoI's two model calls), and the output is the family's decision, not a new
+idea with an experiment plan.
+
+Model calls per task: 2 (read_chains, answer; +1 contract fix). Tool calls: up to ``coi_chains`` searches
+and one ``related_papers`` per anchor, within ``tool_budget``. Compiled once; the task arrives in the
+``RunnableConfig`` (:func:`run_config`).
+"""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import task_queries
 from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import (
-    MethodContext,
     MethodState,
     decide,
     finish,
+    method_context,
     run_llm_method,
     system_prompt,
 )
@@ -28,71 +42,77 @@ def _chain_text(index: int, anchor: Paper, followers: list[Paper]) -> str:
     return "\n".join(lines)
 
 
-def build_coi(context: MethodContext) -> Any:
-    """Graph: START -> anchors -> chains -> read_chains -> answer -> END (two model calls)."""
-    tools = context.require_tools()
-    knobs = context.settings
+def anchors(state: MethodState, config: RunnableConfig) -> Command[Literal["chains"]]:
+    """One anchor per task query: the earliest of its top three hits not already an anchor."""
+    context = method_context(config)
+    tools, knobs = context.require_tools(), context.settings
+    found: list[Paper] = []
+    for query in task_queries(context.task)[: knobs.coi_chains]:
+        if tools.calls_left <= 1:
+            break
+        hits = [
+            paper
+            for paper in tools.search(query, k=knobs.papers_per_query)
+            if paper.paper_id not in {anchor.paper_id for anchor in found}
+        ]
+        if hits:
+            found.append(min(hits[:3], key=lambda paper: paper.announced))
+    return Command(goto="chains", update={"papers": found, "anchors": [paper.paper_id for paper in found]})
 
-    def anchors(state: MethodState) -> Command[Literal["chains"]]:
-        found: list[Paper] = []
-        for query in task_queries(context.task)[: knobs.coi_chains]:
-            if tools.calls_left <= 1:
-                break
-            hits = [
+
+def chains(state: MethodState, config: RunnableConfig) -> Command[Literal["read_chains"]]:
+    """Each anchor's chain: its related papers announced on or after it, oldest first."""
+    context = method_context(config)
+    tools, knobs = context.require_tools(), context.settings
+    by_id = {paper.paper_id: paper for paper in state.get("papers", [])}
+    blocks: list[str] = []
+    gathered: list[Paper] = []
+    for index, anchor_id in enumerate(state.get("anchors", []), start=1):
+        anchor = by_id[anchor_id]
+        followers: list[Paper] = []
+        if tools.calls_left > 0:
+            followers = [
                 paper
-                for paper in tools.search(query, k=knobs.papers_per_query)
-                if paper.paper_id not in {anchor.paper_id for anchor in found}
+                for paper in tools.related_papers(anchor_id, k=knobs.coi_chain_length)
+                if paper.announced >= anchor.announced
             ]
-            if hits:
-                found.append(min(hits[:3], key=lambda paper: paper.announced))
-        anchor_ids = [paper.paper_id for paper in found]
-        return Command(goto="chains", update={"papers": found, "anchors": anchor_ids})
+        gathered += followers
+        blocks.append(_chain_text(index, anchor, followers))
+    return Command(
+        goto="read_chains",
+        update={"papers": gathered, "chains": "\n\n".join(blocks) or "(no chains found)"},
+    )
 
-    def chains(state: MethodState) -> Command[Literal["read_chains"]]:
-        by_id = {paper.paper_id: paper for paper in state.get("papers", [])}
-        blocks: list[str] = []
-        gathered: list[Paper] = []
-        for index, anchor_id in enumerate(state.get("anchors", []), start=1):
-            anchor = by_id[anchor_id]
-            if tools.calls_left <= 0:
-                followers: list[Paper] = []
-            else:
-                followers = [
-                    paper
-                    for paper in tools.related_papers(anchor_id, k=knobs.coi_chain_length)
-                    if paper.announced >= anchor.announced
-                ]
-            gathered += followers
-            blocks.append(_chain_text(index, anchor, followers))
-        return Command(
-            goto="read_chains",
-            update={"papers": gathered, "chains": "\n\n".join(blocks) or "(no chains found)"},
-        )
 
-    def read_chains(state: MethodState) -> Command[Literal["answer"]]:
-        prompt = context.prompts.render("coi", "read_chains", brief=context.brief, chains=state["chains"])
-        reading = context.llm.invoke_text([("system", system_prompt(context)), ("user", prompt)])
-        return Command(goto="answer", update={"trend_reading": reading})
+def read_chains(state: MethodState, config: RunnableConfig) -> Command[Literal["answer"]]:
+    """The trend reading: how each chain developed and where it goes next."""
+    context = method_context(config)
+    prompt = context.prompts.render("coi", "read_chains", brief=context.brief, chains=state["chains"])
+    reading = context.llm.invoke_text([("system", system_prompt(context)), ("user", prompt)])
+    return Command(goto="answer", update={"trend_reading": reading})
 
-    def answer(state: MethodState) -> Command[Literal["__end__"]]:
-        prompt = context.prompts.render(
-            "coi",
-            "answer",
-            brief=context.brief,
-            chains=state["chains"],
-            trend_reading=state["trend_reading"],
-            contract=context.contract,
-        )
-        decision = decide(context, prompt)
-        return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
 
+def answer(state: MethodState, config: RunnableConfig) -> Command[Literal["__end__"]]:
+    """The decision drawn from the chains and their reading."""
+    context = method_context(config)
+    prompt = context.prompts.render(
+        "coi",
+        "answer",
+        brief=context.brief,
+        chains=state["chains"],
+        trend_reading=state["trend_reading"],
+        contract=context.contract,
+    )
+    decision = decide(context, prompt)
+    return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
+
+
+@cache
+def coi_graph() -> Any:
+    """Graph: START -> anchors -> chains -> read_chains -> answer -> END, compiled on first use."""
     graph = StateGraph(MethodState)
-    for name, node in (
-        ("anchors", anchors),
-        ("chains", chains),
-        ("read_chains", read_chains),
-        ("answer", answer),
-    ):
+    for name, node in (("anchors", anchors), ("chains", chains), ("read_chains", read_chains),
+                       ("answer", answer)):
         graph.add_node(name, node)
     graph.add_edge(START, "anchors")
     return graph.compile()
@@ -101,7 +121,7 @@ def build_coi(context: MethodContext) -> Any:
 @method("coi", needs_kb=True, uses_llm=True)
 def coi(inputs: MethodInput) -> MethodResult:
     """The coi graph on one task."""
-    return run_llm_method(build_coi, inputs)
+    return run_llm_method(coi_graph, inputs)
 
 
 coi.forecaster(forecast_hook("coi"))

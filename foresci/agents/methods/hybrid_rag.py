@@ -1,36 +1,46 @@
-"""Hybrid RAG: sparse + dense retrieval (the KB's fused search) and an answer grounded in the papers."""
+"""Hybrid RAG: sparse + dense retrieval (the KB's fused search) and an answer grounded in the papers.
+
+The graph is compiled once; the task arrives in the ``RunnableConfig`` (:func:`run_config`).
+"""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block
 from foresci.agents.forecasting import forecast_hook
-from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, run_llm_method
+from foresci.agents.methods.base import MethodState, decide, finish, method_context, run_llm_method
 from foresci.agents.methods.retrieval import retrieve_for_task
 from foresci.methods.registry import MethodInput, MethodResult, method
 
 
-def build_hybrid_rag(context: MethodContext) -> Any:
-    """Graph: START -> retrieve -> answer -> END (one model call)."""
-    tools = context.require_tools()
+def retrieve(state: MethodState, config: RunnableConfig) -> Command[Literal["answer"]]:
+    """Search the task's own queries (title, each candidate) and keep the best papers."""
+    context = method_context(config)
     knobs = context.settings
+    papers = retrieve_for_task(context.require_tools(), context.task, knobs.papers_per_query)
+    return Command(goto="answer", update={"papers": papers[: knobs.max_evidence_papers]})
 
-    def retrieve(state: MethodState) -> Command[Literal["answer"]]:
-        papers = retrieve_for_task(tools, context.task, knobs.papers_per_query)
-        return Command(goto="answer", update={"papers": papers[: knobs.max_evidence_papers]})
 
-    def answer(state: MethodState) -> Command[Literal["__end__"]]:
-        papers = evidence_block(state.get("papers", []))
-        prompt = context.prompts.render(
-            "hybrid_rag", "answer", brief=context.brief, evidence=papers, contract=context.contract
-        )
-        decision = decide(context, prompt)
-        return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
+def answer(state: MethodState, config: RunnableConfig) -> Command[Literal["__end__"]]:
+    """The decide step over the retrieved papers."""
+    context = method_context(config)
+    papers = evidence_block(state.get("papers", []))
+    prompt = context.prompts.render(
+        "hybrid_rag", "answer", brief=context.brief, evidence=papers, contract=context.contract
+    )
+    decision = decide(context, prompt)
+    return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
 
+
+@cache
+def hybrid_rag_graph() -> Any:
+    """Graph: START -> retrieve -> answer -> END (one model call), compiled on first use."""
     graph = StateGraph(MethodState)
     graph.add_node("retrieve", retrieve)
     graph.add_node("answer", answer)
@@ -41,7 +51,7 @@ def build_hybrid_rag(context: MethodContext) -> Any:
 @method("hybrid_rag", needs_kb=True, uses_llm=True)
 def hybrid_rag(inputs: MethodInput) -> MethodResult:
     """The hybrid_rag graph on one task."""
-    return run_llm_method(build_hybrid_rag, inputs)
+    return run_llm_method(hybrid_rag_graph, inputs)
 
 
 hybrid_rag.forecaster(forecast_hook("hybrid_rag"))

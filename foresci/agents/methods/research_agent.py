@@ -1,13 +1,28 @@
-"""ResearchAgent style: a family-aware draft from KB evidence, reviewed by rubric-driven reviewer agents,
-refined; review and refine repeat ``settings.agents.iterations`` times."""
+"""ResearchAgent style (Baek et al., 2024): a family-aware draft from KB evidence, reviewed by several
+reviewing agents in parallel against a rubric, then refined; review and refine repeat
+``settings.agents.iterations`` times.
+
+Follows ResearchAgent's loop: generate from retrieved literature, have independent reviewing agents judge
+the output against explicit criteria, refine from their feedback, iterate. The reviewers run in parallel
+(one ``Send`` per reviewer) and the refine step waits for all of them. Departs from it: the academic graph
+and entity store are replaced by hybrid retrieval over the cutoff-bounded KB; the problem/method/experiment
+stages are folded into one family-aware draft (the prompt asks for problem, approach, test and decision);
+the review criteria are the family rubric, not criteria induced from human judgements.
+
+Model calls per task: 1 draft + iterations x (reviewers + 1), fewer when a refine round leaves the draft
+unchanged: the loop then stops (noted in the support artifact) instead of repeating the same requests.
+Compiled once; the task arrives in the ``RunnableConfig`` (:func:`run_config`).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from functools import cache
+from typing import Any, Literal, TypedDict
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
-from langgraph.types import Command
+from langgraph.types import Command, Send
 
 from foresci.agents.briefs import evidence_block, family_schema
 from foresci.agents.forecasting import forecast_hook
@@ -16,6 +31,7 @@ from foresci.agents.methods.base import (
     MethodState,
     decide,
     finish,
+    method_context,
     run_llm_method,
     system_prompt,
 )
@@ -24,103 +40,95 @@ from foresci.agents.render import render_text
 from foresci.methods.registry import MethodInput, MethodResult, method
 
 
-def build_research_agent(context: MethodContext) -> Any:
-    """Graph: START -> gather -> draft -> review -> refine -> (review | END).
+class ReviewTask(TypedDict):
+    """What one reviewer is sent: its number, the round and the draft under review."""
 
-    Model calls: 1 draft + iterations x (reviewers + 1), fewer when a refine round leaves the draft
-    unchanged: the graph then stops (noted in the support artifact) instead of repeating the same requests.
-    """
-    tools = context.require_tools()
+    reviewer: int
+    round: int
+    draft: dict[str, Any]
+
+
+def _reviews(context: MethodContext, draft: dict[str, Any], round_number: int) -> list[Send]:
+    return [Send("review", ReviewTask(reviewer=reviewer, round=round_number, draft=draft))
+            for reviewer in range(1, context.settings.reviewers + 1)]
+
+
+def gather(state: MethodState, config: RunnableConfig) -> Command[Literal["draft"]]:
+    """Retrieve the task's evidence."""
+    context = method_context(config)
     knobs = context.settings
-    schema = family_schema(context.task.family)
+    papers = retrieve_for_task(context.require_tools(), context.task, knobs.papers_per_query)
+    return Command(goto="draft", update={"papers": papers[: knobs.max_evidence_papers], "round": 0})
 
-    def evidence(state: MethodState) -> str:
-        return evidence_block(state.get("papers", []))
 
-    def final_update(goto: str, result: Any) -> dict[str, Any]:
-        """The payload and evidence links when this node ends the graph, else nothing."""
-        return finish(context, result) if goto == "__end__" else {}
+def draft(state: MethodState, config: RunnableConfig) -> Command[Literal["review", "__end__"]]:
+    """The first family answer; sent to every reviewer at once (or final when no rounds are asked)."""
+    context = method_context(config)
+    prompt = context.prompts.render("research_agent", "draft", brief=context.brief,
+                                    evidence=evidence_block(state.get("papers", [])),
+                                    contract=context.contract)
+    decision = decide(context, prompt)
+    drafted = decision.answer.model_dump(mode="json")
+    update = {"draft": drafted, **decision.update()}
+    if context.settings.iterations <= 0 or context.settings.reviewers <= 0:
+        return Command(goto="__end__", update={**update, **finish(context, decision.answer)})
+    return Command(goto=_reviews(context, drafted, 0), update=update)
 
-    def gather(state: MethodState) -> Command[Literal["draft"]]:
-        papers = retrieve_for_task(tools, context.task, knobs.papers_per_query)
-        return Command(goto="draft", update={"papers": papers[: knobs.max_evidence_papers], "round": 0})
 
-    def draft(state: MethodState) -> Command[Literal["review", "__end__"]]:
-        prompt = context.prompts.render(
-            "research_agent",
-            "draft",
-            brief=context.brief,
-            evidence=evidence(state),
-            contract=context.contract,
-        )
-        decision = decide(context, prompt)
-        goto: Literal["review", "__end__"] = "review" if knobs.iterations > 0 else "__end__"
-        return Command(
-            goto=goto,
-            update={
-                "draft": decision.answer.model_dump(mode="json"),
-                **decision.update(),
-                **final_update(goto, decision.answer),
-            },
-        )
+def review(state: ReviewTask, config: RunnableConfig) -> dict[str, Any]:
+    """One reviewing agent's critique of the draft it was sent, against the family rubric."""
+    context = method_context(config)
+    draft_text = render_text(context.task, family_schema(context.task.family).model_validate(state["draft"]))
+    prompt = context.prompts.render("research_agent", "review", brief=context.brief, draft=draft_text,
+                                    rubric=context.prompts.family(context.task.family, "rubric"),
+                                    reviewer=state["reviewer"])
+    text = context.llm.invoke_text([("system", system_prompt(context)), ("user", prompt)])
+    return {"reviews": [{"round": state["round"], "reviewer": state["reviewer"], "text": text}]}
 
-    def review(state: MethodState) -> Command[Literal["refine"]]:
-        draft_text = render_text(context.task, schema.model_validate(state["draft"]))
-        rubric = context.prompts.family(context.task.family, "rubric")
-        reviews = []
-        for reviewer in range(1, knobs.reviewers + 1):
-            prompt = context.prompts.render(
-                "research_agent",
-                "review",
-                brief=context.brief,
-                draft=draft_text,
-                rubric=rubric,
-                reviewer=reviewer,
-            )
-            reviews.append(context.llm.invoke_text([("system", system_prompt(context)), ("user", prompt)]))
-        return Command(goto="refine", update={"reviews": reviews})
 
-    def refine(state: MethodState) -> Command[Literal["review", "__end__"]]:
-        reviews = "\n\n".join(f"Reviewer {index}: {text}" for index, text in enumerate(state["reviews"], 1))
-        prompt = context.prompts.render(
-            "research_agent",
-            "refine",
-            brief=context.brief,
-            evidence=evidence(state),
-            reviews=reviews,
-            contract=context.contract,
-            draft=json.dumps(state["draft"], ensure_ascii=False),
-        )
-        decision = decide(context, prompt)
-        refined = decision.answer.model_dump(mode="json")
-        round_done = state.get("round", 0) + 1
-        unchanged = refined == state["draft"]
-        goto: Literal["review", "__end__"] = (
-            "review" if round_done < knobs.iterations and not unchanged else "__end__"
-        )
-        update = decision.update()
-        if unchanged and round_done < knobs.iterations:
-            stop = (
-                f"stopped early after round {round_done} of {knobs.iterations}: the refined draft did "
-                "not change, so a further round would repeat the same requests"
-            )
-            update["notes"] = [*update["notes"], stop]
-        return Command(
-            goto=goto,
-            update={"draft": refined, "round": round_done, **update, **final_update(goto, decision.answer)},
-        )
+def refine(state: MethodState, config: RunnableConfig) -> Command[Literal["review", "__end__"]]:
+    """The draft revised from this round's reviews; another round unless done or unchanged."""
+    context = method_context(config)
+    knobs = context.settings
+    round_number = state.get("round", 0)
+    current = sorted((item for item in state.get("reviews", []) if item["round"] == round_number),
+                     key=lambda item: item["reviewer"])
+    reviews = "\n\n".join(f"Reviewer {item['reviewer']}: {item['text']}" for item in current)
+    prompt = context.prompts.render("research_agent", "refine", brief=context.brief,
+                                    evidence=evidence_block(state.get("papers", [])), reviews=reviews,
+                                    contract=context.contract,
+                                    draft=json.dumps(state["draft"], ensure_ascii=False))
+    decision = decide(context, prompt)
+    refined = decision.answer.model_dump(mode="json")
+    round_done = round_number + 1
+    unchanged = refined == state["draft"]
+    update = {"draft": refined, "round": round_done, **decision.update()}
+    if round_done < knobs.iterations and not unchanged:
+        return Command(goto=_reviews(context, refined, round_done), update=update)
+    if unchanged and round_done < knobs.iterations:
+        stop = (f"stopped early after round {round_done} of {knobs.iterations}: the refined draft did not "
+                "change, so a further round would repeat the same requests")
+        update["notes"] = [*update["notes"], stop]
+    return Command(goto="__end__", update={**update, **finish(context, decision.answer)})
 
+
+@cache
+def research_agent_graph() -> Any:
+    """Graph: START -> gather -> draft -> review x reviewers (parallel) -> refine -> (review | END)."""
     graph = StateGraph(MethodState)
-    for name, node in (("gather", gather), ("draft", draft), ("review", review), ("refine", refine)):
-        graph.add_node(name, node)
+    graph.add_node("gather", gather)
+    graph.add_node("draft", draft)
+    graph.add_node("review", review, input_schema=ReviewTask)
+    graph.add_node("refine", refine)
     graph.add_edge(START, "gather")
+    graph.add_edge("review", "refine")
     return graph.compile()
 
 
 @method("research_agent", needs_kb=True, uses_llm=True)
 def research_agent(inputs: MethodInput) -> MethodResult:
     """The research_agent graph on one task."""
-    return run_llm_method(build_research_agent, inputs)
+    return run_llm_method(research_agent_graph, inputs)
 
 
 research_agent.forecaster(forecast_hook("research_agent"))
