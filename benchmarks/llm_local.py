@@ -31,13 +31,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/realllm builds the world
 from foresci.agents.answers import read_answers  # noqa: E402
 from foresci.agents.cli import write_run_manifest  # noqa: E402
-from foresci.agents.methods import LLM_METHODS  # noqa: E402
 from foresci.agents.runner import ANSWERS_FILE, run_release  # noqa: E402
 from foresci.evaluation.models import Score  # noqa: E402
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run  # noqa: E402
 from foresci.llm.capabilities import llm_capabilities  # noqa: E402
 from foresci.llm.local_demo import compact_settings  # noqa: E402
 from foresci.llm.serve import LocalServer  # noqa: E402
+from foresci.methods import shipped_methods  # noqa: E402
 from foresci.settings import Settings  # noqa: E402
 from foresci.tasks.release import load_release  # noqa: E402
 from tests.realllm.world import SmallWorld, build_small_world  # noqa: E402
@@ -128,7 +128,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--per-family", type=int, default=1)
     parser.add_argument("--tasks", type=int, default=0, help="only the last N tasks (0 = all)")
-    parser.add_argument("--methods", default=",".join(LLM_METHODS), help="LLM methods, comma-separated")
+    llm_methods = shipped_methods(uses_llm=True)
+    parser.add_argument("--methods", default=",".join(llm_methods), help="LLM methods, comma-separated")
     parser.add_argument("--outputs", default=",".join(OTHER_OUTPUT_METHODS),
                         help="structured-output methods to run hybrid_rag under, comma-separated")
     parser.add_argument("--out", type=Path, default=None,
@@ -176,7 +177,7 @@ def main() -> int:
                 print(f"{label:>16} {method:>15} {mode:>9} | {figures['calls']:>7.1f} "
                       f"{figures['prompt']:>8.0f} {figures['completion']:>7.0f} {figures['seconds']:>7.1f} | "
                       f"{valid:>6.2f} {fta:>6} {top:>6} | {figures['errors'] or ''}", flush=True)
-                if output == "auto" and method in LLM_METHODS and mode == "full" and valid < 0.5:
+                if output == "auto" and method in llm_methods and mode == "full" and valid < 0.5:
                     failures.append(f"{method}: only {valid:.0%} valid answers")
                 for row in read_answers(run_dir / ANSWERS_FILE):
                     if row.status == "error" and not (row.error or "").strip():

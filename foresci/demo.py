@@ -67,7 +67,6 @@ def run_demo(
     from rich.console import Console
 
     from foresci.agents.cli import write_run_manifest
-    from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
     from foresci.agents.runner import run_release
     from foresci.evaluation.models import Score
     from foresci.evaluation.quality import family_quality, quality_table
@@ -78,6 +77,7 @@ def run_demo(
     from foresci.kb.build import build_kb
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
+    from foresci.methods import shipped_methods
     from foresci.sim.world import default_world_config, generate_world, load_ground_truth
     from foresci.tasks.build import build_release
     from foresci.tasks.release import load_release
@@ -149,9 +149,10 @@ def run_demo(
     def view_factory(task_cutoff):  # type: ignore[no-untyped-def]
         return KBView(kb, task_cutoff)
 
-    plans: list[tuple[str, list[str], str]] = [("baselines", list(BASELINE_METHODS), "full")]
+    plans: list[tuple[str, list[str], str]] = [("baselines", shipped_methods(uses_llm=False), "full")]
     if settings.llm.configured:
-        plans += [("llm", list(LLM_METHODS), "full"), ("name-only", ["native"], "name_only")]
+        llm_methods = shipped_methods(uses_llm=True)
+        plans += [("llm", llm_methods, "full"), ("name-only", llm_methods[:1], "name_only")]
     run_dirs: list[Path] = []
     for name, methods, mode in plans:
         with _stage(console, timings, f"answering: {', '.join(methods)} ({mode})"):

@@ -5,29 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
-from foresci.agents.models import BottleneckAnswer, DirectionAnswer, PlanningAnswer, VenueAnswer
+from foresci.contracts import FAMILY_SCHEMAS, family_schema
 from foresci.kb.models import Paper
 from foresci.tasks.models import Task
 
 Mode = Literal["full", "name_only"]
 
-FAMILY_SCHEMAS: dict[str, type[BaseModel]] = {
-    "direction_forecasting": DirectionAnswer,
-    "bottleneck_opportunity": BottleneckAnswer,
-    "strategic_planning": PlanningAnswer,
-    "venue_positioning": VenueAnswer,
-}
-
-
-def family_schema(family: str) -> type[BaseModel]:
-    """The structured output schema of a task family."""
-    try:
-        return FAMILY_SCHEMAS[family]
-    except KeyError as error:
-        raise ValueError(f"unknown task family {family!r}; expected one of "
-                         f"{sorted(FAMILY_SCHEMAS)}") from error
+# FAMILY_SCHEMAS and family_schema live in foresci.contracts; re-exported for older imports
+__all__ = ["FAMILY_SCHEMAS", "Mode", "candidate_ids", "evidence_block", "family_schema", "task_brief",
+           "task_queries"]
 
 
 def _context_lines(context: dict[str, Any]) -> list[str]:

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from foresci.agents.methods import ALL_METHODS, LLM_METHODS
-
 
 def run_command(
     release: Path = typer.Argument(
@@ -16,9 +14,13 @@ def run_command(
     out: Path = typer.Option(..., "--out", help="run folder; answers.jsonl is appended and resumed here"),
     kb: Path | None = typer.Option(None, "--kb", help="knowledge base folder (needed by all but native)"),
     method: list[str] = typer.Option(
-        [], "--method", "-m", help=f"method to run (repeatable): {', '.join(ALL_METHODS)}"
+        [], "--method", "-m",
+        help="method to run (repeatable): a shipped method (listed below), an installed plug-in "
+        "(entry point group foresci.methods), package.module:object, or an http(s):// agent URL",
     ),
-    methods: str | None = typer.Option(None, "--methods", help="'all' or a comma list of methods"),
+    methods: str | None = typer.Option(
+        None, "--methods", help="'all' (every shipped method) or a comma list of methods"
+    ),
     model: list[str] = typer.Option(
         [], "--model", help="backbone name (repeatable); default settings.llm.model"
     ),
@@ -56,6 +58,9 @@ def run_command(
     from foresci.agents.checks import check_tasks
     from foresci.agents.runner import answer_release
     from foresci.locks import artifact_lock
+    from foresci.methods import shipped_methods
+    from foresci.methods.loading import MethodLoadError, resolve_method
+    from foresci.methods.wall import protect
     from foresci.settings import Settings
     from foresci.tasks.release import load_release
 
@@ -63,31 +68,32 @@ def run_command(
     chosen = list(method)
     if methods:
         names = [item.strip() for item in methods.split(",") if item.strip()]
-        chosen += list(ALL_METHODS) if names == ["all"] else names
+        chosen += shipped_methods() if names == ["all"] else names
     if not chosen:
         raise typer.BadParameter("give --method M (repeatable) or --methods all", param_hint="--method")
     if mode not in ("full", "name_only"):
         raise typer.BadParameter("expected 'full' or 'name_only'", param_hint="--mode")
-    unknown = sorted(set(chosen) - set(ALL_METHODS))
-    if unknown:
-        raise typer.BadParameter(
-            f"unknown method(s) {unknown}; choose from {', '.join(ALL_METHODS)}", param_hint="--method"
-        )
-    needs_kb = [
-        name for name in chosen if name != "native" and not (mode == "name_only" and name in LLM_METHODS)
-    ]
+    try:
+        specs = [resolve_method(name) for name in dict.fromkeys(chosen)]
+    except MethodLoadError as error:
+        raise typer.BadParameter(error.message, param_hint="--method") from error
+    needs_kb = [spec.name for spec in specs if spec.needs_kb and (mode == "full" or not spec.uses_llm)]
     if needs_kb and kb is None:
         raise typer.BadParameter(
             f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
         )
     settings = Settings()
-    wanting_llm = [name for name in chosen if name in LLM_METHODS]
+    wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
             f"{', '.join(wanting_llm)} need an LLM endpoint: set FORESCI_LLM__BASE_URL "
             "(or llm.base_url in --config)",
             param_hint="--method",
         )
+    if not all(spec.shipped for spec in specs):
+        protect(release)  # plug-ins may not open the release (hidden targets) or the KB files
+        if kb is not None:
+            protect(kb)
     loaded = load_release(release)
     knowledge_base = None
     if kb is not None:
@@ -114,7 +120,7 @@ def run_command(
             tasks,
             out,
             settings,
-            list(dict.fromkeys(chosen)),
+            [spec.name for spec in specs],
             list(model) or None,
             mode,  # type: ignore[arg-type]
             view_factory,
@@ -122,7 +128,7 @@ def run_command(
             retry_errors,
             loaded.questions[:limit] if limit is not None else loaded.questions,
         )
-        write_run_manifest(out, release, kb, settings, chosen, model, mode)
+        write_run_manifest(out, release, kb, settings, [spec.name for spec in specs], model, mode)
     console.print(
         f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
         f"{summary.done_before} already done, {summary.forecasts} forecasts"

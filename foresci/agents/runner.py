@@ -21,21 +21,21 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
-from foresci.agents.baselines.forecasters import Forecaster, Kind
-from foresci.agents.baselines.questions import forecast_question
-from foresci.agents.briefs import Mode, family_schema
+from foresci.agents.briefs import Mode
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
-from foresci.agents.methods import BASELINE_METHODS, LLM_METHODS
-from foresci.agents.methods.base import MethodContext
-from foresci.agents.methods.registry import build_graph
-from foresci.agents.models import Answer, ForecastAnswer, SupportArtifact
-from foresci.agents.prompts import PromptBook, load_prompts
+from foresci.agents.prompts import load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.llm import LLMClient, ModelInfo, contamination_risk, load_model_registry, role_model
 from foresci.locks import artifact_lock
+from foresci.methods.calling import call_forecast, call_method
+from foresci.methods.loading import resolve_method
+from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
 
@@ -73,9 +73,14 @@ class Job:
     """One row to produce."""
 
     task: Task
-    method: str
+    spec: MethodSpec
     model: str | None
     mode: Mode
+
+    @property
+    def method(self) -> str:
+        """The method's name (the row's ``method``)."""
+        return self.spec.name
 
     @property
     def key(self) -> AnswerKey:
@@ -84,8 +89,8 @@ class Job:
 
     @property
     def reads_kb(self) -> bool:
-        """Whether the method answers from the KB (all but native, and nothing in name-only mode)."""
-        return self.mode == "full" and self.method != "native"
+        """Whether the method answers from the KB (a KB-reading method in full mode)."""
+        return self.mode == "full" and self.spec.needs_kb
 
 
 @dataclass
@@ -102,44 +107,32 @@ class RunSummary:
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def plan_jobs(tasks: Iterable[Task], methods: list[str], models: list[str], mode: Mode) -> list[Job]:
-    """Every (task, method, model) job; non-LLM methods run once (model None) and only in full mode."""
-    unknown = sorted(set(methods) - set(LLM_METHODS) - set(BASELINE_METHODS))
-    if unknown:
-        raise ValueError(f"unknown method(s) {unknown}; expected {list(LLM_METHODS + BASELINE_METHODS)}")
+def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str], mode: Mode) -> list[Job]:
+    """Every (task, method, model) job; methods that use no LLM run once (model None) and only in full
+    mode (they have no name-only mode)."""
     jobs = []
     for task in tasks:
-        for method in methods:
-            if method in BASELINE_METHODS:
+        for spec in specs:
+            if not spec.uses_llm:
                 if mode == "full":
-                    jobs.append(Job(task, method, None, mode))
+                    jobs.append(Job(task, spec, None, mode))
                 continue
-            jobs.extend(Job(task, method, model, mode) for model in models)
+            jobs.extend(Job(task, spec, model, mode) for model in models)
     return jobs
 
 
-def answer_with_llm(
-    job: Job, llm: LLMClient, view: KBViewLike | None, settings: Settings, prompts: PromptBook
-) -> tuple[Any, SupportArtifact | None, dict[str, Any]]:
-    """Run one LLM method graph on one task; returns (family answer, support artifact or None, contract
-    fields of the row: its status and notes)."""
-    needs_kb = job.method != "native" and job.mode == "full"
-    tools = None
-    if needs_kb:
+def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings) -> MethodInput:
+    """What ``job``'s method receives: the public task, KB tools bound to the task cutoff when the method
+    reads the KB (behind the plug-in wall unless shipped), the chat-model client when it uses an LLM."""
+    tools: KBTools | None = None
+    if job.reads_kb:
         if view is None:
             raise ValueError(f"method {job.method} needs a KB (--kb)")
         tools = KBTools(view, job.task.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
-    context = MethodContext(
-        task=job.task, mode=job.mode, llm=llm, tools=tools, prompts=prompts, settings=settings.agents
-    )
-    state = build_graph(job.method, context).invoke({})
-    answer = family_schema(job.task.family).model_validate(state["answer"])
-    support = tools.artifact if tools is not None else None
-    if support is not None:
-        support.notes.extend(state.get("notes", []))
-    outcome = state.get("contract") or {}
-    contract = {"contract": outcome.get("status", "ok"), "contract_notes": outcome.get("notes", [])}
-    return answer, support, contract
+    if job.spec.uses_llm and llm is None:
+        raise ValueError(f"method {job.method} needs an LLM endpoint (FORESCI_LLM__BASE_URL)")
+    return MethodInput(task=job.task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
+                       settings=settings, model=job.model)
 
 
 def answer_job(
@@ -147,36 +140,27 @@ def answer_job(
     llm: LLMClient | None,
     view: KBViewLike | None,
     settings: Settings,
-    prompts: PromptBook,
     registry: dict[str, ModelInfo],
 ) -> Answer:
     """Produce one answer row; any exception while answering becomes an error row naming the task."""
     started = time.monotonic()
     base = _row_base(job, registry)
     child = llm.child() if llm is not None else None
-    support: SupportArtifact | None
     try:
-        if job.method in BASELINE_METHODS:
-            if view is None:
-                raise ValueError(f"method {job.method} needs a KB (--kb)")
-            kind: Kind = "trend" if job.method == "trend" else "persistence"
-            answer, support = Forecaster(kind, view, settings.agents).answer(job.task)
-            check = check_contract(job.task, answer)
-            answer = check.answer
-            contract = {"contract": "invalid" if check.problems else "ok",
-                        "contract_notes": check.notes + check.problems}
-        else:
-            if child is None:
-                raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
-            answer, support, contract = answer_with_llm(job, child, view, settings, prompts)
+        result = checked(job.task, call_method(job.spec, method_input(job, child, view, settings)))
+        answer = result.answer
+        if not isinstance(answer, BaseModel):
+            raise TypeError(f"method {job.method}: answer not read into its family schema")
         row = Answer(
             **base,
             text=render_text(job.task, answer),
             payload=answer.model_dump(mode="json"),
-            support=support,
-            **contract,
+            support=result.support,
+            contract=result.contract or "ok",
+            contract_notes=result.contract_notes,
         )
         if job.reads_kb:
+            support = result.support
             row.evidence = "retrieved" if support is not None and support.retrieved else "none"
     except Exception as error:  # the per-task boundary: recorded as an error row, the run goes on
         row = error_row(job, registry, error)
@@ -187,6 +171,16 @@ def answer_job(
         row.cache_hits = child.usage.cache_hits
     row.elapsed_s = round(time.monotonic() - started, 3)
     return row
+
+
+def checked(task: Task, result: MethodResult) -> MethodResult:
+    """``result`` with the task contract checked when the method did not report its own outcome."""
+    if result.contract is not None:
+        return result
+    check = check_contract(task, result.answer)  # type: ignore[arg-type]
+    return MethodResult(answer=check.answer, support=result.support,
+                        contract="invalid" if check.problems else "ok",
+                        contract_notes=[*result.contract_notes, *check.notes, *check.problems])
 
 
 def _row_base(job: Job, registry: dict[str, ModelInfo]) -> dict[str, Any]:
@@ -258,13 +252,14 @@ def answer_release(
         existing = [row for row in existing if row.status != "error"]
         write_jsonl(path, existing)
     done = {answer_key(row) for row in existing}
-    llm_methods = [method for method in methods if method in LLM_METHODS]
+    specs = [resolve_method(name) for name in dict.fromkeys(methods)]
+    llm_methods = [spec for spec in specs if spec.uses_llm]
     model_names = models or ([role_model(settings, "agent")] if llm_methods else [])
-    jobs = [job for job in plan_jobs(tasks, methods, model_names, mode) if job.key not in done]
+    jobs = [job for job in plan_jobs(tasks, specs, model_names, mode) if job.key not in done]
     summary = RunSummary(done_before=len(done))
     if mode == "name_only":
-        summary.skipped = [method for method in methods if method in BASELINE_METHODS]
-    prompts = load_prompts()
+        summary.skipped = [spec.name for spec in specs if not spec.uses_llm]
+    load_prompts()  # a broken prompt file fails the run before any answer
     registry = load_model_registry(settings.llm.registry)
     clients = {name: LLMClient(settings, "agent", name) for name in model_names} if llm_methods else {}
     views: dict[date, KBViewLike] = {}
@@ -287,7 +282,7 @@ def answer_release(
         except Exception as error:  # e.g. a KB that cannot be opened at this cutoff: this task fails
             row = error_row(job, registry, error)
         else:
-            row = answer_job(job, llm, view, settings, prompts, registry)
+            row = answer_job(job, llm, view, settings, registry)
         log.append(row)
         return row
 
@@ -305,9 +300,7 @@ def answer_release(
                 bar.advance(bar_task)
     summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
     if questions and mode == "full":
-        summary.forecasts = answer_questions(
-            questions, out, settings, [method for method in methods if method in BASELINE_METHODS], view_for
-        )
+        summary.forecasts = answer_questions(questions, out, settings, specs, view_for)
     return summary
 
 
@@ -315,32 +308,43 @@ def answer_questions(
     questions: list[ForecastQuestion],
     out: Path,
     settings: Settings,
-    methods: list[str],
+    specs: list[MethodSpec],
     view_for: Callable[[date], KBViewLike | None],
 ) -> int:
-    """Append trend/persistence forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable)."""
+    """Append each method's forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable); a method
+    without a forecast hook gets one error row per question saying so."""
     path = out / FORECASTS_FILE
     done = {(row.question_id, row.method) for row in read_forecasts(path)}
     log = AppendLog(path)
     written = 0
     for question in questions:
         view = view_for(question.cutoff)
-        if view is None:
-            break
-        for method in methods:
-            if (question.question_id, method) in done:
+        for spec in specs:
+            if (question.question_id, spec.name) in done:
                 continue
             try:
-                row = forecast_question(method, view, question, settings.agents)
+                row = forecast_with(spec, question, view, settings)
             except Exception as error:  # per-question boundary: an error note, the other questions go on
                 row = ForecastAnswer(
                     question_id=question.question_id,
-                    method=method,
+                    method=spec.name,
                     notes=[f"error: {type(error).__name__}: {error}"],
                 )
             log.append(row)
             written += 1
     return written
+
+
+def forecast_with(
+    spec: MethodSpec, question: ForecastQuestion, view: KBViewLike | None, settings: Settings
+) -> ForecastAnswer:
+    """``spec``'s forecast of ``question``, with KB tools bound to the question's cutoff."""
+    tools = None
+    if spec.needs_kb and spec.forecast is not None:
+        if view is None:
+            raise ValueError(f"method {spec.name} needs a KB (--kb)")
+        tools = KBTools(view, question.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
+    return call_forecast(spec, question, ForecastInput(tools=tools, settings=settings))
 
 
 class _NoProgress:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.models import Answer
 from foresci.artifacts import sha256_file, sha256_json
+from foresci.contracts import Answer
 from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.scoring import SCORING_REVISION
 from foresci.io import read_json

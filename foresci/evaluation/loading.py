@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from foresci.agents.models import Answer, ForecastAnswer
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.errors import UserError
 from foresci.evaluation.trace import cited_ids
 from foresci.io import read_json, read_models

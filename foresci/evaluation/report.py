@@ -9,7 +9,7 @@ from typing import Any
 
 from jinja2 import Environment, Undefined
 
-from foresci.agents.models import Answer
+from foresci.contracts import Answer
 from foresci.evaluation.loading import answer_key, load_answers
 from foresci.evaluation.models import Score
 from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliability_diagram

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.models import Answer
+from foresci.contracts import Answer
 from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from foresci.agents.models import Answer, ForecastAnswer
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.evaluation.config import EvaluationSettings
 from foresci.evaluation.fact import judged_fact, offline_fact, public_texts
 from foresci.evaluation.forecast import brier, brier_skill, numeric_scores

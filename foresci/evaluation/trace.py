@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from foresci.agents.models import Answer, SupportArtifact
+from foresci.contracts import Answer, SupportArtifact
 from foresci.evaluation.fta import TextEncoder, clipped_cosine_matrix, split_sentences
 from foresci.evaluation.judges import JudgeClient, TraceJudgement, public_task_json
 from foresci.evaluation.models import MetricResult

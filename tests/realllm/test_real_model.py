@@ -28,13 +28,13 @@ import pytest
 from foresci.agents.answers import read_answers
 from foresci.agents.briefs import family_schema
 from foresci.agents.cli import write_run_manifest
-from foresci.agents.methods import LLM_METHODS
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
 from foresci.io import write_jsonl
 from foresci.llm.local_demo import compact_settings
 from foresci.llm.serve import LocalServer
+from foresci.methods import shipped_methods
 from foresci.settings import Settings
 from foresci.tasks.hidden import Claim, HiddenTarget
 from foresci.tasks.models import Task
@@ -76,7 +76,7 @@ def _settings(world: ToyWorld, proxy: ScriptedOpenAIServer, cache: Path) -> Sett
 def grid() -> list[tuple[str, Task]]:
     """(method, task) for every registered LLM method and every toy family, grouped by task (rows of one
     task share their prompt prefixes, so the server's prompt cache serves the next row)."""
-    return [(method, task) for task in toy_tasks() for method in LLM_METHODS]
+    return [(method, task) for task in toy_tasks() for method in shipped_methods(uses_llm=True)]
 
 
 def _scores(run_dir: Path) -> list[Score]:
@@ -98,7 +98,7 @@ def test_every_method_and_family_through_the_real_model(
     def factory(cutoff: date) -> Any:
         return view
 
-    methods = list(LLM_METHODS)
+    methods = list(shipped_methods(uses_llm=True))
     plan = grid()
     assert len(plan) == len(methods) * len(toy_tasks()) and len(toy_tasks()) == 4
     timings: dict[str, list[float]] = {}

@@ -1,7 +1,2 @@
-"""The answering methods: five LangGraph graphs (LLM) and two non-LLM forecasters."""
-
-from __future__ import annotations
-
-LLM_METHODS: tuple[str, ...] = ("native", "hybrid_rag", "coi", "research_agent", "aris")
-BASELINE_METHODS: tuple[str, ...] = ("trend", "persistence")
-ALL_METHODS: tuple[str, ...] = LLM_METHODS + BASELINE_METHODS
+"""The shipped LLM answering methods (LangGraph graphs); each module registers its method with
+:mod:`foresci.methods` when imported (:data:`foresci.methods.registry.SHIPPED_MODULES`)."""

@@ -9,10 +9,18 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block, task_queries
-from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, system_prompt
+from foresci.agents.methods.base import (
+    MethodContext,
+    MethodState,
+    decide,
+    finish,
+    run_llm_method,
+    system_prompt,
+)
 from foresci.agents.methods.retrieval import retrieve_for_queries
 from foresci.agents.methods.signals import family_signals
 from foresci.agents.models import EvidencePlan, QueryPlan
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def build_aris(context: MethodContext) -> Any:
@@ -95,3 +103,9 @@ def build_aris(context: MethodContext) -> Any:
         graph.add_node(name, node)
     graph.add_edge(START, "plan")
     return graph.compile()
+
+
+@method("aris", needs_kb=True, uses_llm=True)
+def aris(inputs: MethodInput) -> MethodResult:
+    """The aris graph on one task."""
+    return run_llm_method(build_aris, inputs)

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
 from pydantic import BaseModel
 
-from foresci.agents.briefs import Mode, candidate_ids, family_schema, task_brief
+from foresci.agents.briefs import Mode, candidate_ids, task_brief
 from foresci.agents.config import AgentSettings
-from foresci.agents.models import ContractStatus, Evidence, answer_schema_for_options
-from foresci.agents.prompts import PromptBook
+from foresci.agents.prompts import PromptBook, load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools
+from foresci.contracts import ContractStatus, Evidence, answer_schema_for_options, family_schema
 from foresci.kb.models import Paper
 from foresci.llm import LLMClient
+from foresci.methods.registry import MethodInput, MethodResult
 from foresci.tasks.models import Task
 
 
@@ -141,3 +143,28 @@ def finish(context: MethodContext, answer: BaseModel) -> dict[str, Any]:
         known = {item.paper_id for item in context.tools.artifact.retrieved}
         context.tools.artifact.evidence.extend(link_evidence(render_text(context.task, answer), known))
     return {"answer": answer.model_dump(mode="json")}
+
+
+GraphBuilder = Callable[[MethodContext], Any]
+
+
+def run_llm_method(builder: GraphBuilder, inputs: MethodInput) -> MethodResult:
+    """Answer one task with the graph ``builder`` makes (the native graph in name-only mode): the family
+    answer, the KB tools' support artifact with the graph's notes, and the contract outcome."""
+    from foresci.agents.methods.native import build_native
+
+    if inputs.llm is None or inputs.settings is None:
+        raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
+    tools = inputs.tools
+    if tools is not None and not isinstance(tools, KBTools):
+        raise TypeError(f"shipped methods read the KB through KBTools, got {type(tools).__name__}")
+    context = MethodContext(task=inputs.task, mode=inputs.mode, llm=inputs.llm, tools=tools,
+                            prompts=load_prompts(), settings=inputs.settings.agents)
+    state = (build_native if inputs.mode == "name_only" else builder)(context).invoke({})
+    answer = family_schema(inputs.task.family).model_validate(state["answer"])
+    support = tools.artifact if tools is not None else None
+    if support is not None:
+        support.notes.extend(state.get("notes", []))
+    outcome = state.get("contract") or {}
+    return MethodResult(answer=answer, support=support, contract=outcome.get("status", "ok"),
+                        contract_notes=list(outcome.get("notes", [])))

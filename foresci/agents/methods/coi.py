@@ -9,8 +9,16 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import task_queries
-from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, system_prompt
+from foresci.agents.methods.base import (
+    MethodContext,
+    MethodState,
+    decide,
+    finish,
+    run_llm_method,
+    system_prompt,
+)
 from foresci.kb.models import Paper
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def _chain_text(index: int, anchor: Paper, followers: list[Paper]) -> str:
@@ -87,3 +95,9 @@ def build_coi(context: MethodContext) -> Any:
         graph.add_node(name, node)
     graph.add_edge(START, "anchors")
     return graph.compile()
+
+
+@method("coi", needs_kb=True, uses_llm=True)
+def coi(inputs: MethodInput) -> MethodResult:
+    """The coi graph on one task."""
+    return run_llm_method(build_coi, inputs)

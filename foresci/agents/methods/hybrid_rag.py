@@ -8,8 +8,9 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block
-from foresci.agents.methods.base import MethodContext, MethodState, decide, finish
+from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, run_llm_method
 from foresci.agents.methods.retrieval import retrieve_for_task
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def build_hybrid_rag(context: MethodContext) -> Any:
@@ -34,3 +35,9 @@ def build_hybrid_rag(context: MethodContext) -> Any:
     graph.add_node("answer", answer)
     graph.add_edge(START, "retrieve")
     return graph.compile()
+
+
+@method("hybrid_rag", needs_kb=True, uses_llm=True)
+def hybrid_rag(inputs: MethodInput) -> MethodResult:
+    """The hybrid_rag graph on one task."""
+    return run_llm_method(build_hybrid_rag, inputs)

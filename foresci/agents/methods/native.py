@@ -7,7 +7,8 @@ from typing import Any, Literal
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
-from foresci.agents.methods.base import MethodContext, MethodState, decide, finish
+from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, run_llm_method
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def build_native(context: MethodContext) -> Any:
@@ -22,3 +23,9 @@ def build_native(context: MethodContext) -> Any:
     graph.add_node("answer", answer)
     graph.add_edge(START, "answer")
     return graph.compile()
+
+
+@method("native", needs_kb=False, uses_llm=True)
+def native(inputs: MethodInput) -> MethodResult:
+    """The native graph on one task."""
+    return run_llm_method(build_native, inputs)

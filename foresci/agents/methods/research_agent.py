@@ -10,9 +10,17 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block, family_schema
-from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, system_prompt
+from foresci.agents.methods.base import (
+    MethodContext,
+    MethodState,
+    decide,
+    finish,
+    run_llm_method,
+    system_prompt,
+)
 from foresci.agents.methods.retrieval import retrieve_for_task
 from foresci.agents.render import render_text
+from foresci.methods.registry import MethodInput, MethodResult, method
 
 
 def build_research_agent(context: MethodContext) -> Any:
@@ -106,3 +114,9 @@ def build_research_agent(context: MethodContext) -> Any:
         graph.add_node(name, node)
     graph.add_edge(START, "gather")
     return graph.compile()
+
+
+@method("research_agent", needs_kb=True, uses_llm=True)
+def research_agent(inputs: MethodInput) -> MethodResult:
+    """The research_agent graph on one task."""
+    return run_llm_method(build_research_agent, inputs)

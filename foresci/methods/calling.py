@@ -1,0 +1,108 @@
+"""Calling a registered method: the plug-in wall around third-party methods, and their results read
+into the family answer schema (a dict or another model is validated; what fails names the field)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from foresci.contracts import ForecastAnswer, SupportArtifact, family_schema
+from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
+from foresci.methods.wall import PluginTools, walled
+from foresci.tasks.models import ForecastQuestion, Task
+
+
+class MethodOutputError(ValueError):
+    """A method returned something that is not an answer in its task family's schema."""
+
+
+def _first_problem(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem.get("loc", ())) or "(root)"
+    return f"{where}: {problem.get('msg', 'invalid')}"
+
+
+def read_answer(name: str, task: Task, answer: Any) -> BaseModel:
+    """``answer`` as the family answer model of ``task``; a :class:`MethodOutputError` naming the field
+    that does not fit."""
+    schema = family_schema(task.family)
+    if isinstance(answer, schema):
+        return answer
+    data = answer.model_dump(mode="json") if isinstance(answer, BaseModel) else answer
+    if not isinstance(data, dict):
+        raise MethodOutputError(f"method {name} returned {type(answer).__name__}, expected a "
+                                f"{schema.__name__} (an object in the {task.family} answer schema)")
+    try:
+        return schema.model_validate(data)
+    except ValidationError as error:
+        raise MethodOutputError(f"method {name} answered outside the {schema.__name__} schema: "
+                                f"{_first_problem(error)}") from error
+
+
+def read_support(name: str, task: Task, support: Any) -> SupportArtifact | None:
+    """A method's own support artifact, validated; retrieved items dated after the cutoff are dropped and
+    the drop noted (an answer cannot rest on the future)."""
+    if support is None:
+        return None
+    try:
+        artifact = SupportArtifact.model_validate(
+            support.model_dump(mode="json") if isinstance(support, BaseModel) else support
+        )
+    except ValidationError as error:
+        problem = _first_problem(error)
+        raise MethodOutputError(f"method {name}: support artifact invalid: {problem}") from error
+    late = [item.paper_id for item in artifact.retrieved if item.announced > task.cutoff]
+    if late:
+        artifact.retrieved = [item for item in artifact.retrieved if item.announced <= task.cutoff]
+        artifact.notes.append(f"dropped {len(late)} retrieved items dated after the cutoff: "
+                              f"{', '.join(late)}")
+    return artifact
+
+
+def call_method(spec: MethodSpec, inputs: MethodInput) -> MethodResult:
+    """Run ``spec`` on ``inputs`` (a non-shipped method behind the plug-in wall) and read its result.
+
+    A plug-in that used the KB tools and returned no support artifact gets the tools' log as one, so its
+    evidence is traceable like a shipped method's.
+    """
+    if spec.shipped:
+        raw = spec.answer(inputs)
+    else:
+        given = replace(inputs, tools=PluginTools(inputs.tools) if inputs.tools is not None else None)
+        with walled(spec.name):
+            raw = spec.answer(given)
+    result = raw if isinstance(raw, MethodResult) else MethodResult(answer=raw)
+    answer = read_answer(spec.name, inputs.task, result.answer)
+    support = read_support(spec.name, inputs.task, result.support)
+    if support is None and not spec.shipped and inputs.tools is not None:
+        support = getattr(inputs.tools, "artifact", None)
+    return MethodResult(answer=answer, support=support, contract=result.contract,
+                        contract_notes=list(result.contract_notes))
+
+
+def call_forecast(spec: MethodSpec, question: ForecastQuestion, inputs: ForecastInput) -> ForecastAnswer:
+    """``spec``'s forecast hook on ``question`` (behind the wall unless shipped), read as a
+    :class:`ForecastAnswer` under the method's name."""
+    if spec.forecast is None:
+        raise NotImplementedError(f"method {spec.name} does not answer forecast questions")
+    if spec.shipped:
+        raw = spec.forecast(question, inputs)
+    else:
+        given = replace(inputs, tools=PluginTools(inputs.tools) if inputs.tools is not None else None)
+        with walled(spec.name):
+            raw = spec.forecast(question, given)
+    data = raw.model_dump(mode="json") if isinstance(raw, BaseModel) else raw
+    if not isinstance(data, dict):
+        raise MethodOutputError(f"method {spec.name} forecast returned {type(raw).__name__}, expected a "
+                                "ForecastAnswer")
+    try:
+        answer = ForecastAnswer.model_validate({"question_id": question.question_id, **data})
+    except ValidationError as error:
+        raise MethodOutputError(f"method {spec.name} forecast outside the ForecastAnswer schema: "
+                                f"{_first_problem(error)}") from error
+    if answer.question_id != question.question_id:
+        raise MethodOutputError(f"method {spec.name} answered question {answer.question_id!r}, asked "
+                                f"{question.question_id!r}")
+    return answer.model_copy(update={"method": spec.name})

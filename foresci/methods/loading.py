@@ -1,0 +1,95 @@
+"""Resolve a ``--method`` value to a registered method: a registered name, an installed plug-in (entry
+point group ``foresci.methods``), ``package.module:object`` or an ``http(s)://`` agent URL."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import replace
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from foresci.errors import UserError
+from foresci.methods.registry import MethodSpec, as_spec, register, registered, shipped_methods
+
+ENTRY_POINT_GROUP = "foresci.methods"
+
+
+class MethodLoadError(UserError):
+    """A ``--method`` value that names no method, or a plug-in that cannot be loaded."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="--method")
+
+
+def installed_plugins() -> dict[str, EntryPoint]:
+    """The entry points of group ``foresci.methods`` by name."""
+    return {entry.name: entry for entry in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _short(error: BaseException) -> str:
+    return " ".join(f"{type(error).__name__}: {error}".split())[:300]
+
+
+def _spec_of(target: Any, label: str, name: str | None = None) -> MethodSpec:
+    try:
+        spec = as_spec(target, name=name, source=label)
+    except TypeError as error:
+        raise MethodLoadError(f"{label}: {error}") from error
+    if name is not None and spec.name != name:
+        spec = replace(spec, name=name)
+    try:
+        return register(spec)
+    except ValueError as error:
+        raise MethodLoadError(f"{label}: {error}") from error
+
+
+def load_object(reference: str) -> MethodSpec:
+    """The method at ``package.module:object`` (``object`` may be dotted)."""
+    module_name, _, attribute = reference.partition(":")
+    if not module_name or not attribute:
+        raise MethodLoadError(f"cannot load method {reference!r}: expected package.module:object")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise MethodLoadError(f"cannot load method {reference!r}: no module named {error.name!r} "
+                              "(is its folder on PYTHONPATH, or the package installed?)") from error
+    except Exception as error:  # a plug-in's import may fail in any way: one line naming it
+        raise MethodLoadError(f"cannot load method {reference!r}: importing {module_name} raised "
+                              f"{_short(error)}") from error
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise MethodLoadError(f"cannot load method {reference!r}: {module_name} has no attribute "
+                                  f"{attribute!r}")
+        target = getattr(target, part)
+    return _spec_of(target, reference)
+
+
+def load_entry_point(entry: EntryPoint) -> MethodSpec:
+    """The method an installed plug-in declares, under its entry-point name."""
+    label = f"plug-in {entry.name!r} ({entry.value})"
+    try:
+        target = entry.load()
+    except Exception as error:  # a broken installed plug-in: one line naming it
+        raise MethodLoadError(f"cannot load {label}: {_short(error)}") from error
+    return _spec_of(target, label, name=entry.name)
+
+
+def resolve_method(value: str) -> MethodSpec:
+    """The method ``value`` names; a :class:`MethodLoadError` (one line) when it names none."""
+    value = value.strip()
+    if value.startswith(("http://", "https://")):
+        from foresci.methods.http import http_method
+
+        return http_method(value)
+    known = registered()
+    if value in known:
+        return known[value]
+    if ":" in value:
+        return load_object(value)
+    plugins = installed_plugins()
+    if value in plugins:
+        return load_entry_point(plugins[value])
+    choices = ", ".join(shipped_methods())
+    extra = f"; installed plug-ins: {', '.join(sorted(plugins))}" if plugins else ""
+    raise MethodLoadError(f"unknown method {value!r}; choose from {choices}{extra}, "
+                          "package.module:object or an http(s):// agent URL")

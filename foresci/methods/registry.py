@@ -1,0 +1,219 @@
+"""The method API: what an answering method receives and returns, and the ``@method`` registry.
+
+A method is registered by name with two flags that drive everything the runner and CLI do with it:
+``needs_kb`` (it reads the knowledge base: it gets KB tools bound to the task cutoff, and ``--kb`` is
+required) and ``uses_llm`` (it calls a backbone: it runs once per ``--model``, gets the chat-model client,
+has a name-only mode, and needs an endpoint). The shipped methods register here like any plug-in
+(:func:`shipped_methods`); third-party ones load by entry point, ``module:obj`` or URL
+(:mod:`foresci.methods.loading`).
+
+    from foresci.methods import method
+
+    @method("first_option", needs_kb=True)
+    def first_option(inputs):
+        papers = inputs.tools.search(inputs.task.title)
+        ...
+        return {"direction": inputs.task.candidates[0].option_id, "trajectory": "steady", "rationale": "..."}
+
+A method answers one public :class:`~foresci.tasks.models.Task` with its family answer (a model or a dict
+in the family schema of :mod:`foresci.contracts`), optionally with a :class:`MethodResult` carrying its
+own support artifact. An optional forecast hook answers numeric/binary forecast questions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from foresci.contracts import ContractStatus, ForecastAnswer, SupportArtifact
+
+if TYPE_CHECKING:
+    from foresci.kb.models import Paper
+    from foresci.llm import LLMClient
+    from foresci.settings import Settings
+    from foresci.tasks.models import ForecastQuestion, Task
+
+Mode = Literal["full", "name_only"]
+AnswerLike = BaseModel | dict[str, Any]
+
+
+class CutoffTools(Protocol):
+    """The KB tools a method gets: every result is on or before the task cutoff; calls are logged into the
+    answer's support artifact and counted against ``settings.agents.tool_budget``."""
+
+    def search(self, query: str, k: int | None = None) -> list[Paper]: ...
+
+    def get_paper(self, paper_id: str) -> Paper | None: ...
+
+    def related_papers(self, paper_id: str, k: int | None = None) -> list[Paper]: ...
+
+    def timeline(self, query: str, k: int = 60) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class MethodInput:
+    """Everything a method may use to answer one task (and nothing else)."""
+
+    task: Task
+    mode: Mode
+    tools: CutoffTools | None = field(
+        default=None, metadata={"doc": "KB tools at the task cutoff; None unless needs_kb and mode full"}
+    )
+    llm: LLMClient | None = field(
+        default=None, metadata={"doc": "chat-model client of the --model backbone; None unless uses_llm"}
+    )
+    settings: Settings | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class ForecastInput:
+    """What a forecast hook may use for one question (tools bound to the question's cutoff)."""
+
+    tools: CutoffTools | None = None
+    llm: LLMClient | None = None
+    settings: Settings | None = None
+    model: str | None = None
+
+
+@dataclass
+class MethodResult:
+    """A method's answer with what it rests on. ``contract`` None: the runner checks the task contract."""
+
+    answer: AnswerLike
+    support: SupportArtifact | None = None
+    contract: ContractStatus | None = None
+    contract_notes: list[str] = field(default_factory=list)
+
+
+AnswerFn = Callable[[MethodInput], "MethodResult | AnswerLike"]
+ForecastFn = Callable[["ForecastQuestion", ForecastInput], "ForecastAnswer | dict[str, Any]"]
+
+
+@runtime_checkable
+class Method(Protocol):
+    """What the runner calls. ``forecast`` is None for a method that answers no forecast questions."""
+
+    name: str
+    needs_kb: bool
+    uses_llm: bool
+    forecast: ForecastFn | None
+
+    def answer(self, inputs: MethodInput) -> MethodResult | AnswerLike: ...
+
+
+@dataclass
+class MethodSpec:
+    """A registered method: its name, flags, answer function and optional forecast hook.
+
+    ``shipped`` methods come with foresci and are trusted with the full KB tools; every other method runs
+    behind the plug-in wall (:mod:`foresci.methods.wall`).
+    """
+
+    name: str
+    answer: AnswerFn
+    needs_kb: bool = False
+    uses_llm: bool = False
+    forecast: ForecastFn | None = None
+    shipped: bool = False
+    source: str = ""
+
+    def forecaster(self, function: ForecastFn) -> ForecastFn:
+        """Decorator: register ``function(question, inputs)`` as this method's forecast hook."""
+        self.forecast = function
+        return function
+
+
+_REGISTRY: dict[str, MethodSpec] = {}
+_LOCK = threading.Lock()
+
+
+def _is_shipped(module: str) -> bool:
+    return module == "foresci" or module.startswith("foresci.")
+
+
+def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_llm: bool = False,
+            source: str = "") -> MethodSpec:
+    """A :class:`MethodSpec` from a spec, a :class:`Method`-like object, a class with ``answer`` (made
+    with no arguments) or an answer function."""
+    if isinstance(target, MethodSpec):
+        return target
+    if isinstance(target, type):
+        target = target()
+    answer = getattr(target, "answer", None)
+    if callable(answer):
+        return MethodSpec(
+            name=name or str(getattr(target, "name", "") or type(target).__name__),
+            answer=answer,
+            needs_kb=bool(getattr(target, "needs_kb", needs_kb)),
+            uses_llm=bool(getattr(target, "uses_llm", uses_llm)),
+            forecast=getattr(target, "forecast", None),
+            shipped=_is_shipped(type(target).__module__),
+            source=source or f"{type(target).__module__}:{type(target).__qualname__}",
+        )
+    if callable(target):
+        module = getattr(target, "__module__", "") or ""
+        return MethodSpec(
+            name=name or str(getattr(target, "__name__", "method")),
+            answer=target,
+            needs_kb=needs_kb,
+            uses_llm=uses_llm,
+            shipped=_is_shipped(module),
+            source=source or f"{module}:{getattr(target, '__qualname__', '')}",
+        )
+    raise TypeError(f"{target!r} is not a method: give a function of MethodInput, a class or object with "
+                    "an answer(inputs) method, or a @method-decorated one")
+
+
+def register(spec: MethodSpec) -> MethodSpec:
+    """Add ``spec`` to the registry; a name already taken by another method is an error."""
+    with _LOCK:
+        taken = _REGISTRY.get(spec.name)
+        if taken is not None and taken.source != spec.source:
+            raise ValueError(f"method name {spec.name!r} is already registered by {taken.source}")
+        _REGISTRY[spec.name] = spec
+    return spec
+
+
+def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False) -> Callable[[Any], MethodSpec]:
+    """Decorator registering an answer function (or a class with ``answer`` and optional ``forecast``)
+    as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook)."""
+
+    def decorate(target: Any) -> MethodSpec:
+        return register(as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm))
+
+    return decorate
+
+
+# Modules whose import registers the shipped methods, in the order they are listed and run.
+SHIPPED_MODULES: tuple[str, ...] = (
+    "foresci.agents.methods.native",
+    "foresci.agents.methods.hybrid_rag",
+    "foresci.agents.methods.coi",
+    "foresci.agents.methods.research_agent",
+    "foresci.agents.methods.aris",
+    "foresci.agents.baselines.methods",
+)
+
+
+def _load_shipped() -> None:
+    for module in SHIPPED_MODULES:
+        importlib.import_module(module)
+
+
+def registered() -> dict[str, MethodSpec]:
+    """Every registered method by name (the shipped ones first, in registration order)."""
+    _load_shipped()
+    with _LOCK:
+        return dict(_REGISTRY)
+
+
+def shipped_methods(uses_llm: bool | None = None) -> list[str]:
+    """Names of the methods that come with foresci, optionally only those that do (not) use an LLM."""
+    return [name for name, spec in registered().items()
+            if spec.shipped and (uses_llm is None or spec.uses_llm == uses_llm)]

@@ -1,0 +1,152 @@
+"""The method API: neutral contracts, the ``@method`` registry driving the runner, in-process plug-ins."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from foresci.agents.answers import read_answers, read_forecasts
+from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
+from foresci.methods import MethodInput, MethodResult, method, registered, shipped_methods
+from foresci.methods.loading import MethodLoadError, resolve_method
+from foresci.settings import Settings
+from foresci.tasks.models import ForecastQuestion
+from tests.agents.conftest import ToyWorld
+from tests.agents.toy import CUTOFF, DOMAIN, toy_tasks
+
+FORESCI = Path(__file__).resolve().parents[2] / "foresci"
+
+
+def _imports(folder: Path) -> list[tuple[str, str]]:
+    found = []
+    for path in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found += [(path.name, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.append((path.name, node.module))
+    return found
+
+
+def test_evaluation_never_imports_agents() -> None:
+    offenders = [f"{name}: {module}" for name, module in _imports(FORESCI / "evaluation")
+                 if module == "foresci.agents" or module.startswith("foresci.agents.")]
+    assert not offenders
+    # foresci.settings holds every component's section, so the agents *config* module (plain pydantic
+    # fields) loads with it; no other agents module may.
+    modules = sorted(f"foresci.evaluation.{path.stem}" for path in (FORESCI / "evaluation").glob("*.py")
+                     if path.stem != "__init__")
+    code = (
+        f"import sys, importlib\nfor name in {modules!r}: importlib.import_module(name)\n"
+        "bad = [m for m in sys.modules if m.startswith('foresci.agents') "
+        "and m not in ('foresci.agents', 'foresci.agents.config')]\n"
+        "assert not bad, bad"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_contracts_are_one_set_of_types_for_agents_and_evaluation() -> None:
+    import foresci.agents.models as agent_models
+    import foresci.contracts as contracts
+    import foresci.evaluation.scoring as scoring
+
+    for name in ("Answer", "SupportArtifact", "Evidence", "ForecastAnswer", "DirectionAnswer", "VenueAnswer"):
+        assert getattr(agent_models, name) is getattr(contracts, name)
+    assert scoring.Answer is contracts.Answer
+
+
+def test_shipped_methods_register_with_their_flags() -> None:
+    methods = registered()
+    assert shipped_methods() == ["native", "hybrid_rag", "coi", "research_agent", "aris", "trend",
+                                 "persistence"]
+    assert shipped_methods(uses_llm=False) == ["trend", "persistence"]
+    assert not methods["native"].needs_kb and methods["native"].uses_llm
+    assert methods["aris"].needs_kb and methods["aris"].uses_llm
+    assert methods["trend"].needs_kb and not methods["trend"].uses_llm
+    assert methods["trend"].forecast is not None and methods["aris"].forecast is None
+    assert all(methods[name].shipped for name in shipped_methods())
+
+
+def test_unknown_or_broken_method_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(MethodLoadError, match=r"unknown method 'nope'; choose from native, hybrid_rag"):
+        resolve_method("nope")
+    with pytest.raises(MethodLoadError, match=r"no module named 'no_such_pkg'"):
+        resolve_method("no_such_pkg.agent:run")
+    (tmp_path / "broken_agent.py").write_text("raise RuntimeError('bad plug-in')\n")
+    (tmp_path / "empty_agent.py").write_text("x = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(MethodLoadError, match=r"importing broken_agent raised RuntimeError: bad plug-in"):
+        resolve_method("broken_agent:run")
+    with pytest.raises(MethodLoadError, match=r"empty_agent has no attribute 'run'"):
+        resolve_method("empty_agent:run")
+    with pytest.raises(MethodLoadError, match=r"is not a method"):
+        resolve_method("empty_agent:x")
+    for error in ("nope", "no_such_pkg.agent:run"):
+        with pytest.raises(MethodLoadError) as caught:
+            resolve_method(error)
+        assert "\n" not in str(caught.value) and str(caught.value).startswith("--method: ")
+
+
+@method("api_first_option", needs_kb=True)
+def first_option(inputs: MethodInput) -> Any:
+    """A plug-in: searches the KB and picks each task's first option."""
+    assert inputs.tools is not None and inputs.llm is None
+    papers = inputs.tools.search(inputs.task.title)
+    task = inputs.task
+    if task.family == "direction_forecasting":
+        return {"direction": task.candidates[0].option_id, "trajectory": "steady",
+                "rationale": f"first option; read {len(papers)} papers"}
+    if task.family == "bottleneck_opportunity":
+        return MethodResult(answer={"bottleneck": "context limits", "opportunity": "long tasks",
+                                    "mechanism": "memory"})
+    return {"ranking": [{"option_id": option.option_id} for option in task.candidates]}
+
+
+def _question() -> ForecastQuestion:
+    return ForecastQuestion(question_id="q1", kind="binary", domain=DOMAIN, cutoff=CUTOFF,
+                            window_start=date(2025, 7, 1), window_end=date(2025, 9, 30),
+                            text="Will the share of 'graph memory' grow?", resolution_rule="r",
+                            params={"family": "direction_forecasting", "threshold": 1.1}, baseline=0.3)
+
+
+def test_registered_plugin_answers_through_the_runner(toy_world: ToyWorld, tmp_path: Path) -> None:
+    view = toy_world.view()
+    settings = Settings(cache_dir=tmp_path / "cache")
+    summary = run_release(toy_tasks(), tmp_path / "run", settings, ["api_first_option", "trend"],
+                          view_factory=lambda cutoff: view, questions=[_question()])  # type: ignore[arg-type,return-value]
+    rows = {row.family: row for row in read_answers(tmp_path / "run" / ANSWERS_FILE)
+            if row.method == "api_first_option"}
+    assert summary.errors == 0 and len(rows) == 4
+    assert rows["direction_forecasting"].payload["direction"] == "A"
+    assert rows["strategic_planning"].contract == "ok"
+    assert rows["bottleneck_opportunity"].text.startswith("Root bottleneck:")
+    support = rows["direction_forecasting"].support  # the tools' log, though the plug-in returned none
+    assert support is not None and support.queries == [toy_tasks()[0].title] and support.retrieved
+    assert all(item.announced <= CUTOFF for item in support.retrieved)
+    assert rows["direction_forecasting"].evidence == "retrieved"
+    forecasts = {row.method: row for row in read_forecasts(tmp_path / "run" / FORECASTS_FILE)}
+    assert forecasts["trend"].probability is not None
+    lacking = forecasts["api_first_option"]
+    assert lacking.probability is None and lacking.p50 is None
+    assert lacking.notes == ["error: NotImplementedError: method api_first_option does not answer "
+                             "forecast questions"]
+
+
+@method("api_bad_answer")
+def bad_answer(inputs: MethodInput) -> Any:
+    """A plug-in that answers outside the family schema."""
+    return {"direction": "A", "trajectory": "sideways", "rationale": ""}
+
+
+def test_answer_outside_the_schema_is_an_error_row_naming_the_field(tmp_path: Path) -> None:
+    run_release(toy_tasks()[:1], tmp_path / "run", Settings(cache_dir=tmp_path / "cache"), ["api_bad_answer"])
+    (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert row.status == "error" and row.evidence is None
+    assert "method api_bad_answer answered outside the DirectionAnswer schema: trajectory:" in (row.error or "")
