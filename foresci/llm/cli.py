@@ -19,8 +19,8 @@ def serve_command(
     ctx: int | None = typer.Option(None, "--ctx", help="context window in tokens (default: the model's)"),
     threads: int = typer.Option(2, "--threads", help="CPU threads for prompt processing and generation"),
     prompt_cache_mb: int = typer.Option(
-        1024, "--prompt-cache-mb", help="RAM prompt cache in MiB: restores any earlier request's longest "
-        "matching prefix instead of recomputing it (0 = off)"),
+        128, "--prompt-cache-mb", help="prompt cache, MiB of KV state (RAM use is about 10x for SmolLM2: "
+        "the logits are kept too); restores any earlier request's longest matching prefix (0 = off)"),
 ) -> None:
     """Serve a local model on 127.0.0.1 until Ctrl-C, and print the settings that point foresci at it.
 

@@ -7,6 +7,9 @@ cut generation to 1-2 tokens/s. It keeps a RAM prompt cache (``prompt_cache_mb``
 slot only reuses the previous request's prefix, while the cache restores the longest cached prefix of
 any earlier request, so a judge prompt reuses the system prompt and task of the same judge one answer
 earlier instead of evaluating them again (prompt processing is the bulk of a CPU model's time).
+llama-cpp-python counts only the KV state against that size, but keeps each entry's logits too
+(4 bytes x vocabulary per prompt token, about 9x the state for SmolLM2's 49k vocabulary): 128 MB of
+state is about 1.2 GB of RAM.
 
 Example::
 
@@ -102,7 +105,7 @@ class LocalServer:
 
     def __init__(self, model: str = DEFAULT_LOCAL_MODEL, *, port: int = 0, ctx: int | None = None,
                  threads: int = 2, cache_dir: Path = Path(".foresci/cache"), log: Path | None = None,
-                 startup_timeout_s: float = 180.0, prompt_cache_mb: int = 1024) -> None:
+                 startup_timeout_s: float = 180.0, prompt_cache_mb: int = 128) -> None:
         registry = load_model_registry()
         self.weights = find_weights(model, cache_dir, registry)
         info = registry.get(model)

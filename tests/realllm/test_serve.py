@@ -49,8 +49,8 @@ def test_server_command_for_any_gguf(tmp_path: Path) -> None:
     assert command[command.index("--port") + 1] == "18123"
     assert server.env_lines()[0] == "export FORESCI_LLM__BASE_URL=http://127.0.0.1:18123/v1"
     assert server.name == "tiny-model" and server.ctx == 4096
-    cache = command.index("--cache")  # the RAM prompt cache, 1 GiB unless asked otherwise
-    assert command[cache + 1] == "true" and command[command.index("--cache_size") + 1] == str(1024 ** 3)
+    cache = command.index("--cache")  # the RAM prompt cache, 128 MiB of KV state unless asked otherwise
+    assert command[cache + 1] == "true" and command[command.index("--cache_size") + 1] == str(128 * 1024 ** 2)
     assert "--cache" not in LocalServer(str(weights), cache_dir=tmp_path, prompt_cache_mb=0).command()
 
 
