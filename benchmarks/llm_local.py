@@ -4,7 +4,7 @@ Builds a small synthetic world through the real pipeline (world -> KB -> taxonom
 the local server, and answers the release with every LLM method under the structured-output method the
 endpoint accepts (detected), and with hybrid_rag under each structured-output method; then name-only,
 trend and persistence. Agents and the server run the demo's compact CPU-model profile
-(``foresci.llm.local_demo.COMPACT_PROFILE``: one review round, 2 evidence papers, 160 output tokens) and
+(``foresci.llm.local_demo.COMPACT_PROFILE``: one review round, 2 evidence papers, 256/160 output tokens) and
 the server's RAM prompt cache.
 Prints per (method, output method): calls and prompt/completion tokens per task, seconds per task,
 schema-valid answer rate, error reasons, offline FTA and top-1 (the fraction of ranked/choice tasks whose

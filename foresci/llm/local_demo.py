@@ -19,9 +19,11 @@ if TYPE_CHECKING:
 # The compact profile of a CPU model on two cores, per settings section (applied only where the user has
 # not set a value): prompt processing is most of a small model's time, so prompts stay short (two evidence
 # papers, four tool calls, one review round with one reviewer, one chain, one planned query), output is
-# capped, and each rubric metric is judged once with at most two extracted claims. No step is skipped.
+# capped (256 tokens for an answer: the bottleneck family's tool call did not fit in 160, and a truncated
+# reply costs a re-ask), and each rubric metric is judged once with at most two extracted claims. No step is
+# skipped.
 COMPACT_PROFILE: dict[str, dict[str, Any]] = {
-    "llm": {"max_tokens": {"agent": 160, "judge": 160, "builder": 160}},
+    "llm": {"max_tokens": {"agent": 256, "judge": 160, "builder": 160}},
     "agents": {"iterations": 1, "reviewers": 1, "max_evidence_papers": 2, "papers_per_query": 2,
                "tool_budget": 4, "coi_chains": 1, "coi_chain_length": 1, "aris_max_queries": 1},
     "evaluation": {"judge_runs": 1, "judge_concurrency": 1, "max_claims": 2},

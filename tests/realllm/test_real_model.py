@@ -138,7 +138,8 @@ def test_every_method_and_family_through_the_real_model(
         prompts = proxy.all_text()
         assert POST_MARKER not in prompts
         assert not [paper_id for paper_id in toy_world.post_ids if paper_id in prompts]
-        assert all(request.get("max_tokens") == 160 for request in proxy.requests)
+        agent_cap = settings.llm.max_tokens["agent"]
+        assert all(request.get("max_tokens") == agent_cap for request in proxy.requests)
 
         evaluate_run(run, release, settings, offline=True)
         offline = _scores(run)
@@ -162,7 +163,8 @@ def test_every_method_and_family_through_the_real_model(
                 assert result.error or result.value is not None or not result.available, (score.key, name)
         judge_requests = len(proxy.requests) - agent_requests
         assert judge_requests >= ok
-        assert all(request.get("max_tokens") == 160 for request in proxy.requests[agent_requests:])
+        assert all(request.get("max_tokens") == settings.llm.max_tokens["judge"]
+                   for request in proxy.requests[agent_requests:])
         assert POST_MARKER not in proxy.all_text()
         total_s = time.monotonic() - started
 

@@ -61,5 +61,5 @@ def test_demo_environment_carries_the_compact_profile(monkeypatch: pytest.Monkey
     from_env = Settings()
     profiled = compact_settings(Settings())
     assert from_env.agents == profiled.agents and from_env.evaluation == profiled.evaluation
-    assert from_env.llm.max_tokens == {"agent": 160, "judge": 160, "builder": 160} == profiled.llm.max_tokens
+    assert from_env.llm.max_tokens == {"agent": 256, "judge": 160, "builder": 160} == profiled.llm.max_tokens
     assert from_env.agents.max_evidence_papers == 2 and from_env.evaluation.judge_runs == 1
