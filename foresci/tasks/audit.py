@@ -7,8 +7,7 @@ after the cutoff; and, given two methods' answers, whether the family separates 
 
 Gates (``TaskSettings``): no label above ``max_label_share``; persistence, smallest/largest option wins
 and the best fixed rule at or under ``max_baseline_share`` (each gated once ``min_gate_tasks`` tasks are
-labelled or evaluable); no duplicate decisions. Our builders enforce them; for imported releases they
-are reported.
+evaluable); no duplicate decisions. Our builders enforce them; for imported releases they are reported.
 """
 
 from __future__ import annotations
@@ -295,9 +294,7 @@ def stat_findings(targets: Sequence[HiddenTarget]) -> list[str]:
 
 
 def _gate(audit: FamilyAudit, settings: TaskSettings) -> None:
-    labelled = sum(audit.labels.values())  # like the rates: one task's label always holds 100 %
-    if (audit.top_label_share is not None and audit.top_label_share > settings.max_label_share
-            and labelled >= settings.min_gate_tasks):
+    if audit.top_label_share is not None and audit.top_label_share > settings.max_label_share:
         label = next(iter(audit.labels))
         audit.reasons.append(
             f"label {label!r} holds {audit.top_label_share:.0%} of the family's trajectory "

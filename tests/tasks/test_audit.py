@@ -72,15 +72,6 @@ def test_audit_rejects_label_concentration_and_passes_a_balanced_family() -> Non
     assert report.passed, render_audit(report)
 
 
-def test_label_gate_waits_for_enough_labelled_tasks() -> None:
-    """A one-task family (the demo's local-model release) is not rejected for its only label."""
-    items = [_item(index, "accelerating", index % 2 == 0) for index in range(TaskSettings().min_gate_tasks)]
-    single = audit_tasks([items[0].task], {items[0].hidden.task_id: items[0].hidden})
-    assert single.families["direction_forecasting"].passed, render_audit(single)
-    full = audit_tasks([item.task for item in items], {item.hidden.task_id: item.hidden for item in items})
-    assert not full.families["direction_forecasting"].passed
-
-
 def test_selection_rebalances_labels_and_persistence() -> None:
     pool = [
         _item(index, "accelerating" if index % 5 else "cooling", persistent=index % 4 != 0)
