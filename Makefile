@@ -5,6 +5,7 @@ TORCH_VERSION ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.foresci-installed
 LLM_STAMP := $(VENV)/.foresci-llm-installed
+RAY_STAMP := $(VENV)/.foresci-ray-installed
 # llama-cpp-python from source without the AMX path (a native build dies on the first request on CPUs that
 # report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists, and
 # pip caches the wheel it builds (a wheel cached from a native build would have to be removed by hand).
@@ -15,7 +16,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit browser install clean llm
+.PHONY: demo test lint typecheck unit browser install clean llm examples ray
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +35,14 @@ $(LLM_STAMP): $(STAMP)
 
 llm: $(LLM_STAMP)
 
+# The optional Ray engine (`--engine ray`); its tests start a 2-CPU local cluster (under CI=true a missing
+# ray fails them rather than skipping).
+$(RAY_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
+	touch $(RAY_STAMP)
+
+ray: $(RAY_STAMP)
+
 demo: $(STAMP) $(if $(filter local,$(LLM)),$(LLM_STAMP))
 	$(BIN)/foresci demo $(if $(LLM),--llm $(LLM))
 
@@ -47,12 +56,17 @@ typecheck: $(STAMP)
 browser: $(STAMP)
 	PYTHON=$(BIN)/python sh tests/support/ensure_chromium.sh
 
-unit: $(STAMP)
+# The example plug-in (examples/foresci-example-agent) registers through its entry point; tests/methods
+# runs it through `foresci run` and `foresci eval`.
+examples: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps -e examples/foresci-example-agent
+
+unit: $(STAMP) examples
 	$(BIN)/python -m pytest
 
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
 # extra fails that stage rather than skipping it).
-test: lint typecheck browser llm unit
+test: lint typecheck browser llm ray unit
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build *.egg-info

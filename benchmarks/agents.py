@@ -17,20 +17,14 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
-from typing import Any
 
 from foresci.agents.answers import read_answers
 from foresci.agents.runner import ANSWERS_FILE, run_release
-from foresci.kb.build import build_kb
-from foresci.kb.retrieve import KBView
-from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the scripted server lives in tests/support
 from tests.agents.responders import answering_responder  # noqa: E402
-from tests.agents.toy import DOMAIN, toy_tasks, write_corpus  # noqa: E402
+from tests.agents.toy import build_toy_kb, toy_tasks  # noqa: E402
 from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
 
 DESIGN_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 2, "research_agent": 7, "aris": 3}
@@ -44,21 +38,7 @@ def main() -> int:
         ScriptedOpenAIServer(responder=answering_responder) as server,
     ):
         root = Path(scratch)
-        write_corpus(root)
-        kb_settings = Settings(cache_dir=root / "cache", kb={"domains": [DOMAIN]})
-        build_kb([root / "corpus"], root / "kb", kb_settings, domains_dirs=[root / "domains"])
-        view = KBView(KnowledgeBase.open(root / "kb", kb_settings), toy_tasks()[0].cutoff)
-
-        def factory(cutoff: date) -> Any:
-            return view
-
-        settings = kb_settings.model_copy(
-            update={
-                "llm": kb_settings.llm.model_copy(
-                    update={"base_url": server.base_url, "model": "scripted-model"}
-                )
-            }
-        )
+        settings, factory = build_toy_kb(root, server.base_url)
         tasks = toy_tasks()
         print(
             f"{'method':>15} | {'calls+cached/task':>17} {'prompt tok/task':>15} {'completion tok/task':>19} "

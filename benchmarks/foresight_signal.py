@@ -19,7 +19,11 @@ Vectors are cached between runs under FORESCI_CACHE_DIR (e.g. ``FORESCI_CACHE_DI
 Not named ``signal.py``: a script of that name in ``benchmarks/`` shadows the standard library's
 ``signal`` module for every sibling script (``benchmarks/demo.py`` then fails at import).
 
+Intervals resample whole worlds (a world's tasks share their few nodes; see :mod:`foresci.signal`).
+
 Run: ``OMP_NUM_THREADS=1 python benchmarks/foresight_signal.py [--seeds 10] [--difficulties 0,0.3,0.6,0.8,1]``
+(``--keep DIR`` keeps every world's artifacts (``DIR/d<difficulty>-s<seed>``), and ``--rescore DIR [DIR ...]``
+prints the figures and applies the goals again from kept worlds without running anything).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from foresci.signal import (
     DifficultyPool,
     WorldOutcome,
     format_pool,
+    kept_world,
     run_world,
     signal_failures,
     small_world,
@@ -51,6 +56,9 @@ def main() -> int:
     parser.add_argument("--difficulties", default="0,0.3,0.6,0.8,1", help="comma-separated difficulties")
     parser.add_argument("--papers-per-month", type=float, default=20.0, help="papers per month of a world")
     parser.add_argument("--keep", type=Path, default=None, help="keep every world's artifacts here")
+    parser.add_argument("--rescore", type=Path, nargs="+", default=None, metavar="DIR",
+                        help="no run: read the worlds kept under these --keep folders (the first --seeds "
+                             "scored seeds per difficulty) and print their figures")
     args = parser.parse_args()
     difficulties = [float(value) for value in args.difficulties.split(",") if value.strip()]
     root = args.keep or Path(tempfile.mkdtemp(prefix="foresci-signal-"))
@@ -59,7 +67,12 @@ def main() -> int:
     for difficulty in difficulties:
         pool = DifficultyPool(difficulty)
         seed = 0
-        while len(pool.worlds) < args.seeds and seed < args.seeds + SPARE_SEEDS:
+        while args.rescore and len(pool.worlds) < args.seeds and seed < args.seeds + SPARE_SEEDS:
+            name = f"d{difficulty:g}-s{seed}"
+            found = [kept_world(folder / name, difficulty, seed) for folder in args.rescore]
+            pool.worlds.extend([outcome for outcome in found if outcome is not None][:1])
+            seed += 1
+        while not args.rescore and len(pool.worlds) < args.seeds and seed < args.seeds + SPARE_SEEDS:
             config = small_world(seed, difficulty, args.papers_per_month)
             folder = root / f"d{difficulty:g}-s{seed}"
             seed += 1
@@ -74,7 +87,8 @@ def main() -> int:
         for line in format_pool(pool):
             print(line, flush=True)
         failures.extend(signal_failures(pool))
-    print(f"{len(difficulties) * args.seeds} worlds in {time.perf_counter() - started:.0f} s")
+    worlds = "kept worlds re-read" if args.rescore else "worlds"
+    print(f"{len(difficulties) * args.seeds} {worlds} in {time.perf_counter() - started:.0f} s")
     for failure in failures:
         print(f"MISSED: {failure}", file=sys.stderr)
     return 1 if failures else 0

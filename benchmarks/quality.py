@@ -18,8 +18,12 @@ Prints, and exits non-zero when a goal is missed:
    found near-verbatim (case, plural, hyphen) in >= 3 of the node's papers. Goal >= 90 %.
 4. Domain purity (``--release`` with ``--kb``): the share of candidate-node papers that are core papers
    of the task's domain.
+5. Venue parser (foresci.kb.venue_status) on the 200 hand-labelled comments of
+   ``tests/kb/venue_comments.py``: the status confusion (true -> predicted), accuracy, acceptances counted
+   from non-acceptances, and the family of correctly parsed acceptances. Goals: accuracy >= 95 %, no false
+   acceptance, every accepted family right. (The sample was written before the parser: in-sample.)
 
-    .venv/bin/python benchmarks/quality.py                                   # 1 and 2 only
+    .venv/bin/python benchmarks/quality.py                                   # 1, 2 and 5 only
     .venv/bin/python benchmarks/quality.py --kb /work/data/realkb-title --cutoff 2025-12-31 \\
         --taxonomy-dir /tmp/release/taxonomy --release /tmp/release
 """
@@ -228,6 +232,37 @@ def purity_section(kb: Any, release: Path) -> list[str]:
     return [] if evidence_share == 1.0 else [f"evidence purity {evidence_share:.1%} < 100 %"]
 
 
+def venue_section() -> list[str]:
+    """Print the venue parser's status confusion on the hand-labelled comments; return missed goals."""
+    from foresci.kb.venue_status import STATUSES, confusion, parse_venue_status
+
+    sys.path.insert(0, str(REPO))
+    from tests.kb.venue_comments import LABELLED
+
+    table = confusion(LABELLED)
+    print(f"\n== 5. venue parser vs {len(LABELLED)} hand-labelled comments (rows: true, columns: predicted)")
+    print(f"{'':14s}" + "".join(f"{label:>13s}" for label in STATUSES))
+    for truth in STATUSES:
+        print(f"{truth:14s}" + "".join(f"{table[truth][label]:13d}" for label in STATUSES))
+    correct = sum(table[label][label] for label in STATUSES)
+    false_accepted = sum(table[label]["accepted"] for label in STATUSES if label != "accepted")
+    accepted = [(family, parse_venue_status(comment)) for comment, status, family in LABELLED
+                if status == "accepted"]
+    parsed = [(family, found) for family, found in accepted if found.status == "accepted"]
+    family_right = sum(found.family == family for family, found in parsed)
+    accuracy = correct / len(LABELLED)
+    print(f"status accuracy {correct}/{len(LABELLED)} = {accuracy:.1%}; non-acceptances counted as "
+          f"acceptances: {false_accepted}; family right on {family_right}/{len(parsed)} parsed acceptances")
+    missed = []
+    if accuracy < 0.95:
+        missed.append(f"venue status accuracy {accuracy:.1%} < 95 %")
+    if false_accepted:
+        missed.append(f"{false_accepted} non-acceptances parsed as acceptances")
+    if family_right < len(parsed):
+        missed.append(f"venue family wrong on {len(parsed) - family_right} acceptances")
+    return missed
+
+
 def main() -> int:
     """Run the sections asked for; exit 1 when a goal is missed."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -248,6 +283,7 @@ def main() -> int:
     missed = limitation_section(rows, embedder.encode, args.tau)
     missed += screening_section(rows, embedder.encode, "text")
     screening_section(rows, embedder.encode, "title")
+    missed += venue_section()
     if args.kb is not None:
         from foresci.kb.store import KnowledgeBase
 

@@ -109,6 +109,25 @@ def read_manifest(folder: Path | str) -> Manifest:
     return Manifest.model_validate(read_json(path))
 
 
+def refresh_hashes(folder: Path | str, names: list[str]) -> None:
+    """Re-hash ``names`` in ``folder``'s manifest after its writer rewrote them (e.g. final timings)."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    manifest.hashes.update({name: sha256_file(folder / name) for name in names})
+    write_json(folder / MANIFEST_NAME, manifest)
+
+
+def changed_files(folder: Path | str) -> list[str]:
+    """Files named in ``folder``'s manifest hashes whose content differs now (or that are gone), sorted."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    return sorted(
+        name
+        for name, digest in manifest.hashes.items()
+        if not (folder / name).is_file() or sha256_file(folder / name) != digest
+    )
+
+
 def is_reusable(folder: Path | str, kind: str, inputs: dict[str, Any], config: dict[str, Any]) -> bool:
     """True when ``folder`` holds a complete artifact made from the same inputs and config."""
     try:

@@ -25,10 +25,12 @@ from foresci.demo import demo_command
 from foresci.evaluation.cli import eval_command, report_command
 from foresci.kb.cli import app as kb_app
 from foresci.llm.cli import app as llm_app
+from foresci.schemas import app as schema_app
 from foresci.sim.cli import app as sim_app
 from foresci.tasks.cli import app as tasks_app
 from foresci.tasks.cli import forecast_app
 from foresci.taxonomy.cli import app as taxonomy_app
+from foresci.transcript_cli import transcript_command
 
 app = typer.Typer(
     name="foresci",
@@ -48,9 +50,11 @@ app.add_typer(sim_app, name="sim")
 app.add_typer(taxonomy_app, name="taxonomy")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(forecast_app, name="forecast")
+app.add_typer(schema_app, name="schema")
 app.command("run")(run_command)
 app.command("eval")(eval_command)
 app.command("report")(report_command)
+app.command("transcript")(transcript_command)
 app.command("demo")(demo_command)
 
 

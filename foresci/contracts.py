@@ -130,6 +130,16 @@ class ForecastAnswer(BaseModel):
     p90: float | None = None
     probability: float | None = Field(default=None, ge=0.0, le=1.0)
     notes: list[str] = Field(default_factory=list, description="how the forecast was made")
+    mode: Literal["full", "name_only"] = "full"
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = Field(default=None, description="what failed, on error rows")
+    evidence_ids: list[str] = Field(default_factory=list, description="papers (<= cutoff) the method read")
+    contamination_risk: bool = Field(default=False, description="the backbone may know the window")
+    llm_calls: int = Field(default=0, description="model calls made for this forecast")
+    cache_hits: int = Field(default=0, description="model answers served by the response cache")
+    transcript: str | None = Field(
+        default=None, description="id of this forecast's transcript in the run folder's transcripts.jsonl"
+    )
 
 
 FAMILY_SCHEMAS: dict[str, type[BaseModel]] = {
@@ -221,3 +231,22 @@ class Answer(BaseModel):
     completion_tokens: int = 0
     cache_hits: int = Field(default=0, description="model answers served by the response cache (no call)")
     elapsed_s: float = 0.0
+    transcript: str | None = Field(
+        default=None,
+        description="id of this row's transcript in the run folder's transcripts.jsonl (messages, raw "
+        "completions, tool calls, tokens, timings, cache hits)",
+    )
+
+
+class AgentReply(BaseModel):
+    """What an agent outside Python (``--method http://...``) returns for one task: its answer in the
+    task family's schema, and optionally what the answer rests on. A bare family answer is accepted too."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: DirectionAnswer | BottleneckAnswer | PlanningAnswer | VenueAnswer = Field(
+        description="the answer in the schema of the task's family (answer/<family>.schema.json)"
+    )
+    support: SupportArtifact | None = Field(
+        default=None, description="queries, retrieved papers with dates, evidence per claim; None: no KB read"
+    )

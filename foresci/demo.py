@@ -1,8 +1,9 @@
 """``foresci demo``: foresci's main job end to end on the embedded synthetic world.
 
 Stages (each the real code path a user runs on real data):
-world -> knowledge base -> taxonomy at the cutoff -> release (four families) -> answering methods ->
-evaluation -> terminal leaderboard + HTML report. Without an LLM endpoint only the non-LLM methods
+world -> knowledge base -> taxonomy at the cutoff -> release (four families, plus numeric and binary
+forecast questions) -> answering methods -> evaluation -> terminal leaderboard + HTML report (with the
+forecast table: CRPS, coverage, Brier, skill). Without an LLM endpoint only the non-LLM methods
 (trend, persistence) answer; with ``FORESCI_LLM__BASE_URL`` set the LLM methods join, and name-only too.
 
 The terminal summary ends with forecaster quality on direction forecasting: strict top-1 and FTA with
@@ -37,22 +38,30 @@ class DemoResult:
     runs: list[Path]
     report: Path | None
     timings: dict[str, float] = field(default_factory=dict)
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
 
 
 @contextmanager
-def _stage(console: object, timings: dict[str, float], name: str) -> Iterator[None]:
-    """Time a stage and print a one-line heading for it."""
+def _stage(console: object, timings: dict[str, float], cpu: dict[str, float], name: str) -> Iterator[None]:
+    """Time a stage (wall seconds into ``timings``, the process's CPU seconds into ``cpu``) and print a
+    heading for it.
+
+    CPU seconds next to wall seconds show how much of a slow stage was waiting for a busy machine.
+    """
     console.print(f"[bold cyan]▶ {name}[/bold cyan]")  # type: ignore[attr-defined]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     yield
     timings[name] = round(time.perf_counter() - started, 2)
-    console.print(f"  [dim]done in {timings[name]:.1f} s[/dim]")  # type: ignore[attr-defined]
+    used = round(time.process_time() - cpu_started, 2)
+    cpu[name] = used
+    console.print(f"  [dim]done in {timings[name]:.1f} s (CPU {used:.1f} s)[/dim]")  # type: ignore[attr-defined]
 
 
 DEMO_TASKS_PER_FAMILY = 40
 # With the local model: 2 tasks per family. One is too few: a one-task family's trajectory label holds
 # 100 % of its labels, so the release gate (no label over 50 %) drops direction forecasting.
 DEMO_LOCAL_TASKS_PER_FAMILY = 2
+DEMO_FORECAST_QUESTIONS = 16
 
 
 def run_demo(
@@ -90,10 +99,11 @@ def run_demo(
     console = Console(quiet=quiet)
     settings = settings.model_copy(deep=True) if settings is not None else Settings()
     timings: dict[str, float] = {}
+    cpu: dict[str, float] = {}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
 
-    with _stage(console, timings, "synthetic world"):
+    with _stage(console, timings, cpu, "synthetic world"):
         config = config or default_world_config()
         if seed is not None:
             config = config.model_copy(update={"seed": seed})
@@ -111,7 +121,7 @@ def run_demo(
     settings.agents = settings.agents.model_copy(
         update={"reference_categories": sorted({domain.category for domain in truth.domains})}
     )
-    with _stage(console, timings, "knowledge base"):
+    with _stage(console, timings, cpu, "knowledge base"):
         kb_dir = out / "kb"
         summary = build_kb([world.corpus], kb_dir, settings, domains_dirs=[world.domains], progress=not quiet)
         console.print(f"  {summary.papers} papers, {summary.quarantined} quarantined")
@@ -120,7 +130,7 @@ def run_demo(
     cutoff = truth.cutoff
     taxonomy_dirs: list[Path] = []
     snapshots = {}
-    with _stage(console, timings, f"taxonomy at {cutoff}"):
+    with _stage(console, timings, cpu, f"taxonomy at {cutoff}"):
         for domain in world_domains:
             history = build_taxonomy(kb, domain, cutoff, settings)
             folder = save_taxonomy(
@@ -134,7 +144,7 @@ def run_demo(
                 f"  {domain}: {len(history.final.nodes)} nodes over {len(history.snapshots)} slices"
             )
 
-    with _stage(console, timings, "foresight tasks"):
+    with _stage(console, timings, cpu, "foresight tasks"):
         release_dir = build_release(
             kb,
             out / "release",
@@ -143,9 +153,12 @@ def run_demo(
             settings=settings,
             per_family=per_family,
             snapshots=snapshots,
+            forecast_questions=DEMO_FORECAST_QUESTIONS,
         )
         counts = read_json(release_dir / "manifest.json").get("counts", {})
         console.print(f"  {counts.get('tasks', '?')} tasks: {counts.get('by_family', {})}")
+        forecasts = counts.get("forecast_questions") or {}
+        console.print(f"  {forecasts.get('questions', 0)} forecast questions: {forecasts.get('by_kind', {})}")
 
     release = load_release(release_dir)
 
@@ -158,7 +171,7 @@ def run_demo(
         plans += [("llm", llm_methods, "full"), ("name-only", llm_methods[:1], "name_only")]
     run_dirs: list[Path] = []
     for name, methods, mode in plans:
-        with _stage(console, timings, f"answering: {', '.join(methods)} ({mode})"):
+        with _stage(console, timings, cpu, f"answering: {', '.join(methods)} ({mode})"):
             run_dir = out / "runs" / name
             run_release(
                 release.tasks,
@@ -168,17 +181,18 @@ def run_demo(
                 mode=mode,  # type: ignore[arg-type]
                 view_factory=view_factory,
                 progress=not quiet,
+                questions=release.questions,
             )
             write_run_manifest(run_dir, release_dir, kb_dir, settings, methods, [], mode)
             run_dirs.append(run_dir)
 
-    with _stage(console, timings, "evaluation"):
+    with _stage(console, timings, cpu, "evaluation"):
         for run_dir in run_dirs:
             evaluate_run(run_dir, release_dir, settings, offline=not settings.llm.configured)
 
     report_path: Path | None = None
     if report:
-        with _stage(console, timings, "report"):
+        with _stage(console, timings, cpu, "report"):
             report_path = write_report(run_dirs, out / "report", settings, taxonomy_dirs=taxonomy_dirs)
             summary_data = read_json(out / "report" / "summary.json")
             for table in leaderboard_tables(summary_data, "all", width=console.width):
@@ -199,6 +213,7 @@ def run_demo(
         runs=run_dirs,
         report=report_path,
         timings=timings,
+        cpu_seconds=cpu,
     )
 
 
@@ -240,5 +255,5 @@ def demo_command(
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
         result = run_demo(out, seed=seed, per_family=per_family or DEMO_TASKS_PER_FAMILY)
-    total = sum(result.timings.values())
-    typer.echo(f"demo finished in {total:.0f} s; artifacts under {result.out}")
+    total, cpu = sum(result.timings.values()), sum(result.cpu_seconds.values())
+    typer.echo(f"demo finished in {total:.0f} s (CPU {cpu:.0f} s); artifacts under {result.out}")

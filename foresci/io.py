@@ -8,7 +8,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import tempfile
+import threading
 import zlib
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
@@ -163,6 +165,26 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
             temporary_path.unlink()
 
 
+@contextmanager
+def atomic_folder(folder: Path | str) -> Iterator[Path]:
+    """Yield a staging folder beside ``folder``; on success it becomes ``folder`` in one rename.
+
+    When another writer created ``folder`` first, its copy is kept and the staging one dropped.
+    """
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        yield staging
+        try:
+            os.replace(staging, folder)
+        except OSError:
+            if not folder.is_dir():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def write_jsonl(path: Path | str, rows: Iterable[BaseModel | dict[str, Any]]) -> int:
     """Write rows to a JSONL file atomically; return how many were written."""
     count = 0
@@ -200,3 +222,47 @@ def read_json(path: Path | str) -> Any:
         raise InputDataError(f"invalid JSON: {error.msg}", path=path, line=error.lineno) from error
     except UnicodeDecodeError as error:
         raise InputDataError(f"not UTF-8: byte at offset {error.start}", path=path) from error
+
+
+def repair_torn_tail(path: Path) -> int:
+    """Cut an incomplete last line (no trailing newline, or not valid JSON) off ``path``; return bytes cut."""
+    if not path.is_file():
+        return 0
+    data = path.read_bytes()
+    if not data:
+        return 0
+    end = len(data)
+    if not data.endswith(b"\n"):
+        end = data.rfind(b"\n") + 1
+    else:
+        last_start = data.rfind(b"\n", 0, len(data) - 1) + 1
+        try:
+            json.loads(data[last_start:].decode("utf-8", "replace"))  # bad bytes: the reader names them
+        except json.JSONDecodeError:
+            end = last_start
+    if end == len(data):
+        return 0
+    with path.open("r+b") as handle:
+        handle.truncate(end)
+    return len(data) - end
+
+
+class AppendLog:
+    """Thread-safe appender: one complete JSON line per row, flushed and fsynced."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        repair_torn_tail(path)
+        self.path = path
+        self._lock = threading.Lock()
+
+    def append(self, row: BaseModel | dict[str, Any]) -> None:
+        """Append ``row`` durably."""
+        self.append_line(dumps_line(row))
+
+    def append_line(self, line: str) -> None:
+        """Append one already serialised JSON line (ending in a newline) durably."""
+        with self._lock, self.path.open("ab") as handle:
+            handle.write(line.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())

@@ -50,6 +50,29 @@ class RuntimeSettings(SettingsSection):
         description="KB size above which a build stores an IVF index, and visible papers above which "
         "'auto' searches it (below, an exact scan of the visible prefix is as fast as the IVF search)",
     )
+    engine: Literal["local", "ray"] = Field(
+        default="local",
+        description="where kb build (embedding), run (answer jobs) and eval (judge calls) do their work: "
+        "'local' (this process) or 'ray' (a Ray cluster; pip install 'foresci[ray]'); the --engine option "
+        "of those commands overrides it",
+    )
+    ray_address: str | None = Field(
+        default=None,
+        description="Ray cluster to join with engine 'ray' (e.g. 'ray://head:10001' or 'auto' for the "
+        "cluster `ray start --head` started on this machine); unset: RAY_ADDRESS, else a new local cluster",
+    )
+    ray_task_cpus: float = Field(
+        default=1.0,
+        gt=0,
+        description="CPUs Ray reserves per answer or judge task (LLM calls mostly wait: 0.25 runs four "
+        "per core)",
+    )
+    ray_max_retries: int = Field(
+        default=3,
+        ge=0,
+        description="times Ray re-runs a task whose worker died; a job lost after that is not written, "
+        "and the next run (resume) answers it",
+    )
     ivf_nprobe: int = Field(
         default=16, ge=1, description="IVF lists probed when the whole KB is visible (more: better recall)"
     )

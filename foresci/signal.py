@@ -6,6 +6,12 @@ pooled over the worlds of one difficulty and compared with chance. The check
 (:func:`signal_failures`): where trends are visible before the cutoff (difficulty <= ``visible_up_to``),
 trend's direction top-1 must clear both persistence's and chance's mean with its 95 % lower bound; where
 the change happens only after the cutoff (difficulty 1.0), chance must lie inside trend's interval.
+
+Intervals resample whole worlds (:func:`world_of`), not tasks: a small world's direction tasks are option
+sets drawn from the same five or six nodes, and a forecaster reads each node the same way in every task,
+so one world's tasks stand or fall together (on worlds with no pre-cutoff signal, trend's one noise
+favourite decides all 20 tasks of a world at once). Resampling tasks one by one would give intervals a
+fraction of the honest width.
 """
 
 from __future__ import annotations
@@ -61,6 +67,11 @@ class DifficultyPool:
         return sorted(names, key=lambda name: (name != DIRECTION, name))
 
 
+def world_of(task_key: str) -> str:
+    """The world (``s<seed>``) a pooled task key ``s<seed>:<task id>`` comes from."""
+    return task_key.split(":", 1)[0]
+
+
 def small_world(seed: int, difficulty: float, papers_per_month: float = 20.0,
                 directions: int = 6) -> WorldConfig:
     """The benchmark's world: one invented domain, ``directions`` planted directions, 18 months."""
@@ -103,12 +114,30 @@ def run_world(config: WorldConfig, folder: Path, keep: bool = False,
                         dict(result.timings))
 
 
+def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | None:
+    """The outcome of a world that :func:`run_world` kept under ``folder`` (None when it has no scores).
+
+    Seconds are not kept, so they read 0; the quality is re-read from the world's scored rows.
+    """
+    from foresci.evaluation.models import Score
+    from foresci.io import read_models
+    from foresci.sim.world import load_ground_truth
+    from foresci.tasks.release import load_release
+
+    scores = folder / "runs" / "baselines" / "scores.jsonl"
+    if not scores.is_file():
+        return None
+    tasks = {task.task_id: task for task in load_release(folder / "release").tasks}
+    quality = family_quality(read_models(scores, Score), tasks)
+    return WorldOutcome(difficulty, seed, quality, 0.0, load_ground_truth(folder / "world").paper_count)
+
+
 def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from: float = 1.0,
                     samples: int = 2000) -> list[str]:
     """What the pool misses of the signal check (empty when it holds)."""
     quality = pool.family(DIRECTION)
-    trend = quality.interval("top1", "trend", samples)
-    persistence = quality.interval("top1", "persistence", samples)
+    trend = quality.interval("top1", "trend", samples, cluster_of=world_of)
+    persistence = quality.interval("top1", "persistence", samples, cluster_of=world_of)
     chance = chance_level(quality)
     label = f"difficulty {pool.difficulty:g}"
     if trend is None or persistence is None or chance is None:
@@ -129,7 +158,7 @@ def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from:
 
 def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
     """Lines: per world (direction tasks, trend / persistence hits), then per family and method, top-1
-    and FTA with 95 % intervals."""
+    and FTA with 95 % intervals (worlds resampled)."""
     from foresci.evaluation.quality import quality_rows
 
     lines = [f"== difficulty {pool.difficulty:g}: {len(pool.worlds)} worlds =="]
@@ -147,10 +176,11 @@ def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
     for family in pool.families():
         quality = pool.family(family)
         lines.append(f"  {family}")
-        lines.append(f"    {'method':<12} {'n':>4}  {'top-1 [95 % CI]':<26} FTA [95 % CI]")
-        for method, count, top, fta in quality_rows(quality, samples):
+        lines.append(f"    {'method':<12} {'n':>4}  {'top-1 [95 % CI]':<26} FTA [95 % CI]   "
+                     f"(intervals resample the {len(pool.worlds)} worlds)")
+        for method, count, top, fta in quality_rows(quality, samples, cluster_of=world_of):
             lines.append(f"    {method:<12} {count:>4}  {top:<26} {fta}")
-        difference = quality.paired_difference("top1", "trend", "persistence", samples)
+        difference = quality.paired_difference("top1", "trend", "persistence", samples, cluster_of=world_of)
         if difference is not None and CHANCE in quality.top1:
             lines.append(f"    trend - persistence top-1: {difference.mean:+.3f} "
                          f"[{difference.low:+.3f}, {difference.high:+.3f}]")

@@ -12,8 +12,8 @@ from foresci.tasks.models import Task
 Mode = Literal["full", "name_only"]
 
 # FAMILY_SCHEMAS and family_schema live in foresci.contracts; re-exported for older imports
-__all__ = ["FAMILY_SCHEMAS", "Mode", "candidate_ids", "evidence_block", "family_schema", "task_brief",
-           "task_queries"]
+__all__ = ["FAMILY_SCHEMAS", "Mode", "candidate_ids", "evidence_block", "family_schema", "name_only_task",
+           "task_brief", "task_queries"]
 
 
 def _context_lines(context: dict[str, Any]) -> list[str]:
@@ -51,6 +51,15 @@ def task_brief(task: Task, mode: Mode = "full") -> str:
         lines.append("Requirements:")
         lines.extend(f"- {item}" for item in task.deliverable)
     return "\n".join(lines)
+
+
+def name_only_task(task: Task) -> Task:
+    """The task as a name-only method receives it: the question and candidate names, no title, context,
+    requirements or candidate descriptions (what :func:`task_brief` shows in name-only mode)."""
+    candidates = [candidate.model_copy(update={"description": "", "node_id": None})
+                  for candidate in task.candidates]
+    return task.model_copy(update={"title": task.question, "candidates": candidates, "context": {},
+                                   "deliverable": []})
 
 
 def task_queries(task: Task) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from foresci.errors import UserError
-from foresci.tasks.models import FAMILIES, Task
+from foresci.tasks.models import FAMILIES, ForecastQuestion, Task
 
 
 def task_problems(task: Task, domains: Iterable[str] | None) -> list[tuple[str, str]]:
@@ -69,3 +69,33 @@ def check_tasks(tasks: list[Task], path: Path | None, domains: Iterable[str] | N
         )
         first = bad[0]
         raise UserError(first.message + more, path=first.path, line=first.line, field=first.field)
+
+
+def question_problems(question: ForecastQuestion, domains: Iterable[str] | None) -> list[tuple[str, str]]:
+    """(field, problem) pairs of one forecast question; empty when it may be answered."""
+    problems: list[tuple[str, str]] = []
+    if not question.cutoff < question.window_start <= question.window_end:
+        problems.append(("window_start", f"needs cutoff {question.cutoff} < window start "
+                         f"{question.window_start} <= window end {question.window_end}"))
+    if question.kind == "binary" and question.baseline is not None and not 0 <= question.baseline <= 1:
+        problems.append(("baseline", f"a binary question's baseline is a probability, "
+                         f"got {question.baseline}"))
+    known = None if domains is None else set(domains)
+    if known is not None and question.domain not in known:
+        problems.append(("domain", f"domain {question.domain!r} is not in the KB (it has {sorted(known)})"))
+    return problems
+
+
+def check_questions(questions: list[ForecastQuestion], path: Path | None,
+                    domains: Iterable[str] | None = None) -> None:
+    """Refuse forecast questions with a bad window, baseline or domain (UserError naming file, line, field).
+
+    Question ``i`` is on line ``i + 1`` of ``path`` (ids are already unique: the loader checks them).
+    """
+    domain_list = None if domains is None else list(domains)
+    for line, question in enumerate(questions, start=1):
+        problems = question_problems(question, domain_list)
+        if problems:
+            field, problem = problems[0]
+            raise UserError(f"question {question.question_id}: {problem} (nothing was answered)", path=path,
+                            line=line, field=field)

@@ -6,10 +6,13 @@ from pathlib import Path
 
 import typer
 
+from foresci.engines import ENGINE_HELP, with_engine
+
 
 def run_command(
     release: Path = typer.Argument(
-        ..., help="release folder with tasks.jsonl (only its public side is read)", show_default=False
+        ..., help="release folder with tasks.jsonl and/or forecast.jsonl, or a forecast package (only "
+        "the public side is read)", show_default=False
     ),
     out: Path = typer.Option(..., "--out", help="run folder; answers.jsonl is appended and resumed here"),
     kb: Path | None = typer.Option(None, "--kb", help="knowledge base folder (needed by all but native)"),
@@ -32,6 +35,7 @@ def run_command(
     ),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+    engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Answer a release's tasks with answering methods; resumable (rerun the same command after a crash).
 
@@ -49,13 +53,29 @@ def run_command(
 
       foresci run releases/demo --method native --mode name_only --model gpt-4o-mini --out runs/names
 
+      PYTHONPATH=plugins foresci run releases/demo --kb kb/demo --method my_agent:first_option --out runs/mine
+
+      foresci run releases/demo --method http://127.0.0.1:8765/ --out runs/http
+
+      foresci run packages/2026-q1 --kb kb/today --methods all --out runs/pkg   # a forecast package
+
+    Forecast questions (a release's forecast.jsonl, or a package from `foresci forecast package`) are
+    answered by every chosen method into forecasts.jsonl: p10/p50/p90 for numeric questions, a probability
+    for binary ones.
+
+      RAY_ADDRESS=auto foresci run releases/demo --kb kb/demo --methods all --model a --model b \\
+          --out runs/demo --engine ray     # jobs spread over a Ray cluster; this process writes the rows
+
     LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
-    Non-LLM methods: trend, persistence. Each row of answers.jsonl carries contamination_risk: true when the
-    backbone's knowledge cutoff (agents/models.yaml) is after the task's cutoff, or the model is unknown.
+    Non-LLM methods: trend, persistence. Your own method: an installed plug-in (entry point group
+    foresci.methods), package.module:object, or an HTTP agent URL (README: Benchmark your own agent;
+    foresci schema export DIR writes the answer schemas). Each row of answers.jsonl carries
+    contamination_risk: true when the backbone's knowledge cutoff (agents/models.yaml) is after the task's
+    cutoff, or the model is unknown.
     """
     from rich.console import Console
 
-    from foresci.agents.checks import check_tasks
+    from foresci.agents.checks import check_questions, check_tasks
     from foresci.agents.runner import answer_release
     from foresci.locks import artifact_lock
     from foresci.methods import shipped_methods
@@ -82,7 +102,7 @@ def run_command(
         raise typer.BadParameter(
             f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
         )
-    settings = Settings()
+    settings = with_engine(Settings(), engine)
     wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
@@ -100,11 +120,9 @@ def run_command(
         from foresci.kb.store import KnowledgeBase
 
         knowledge_base = KnowledgeBase.open(kb, settings)
-    check_tasks(
-        loaded.tasks,
-        release / "tasks.jsonl",
-        domains=knowledge_base.domains if knowledge_base is not None else None,
-    )
+    known_domains = knowledge_base.domains if knowledge_base is not None else None
+    check_tasks(loaded.tasks, release / "tasks.jsonl", domains=known_domains)
+    check_questions(loaded.questions, release / "forecast.jsonl", domains=known_domains)
     tasks = loaded.tasks[:limit] if limit is not None else loaded.tasks
     view_factory = None
     if knowledge_base is not None:
@@ -115,6 +133,11 @@ def run_command(
         def view_factory(cutoff):  # type: ignore[no-untyped-def]
             return KBView(opened, cutoff)
 
+    job_engine = None
+    if settings.runtime.engine == "ray":
+        from foresci.engines.answers import RayJobEngine
+
+        job_engine = RayJobEngine(kb)
     with artifact_lock(out):
         summary = answer_release(
             tasks,
@@ -127,16 +150,23 @@ def run_command(
             progress,
             retry_errors,
             loaded.questions[:limit] if limit is not None else loaded.questions,
+            job_engine,
         )
         write_run_manifest(out, release, kb, settings, [spec.name for spec in specs], model, mode)
     console.print(
         f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
-        f"{summary.done_before} already done, {summary.forecasts} forecasts"
+        f"{summary.done_before} already done, {summary.forecasts} forecasts "
+        f"({summary.forecast_errors} errors)"
     )
     if summary.evidence_none:
         console.print(
             f"  {summary.evidence_none} answers read no paper (evidence: none): cutoff before the KB "
             "or an empty domain"
+        )
+    if job_engine is not None and job_engine.lost:
+        console.print(
+            f"[yellow]{len(job_engine.lost)} jobs lost with their Ray workers (nothing written; rerun to "
+            f"answer them)[/yellow]: {job_engine.lost[0]}"
         )
     if summary.skipped:
         console.print(f"  skipped {', '.join(summary.skipped)}: non-LLM methods have no name-only mode")
@@ -148,6 +178,12 @@ def run_command(
     if summary.attempted and not summary.answered:
         console.print(
             f"[red]error:[/red] none of the {summary.attempted} rows succeeded; see {out / 'answers.jsonl'}"
+        )
+        raise typer.Exit(code=1)
+    if summary.forecasts and summary.forecast_errors == summary.forecasts and not summary.answered:
+        console.print(
+            f"[red]error:[/red] none of the {summary.forecasts} forecasts succeeded; see "
+            f"{out / 'forecasts.jsonl'}"
         )
         raise typer.Exit(code=1)
 
@@ -162,13 +198,17 @@ def write_run_manifest(
     mode: str,
 ) -> None:
     """Write the run folder's manifest.json: release and KB inputs, methods, settings, row counts."""
-    from foresci.agents.answers import read_answers
-    from foresci.agents.runner import ANSWERS_FILE
+    from foresci.agents.answers import read_answers, read_forecasts
+    from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE
     from foresci.artifacts import sha256_file, write_manifest
     from foresci.llm.capabilities import llm_capabilities
 
     rows = read_answers(out / ANSWERS_FILE)
-    inputs = {"release": str(release), "tasks_sha256": sha256_file(release / "tasks.jsonl")}
+    forecasts = read_forecasts(out / FORECASTS_FILE)
+    inputs = {"release": str(release)}
+    for name, key in (("tasks.jsonl", "tasks_sha256"), ("forecast.jsonl", "forecast_sha256")):
+        if (release / name).is_file():
+            inputs[key] = sha256_file(release / name)
     if kb is not None:
         inputs["kb"] = str(kb)
     config = {"methods": methods, "models": models, "mode": mode, "settings": settings.public_dump()}  # type: ignore[attr-defined]
@@ -179,5 +219,8 @@ def write_run_manifest(
         "errors": sum(row.status == "error" for row in rows),
         "contamination_risk": sum(row.contamination_risk for row in rows),
         "evidence_none": sum(row.evidence == "none" for row in rows),
+        "forecasts": len(forecasts),
+        "forecast_errors": sum(row.status == "error" for row in forecasts),
     }
-    write_manifest(out, "run", inputs=inputs, config=config, files=[ANSWERS_FILE], counts=counts)
+    files = [name for name in (ANSWERS_FILE, FORECASTS_FILE) if (out / name).is_file()]
+    write_manifest(out, "run", inputs=inputs, config=config, files=files, counts=counts)

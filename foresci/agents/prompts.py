@@ -36,6 +36,9 @@ EXPECTED_VARIABLES: dict[str, dict[str, frozenset[str]]] = {
     "aris": {"plan_queries": frozenset({"brief", "contract", "max_queries"}),
              "build_evidence": frozenset({"brief", "evidence", "signals", "contract"}),
              "render": frozenset({"brief", "claims", "signals", "contract"})},
+    "forecast": {"numeric": frozenset({"question", "facts", "evidence"}),
+                 "binary": frozenset({"question", "facts", "evidence"}),
+                 "review": frozenset({"question", "facts", "evidence", "draft"})},
 }
 FAMILY_KEYS = frozenset({"contract", "rubric", "evidence_focus"})
 # variables whose values are retrieved papers or model-written text: always fenced as data

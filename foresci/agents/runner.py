@@ -14,33 +14,36 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers, read_forecasts
-from foresci.agents.briefs import Mode
+from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answers
+from foresci.agents.briefs import Mode, name_only_task
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
+from foresci.agents.forecast_runner import FORECASTS_FILE as FORECASTS_FILE
+from foresci.agents.forecast_runner import answer_questions
 from foresci.agents.prompts import load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
-from foresci.contracts import Answer, ForecastAnswer
+from foresci.contracts import Answer
 from foresci.llm import LLMClient, ModelInfo, contamination_risk, load_model_registry, role_model
 from foresci.locks import artifact_lock
-from foresci.methods.calling import call_forecast, call_method
+from foresci.methods.calling import call_method
 from foresci.methods.loading import resolve_method
-from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
+from foresci.methods.registry import MethodInput, MethodResult, MethodSpec
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
+from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
+from foresci.transcripts import Transcript, recording
 
 ANSWERS_FILE = "answers.jsonl"
-FORECASTS_FILE = "forecasts.jsonl"
 ViewFactory = Callable[[date], KBViewLike]
 
 
@@ -93,6 +96,17 @@ class Job:
         return self.mode == "full" and self.spec.needs_kb
 
 
+class JobEngine(Protocol):
+    """Answers jobs outside this process's thread pool; the runner appends the rows it yields."""
+
+    def answer(
+        self, jobs: list[Job], settings: Settings, models: list[str]
+    ) -> Iterator[tuple[Answer, Transcript]]:
+        """Yield a row and its transcript per job it finished (a lost job yields nothing; a rerun
+        answers it)."""
+        ...
+
+
 @dataclass
 class RunSummary:
     """What a run did."""
@@ -103,6 +117,7 @@ class RunSummary:
     errors: int = 0
     evidence_none: int = 0
     forecasts: int = 0
+    forecast_errors: int = 0
     skipped: list[str] = field(default_factory=list)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -122,8 +137,9 @@ def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str],
 
 
 def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings) -> MethodInput:
-    """What ``job``'s method receives: the public task, KB tools bound to the task cutoff when the method
-    reads the KB (behind the plug-in wall unless shipped), the chat-model client when it uses an LLM."""
+    """What ``job``'s method receives: the public task (name-only mode: question and candidate names),
+    KB tools bound to the task cutoff when the method reads the KB (behind the plug-in wall unless
+    shipped), the chat-model client when it uses an LLM."""
     tools: KBTools | None = None
     if job.reads_kb:
         if view is None:
@@ -131,7 +147,8 @@ def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, setti
         tools = KBTools(view, job.task.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
     if job.spec.uses_llm and llm is None:
         raise ValueError(f"method {job.method} needs an LLM endpoint (FORESCI_LLM__BASE_URL)")
-    return MethodInput(task=job.task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
+    task = name_only_task(job.task) if job.mode == "name_only" else job.task
+    return MethodInput(task=task, mode=job.mode, tools=tools, llm=llm if job.spec.uses_llm else None,
                        settings=settings, model=job.model)
 
 
@@ -215,14 +232,19 @@ def run_release(
     progress: bool = False,
     retry_errors: bool = False,
     questions: list[ForecastQuestion] | None = None,
+    engine: JobEngine | None = None,
 ) -> RunSummary:
     """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
 
-    Forecast questions (if given) are answered by the non-LLM methods into ``out/forecasts.jsonl``.
+    Forecast questions (if given) are answered by every method with a forecast hook into
+    ``out/forecasts.jsonl`` (:mod:`foresci.agents.forecast_runner`).
+    ``engine`` answers the jobs elsewhere (e.g. :class:`foresci.engines.answers.RayJobEngine`); default:
+    threads in this process (``agents.concurrency``).
     """
     with artifact_lock(out):
         return answer_release(
-            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions
+            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions,
+            engine,
         )
 
 
@@ -237,6 +259,7 @@ def answer_release(
     progress: bool,
     retry_errors: bool,
     questions: list[ForecastQuestion] | None,
+    engine: JobEngine | None = None,
 ) -> RunSummary:
     """:func:`run_release` for a caller that already holds ``artifact_lock(out)``.
 
@@ -274,77 +297,69 @@ def answer_release(
             return views[cutoff]
 
     log = AppendLog(path)
+    transcripts = TranscriptLog(out / TRANSCRIPTS_FILE, secrets_of(settings))
 
     def work(job: Job) -> Answer:
         llm = clients.get(job.model) if job.model else None
-        try:
-            view = view_for(job.task.cutoff)
-        except Exception as error:  # e.g. a KB that cannot be opened at this cutoff: this task fails
-            row = error_row(job, registry, error)
-        else:
-            row = answer_job(job, llm, view, settings, registry)
+        with recording() as transcript:
+            try:
+                view = view_for(job.task.cutoff)
+            except Exception as error:  # e.g. a KB that cannot be opened at this cutoff: this task fails
+                row = error_row(job, registry, error)
+            else:
+                row = answer_job(job, llm, view, settings, registry)
+        return keep(row, transcript)
+
+    def keep(row: Answer, transcript: Transcript) -> Answer:
+        key = f"{row.task_id}|{row.method}|{row.model or '-'}|{row.mode}"
+        row.transcript = transcripts.write(transcript, "answer", key, status=row.status, error=row.error)
         log.append(row)
         return row
 
+    def rows() -> Iterator[Answer]:
+        if engine is not None:  # answered elsewhere; this process stays the one writer
+            for row, transcript in engine.answer(jobs, settings, model_names):
+                yield keep(row, transcript)
+            return
+        with ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
+            futures = [pool.submit(work, job) for job in jobs]
+            for future in as_completed(futures):
+                yield future.result()
+
     progress_bar = _progress(progress, len(jobs))
-    with progress_bar as bar, ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
+    finished: list[Answer] = []
+    with progress_bar as bar:
         bar_task = bar.add_task("answering", total=len(jobs)) if bar is not None else None
-        futures = [pool.submit(work, job) for job in jobs]
-        for future in as_completed(futures):
-            row = future.result()
+        for row in rows():
+            finished.append(row)
             summary.attempted += 1
             summary.answered += row.status == "ok"
             summary.errors += row.status == "error"
             summary.evidence_none += row.evidence == "none"
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
-    summary.usage = {name: client.usage.as_dict() for name, client in clients.items()}
-    if questions and mode == "full":
-        summary.forecasts = answer_questions(questions, out, settings, specs, view_for)
+    if questions:
+        summary.forecasts, summary.forecast_errors = answer_questions(
+            questions, out, settings, specs, view_for, model_names, mode, clients, registry, retry_errors
+        )
+    summary.usage = (
+        {name: client.usage.as_dict() for name, client in clients.items()}
+        if engine is None
+        else _usage_of_rows(finished, model_names)
+    )
     return summary
 
 
-def answer_questions(
-    questions: list[ForecastQuestion],
-    out: Path,
-    settings: Settings,
-    specs: list[MethodSpec],
-    view_for: Callable[[date], KBViewLike | None],
-) -> int:
-    """Append each method's forecasts of ``questions`` to ``out/forecasts.jsonl`` (resumable); a method
-    without a forecast hook gets one error row per question saying so."""
-    path = out / FORECASTS_FILE
-    done = {(row.question_id, row.method) for row in read_forecasts(path)}
-    log = AppendLog(path)
-    written = 0
-    for question in questions:
-        view = view_for(question.cutoff)
-        for spec in specs:
-            if (question.question_id, spec.name) in done:
-                continue
-            try:
-                row = forecast_with(spec, question, view, settings)
-            except Exception as error:  # per-question boundary: an error note, the other questions go on
-                row = ForecastAnswer(
-                    question_id=question.question_id,
-                    method=spec.name,
-                    notes=[f"error: {type(error).__name__}: {error}"],
-                )
-            log.append(row)
-            written += 1
-    return written
-
-
-def forecast_with(
-    spec: MethodSpec, question: ForecastQuestion, view: KBViewLike | None, settings: Settings
-) -> ForecastAnswer:
-    """``spec``'s forecast of ``question``, with KB tools bound to the question's cutoff."""
-    tools = None
-    if spec.needs_kb and spec.forecast is not None:
-        if view is None:
-            raise ValueError(f"method {spec.name} needs a KB (--kb)")
-        tools = KBTools(view, question.domain, settings.agents.tool_budget, settings.agents.papers_per_query)
-    return call_forecast(spec, question, ForecastInput(tools=tools, settings=settings))
+def _usage_of_rows(rows: list[Answer], models: list[str]) -> dict[str, dict[str, int]]:
+    """Per-model calls and tokens summed from the rows (an engine's workers spent them, not our clients)."""
+    counters = ("calls", "prompt_tokens", "completion_tokens", "cache_hits")
+    usage = {name: dict.fromkeys(counters, 0) for name in models}
+    for row in rows:
+        if row.model in usage:
+            spent = (row.llm_calls, row.prompt_tokens, row.completion_tokens, row.cache_hits)
+            for name, amount in zip(counters, spent, strict=True):
+                usage[row.model][name] += amount or 0
+    return usage
 
 
 class _NoProgress:

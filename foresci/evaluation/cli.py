@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from foresci.engines import ENGINE_HELP, with_engine
 from foresci.errors import user_error_from
 
 
@@ -28,6 +29,7 @@ def eval_command(
         help="ask the judges again where an earlier evaluation recorded an unusable judge output "
         "(by default kept: at temperature 0 the same request fails the same way)",
     ),
+    engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Score a run's answers against the hidden targets; write RUNDIR/scores.jsonl and summary.json.
 
@@ -45,6 +47,8 @@ def eval_command(
         FORESCI_LLM__BASE_URL=http://127.0.0.1:8000/v1 foresci eval workspace/runs/aris --release rel/
 
         foresci eval workspace/runs/aris --retry-errors
+
+        RAY_ADDRESS=auto foresci eval workspace/runs/aris --engine ray   # judge calls on a Ray cluster
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -54,7 +58,7 @@ def eval_command(
     from foresci.io import read_json, write_json
     from foresci.settings import Settings
 
-    settings = Settings()
+    settings = with_engine(Settings(), engine)
     console = Console()
     with Progress(
         TextColumn("[bold]evaluating"),

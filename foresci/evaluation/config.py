@@ -21,6 +21,11 @@ class EvaluationSettings(SettingsSection):
     conflict_gap: float = Field(
         default=0.5, description="|Fact - FTA| at or above this is a Fact-FTA conflict"
     )
+    forecast_reference: str = Field(
+        default="persistence",
+        description="method whose forecasts the others' CRPS and Brier skill is measured against "
+        "(paired over the questions both answered)",
+    )
     judge_concurrency: int = Field(default=4, description="answers judged concurrently")
     drilldown_limit: int = Field(
         default=400, description="at most this many per-task drill-downs in the report"

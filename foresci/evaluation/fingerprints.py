@@ -69,7 +69,7 @@ def row_fingerprint(answer: Answer, release: ReleaseData, evaluation: str) -> st
     ]
     parts = {
         "evaluation": evaluation,
-        "answer": answer.model_dump(mode="json"),
+        "answer": answer.model_dump(mode="json", exclude={"transcript"}),  # where it is logged, not what
         "release_rows": [row.model_dump(mode="json") if row is not None else None for row in rows],
     }
     return sha256_json(parts)[:16]

@@ -86,6 +86,21 @@ def brier_skill(method_brier: float, baseline_brier: float) -> float | None:
     return 1 - method_brier / baseline_brier
 
 
+def paired_skill(method: dict[str, float], reference: dict[str, float]) -> tuple[float | None, int]:
+    """Skill 1 - mean(method) / mean(reference) of a lower-is-better score over the questions both answered.
+
+    ``method`` and ``reference`` map question id -> score (CRPS or Brier). Returns (skill, questions
+    paired); skill is None when no question is shared or the reference is perfect on them.
+    """
+    shared = sorted(set(method) & set(reference))
+    if not shared:
+        return None, 0
+    reference_mean = sum(reference[question] for question in shared) / len(shared)
+    if reference_mean == 0:
+        return None, len(shared)
+    return 1 - sum(method[question] for question in shared) / len(shared) / reference_mean, len(shared)
+
+
 def reliability_bins(
     probabilities: list[float], outcomes: list[float], bins: int = 10
 ) -> list[dict[str, float]]:

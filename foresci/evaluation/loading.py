@@ -76,7 +76,14 @@ def load_answers(run_dir: Path) -> list[Answer]:
                     family="forecast",
                     method=forecast.method or "unknown",
                     model=forecast.model,
-                    payload=forecast.model_dump(mode="json"),
+                    mode=forecast.mode,
+                    status=forecast.status,
+                    error=forecast.error,
+                    contamination_risk=forecast.contamination_risk,
+                    llm_calls=forecast.llm_calls,
+                    cache_hits=forecast.cache_hits,
+                    transcript=forecast.transcript,
+                    payload=forecast.model_dump(mode="json", exclude={"transcript"}),
                 )
             )
     return answers
@@ -141,6 +148,12 @@ def require_targets(answers: list[Answer], release: ReleaseData) -> None:
         if (answer.task_id in release.tasks and answer.task_id in release.hidden)
         or (answer.task_id in release.questions and answer.task_id in release.resolutions)
     ]
+    if answered and not has_target and release.questions and not release.tasks:
+        raise UserError(
+            f"the forecast package is not resolved yet: none of its {len(release.questions)} questions "
+            "has a resolution; run `foresci forecast resolve` once newer literature covers the window",
+            path=release.path / "resolutions.jsonl",
+        )
     if answered and not has_target:
         raise UserError(
             f"the release has no hidden target or resolution for any of the {len(answered)} answered rows "

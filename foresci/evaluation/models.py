@@ -65,3 +65,8 @@ class Score(BaseModel):
         default=None,
         description="citation checks of the answer: cited, valid, unknown, after-cutoff, not-retrieved ids",
     )
+    transcript: str | None = Field(
+        default=None,
+        description="id of the judge calls' transcript in the run folder's judge_transcripts.jsonl "
+        "(None when no judge was asked)",
+    )

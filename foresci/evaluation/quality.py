@@ -9,14 +9,14 @@ demo's terminal summary and ``benchmarks/foresight_signal.py`` both read it from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from foresci.evaluation.models import Score
-from foresci.evaluation.stats import MeanWithInterval, bootstrap_mean
+from foresci.evaluation.stats import MeanWithInterval, bootstrap_mean, cluster_bootstrap_mean
 from foresci.tasks.models import Task
 
 CHANCE = "chance"
@@ -35,20 +35,34 @@ class FamilyQuality:
         names = (set(self.top1) | set(self.fta)) - {CHANCE}
         return sorted(names) + ([CHANCE] if CHANCE in self.top1 else [])
 
-    def interval(self, metric: str, method: str, samples: int = 2000,
-                 seed: int = 11) -> MeanWithInterval | None:
-        """Mean and bootstrap 95 % interval of ``metric`` ('top1' or 'fta') for one method."""
-        values = list(getattr(self, metric).get(method, {}).values())
-        return bootstrap_mean(values, samples, seed) if values else None
+    def interval(self, metric: str, method: str, samples: int = 2000, seed: int = 11,
+                 cluster_of: Callable[[str], str] | None = None) -> MeanWithInterval | None:
+        """Mean and bootstrap 95 % interval of ``metric`` ('top1' or 'fta') for one method.
 
-    def paired_difference(self, metric: str, left: str, right: str, samples: int = 2000,
-                          seed: int = 11) -> MeanWithInterval | None:
+        ``cluster_of`` (task id -> cluster, e.g. its world): resample whole clusters, not tasks.
+        """
+        values = getattr(self, metric).get(method, {})
+        return _interval(values, samples, seed, cluster_of) if values else None
+
+    def paired_difference(self, metric: str, left: str, right: str, samples: int = 2000, seed: int = 11,
+                          cluster_of: Callable[[str], str] | None = None) -> MeanWithInterval | None:
         """Mean and bootstrap 95 % interval of ``left - right`` over the tasks both answered."""
         table = getattr(self, metric)
         shared = sorted(set(table.get(left, {})) & set(table.get(right, {})))
         if not shared:
             return None
-        return bootstrap_mean([table[left][task] - table[right][task] for task in shared], samples, seed)
+        return _interval({task: table[left][task] - table[right][task] for task in shared}, samples, seed,
+                         cluster_of)
+
+
+def _interval(values: Mapping[str, float], samples: int, seed: int,
+              cluster_of: Callable[[str], str] | None) -> MeanWithInterval:
+    if cluster_of is None:
+        return bootstrap_mean(list(values.values()), samples, seed)
+    clusters: dict[str, list[float]] = {}
+    for task, value in values.items():
+        clusters.setdefault(cluster_of(task), []).append(value)
+    return cluster_bootstrap_mean([clusters[name] for name in sorted(clusters)], samples, seed)
 
 
 def family_quality(scores: Iterable[Score], tasks: Mapping[str, Task]) -> dict[str, FamilyQuality]:
@@ -78,12 +92,14 @@ def _cell(interval: MeanWithInterval | None) -> str:
     return f"{interval.mean:.3f} [{interval.low:.3f}, {interval.high:.3f}]"
 
 
-def quality_rows(quality: FamilyQuality, samples: int = 2000, seed: int = 11) -> list[list[str]]:
-    """Rows (method, n, top-1 [95 % CI], FTA [95 % CI]) of one family, chance last."""
+def quality_rows(quality: FamilyQuality, samples: int = 2000, seed: int = 11,
+                 cluster_of: Callable[[str], str] | None = None) -> list[list[str]]:
+    """Rows (method, n, top-1 [95 % CI], FTA [95 % CI]) of one family, chance last (``cluster_of``: see
+    :meth:`FamilyQuality.interval`)."""
     rows = []
     for method in quality.methods():
-        top = quality.interval("top1", method, samples, seed)
-        fta = quality.interval("fta", method, samples, seed) if method != CHANCE else None
+        top = quality.interval("top1", method, samples, seed, cluster_of)
+        fta = quality.interval("fta", method, samples, seed, cluster_of) if method != CHANCE else None
         rows.append([method, str(top.n if top else 0), _cell(top), _cell(fta)])
     return rows
 

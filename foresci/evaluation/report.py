@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summar
 from foresci.io import read_json, read_models, write_json
 from foresci.settings import Settings
 from foresci.tasks.models import Task
+from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
 
 HEADLINE = ("fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline")
 
@@ -160,14 +162,46 @@ def backbone_pivot(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def transcript_view(stored: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored transcript as the drill-down shows it: a one-line summary and, per event, its messages,
+    the model's text and the other fields as JSON (tool arguments and results, tokens, timings)."""
+    if stored is None:
+        return None
+    totals = stored.get("totals") or {}
+    summary = (
+        f"{totals.get('calls', 0):g} model call(s), {totals.get('cache_hits', 0):g} cache hit(s), "
+        f"{totals.get('prompt_tokens', 0):g}+{totals.get('completion_tokens', 0):g} tokens, "
+        f"{totals.get('tool_calls', 0):g} tool call(s), {totals.get('retries', 0):g} retries, "
+        f"{totals.get('reasks', 0):g} re-asks, {totals.get('evidence_dropped', 0):g} evidence line(s) "
+        f"dropped to fit the context, {totals.get('llm_seconds', 0):g} s waiting for the model"
+    )
+    events = []
+    for event in stored.get("events", []):
+        parts = event_parts(event)
+        fields = parts["fields"]
+        parts["fields"] = (
+            json.dumps(fields, ensure_ascii=False, sort_keys=True, default=str) if fields else ""
+        )
+        events.append(parts)
+    return {"id": stored.get("id"), "unit": stored.get("unit"), "summary": summary, "events": events}
+
+
 def drilldown_rows(
-    scores: Sequence[Score], answers: dict[str, Answer], tasks: dict[str, Task], limit: int
+    scores: Sequence[Score],
+    answers: dict[str, Answer],
+    tasks: dict[str, Task],
+    limit: int,
+    transcripts: dict[str, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One drill-down record per scored row: task, answer text, evidence, and every metric."""
+    """One drill-down record per scored row: task, answer text, evidence, every metric, and the
+    transcripts of the answer and of its judge calls (from ``transcripts``, by id)."""
+    transcripts = transcripts or {}
     rows = []
     for score in list(scores)[:limit]:
         answer = answers.get(score.key or "")
         task = tasks.get(score.task_id)
+        answer_transcript = transcripts.get(answer.transcript) if answer and answer.transcript else None
+        judge_transcript = transcripts.get(score.transcript) if score.transcript else None
         headline = [
             (METRIC_LABELS.get(name, name), fmt(score.metrics[name].value))
             for name in HEADLINE
@@ -203,9 +237,28 @@ def drilldown_rows(
                     }
                     for name, result in score.metrics.items()
                 ],
+                "transcripts": [
+                    (title, view)
+                    for title, stored in (("Answer transcript", answer_transcript),
+                                          ("Judge transcript", judge_transcript))
+                    if (view := transcript_view(stored)) is not None
+                ],
             }
         )
     return rows
+
+
+def load_transcripts(
+    run_dirs: Sequence[Path], answers: dict[str, Answer], scores: Sequence[Score]
+) -> dict[str, dict[str, Any]]:
+    """The answer and judge transcripts the given rows reference, by id, from every run folder."""
+    wanted = {answer.transcript for answer in answers.values() if answer.transcript}
+    wanted |= {score.transcript for score in scores if score.transcript}
+    found: dict[str, dict[str, Any]] = {}
+    for run_dir in run_dirs:
+        for name in (TRANSCRIPTS_FILE, JUDGE_TRANSCRIPTS_FILE):
+            found.update(read_transcripts(Path(run_dir) / name, wanted))
+    return found
 
 
 def _taxonomy_figures(
@@ -310,11 +363,15 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
     if unanswered:
         lines += ["", f"## Tasks with no answer ({len(unanswered)})", "", ", ".join(unanswered)]
     if summary.get("forecast"):
-        lines += ["", "## Forecasts", "", "| method | CRPS | Brier | Brier skill |", "|---|---:|---:|---:|"]
+        lines += ["", "## Forecasts", "",
+                  "| method | CRPS | Brier | Brier skill | CRPS skill vs ref. | Brier skill vs ref. |",
+                  "|---|---:|---:|---:|---:|---:|"]
         for entry in summary["forecast"]:
+            versus = entry.get("skill_vs_reference") or {}
             lines.append(
                 f"| {entry['label']} | {cell(entry['metrics'].get('crps'))} | "
-                f"{cell(entry['metrics'].get('brier'))} | {fmt(entry.get('brier_skill'))} |"
+                f"{cell(entry['metrics'].get('brier'))} | {fmt(entry.get('brier_skill'))} | "
+                f"{fmt(versus.get('crps'))} | {fmt(versus.get('brier'))} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -386,6 +443,9 @@ def write_report(
         forecast_plots.append(("coverage bars", data_uri(png)))
     taxonomy_plots, taxonomy_notes = _taxonomy_figures(taxonomy_dirs, out_dir / "figures")
     limit = settings.evaluation.drilldown_limit
+    shown = all_scores[:limit]
+    shown_answers = {key: answers[key] for score in shown if (key := score.key or "") in answers}
+    transcripts = load_transcripts(run_dirs, shown_answers, shown)
     environment = Environment(autoescape=True, undefined=Undefined)
     template = environment.from_string(TABLE_MACRO + REPORT_TEMPLATE)
     html = template.render(
@@ -412,7 +472,7 @@ def write_report(
         forecast_plots=forecast_plots,
         taxonomy_plots=taxonomy_plots,
         taxonomy_notes=taxonomy_notes,
-        rows=drilldown_rows(all_scores, answers, tasks, limit),
+        rows=drilldown_rows(all_scores, answers, tasks, limit, transcripts),
         truncated=len(all_scores) if len(all_scores) > limit else 0,
         fmt=fmt,
         cell=cell,

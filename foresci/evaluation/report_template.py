@@ -30,6 +30,10 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
          font-size: .78rem; }
  .err { color: #b42318; }
  #drill-filter { padding: .35rem .5rem; width: 22rem; }
+ details.transcript { border-left: 3px solid #b8c4d0; margin: .5rem 0; padding-left: .6rem; }
+ details.transcript .event { border-top: 1px dashed #dde3ea; padding: .3rem 0; font-size: .85rem; }
+ details.transcript code.fields { display: block; color: #4a5a6a; font-size: .78rem; word-break: break-all; }
+ details.transcript .role { font-size: .75rem; text-transform: uppercase; color: #5b6b7c; }
 </style>
 </head>
 <body>
@@ -96,15 +100,20 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 <h2 id="forecasts">Forecast questions</h2>
 {% if forecast %}<table id="forecast-table"><tr><th class="label">method</th><th>numeric n</th><th>CRPS (log)</th>
 <th>|z|&lt;1</th><th>|z|&lt;2</th><th>|z|&lt;3</th><th>&times;3</th><th>&times;10</th><th>CRPS skill</th>
-<th>binary n</th><th>Brier</th><th>Brier (difficulty-adj.)</th><th>Brier skill</th></tr>
+<th>binary n</th><th>Brier</th><th>Brier (difficulty-adj.)</th><th>Brier skill</th>
+<th>CRPS skill vs reference</th><th>Brier skill vs reference</th></tr>
 {% for e in forecast %}<tr><td class="label">{{ e.label }}</td><td>{{ e.n_numeric or 0 }}</td>
 <td>{{ cell(e.metrics.crps) }}</td>
 {% for level in ["1", "2", "3"] %}<td>{{ fmt(e.coverage[level].observed) if e.coverage else "–" }}</td>{% endfor %}
 <td>{{ fmt(e.within_x3) }}</td><td>{{ fmt(e.within_x10) }}</td><td>{{ fmt(e.crps_skill) }}</td>
-<td>{{ e.n_binary or 0 }}</td><td>{{ cell(e.metrics.brier) }}</td><td>{{ fmt(e.brier_adjusted) }}</td><td>{{ fmt(e.brier_skill) }}</td></tr>{% endfor %}
+<td>{{ e.n_binary or 0 }}</td><td>{{ cell(e.metrics.brier) }}</td><td>{{ fmt(e.brier_adjusted) }}</td><td>{{ fmt(e.brier_skill) }}</td>
+<td>{{ fmt(e.skill_vs_reference.crps) if e.skill_vs_reference else "–" }}</td>
+<td>{{ fmt(e.skill_vs_reference.brier) if e.skill_vs_reference else "–" }}</td></tr>{% endfor %}
 </table>
 <p class="meta">Nominal coverage: 0.683 / 0.954 / 0.997. CRPS of the Gaussian fitted to p10/p50/p90 in
- log10(y+1) space (lower is better); skills are against the persistence baseline of each question;
+ log10(y+1) space (lower is better); "CRPS skill" and "Brier skill" are against each question's naive
+ baseline (its pre-cutoff count or base rate); "vs reference" is 1 &minus; mean score / the reference
+ method's mean score on the questions both answered (reference: {{ forecast[0].skill_vs_reference.reference if forecast[0].skill_vs_reference else "none in these runs" }});
  the difficulty-adjusted Brier is the fitted a<sub>i</sub> + b<sub>j</sub> of brier<sub>ij</sub> = a<sub>i</sub> + b<sub>j</sub> + u<sub>ij</sub> on the average question (needs two or more methods).</p>
 {% for name, uri in forecast_plots %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
 {% else %}<p class="meta">No forecast answers in these runs.</p>{% endif %}
@@ -134,7 +143,16 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 <th>variance</th><th class="label">note</th></tr>
 {% for m in r.metrics %}<tr><td class="label">{{ m.name }}</td><td>{{ fmt(m.value) }}</td><td>{{ fmt(m.precision) }}</td>
 <td>{{ fmt(m.recall) }}</td><td>{{ fmt(m.variance) }}</td><td class="label">{{ m.note }}</td></tr>{% endfor %}
-</table></details>
+</table>
+{% for title, tr in r.transcripts %}<details class="transcript" data-unit="{{ tr.unit }}" data-transcript="{{ tr.id }}">
+<summary>{{ title }} <span class="meta">&middot; {{ tr.summary }}</span></summary>
+{% for e in tr.events %}<div class="event" data-kind="{{ e.kind }}"><b>{{ e.kind }}</b> <span class="meta">at {{ e.t_s }} s</span>
+{% if e.fields %}<code class="fields">{{ e.fields }}</code>{% endif %}
+{% if e.messages %}<details class="messages"><summary>{{ e.messages | length }} message(s) sent</summary>
+{% for m in e.messages %}<div class="message" data-role="{{ m.role }}"><span class="role">{{ m.role }}</span><pre class="content">{{ m.content }}</pre>{% if m.extra %}<code class="fields">{{ m.extra }}</code>{% endif %}</div>{% endfor %}</details>{% endif %}
+{% if e.reply is not none %}<div class="reply"><span class="role">{{ "cached reply" if e.cached else "model reply" }}</span><pre class="reply">{{ e.reply }}</pre></div>{% endif %}
+</div>{% endfor %}</details>{% endfor %}
+</details>
 {% endfor %}</div>
 <script>
 (function () {

@@ -7,7 +7,8 @@ evaluation settings (:func:`row_fingerprint`). Judge answers come from the persi
 re-running a finished evaluation makes zero model calls. A judge failure whose output stayed unusable
 repeats at temperature 0, so it is kept with its row instead of being asked again, unless
 ``retry_errors`` is set. A release without any target for the run's answers is refused before anything
-is written; the run folder is locked while it is evaluated.
+is written; the run folder is locked while it is evaluated. The judge calls of each judged row are
+recorded as its transcript in ``RUNDIR/judge_transcripts.jsonl`` (:mod:`foresci.transcript_log`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from foresci.evaluation.trace import PaperDates
 from foresci.io import append_jsonl, write_json, write_jsonl
 from foresci.locks import artifact_lock
 from foresci.settings import Settings
+from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TranscriptLog, prune_transcripts, secrets_of
+from foresci.transcripts import recording
 
 SCORES_NAME = "scores.jsonl"
 SUMMARY_NAME = "summary.json"
@@ -181,10 +184,15 @@ def score_answers(
     on_row: Callable[[Score], None] | None = None,
     progress: Progress | None = None,
     kb_dates: PaperDates | None = None,
+    transcripts: TranscriptLog | None = None,
 ) -> list[Score]:
     """Score answers (judges concurrent, embeddings here); ``on_row`` sees each finished row.
 
+    With ``settings.runtime.engine == "ray"`` the judge calls run on Ray workers, each with its own judge
+    client built from ``settings`` (``client`` then only collects their usage).
+
     ``kb_dates``: KB announcement dates of the cited ids (citations checked against the KB).
+    ``transcripts``: where the judge calls of each judged row are stored (the row names its transcript).
     """
     scored: list[Score] = []
 
@@ -205,28 +213,46 @@ def score_answers(
             finish(plain, answer)
     prewarm_embeddings(encoder, pending, release, settings.evaluation.max_claims)
 
-    def score(answer: Answer, parts: JudgedParts | None) -> None:
+    def score(answer: Answer, parts: JudgedParts | None, transcript: str | None = None) -> None:
         task, hidden = release.tasks[answer.task_id], release.hidden[answer.task_id]
-        finish(score_task_answer(answer, task, hidden, settings.evaluation, encoder, parts, kb_dates), answer)
+        row = score_task_answer(answer, task, hidden, settings.evaluation, encoder, parts, kb_dates)
+        row.transcript = transcript
+        finish(row, answer)
 
     if client is None:
         for answer in pending:
             score(answer, None)
         return scored
 
-    def judge(answer: Answer) -> JudgedParts:
-        return run_judges(
-            client,
-            answer,
-            release.tasks[answer.task_id],
-            release.hidden[answer.task_id],
-            settings.evaluation,
-            kb_dates,
-        )
+    def judge(answer: Answer) -> tuple[JudgedParts, str | None]:
+        with recording() as transcript:
+            parts = run_judges(
+                client,
+                answer,
+                release.tasks[answer.task_id],
+                release.hidden[answer.task_id],
+                settings.evaluation,
+                kb_dates,
+            )
+        if transcripts is None:
+            return parts, None
+        key = answer_key(answer.task_id, answer.method, answer.model, answer.mode)
+        return parts, transcripts.write(transcript, "judge", key)
 
+    if settings.runtime.engine == "ray":  # judges on Ray workers; scores are still written here alone
+        from foresci.engines.judges import judge_on_ray
+
+        usage = getattr(client, "usage", None)
+        for index, parts, spent, calls in judge_on_ray(pending, release, settings, kb_dates):
+            if usage is not None and hasattr(usage, "add"):
+                usage.add(**spent)
+            judged = pending[index]
+            key = answer_key(judged.task_id, judged.method, judged.model, judged.mode)
+            score(judged, parts, transcripts.write(calls, "judge", key) if transcripts else None)
+        return scored
     with ThreadPoolExecutor(max_workers=max(1, settings.evaluation.judge_concurrency)) as pool:
-        for answer, parts in zip(pending, pool.map(judge, pending), strict=True):
-            score(answer, parts)
+        for answer, (parts, transcript) in zip(pending, pool.map(judge, pending), strict=True):
+            score(answer, parts, transcript)
     return scored
 
 
@@ -312,8 +338,9 @@ def _evaluate_locked(
         score.fingerprint = fingerprints.get(score.key or "")
         append_jsonl(partial_path, score)
 
+    transcripts = None if offline else TranscriptLog(run_dir / JUDGE_TRANSCRIPTS_FILE, secrets_of(settings))
     fresh = score_answers(
-        todo, release, settings, encoder, None if offline else client, keep, progress, kb_dates
+        todo, release, settings, encoder, None if offline else client, keep, progress, kb_dates, transcripts
     )
     by_key = {**reusable, **{score.key: score for score in fresh if score.key}}
     ordered = [
@@ -322,6 +349,8 @@ def _evaluate_locked(
     ]
     write_jsonl(run_dir / SCORES_NAME, ordered)
     partial_path.unlink(missing_ok=True)
+    referenced = {score.transcript for score in ordered if score.transcript}
+    prune_transcripts(run_dir / JUDGE_TRANSCRIPTS_FILE, referenced)
     usage = getattr(client, "usage", None)
     meta = {
         "run_dir": str(run_dir),

@@ -36,6 +36,33 @@ def bootstrap_mean(
     return MeanWithInterval(mean=mean, low=float(low), high=float(high), n=int(data.size))
 
 
+def cluster_bootstrap_mean(
+    clusters: Sequence[Sequence[float]], samples: int = 2000, seed: int = 11, level: float = 0.95
+) -> MeanWithInterval:
+    """Mean over every value with a percentile-bootstrap interval that resamples whole clusters.
+
+    Tasks of one cluster (e.g. one synthetic world, whose direction tasks reuse the same few nodes and
+    the same forecast of them) are not independent draws: resampling them one by one understates the
+    uncertainty. Each resample draws as many clusters as there are, with replacement, and takes the mean
+    over all their values (a ratio estimator, so a cluster weighs by its number of values).
+    """
+    kept = [np.asarray(values, dtype=float) for values in clusters if len(values)]
+    if not kept:
+        raise ValueError("cluster_bootstrap_mean needs at least one value")
+    sums = np.asarray([values.sum() for values in kept])
+    counts = np.asarray([values.size for values in kept], dtype=float)
+    mean = float(sums.sum() / counts.sum())
+    total = int(counts.sum())
+    if len(kept) == 1 or samples <= 0:
+        return MeanWithInterval(mean=mean, low=mean, high=mean, n=total)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(kept), size=(samples, len(kept)))
+    means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return MeanWithInterval(mean=mean, low=float(low), high=float(high), n=total)
+
+
 def paired_bootstrap_pvalue(
     leader: Sequence[float],
     other: Sequence[float],

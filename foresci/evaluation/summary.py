@@ -16,7 +16,12 @@ from foresci.evaluation.diagnostics import (
     metric_correlations,
     metric_value,
 )
-from foresci.evaluation.forecast import NOMINAL_COVERAGE, difficulty_adjusted, reliability_bins
+from foresci.evaluation.forecast import (
+    NOMINAL_COVERAGE,
+    difficulty_adjusted,
+    paired_skill,
+    reliability_bins,
+)
 from foresci.evaluation.models import Score
 from foresci.evaluation.registry import METRICS, metric_info
 from foresci.evaluation.stats import bootstrap_mean, paired_bootstrap_pvalue
@@ -218,6 +223,7 @@ def forecast_summary(scores: Sequence[Score], settings: EvaluationSettings) -> l
             )
         entries.append(entry)
     _add_leader_pvalues(entries, rows_by_key, ("crps", "brier"), settings, higher_is_better=False)
+    _add_reference_skill(entries, rows_by_key, settings.forecast_reference)
     for name in ("brier", "crps"):
         fitted = difficulty_adjusted(
             [
@@ -234,6 +240,30 @@ def forecast_summary(scores: Sequence[Score], settings: EvaluationSettings) -> l
     for entry in entries:
         entry.pop("key")
     return entries
+
+
+def _add_reference_skill(entries: list[dict[str, Any]], rows_by_key: dict[GroupKey, list[Score]],
+                         reference: str) -> None:
+    """Each entry's CRPS and Brier skill against the reference method's forecasts of the same questions."""
+    reference_keys = [key for key in rows_by_key if key[0] == reference and key[2] == "full"]
+    if not reference_keys:
+        return
+    reference_rows = rows_by_key[sorted(reference_keys, key=lambda k: k[1] or "")[0]]
+    for entry in entries:
+        skill: dict[str, Any] = {"reference": reference}
+        for name in ("crps", "brier"):
+            values = {
+                score.task_id: value
+                for score in rows_by_key[entry["key"]]
+                if (value := metric_value(score, name)) is not None
+            }
+            reference_values = {
+                score.task_id: value
+                for score in reference_rows
+                if (value := metric_value(score, name)) is not None
+            }
+            skill[name], skill[f"n_{name}"] = paired_skill(values, reference_values)
+        entry["skill_vs_reference"] = skill
 
 
 def build_summary(

@@ -9,7 +9,6 @@ same tokens (same IDF, including its epsilon floor for negative IDF), which a te
 from __future__ import annotations
 
 import json
-import re
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,55 +16,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-_TOKEN = re.compile(r"[a-z0-9]+")
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "their",
-        "this",
-        "to",
-        "was",
-        "were",
-        "which",
-        "with",
-        "we",
-        "our",
-        "these",
-        "those",
-        "can",
-        "also",
-        "than",
-        "then",
-        "there",
-        "such",
-    ]
-)
+from foresci.kb.postings import BM25Postings
+from foresci.kb.tokens import STOPWORDS, tokenize
 
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case alphanumeric tokens without common English stop words."""
-    return [token for token in _TOKEN.findall(text.lower()) if token not in STOPWORDS]
+__all__ = ["STOPWORDS", "BM25Index", "tokenize"]
 
 
 class BM25Index:
@@ -76,8 +30,7 @@ class BM25Index:
         self.counts = counts.tocsr()
         self._csc: sp.csc_matrix | None = None
         self.lengths = np.asarray(self.counts.sum(axis=1)).ravel().astype(np.float64)
-        self._cumulative_lengths = np.concatenate([[0.0], np.cumsum(self.lengths)])
-        self._idf_cache: dict[tuple[int, float], np.ndarray] = {}
+        self._postings: BM25Postings | None = None
 
     @property
     def size(self) -> int:
@@ -124,46 +77,24 @@ class BM25Index:
         old = sp.csr_matrix((old.data, old.indices, old.indptr), shape=(old.shape[0], width))
         return BM25Index(vocabulary, sp.vstack([old, new_rows], format="csr"))
 
+    @property
+    def postings(self) -> BM25Postings:
+        """The term-major postings that score queries (built once from the counts)."""
+        if self._postings is None:
+            csc = self.csc
+            rows = self.counts
+            self._postings = BM25Postings(
+                self.vocabulary, csc.indptr, csc.indices, csc.data, self.lengths, rows.indptr, rows.indices
+            )
+        return self._postings
+
     def idf(self, prefix: int, epsilon: float = 0.25) -> np.ndarray:
         """IDF of every term over the first ``prefix`` documents (rank-bm25's BM25Okapi formula)."""
-        key = (prefix, epsilon)
-        cached = self._idf_cache.get(key)
-        if cached is not None:
-            return cached
-        end = int(self.counts.indptr[prefix])
-        document_frequency = np.bincount(self.counts.indices[:end], minlength=len(self.vocabulary))
-        present = document_frequency > 0
-        idf = np.log((prefix - document_frequency + 0.5) / (document_frequency + 0.5))
-        average = float(idf[present].mean()) if present.any() else 0.0
-        idf = np.where(idf < 0, epsilon * average, idf)
-        idf[~present] = 0.0
-        if len(self._idf_cache) > 16:
-            self._idf_cache.clear()
-        self._idf_cache[key] = idf
-        return idf
+        return self.postings.idf(prefix, epsilon)
 
     def scores(self, query: str, prefix: int, k1: float = 1.5, b: float = 0.75) -> np.ndarray:
         """BM25 score of every one of the first ``prefix`` documents for ``query``."""
-        result = np.zeros(prefix, dtype=np.float64)
-        if prefix == 0:
-            return result
-        idf = self.idf(prefix)
-        average_length = self._cumulative_lengths[prefix] / prefix
-        csc = self.csc
-        for token in tokenize(query):
-            column = self.vocabulary.get(token)
-            if column is None:
-                continue
-            start, stop = csc.indptr[column], csc.indptr[column + 1]
-            rows = csc.indices[start:stop]
-            stop = start + int(np.searchsorted(rows, prefix))
-            rows = csc.indices[start:stop]
-            if len(rows) == 0:
-                continue
-            frequency = csc.data[start:stop].astype(np.float64)
-            norm = k1 * (1 - b + b * self.lengths[rows] / average_length)
-            result[rows] += idf[column] * frequency * (k1 + 1) / (frequency + norm)
-        return result
+        return self.postings.scores(query, prefix, k1, b)
 
     def top(
         self,
@@ -174,18 +105,8 @@ class BM25Index:
         k1: float = 1.5,
         b: float = 0.75,
     ) -> list[tuple[int, float]]:
-        """Best ``k`` (row, score) pairs with a positive score among the first ``prefix`` rows.
-
-        ``mask`` (bool, length >= prefix) restricts the rows considered, e.g. to a domain.
-        """
-        scores = self.scores(query, prefix, k1, b)
-        if mask is not None:
-            scores = np.where(mask[:prefix], scores, 0.0)
-        candidates = np.flatnonzero(scores > 0)
-        if len(candidates) > k:
-            candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
-        order = sorted(candidates.tolist(), key=lambda row: (-scores[row], row))
-        return [(row, float(scores[row])) for row in order]
+        """Best ``k`` (row, score) pairs with a positive score among the first ``prefix`` rows."""
+        return self.postings.top(query, prefix, k, mask, k1, b)
 
     def save(self, folder: Path) -> None:
         """Write ``bm25_counts.npz`` (no pickle) and ``bm25_vocabulary.json`` into ``folder``."""

@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.artifacts import is_reusable, read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.artifacts import (
+    is_reusable,
+    read_manifest,
+    refresh_hashes,
+    sha256_file,
+    sha256_json,
+    write_manifest,
+)
 from foresci.errors import InputDataError, UserError
 from foresci.io import read_json, write_json, write_jsonl
 from foresci.kb.bm25 import BM25Index
@@ -41,6 +48,7 @@ OUTPUT_FILES = [
     "bm25_vocabulary.json",
     "quarantine.jsonl",
     "summary.json",
+    "dense_ivf.faiss",  # only in KBs above runtime.approximate_above
 ]
 
 
@@ -164,13 +172,12 @@ def embed_papers(
     dimension: int | None = next((len(vector) for vector in known.values()), None)
     parts: dict[int, np.ndarray] = {}
     chunk = max(1, settings.kb.embed_chunk)
-    for start in range(0, len(todo), chunk):
-        indices = todo[start : start + chunk]
-        vectors = embedder.encode([texts[index] for index in indices])
+    chunks = [todo[start : start + chunk] for start in range(0, len(todo), chunk)]
+    encoded = _encode_chunks(embedder, texts, chunks, settings, advance)
+    for indices, vectors in zip(chunks, encoded, strict=True):
         for index, vector in zip(indices, vectors, strict=True):
             parts[index] = vector
         dimension = vectors.shape[1]
-        advance(len(indices))
     if dimension is None:
         dimension = embedder.dimension
     matrix = np.zeros((len(texts), dimension), dtype=np.float32)
@@ -223,6 +230,13 @@ def _swap_in(out: Path, generation: Path) -> None:
     for stale in out.glob("gen-*"):
         if stale.name not in (generation.name, previous) and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
+
+
+def _final_summary(out: Path, generation: Path, summary: BuildSummary) -> None:
+    """Rewrite ``summary.json`` with the final timings and keep its manifest hash true to it."""
+    write_json(generation / "summary.json", summary)
+    refresh_hashes(generation, ["summary.json"])
+    _copy_manifest(out, generation)
 
 
 def _copy_manifest(out: Path, generation: Path) -> None:
@@ -315,6 +329,26 @@ def _require_papers(sources: Sequence[Path], result: IngestResult, allow_empty: 
     )
 
 
+def _encode_chunks(
+    embedder: Any,
+    texts: Sequence[str],
+    chunks: list[list[int]],
+    settings: Settings,
+    advance: Callable[[int], None],
+) -> Iterator[np.ndarray]:
+    """The vectors of each chunk of text indices, in order: here, or on Ray (``runtime.engine``)."""
+    if settings.runtime.engine == "ray":
+        from foresci.engines.embedding import embed_chunks_ray
+
+        chunk_texts = [[texts[index] for index in indices] for indices in chunks]
+        yield from embed_chunks_ray(embedder, chunk_texts, settings, advance)
+        return
+    for indices in chunks:
+        vectors = embedder.encode([texts[index] for index in indices])
+        advance(len(indices))
+        yield vectors
+
+
 def build_kb(
     sources: list[Path],
     out: Path,
@@ -402,7 +436,7 @@ def _build_locked(
             )
             _swap_in(out, generation)
     summary.timings = timings
-    write_json(generation / "summary.json", summary)
+    _final_summary(out, generation, summary)
     return summary
 
 
@@ -526,7 +560,7 @@ def _update_locked(out: Path, sources: list[Path], settings: Settings, progress:
         kb.close()
         _swap_in(out, generation)
     summary.timings = timings
-    write_json(generation / "summary.json", summary)
+    _final_summary(out, generation, summary)
     return summary
 
 

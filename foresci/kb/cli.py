@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from foresci.cli_options import parse_date_option
+from foresci.engines import ENGINE_HELP
 
 app = typer.Typer(
     help="Build, update, search and inspect the cutoff-aligned knowledge base.", no_args_is_help=True
@@ -24,6 +25,7 @@ def build_command(
     allow_empty: bool = typer.Option(
         False, "--allow-empty", help="Build even when the sources hold no paper (otherwise an error)."
     ),
+    engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Build a knowledge base: ingest, embed, screen per domain, index (BM25 + FAISS).
 
@@ -40,13 +42,15 @@ def build_command(
       FORESCI_CACHE_DIR=/tmp/cache foresci kb build day.jsonl.gz snap.jsonl --out kb --domains-dir mine
 
       FORESCI_KB__EMBED_FIELD=title foresci kb build corpus/ --out kb   # titles only: ~10x faster on CPU
+
+      RAY_ADDRESS=auto foresci kb build corpus/ --out kb --engine ray   # embedding on a Ray cluster
     """
+    from foresci.engines import with_engine
     from foresci.kb.build import build_kb
     from foresci.settings import load_settings
 
-    summary = build_kb(
-        sources, out, load_settings(), domains_dir or None, progress=True, allow_empty=allow_empty
-    )
+    settings = with_engine(load_settings(), engine)
+    summary = build_kb(sources, out, settings, domains_dir or None, progress=True, allow_empty=allow_empty)
     _print_summary(summary.model_dump(mode="json"))
 
 
@@ -158,6 +162,29 @@ def stats_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> No
         console.print(f"  {count:6d}  {reason}")
     for name, count in files.most_common(5):
         console.print(f"  {count:6d}  in {name}")
+
+
+@app.command("verify")
+def verify_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> None:
+    """Check the live generation's files (papers, vectors, BM25, IVF index...) against its manifest hashes.
+
+    Exits 1 naming every file whose content changed since the build.
+
+    Example:
+
+      foresci kb verify workspace/kb
+    """
+    from foresci.artifacts import changed_files
+    from foresci.errors import UserError
+    from foresci.kb.store import live_generation
+
+    generation = live_generation(kb_dir)
+    changed = changed_files(generation)
+    if changed:
+        raise UserError(
+            f"content changed since the build (hash mismatch): {', '.join(changed)}", path=generation
+        )
+    typer.echo(f"{generation}: every file matches its manifest hash")
 
 
 @app.command("harvest")

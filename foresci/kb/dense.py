@@ -18,25 +18,37 @@ import numpy as np
 
 IVF_FILE = "dense_ivf.faiss"
 RERANK_FACTOR = 4
+SCREEN_MIN_ROWS = 20_000  # below this an exact scan is already fast
+SCREEN_MAX_ROWS = 400_000  # the half-precision copy costs 2 bytes a dimension a row
+SCREEN_EXTRA = 0.25  # candidates screened beyond the wanted depth
 
 
 def exact_search(
     vectors: np.ndarray, query: np.ndarray, depth: int, rows: np.ndarray | None = None
 ) -> list[int]:
     """Rows of ``vectors`` (or of its subset ``rows``) with the largest inner product, best first."""
+    return [row for row, _ in exact_scores(vectors, query, depth, rows)]
+
+
+def exact_scores(
+    vectors: np.ndarray, query: np.ndarray, depth: int, rows: np.ndarray | None = None
+) -> list[tuple[int, float]]:
+    """:func:`exact_search` with each row's inner product."""
     import faiss
 
     candidates = vectors if rows is None else vectors[rows]
     if len(candidates) == 0 or depth <= 0:
         return []
-    _, found = faiss.knn(
+    scores, found = faiss.knn(
         np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32),
         np.ascontiguousarray(candidates, dtype=np.float32),
         min(depth, len(candidates)),
         metric=faiss.METRIC_INNER_PRODUCT,
     )
-    hits = [int(index) for index in found[0] if index >= 0]
-    return hits if rows is None else [int(rows[index]) for index in hits]
+    hits = [
+        (int(index), float(score)) for index, score in zip(found[0], scores[0], strict=True) if index >= 0
+    ]
+    return hits if rows is None else [(int(rows[index]), score) for index, score in hits]
 
 
 def ivf_lists(size: int) -> int:
@@ -82,6 +94,54 @@ def read_ivf(folder: Path) -> Any | None:
     return faiss.read_index(str(path)) if path.is_file() else None
 
 
+class HalfPrecisionScreen:
+    """Exact top-k by inner product in half the memory traffic: screen on float16, confirm on float32.
+
+    A FAISS float16 scalar-quantiser copy of the vectors gives approximate scores ``a_i`` with
+    ``|a_i - s_i| <= bound`` (float16 keeps 11 significant bits: ``bound = 2^-11 * max ||x||`` plus
+    float32 summation slack). The best ``m > depth`` approximate candidates are re-scored exactly;
+    with ``t`` the depth-th exact score among them, any other row scores at most ``a_m + bound``. When
+    that is below ``t`` the candidates' exact top-``depth`` is the true one; otherwise (many near-ties)
+    the caller falls back to the full exact scan. So results never differ from exact search.
+    """
+
+    def __init__(self, vectors: np.ndarray) -> None:
+        import faiss
+
+        size, dimension = vectors.shape
+        self.index = faiss.IndexScalarQuantizer(
+            dimension, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT
+        )
+        largest = 0.0
+        for start in range(0, size, 50_000):
+            chunk = np.ascontiguousarray(vectors[start : start + 50_000], dtype=np.float32)
+            self.index.add(chunk)
+            largest = max(largest, float(np.linalg.norm(chunk, axis=1).max(initial=0.0)))
+        self.bound = largest * 2.0**-11 + dimension * 2.0**-24 * max(largest, 1.0) + 1e-6
+
+    def search(
+        self, vectors: np.ndarray, query: np.ndarray, depth: int, selector: Any, visible: int
+    ) -> list[int] | None:
+        """The exact best ``depth`` rows among those ``selector`` allows, or None when unproven."""
+        import faiss
+
+        wanted = min(visible, depth + max(16, int(depth * SCREEN_EXTRA)))
+        if wanted <= depth:
+            return None
+        parameters = faiss.SearchParameters()
+        parameters.sel = selector
+        approximate, found = self.index.search(
+            np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32), wanted, params=parameters
+        )
+        candidates = found[0][found[0] >= 0]
+        if len(candidates) < wanted:
+            return None
+        ranked = exact_scores(vectors, query, depth, np.sort(candidates))
+        if len(ranked) < depth or float(approximate[0][wanted - 1]) + self.bound >= ranked[-1][1]:
+            return None
+        return [row for row, _ in ranked]
+
+
 class DenseIndex:
     """Cutoff-bounded inner-product search over row-ordered, normalised vectors."""
 
@@ -98,6 +158,9 @@ class DenseIndex:
         self.mode = mode
         self.approximate_above = approximate_above
         self.nprobe = nprobe
+        self.exact_searches = 0
+        self.screened = 0
+        self._screen: HalfPrecisionScreen | None = None
 
     @property
     def size(self) -> int:
@@ -121,11 +184,29 @@ class DenseIndex:
             return []
         if self.approximate(visible):
             found = self._ivf_search(query, prefix, rows, depth)
-        elif rows is None:
-            found = exact_search(self.vectors[:prefix], query, depth)
         else:
-            found = exact_search(self.vectors, query, depth, rows)
+            found = self._exact(query, prefix, rows, visible, depth)
         return [row for row in found if 0 <= row < prefix]
+
+    def _exact(
+        self, query: np.ndarray, prefix: int, rows: np.ndarray | None, visible: int, depth: int
+    ) -> list[int]:
+        """Exact search; from the second search of a mid-sized KB on, screened in half precision."""
+        self.exact_searches += 1
+        screen = self._half_precision() if visible >= SCREEN_MIN_ROWS and self.exact_searches > 1 else None
+        if screen is not None:
+            found = screen.search(self.vectors, query, depth, _selector(self.size, prefix, rows), visible)
+            if found is not None:
+                self.screened += 1
+                return found
+        if rows is None:
+            return exact_search(self.vectors[:prefix], query, depth)
+        return exact_search(self.vectors, query, depth, rows)
+
+    def _half_precision(self) -> HalfPrecisionScreen | None:
+        if self._screen is None and SCREEN_MIN_ROWS <= self.size <= SCREEN_MAX_ROWS:
+            self._screen = HalfPrecisionScreen(self.vectors)
+        return self._screen
 
     def _ivf_search(self, query: np.ndarray, prefix: int, rows: np.ndarray | None, depth: int) -> list[int]:
         import faiss
@@ -133,13 +214,7 @@ class DenseIndex:
         ivf: Any = self.ivf
         parameters = faiss.SearchParametersIVF()
         visible = prefix if rows is None else len(rows)
-        if rows is None:
-            selector: Any = faiss.IDSelectorRange(0, prefix)
-        else:
-            allowed = np.zeros(self.size, dtype=bool)
-            allowed[rows] = True
-            bitmap = np.packbits(allowed, bitorder="little")
-            selector = faiss.IDSelectorBitmap(self.size, faiss.swig_ptr(bitmap))
+        selector = _selector(self.size, prefix, rows)  # held here: FAISS keeps only a pointer to it
         parameters.sel = selector
         parameters.nprobe = int(min(ivf.nlist, math.ceil(self.nprobe * self.size / visible)))
         wanted = min(visible, depth * RERANK_FACTOR)
@@ -152,3 +227,17 @@ class DenseIndex:
         scores = self.vectors[np.sort(candidates)] @ query.astype(np.float32)
         ordered = np.sort(candidates)[np.argsort(-scores, kind="stable")]
         return [int(row) for row in ordered[:depth]]
+
+
+def _selector(size: int, prefix: int, rows: np.ndarray | None) -> Any:
+    """A FAISS id selector of the rows ``[0, prefix)`` (or of ``rows``, all below ``prefix``)."""
+    import faiss
+
+    if rows is None:
+        return faiss.IDSelectorRange(0, prefix)
+    allowed = np.zeros(size, dtype=bool)
+    allowed[rows] = True
+    bitmap = np.packbits(allowed, bitorder="little")
+    selector: Any = faiss.IDSelectorBitmap(size, faiss.swig_ptr(bitmap))
+    selector.referenced_bitmap = bitmap  # the selector reads this buffer: keep it alive with it
+    return selector

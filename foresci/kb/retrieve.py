@@ -124,7 +124,7 @@ class KBView:
 
     def bm25_ranking(self, query: str, depth: int, mask: np.ndarray | None = None) -> list[int]:
         """Rows of the best BM25 matches among visible papers."""
-        hits = self.kb.bm25.top(query, self._prefix, depth, mask=mask, k1=self._k1, b=self._b)
+        hits = self.kb.bm25_postings.top(query, self._prefix, depth, mask=mask, k1=self._k1, b=self._b)
         return [row for row, _ in hits]
 
     def dense_ranking(self, vector: np.ndarray, depth: int, mask: np.ndarray | None = None) -> list[int]:

@@ -19,6 +19,7 @@ manifest. Writers hold :func:`foresci.locks.artifact_lock` on the KB folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -38,6 +39,7 @@ from foresci.kb.models import Paper, ScreenDecision
 if TYPE_CHECKING:
     from foresci.kb.bm25 import BM25Index
     from foresci.kb.dense import DenseIndex
+    from foresci.kb.postings import BM25Postings
     from foresci.settings import Settings
 
 CURRENT_NAME = "CURRENT"
@@ -135,16 +137,12 @@ class KnowledgeBase:
             f"file:{generation / 'papers.sqlite'}?mode=ro", uri=True, check_same_thread=False
         )
         self._lock = threading.Lock()
-        rows = self._connection.execute("SELECT paper_id, announced FROM papers ORDER BY row").fetchall()
-        self._paper_ids = [paper_id for paper_id, _ in rows]
+        self.manifest = read_manifest(generation)
+        self.fingerprint = self.manifest.fingerprint
+        self._paper_ids, self._ordinals, self._month_index = self._row_dates()
         self._row_of = {paper_id: row for row, paper_id in enumerate(self._paper_ids)}
-        self._ordinals = np.asarray([date.fromisoformat(day).toordinal() for _, day in rows], dtype=np.int64)
-        self._month_index = np.asarray(
-            [int(day[:4]) * 12 + int(day[5:7]) - 1 for _, day in rows], dtype=np.int64
-        )
         if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
-        self.fingerprint = read_manifest(generation).fingerprint
         self._papers: list[Paper] | None = None
         self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
 
@@ -349,6 +347,45 @@ class KnowledgeBase:
         return index
 
     @cached_property
+    def bm25_postings(self) -> BM25Postings:
+        """The query side of BM25 (numpy only): memory-mapped from the cache folder once derived there."""
+        from foresci.kb.postings import BM25Postings
+
+        folder = self._derived_folder("bm25_counts.npz")
+        postings = BM25Postings.load(folder) if folder is not None else None
+        if postings is not None and postings.size == self.size:
+            return postings
+        postings = self.bm25.postings
+        if folder is not None:
+            with contextlib.suppress(OSError):  # a read-only cache folder: derived again next time
+                postings.save(folder)
+        return postings
+
+    def _row_dates(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Paper ids, announcement ordinals and month indices by row (cached beside the BM25 postings:
+        reading them from papers.sqlite scans every stored paper)."""
+        folder = self._derived_folder("papers.sqlite")
+        if folder is not None and (folder / "ids.json").is_file():
+            ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
+            ordinals = np.load(folder / "ordinals.npy", allow_pickle=False)
+            if len(ids) == len(ordinals):
+                return ids, ordinals, _month_indices(ordinals)
+        rows = self._connection.execute("SELECT paper_id, announced FROM papers ORDER BY row").fetchall()
+        ids = [paper_id for paper_id, _ in rows]
+        ordinals = np.asarray([date.fromisoformat(day).toordinal() for _, day in rows], dtype=np.int64)
+        if folder is not None:
+            with contextlib.suppress(OSError):  # a read-only cache folder: read again next time
+                _save_row_dates(folder, ids, ordinals)
+        return ids, ordinals, _month_indices(ordinals)
+
+    def _derived_folder(self, name: str) -> Path | None:
+        """Where data derived from the generation file ``name`` is cached (by its manifest hash)."""
+        digest = self.manifest.hashes.get(name)
+        if self.settings is None or not digest:
+            return None
+        return Path(self.settings.cache_dir) / "kb-derived" / f"{name.split('.')[0]}-{digest[:24]}"
+
+    @cached_property
     def dense_index(self) -> DenseIndex:
         """Cutoff-bounded dense search: exact, or the stored IVF index for large KBs (runtime settings)."""
         from foresci.kb.dense import DenseIndex, read_ivf
@@ -379,3 +416,25 @@ class KnowledgeBase:
     def _require_papers(self) -> None:
         if not self._paper_ids:
             raise ValueError(f"{self.path}: the KB has no papers")
+
+
+def _month_indices(ordinals: np.ndarray) -> np.ndarray:
+    """``year * 12 + month - 1`` of each date ordinal."""
+    months: dict[int, int] = {}
+    out = np.empty(len(ordinals), dtype=np.int64)
+    for position, ordinal in enumerate(ordinals.tolist()):
+        month = months.get(ordinal)
+        if month is None:
+            day = date.fromordinal(ordinal)
+            month = months[ordinal] = day.year * 12 + day.month - 1
+        out[position] = month
+    return out
+
+
+def _save_row_dates(folder: Path, ids: list[str], ordinals: np.ndarray) -> None:
+    """Write ``ids.json`` and ``ordinals.npy`` into ``folder`` atomically."""
+    from foresci.io import atomic_folder
+
+    with atomic_folder(folder) as staging:
+        np.save(staging / "ordinals.npy", ordinals, allow_pickle=False)
+        (staging / "ids.json").write_text(json.dumps(ids), encoding="utf-8")

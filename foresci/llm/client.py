@@ -10,6 +10,8 @@
 - Every request carries the role's ``max_tokens``; prompts that would overflow the model's context window
   lose their lowest-ranked evidence first (:mod:`foresci.llm.budget`).
 - A persistent SQLite response cache makes a re-run cost zero calls; concurrency is limited per endpoint.
+- Every call, cache hit, retry, fallback and context trim is recorded into the open transcript
+  (:mod:`foresci.transcripts`): messages sent, raw completion, tokens and seconds.
 
 API keys are read from settings or the environment and are never logged or written.
 """
@@ -33,6 +35,7 @@ from foresci.llm.capabilities import capabilities_for
 from foresci.llm.errors import LLMError, LLMOutputError, LLMRequestError, classify, short
 from foresci.llm.registry import context_length, load_model_registry
 from foresci.llm.structured import MethodUnavailable, read_reply, request_fields, schema_instruction
+from foresci.transcripts import record
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -221,7 +224,26 @@ class LLMClient:
         fitted, dropped = fit_to_window(messages, self.context_window, self.max_tokens or 0, extra_tokens)
         if dropped:
             self._count(evidence_dropped=dropped)
+            record("context_trim", model=self.model, step=current_step(), evidence_dropped=dropped,
+                   window=self.context_window, reserved_for_answer=self.max_tokens or 0,
+                   estimated_tokens_before=estimate_tokens(messages),
+                   estimated_tokens_after=estimate_tokens(fitted))
         return fitted
+
+    def _record_call(self, method: str, schema: str | None, sent: list[dict[str, str]], message: Any,
+                     completion: str, seconds: float, attempt: int = 0, problem: str = "") -> None:
+        usage = getattr(message, "usage_metadata", None) or {}
+        record("llm_call", model=self.model, role=self.role, step=current_step(), method=method,
+               schema=schema, attempt=attempt, messages=sent, completion=completion,
+               finish_reason=(getattr(message, "response_metadata", None) or {}).get("finish_reason"),
+               prompt_tokens=int(usage.get("input_tokens", 0)),
+               completion_tokens=int(usage.get("output_tokens", 0)), seconds=round(seconds, 3),
+               **({"problem": problem} if problem else {}))
+
+    def _cache_hit(self, schema: str | None, messages: list[dict[str, str]], response: Any) -> None:
+        self._count(cache_hits=1)
+        record("cache_hit", model=self.model, role=self.role, step=current_step(), schema=schema,
+               messages=messages, response=response)
 
     # ---- public calls ---------------------------------------------------------------------------
 
@@ -230,15 +252,18 @@ class LLMClient:
         normalised = normalise_messages(messages)
         key = self._cache_key("text", normalised, None)
         if self.cache is not None and (cached := self.cache.get(key)) is not None:
-            self._count(cache_hits=1)
+            self._cache_hit(None, normalised, cached)
             return str(cached)
-        sent = _to_langchain(self._fit(normalised))
+        fitted = self._fit(normalised)
+        sent = _to_langchain(fitted)
+        started = time.monotonic()
         message = self._call(lambda: self.chat.invoke(sent, extra_body=self._limit_fields()))
         self._count_tokens(message)
         if (getattr(message, "response_metadata", None) or {}).get("finish_reason") == "length":
             self._count(truncated=1)
         content = getattr(message, "content", "")
         text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        self._record_call("text", None, fitted, message, text, time.monotonic() - started)
         if self.cache is not None:
             self.cache.put(key, self.model, text)
         return text
@@ -254,7 +279,7 @@ class LLMClient:
         json_schema = schema.model_json_schema()
         key = self._cache_key("structured", normalised, json_schema)
         if self.cache is not None and (cached := self.cache.get(key)) is not None:
-            self._count(cache_hits=1)
+            self._cache_hit(schema.__name__, normalised, cached)
             return schema.model_validate(cached)
         if self.capabilities.known:
             parsed = self._structured(normalised, schema, json_schema)
@@ -273,12 +298,15 @@ class LLMClient:
                 parsed = self._structured_with(method, normalised, schema, json_schema)
             except MethodUnavailable as error:
                 refusals.append(f"{method}: {error}")
+                record("fallback", model=self.model, method=method, reason=str(error), refused_by="client")
                 continue
             except LLMRequestError as error:
                 if any(word in str(error).lower() for word in _CONTEXT_WORDS):
                     raise
                 self.capabilities.refused(method, short(error, 300))
                 self._count(fallbacks=1)
+                record("fallback", model=self.model, method=method, reason=short(error, 300),
+                       refused_by="endpoint")
                 refusals.append(f"{method}: {short(error, 200)}")
                 continue
             return parsed
@@ -293,7 +321,8 @@ class LLMClient:
         if method in ("json_mode", "grammar"):
             sent.append({"role": "system", "content": schema_instruction(json_schema)})
         schema_tokens = estimate_tokens([{"role": "tool", "content": json.dumps(json_schema)}])
-        conversation = _to_langchain(self._fit(sent, schema_tokens if method == "function_calling" else 0))
+        recorded = self._fit(sent, schema_tokens if method == "function_calling" else 0)
+        conversation = _to_langchain(recorded)
         tools = {name: fields.pop(name) for name in ("tools", "tool_choice") if name in fields}
         raw_outputs: list[str] = []
         problem = ""
@@ -306,7 +335,9 @@ class LLMClient:
             def call(request: list[BaseMessage] = request) -> Any:
                 return self.chat.invoke(request, extra_body=fields, **tools)
 
+            started = time.monotonic()
             message = self._call(call)
+            seconds = time.monotonic() - started
             self.capabilities.accepted(method)
             self._count_tokens(message)
             reply = read_reply(message, self.max_tokens)
@@ -318,18 +349,24 @@ class LLMClient:
                 problem = reply.problem
             else:
                 try:
-                    return schema.model_validate(reply.data)
+                    parsed = schema.model_validate(reply.data)
                 except ValidationError as error:
                     problem = f"output does not match the schema {schema.__name__}: {short(error)}"
                     if truncated:
                         problem = (f"output truncated at the token limit (max_tokens={self.max_tokens}, "
                                    f"finish_reason={reply.finish_reason}): {problem}")
+                else:
+                    self._record_call(method, schema.__name__, recorded, message, reply.raw, seconds, attempt)
+                    return parsed
+            self._record_call(method, schema.__name__, recorded, message, reply.raw, seconds, attempt,
+                              problem)
             advice = ("It was cut off at the token limit: reply again, much shorter, with"
                       if truncated else "Reply again with")
-            conversation = [*conversation, *_to_langchain([
-                {"role": "assistant", "content": reply.raw},
-                {"role": "user", "content": f"Your previous reply was rejected: {problem}. {advice} one JSON "
-                                            f"object that matches the schema {schema.__name__}."}])]
+            turn = [{"role": "assistant", "content": reply.raw},
+                    {"role": "user", "content": f"Your previous reply was rejected: {problem}. {advice} one "
+                                                f"JSON object that matches the schema {schema.__name__}."}]
+            conversation = [*conversation, *_to_langchain(turn)]
+            recorded = [*recorded, *turn]
         raise LLMOutputError(f"{self._who()}: {problem} (after {self.settings.llm.reask} re-ask(s), "
                              f"method {method})", raw_outputs, truncated=truncated, step=current_step())
 
@@ -356,6 +393,7 @@ class LLMClient:
                 who = self._who()
                 status = getattr(error, "status_code", None)
                 detail = f"{f'HTTP {status} ' if status else ''}{type(error).__name__}: {short(error)}"
+                record("llm_error", model=self.model, step=current_step(), error_kind=kind, error=detail)
                 if kind == "request_invalid":
                     raise LLMRequestError(f"{who}: request refused as invalid: {detail}", kind=kind,
                                           step=current_step()) from error
@@ -381,4 +419,7 @@ class LLMClient:
                     backoff = self.backoff_s * 2 ** (overload_tries - 1)
                     wait = retry_after if retry_after is not None else backoff
                 self._count(retries=1)
-                self._sleep(min(wait, self.max_backoff_s))
+                wait = min(wait, self.max_backoff_s)
+                record("retry", model=self.model, error_kind=kind, wait_s=round(wait, 3),
+                       attempt=overload_tries + timeout_tries)
+                self._sleep(wait)

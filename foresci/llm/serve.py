@@ -30,8 +30,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from foresci.errors import UserError
 from foresci.llm.registry import ModelInfo, load_model_registry
 
@@ -155,6 +153,8 @@ class LocalServer:
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
                                             preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        import httpx  # here, not at import: `foresci --help` and every other command skip it
+
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -61,6 +61,20 @@ def read_support(name: str, task: Task, support: Any) -> SupportArtifact | None:
     return artifact
 
 
+def tools_support(task: Task, answer: BaseModel, tools: Any) -> SupportArtifact | None:
+    """The KB tools' log as the support artifact of a plug-in's answer, with evidence per sentence of the
+    answer that cites papers the tools returned (as the shipped methods link theirs)."""
+    from foresci.agents.methods.base import link_evidence
+    from foresci.agents.render import render_text
+
+    artifact = getattr(tools, "artifact", None)
+    if not isinstance(artifact, SupportArtifact):
+        return None
+    known = {item.paper_id for item in artifact.retrieved}
+    artifact.evidence.extend(link_evidence(render_text(task, answer), known))
+    return artifact
+
+
 def call_method(spec: MethodSpec, inputs: MethodInput) -> MethodResult:
     """Run ``spec`` on ``inputs`` (a non-shipped method behind the plug-in wall) and read its result.
 
@@ -77,7 +91,7 @@ def call_method(spec: MethodSpec, inputs: MethodInput) -> MethodResult:
     answer = read_answer(spec.name, inputs.task, result.answer)
     support = read_support(spec.name, inputs.task, result.support)
     if support is None and not spec.shipped and inputs.tools is not None:
-        support = getattr(inputs.tools, "artifact", None)
+        support = tools_support(inputs.task, answer, inputs.tools)
     return MethodResult(answer=answer, support=support, contract=result.contract,
                         contract_notes=list(result.contract_notes))
 

@@ -22,9 +22,10 @@ from foresci.tasks.builders.planning import build_planning_tasks
 from foresci.tasks.builders.venue import build_venue_tasks
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import Classifier, DomainEvidence, collect_evidence
-from foresci.tasks.hidden_io import write_hidden
+from foresci.tasks.hidden import Resolution
+from foresci.tasks.hidden_io import write_forecast_hidden, write_hidden
 from foresci.tasks.lint import lint_task
-from foresci.tasks.models import FAMILIES
+from foresci.tasks.models import FAMILIES, ForecastQuestion
 from foresci.tasks.release import write_public
 from foresci.tasks.text import content_tokens
 from foresci.tasks.windows import Window, make_window
@@ -163,8 +164,14 @@ def select_tasks(pools: Mapping[str, list[Built]], per_family: int, settings: Ta
 
 
 def write_release(out: Path, selected: Mapping[str, list[Built]], settings: TaskSettings, *,
-                  inputs: dict[str, Any], extra_counts: dict[str, Any] | None = None) -> AuditReport:
-    """Audit, apply the gates, then write tasks.jsonl, hidden.jsonl and manifest.json into ``out``."""
+                  inputs: dict[str, Any], extra_counts: dict[str, Any] | None = None,
+                  questions: Sequence[ForecastQuestion] = (),
+                  resolutions: Sequence[Resolution] = ()) -> AuditReport:
+    """Audit, apply the gates, then write tasks.jsonl, hidden.jsonl and manifest.json into ``out``.
+
+    Forecast ``questions`` go to forecast.jsonl (public) and their ``resolutions`` to
+    forecast_hidden.jsonl (hidden, beside hidden.jsonl).
+    """
     items = [item for family in FAMILIES for item in selected.get(family, [])]
     tasks = [item.task for item in items]
     hidden = {item.hidden.task_id: item.hidden for item in items}
@@ -174,8 +181,10 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
         items = [item for item in items if item.task.family not in rejected]
         tasks = [item.task for item in items]
     out.mkdir(parents=True, exist_ok=True)
-    files = write_public(out, tasks)
+    files = write_public(out, tasks, list(questions))
     files.append(write_hidden(out, [item.hidden for item in items]))
+    if questions:
+        files.append(write_forecast_hidden(out, [row.model_dump(mode="json") for row in resolutions]))
     counts = {"tasks": len(tasks),
               "by_family": dict(Counter(task.family for task in tasks)),
               "by_domain": dict(Counter(task.domain for task in tasks)),
@@ -184,6 +193,10 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
               "windows": sorted({f"{task.horizon}:{task.window_start}..{task.window_end}" for task in tasks}),
               "rejected_families": {family: report.families[family].reasons for family in rejected},
               "audit": report.model_dump(mode="json"), **(extra_counts or {})}
+    if questions:
+        from foresci.tasks.forecast import question_counts
+
+        counts["forecast_questions"] = {"questions": len(questions), **question_counts(questions)}
     write_manifest(out, "release", inputs=inputs, config=settings.model_dump(mode="json"), files=files,
                    counts=counts)
     return report
@@ -193,8 +206,13 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                   domains: Sequence[str] | None = None, settings: Settings | None = None,
                   per_family: int = 25,
                   snapshots: Mapping[str, Snapshot] | None = None, taxonomy_dir: Path | None = None,
-                  progress: Callable[[str], None] | None = None) -> Path:
+                  progress: Callable[[str], None] | None = None,
+                  forecast_questions: int | None = None) -> Path:
     """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows plus a venue cycle, four families.
+
+    ``forecast_questions`` (default ``settings.tasks.forecast_questions``): that many resolvable numeric and
+    binary questions, spread over the windows, frozen from papers <= cutoff and resolved from the KB
+    (forecast.jsonl public, forecast_hidden.jsonl hidden); 0 writes none.
 
     ``snapshots``: taxonomies T(d, t) already induced (domain -> Snapshot); others are induced here with
     ``build_taxonomy`` from papers up to the cutoff, or loaded from / saved to ``taxonomy_dir/<domain>``.
@@ -212,6 +230,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
                         path=getattr(kb, "path", None), field="--cutoff")
     evidences: list[DomainEvidence] = []
+    used_snapshots: dict[str, Snapshot] = {}
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
     for domain, reason in skipped.items():
         if progress:
@@ -220,6 +239,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         if progress:
             progress(f"{domain}: taxonomy at {cutoff}")
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
+        used_snapshots[domain] = snapshot
         papers = kb.papers(until=last_end, domain=domain, statuses=CANDIDATE_STATUSES)
         if progress:
             progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
@@ -235,9 +255,20 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     inputs = {"kb": str(getattr(kb, "path", "")), "kb_fingerprint": str(getattr(kb, "fingerprint", "")),
               "cutoff": cutoff.isoformat(), "windows": list(windows), "domains": list(domains or kb.domains),
               "per_family": per_family}
+    wanted = task_settings.forecast_questions if forecast_questions is None else forecast_questions
+    questions: list[ForecastQuestion] = []
+    resolutions: list[Resolution] = []
+    if wanted > 0:
+        from foresci.tasks.forecast import release_forecasts
+
+        if progress:
+            progress(f"freezing and resolving {wanted} forecast questions")
+        questions, resolutions = release_forecasts(kb, cutoff, list(windows), wanted, settings,
+                                                   used_snapshots, kept)
     write_release(out, selected, task_settings, inputs=inputs,
                   extra_counts={"candidates_by_family": {family: len(items) for family,
                                                          items in pools.items()},
                                 "lint_dropped": len(problems), "lint_examples": problems[:10],
-                                "skipped_domains": skipped})
+                                "skipped_domains": skipped},
+                  questions=questions, resolutions=resolutions)
     return out

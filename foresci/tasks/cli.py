@@ -36,12 +36,21 @@ def build_command(
                                      "all"),
     taxonomy_dir: Path | None = typer.Option(None, "--taxonomy-dir", help="reuse T(d,t) saved in "
                                              "DIR/<domain>; induce and save there when missing"),
+    forecast: int | None = typer.Option(None, "--forecast", min=0, help="also write N resolvable forecast "
+                                        "questions (numeric and binary; default settings "
+                                        "tasks.forecast_questions)"),
 ) -> None:
     """Build a release: tasks.jsonl (public), hidden.jsonl (targets), manifest.json (counts, hashes, audit).
 
-    Example:
+    With --forecast N the release also carries N forecast questions (forecast.jsonl, public) spread over
+    the windows and their resolutions (forecast_hidden.jsonl, hidden); every method answers them in
+    `foresci run` and `foresci eval` scores them with CRPS, coverage and Brier.
+
+    Examples:
 
         foresci tasks build workspace/kb --cutoff 2025-12-31 --out workspace/release --window 3m --window 6m
+
+        foresci tasks build workspace/kb --cutoff 2025-12-31 --out workspace/release --forecast 24
     """
     from rich.console import Console
 
@@ -56,11 +65,12 @@ def build_command(
         store = _open_kb(kb)
         build_release(store, out, parse_date_option(cutoff, "--cutoff"), windows=tuple(window),
                       domains=domain or None, settings=Settings(), per_family=per_family,
-                      taxonomy_dir=taxonomy_dir, progress=status.update)
+                      taxonomy_dir=taxonomy_dir, progress=status.update, forecast_questions=forecast)
     release = load_release(out)
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
     _warn_skipped_domains(release.manifest)
-    typer.echo(f"wrote {len(release.tasks)} tasks to {out}")
+    questions = f" and {len(release.questions)} forecast questions" if release.questions else ""
+    typer.echo(f"wrote {len(release.tasks)} tasks{questions} to {out}")
 
 
 def _warn_skipped_domains(manifest: dict[str, Any]) -> None:

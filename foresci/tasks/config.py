@@ -46,4 +46,8 @@ class TaskSettings(SettingsSection):
                                       "wins and every fixed-rule baseline must stay at or under this share")
     min_gate_tasks: int = Field(default=5, description="a rate is gated once this many tasks are evaluable")
     enforce_gates: bool = Field(default=True, description="drop families that fail a gate from the release")
+    forecast_questions: int = Field(default=0, ge=0,
+                                    description="resolvable numeric/binary forecast questions a release "
+                                                "carries (forecast.jsonl; 0: none); "
+                                                "`tasks build --forecast N`")
     attempts_per_task: int = Field(default=40, description="candidate sets sampled per wanted task")

@@ -4,6 +4,15 @@ Counts before and after the cutoff are made the same way (each paper routed to a
 ``assign_papers``, then summed over the node's subtree), so a node's window count and its pre-cutoff count
 are comparable. Shares are relative to the domain's own papers in the same period, which absorbs the
 collection drift of the arXiv stream (SPEC §8): ``normalised_by`` says so on every output.
+
+A node's momentum in the window (``growth``, the hidden target of direction and planning tasks) is its
+window share against its *level*: its share over the ``level_months`` months up to the cutoff (12 by
+default, fewer where the KB starts later). Not against the same-length period just before the cutoff
+(``baseline``): with a few papers a month that short count is noisy, a node with an unlucky baseline then
+"gains momentum" by regression to the mean, and whatever rose just before the cutoff is systematically
+penalised; on worlds with no planted pre-cutoff change both forecasters fell well below chance. Under
+Poisson counts the total over the level period carries no information about how those papers spread over
+its months, so the level is independent of any pre-cutoff slope read from the same months.
 """
 
 from __future__ import annotations
@@ -17,11 +26,12 @@ from typing import Any
 
 from foresci.kb.models import Paper
 from foresci.tasks.text import content_tokens, ngrams, vocabulary
-from foresci.tasks.windows import Window, month_key
+from foresci.tasks.windows import Window, add_months, month_key
 from foresci.taxonomy.models import Node, Snapshot, Trajectory
 from foresci.taxonomy.venues import accepted_venue_family
 
 NORMALISED_BY = "share of the domain's papers in the same period (papers routed to any node of T(t))"
+LEVEL_MONTHS = 12
 
 Classifier = Callable[..., Trajectory]
 COMMON_SHARE = 0.1
@@ -29,7 +39,12 @@ COMMON_SHARE = 0.1
 
 @dataclass
 class NodeEvidence:
-    """Counts, shares, venues and trajectory of one node (its whole subtree) around the cutoff."""
+    """Counts, shares, venues and trajectory of one node (its whole subtree) around the cutoff.
+
+    ``baseline``: papers in the same-length period just before the cutoff; ``level``: papers in the level
+    period (the ``level_months`` months up to the cutoff); ``growth``: log window share / level share
+    (the momentum target); ``baseline_growth``: log window share / baseline share.
+    """
 
     node: Node
     subtree: list[str]
@@ -39,6 +54,9 @@ class NodeEvidence:
     baseline_share: float
     window_share: float
     growth: float
+    level: int = 0
+    level_share: float = 0.0
+    baseline_growth: float = 0.0
     window_ids: list[str] = field(default_factory=list)
     pre_ids: list[str] = field(default_factory=list)
     monthly: dict[str, int] = field(default_factory=dict)
@@ -66,6 +84,8 @@ class DomainEvidence:
     reference_window: int
     reference_monthly: dict[str, int]
     pre_vocabulary: frozenset[str]
+    level_total: int = 0
+    level_months: list[str] = field(default_factory=list)
     normalised_by: str = NORMALISED_BY
     embed: Callable[[Sequence[str]], Any] | None = field(default=None, repr=False)
     _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
@@ -99,6 +119,12 @@ class DomainEvidence:
             cached = frozenset(content_tokens(self.papers[paper_id].text))
             self._token_sets[paper_id] = cached
         return cached
+
+    @property
+    def level_period(self) -> str:
+        """'the pre-cutoff period YYYY-MM..YYYY-MM' that ``growth`` compares the window with."""
+        span = f" {self.level_months[0]}..{self.level_months[-1]}" if self.level_months else ""
+        return f"the pre-cutoff period{span}"
 
     @property
     def cutoff(self) -> date:
@@ -136,27 +162,41 @@ def smoothed_growth(baseline: int, baseline_total: int, window: int, window_tota
     return math.log(((window + 1) / (window_total + 1)) / ((baseline + 1) / (baseline_total + 1)))
 
 
+def level_period(papers: Sequence[Paper], cutoff: date, months: int) -> list[str]:
+    """The 'YYYY-MM' keys of the ``months`` months up to the cutoff's month that ``papers`` reach into
+    (months before the first paper are left out: nobody collected them)."""
+    keys = [month_key(add_months(cutoff, -offset)) for offset in range(months - 1, -1, -1)]
+    first = min((month_key(paper.announced) for paper in papers), default=keys[-1])
+    return [key for key in keys if key >= first] or keys[-1:]
+
+
 def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Mapping[str, str],
                      window: Window,
-                     classify: Classifier | None = None) -> DomainEvidence:
-    """Count each node's papers before the cutoff, in the baseline and in the window; classify trajectories.
+                     classify: Classifier | None = None, level_months: int = LEVEL_MONTHS) -> DomainEvidence:
+    """Count each node's papers before the cutoff, in the baseline, in the level period and in the window;
+    classify trajectories.
 
     ``papers``: the domain's papers up to the window's end (earlier and later ones are ignored);
     ``assignment``: paper_id -> node id of ``snapshot`` (normally a leaf), for papers on both sides of the
     cutoff; ``classify``: ``foresci.taxonomy.trajectory.classify_trajectory`` or a stand-in with its
-    signature; None (or a window or baseline without papers) leaves trajectories unset.
+    signature; None (or a window or baseline without papers) leaves trajectories unset; ``level_months``:
+    length of the level period that ``growth`` compares the window with.
     """
     by_id = {paper.paper_id: paper for paper in papers if paper.announced <= window.end}
+    level_keys = level_period([paper for paper in by_id.values() if paper.paper_id in assignment],
+                              window.cutoff, level_months)
+    in_level_months = frozenset(level_keys)
     subtrees = subtree_ids(snapshot)
     node_of_leaf: dict[str, list[str]] = {}
     for node_id, members in subtrees.items():
         for member in members:
             node_of_leaf.setdefault(member, []).append(node_id)
     reference_monthly: Counter[str] = Counter()
-    reference_baseline = reference_window = 0
+    reference_baseline = reference_window = level_total = 0
     per_node_pre: dict[str, list[str]] = {node.node_id: [] for node in snapshot.nodes}
     per_node_window: dict[str, list[str]] = {node.node_id: [] for node in snapshot.nodes}
     per_node_baseline: Counter[str] = Counter()
+    per_node_level: Counter[str] = Counter()
     per_node_monthly: dict[str, Counter[str]] = {node.node_id: Counter() for node in snapshot.nodes}
     for paper_id, paper in by_id.items():
         leaf = assignment.get(paper_id)
@@ -166,8 +206,10 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
         reference_monthly[month] += 1
         in_window = window.contains(paper.announced)
         in_baseline = window.in_baseline(paper.announced)
+        in_level = paper.announced <= window.cutoff and month in in_level_months
         reference_window += in_window
         reference_baseline += in_baseline
+        level_total += in_level
         for node_id in node_of_leaf[leaf]:
             per_node_monthly[node_id][month] += 1
             if in_window:
@@ -175,17 +217,20 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
             elif paper.announced <= window.cutoff:
                 per_node_pre[node_id].append(paper_id)
                 per_node_baseline[node_id] += in_baseline
+                per_node_level[node_id] += in_level
     nodes: dict[str, NodeEvidence] = {}
     for node in snapshot.nodes:
         node_id = node.node_id
         pre_ids, window_ids = per_node_pre[node_id], per_node_window[node_id]
-        baseline = per_node_baseline[node_id]
+        baseline, level = per_node_baseline[node_id], per_node_level[node_id]
         evidence = NodeEvidence(
             node=node, subtree=subtrees[node_id], pre_total=len(pre_ids), baseline=baseline,
             window=len(window_ids),
             baseline_share=baseline / reference_baseline if reference_baseline else 0.0,
             window_share=len(window_ids) / reference_window if reference_window else 0.0,
-            growth=smoothed_growth(baseline, reference_baseline, len(window_ids), reference_window),
+            growth=smoothed_growth(level, level_total, len(window_ids), reference_window),
+            level=level, level_share=level / level_total if level_total else 0.0,
+            baseline_growth=smoothed_growth(baseline, reference_baseline, len(window_ids), reference_window),
             window_ids=window_ids, pre_ids=pre_ids, monthly=dict(sorted(per_node_monthly[node_id].items())),
             pre_venues=_venues(by_id, pre_ids), window_venues=_venues(by_id, window_ids))
         nodes[node_id] = evidence
@@ -204,4 +249,5 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
                           assignment=dict(assignment), nodes=nodes, reference_baseline=reference_baseline,
                           reference_window=reference_window,
                           reference_monthly=dict(sorted(reference_monthly.items())),
-                          pre_vocabulary=vocabulary(pre_texts))
+                          pre_vocabulary=vocabulary(pre_texts), level_total=level_total,
+                          level_months=level_keys)

@@ -30,7 +30,7 @@ from foresci.tasks.builders.common import display_name, eligible_nodes
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.models import FAMILIES, ForecastQuestion
-from foresci.tasks.release import FORECAST_FILE
+from foresci.tasks.release import FORECAST_FILE, check_frozen_files
 from foresci.tasks.text import content_tokens, core_phrase
 from foresci.tasks.windows import Window, make_window
 from foresci.taxonomy.models import Snapshot
@@ -59,7 +59,7 @@ def _mentions(words: set[str], paper: Paper) -> bool:
 
 def _growth_base_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence) -> float:
     """Share of the pool whose domain share grew >= 10 % in the last pre-cutoff period (a naive prior)."""
-    grown = [previous.nodes[item.node_id].growth for item in pool if item.node_id in previous.nodes]
+    grown = [previous.nodes[item.node_id].baseline_growth for item in pool if item.node_id in previous.nodes]
     if not grown:
         return 0.5
     import math
@@ -121,8 +121,8 @@ def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEviden
         share = item.pre_venues[venue] / sum(item.pre_venues.values())
         text = (f"Among {domain_name} papers on '{name}' announced {span} whose arXiv comment names a venue, "
                 f"will {venue} be the most frequent venue family?")
-        rule = "1 if the venue family has the strictly largest count among the node's venue-tagged window "
-        "papers"
+        rule = ("1 if the venue family has the strictly largest count among the node's venue-tagged window "
+                "papers")
         params["venue_family"] = venue
         baseline = round(share, 4)
     identifier = "fq-" + sha256_json({"text": text, "params": params})[:10]
@@ -171,6 +171,38 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
     return questions
 
 
+def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
+                     snapshots: Mapping[str, Snapshot] | None = None, domains: Sequence[str] | None = None,
+                     taxonomy_dir: Path | None = None) -> tuple[list[ForecastQuestion], dict[str, Snapshot],
+                                                                dict[str, str]]:
+    """``n`` questions about the ``window`` after ``cutoff``, made from papers on or before the cutoff only.
+
+    Returns the questions, the snapshot T(d, t) each domain's questions were routed with, and the domains
+    skipped (no paper at the cutoff) with the reason.
+    """
+    from foresci.tasks.build import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
+
+    frame = make_window(cutoff, window)
+    earlier = make_window(_shift_back(frame), window)
+    evidences: dict[str, DomainEvidence] = {}
+    previous: dict[str, DomainEvidence] = {}
+    used: dict[str, Snapshot] = {}
+    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
+    for domain in kept:
+        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
+        papers = kb.papers(until=cutoff, domain=domain)
+        embeddings = kb.embeddings([paper.paper_id for paper in papers])
+        found = evidence_for_windows(snapshot, papers, embeddings, [frame, earlier], trajectories=False)
+        if not found:
+            skipped[domain] = "no taxonomy nodes at the cutoff"
+            continue
+        evidences[domain], previous[domain] = found
+        used[domain] = snapshot
+    questions = make_questions(evidences, previous, settings.tasks, n,
+                               {name: domain_name(name) for name in evidences})
+    return questions, used, skipped
+
+
 def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: int = 12,
                  settings: Any = None, snapshots: Mapping[str, Snapshot] | None = None,
                  domains: Sequence[str] | None = None, taxonomy_dir: Path | None = None) -> Path:
@@ -180,28 +212,17 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     questions and snapshots and the creation time (the only wall-clock value of the package).
     """
     from foresci.settings import Settings
-    from foresci.tasks.build import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
 
     settings = settings or Settings()
     out = Path(out)
     frame = make_window(cutoff, window)
-    earlier = make_window(_shift_back(frame), window)
-    evidences: dict[str, DomainEvidence] = {}
-    previous: dict[str, DomainEvidence] = {}
+    questions, used, skipped = freeze_questions(kb, cutoff, window, n, settings, snapshots, domains,
+                                                taxonomy_dir)
     snapshot_files: list[str] = []
-    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
-    for domain in kept:
-        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
-        papers = kb.papers(until=cutoff, domain=domain)
-        embeddings = kb.embeddings([paper.paper_id for paper in papers])
-        current, before = evidence_for_windows(snapshot, papers, embeddings, [frame, earlier],
-                                               trajectories=False)
-        evidences[domain], previous[domain] = current, before
+    for domain, snapshot in used.items():
         relative = f"{SNAPSHOT_DIR}/{domain}.json"
         write_json(out / relative, snapshot)
         snapshot_files.append(relative)
-    questions = make_questions(evidences, previous, settings.tasks, n,
-                               {name: domain_name(name) for name in evidences})
     write_jsonl(out / FORECAST_FILE, questions)
     content_hash = sha256_json({"questions": sha256_file(out / FORECAST_FILE),
                                 "snapshots": {name: sha256_file(out / name) for name in snapshot_files}})
@@ -210,12 +231,37 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
                    config=settings.tasks.model_dump(mode="json"), files=[FORECAST_FILE, *snapshot_files],
                    counts={"questions": len(questions), "content_hash": content_hash,
                            "created_at": datetime.now(UTC).isoformat(),
-                           "by_kind": dict(Counter(question.kind for question in questions)),
-                           "by_family": dict(Counter(question.params["family"] for question in questions)),
-                           "by_domain": dict(Counter(question.domain for question in questions)),
+                           **question_counts(questions),
                            "window_start": frame.start.isoformat(), "window_end": frame.end.isoformat(),
                            "skipped_domains": skipped})
     return out
+
+
+def question_counts(questions: Sequence[ForecastQuestion]) -> dict[str, dict[str, int]]:
+    """Questions by kind, family and domain (for manifests)."""
+    return {"by_kind": dict(Counter(question.kind for question in questions)),
+            "by_family": dict(Counter(question.params["family"] for question in questions)),
+            "by_domain": dict(Counter(question.domain for question in questions))}
+
+
+def release_forecasts(kb: Any, cutoff: date, windows: Sequence[str], n: int, settings: Any,
+                      snapshots: Mapping[str, Snapshot], domains: Sequence[str]
+                      ) -> tuple[list[ForecastQuestion], list[Resolution]]:
+    """Forecast questions for a release, spread over ``windows``, resolved at once against ``kb``.
+
+    Each window's questions are frozen exactly as a package would be (papers <= cutoff only), then
+    resolved with the same snapshots (the release's windows have closed in the KB).
+    """
+    questions: list[ForecastQuestion] = []
+    used: dict[str, Snapshot] = {}
+    for index, window in enumerate(windows):
+        wanted = n // len(windows) + (1 if index < n % len(windows) else 0)
+        if wanted:
+            made, snapshots_used, _ = freeze_questions(kb, cutoff, window, wanted, settings, snapshots,
+                                                       domains)
+            questions.extend(made)
+            used.update(snapshots_used)
+    return questions, resolve_questions(questions, used, kb)
 
 
 def _shift_back(frame: Window) -> date:
@@ -230,10 +276,9 @@ def load_package(path: Path | str) -> tuple[list[ForecastQuestion], dict[str, Sn
     folder = Path(path)
     manifest = read_manifest(folder)
     if manifest.kind != "package":
-        raise ValueError(f"{folder}: manifest kind is {manifest.kind!r}, not a forecast package")
-    for name, digest in manifest.hashes.items():
-        if sha256_file(folder / name) != digest:
-            raise ValueError(f"{folder / name}: content changed since the package was frozen (hash mismatch)")
+        raise UserError(f"manifest kind is {manifest.kind!r}, not a forecast package",
+                        path=folder / "manifest.json", field="kind")
+    check_frozen_files(folder, manifest.model_dump(mode="json"))
     questions = [ForecastQuestion.model_validate(row) for row in iter_jsonl(folder / FORECAST_FILE)]
     snapshots = {file.stem: Snapshot.model_validate_json(file.read_text(encoding="utf-8"))
                  for file in sorted((folder / SNAPSHOT_DIR).glob("*.json"))}
@@ -245,12 +290,24 @@ def resolve_package(path: Path | str, kb: Any) -> Path:
 
     Raises WindowNotClosedError when the KB ends before the window does.
     """
-    from foresci.taxonomy.assign import assign_papers
-
     folder = Path(path)
     questions, snapshots = load_package(folder)
     if not questions:
-        raise ValueError(f"{folder}: package holds no questions")
+        raise UserError("package holds no questions", path=folder / FORECAST_FILE)
+    write_jsonl(folder / RESOLUTIONS_FILE, resolve_questions(questions, snapshots, kb))
+    return folder / RESOLUTIONS_FILE
+
+
+def resolve_questions(questions: Sequence[ForecastQuestion], snapshots: Mapping[str, Snapshot],
+                      kb: Any) -> list[Resolution]:
+    """The outcome of each question, routing the KB's papers with the frozen snapshot of its domain.
+
+    Raises WindowNotClosedError when the KB ends before the last window does.
+    """
+    from foresci.taxonomy.assign import assign_papers
+
+    if not questions:
+        return []
     window_end = max(question.window_end for question in questions)
     if (latest := last_announcement(kb)) < window_end:
         raise WindowNotClosedError(f"the KB ends on {latest} but the package window ends on "
@@ -258,6 +315,8 @@ def resolve_package(path: Path | str, kb: Any) -> Path:
                                    "resolve once newer literature covers the whole window")
     resolutions: list[Resolution] = []
     for domain in sorted({question.domain for question in questions}):
+        if domain not in snapshots:
+            raise UserError(f"no frozen snapshot for domain {domain!r}", field="domain")
         snapshot = snapshots[domain]
         first = min(date.fromisoformat(question.params["baseline_start"]) for question in questions
                     if question.domain == domain)
@@ -268,8 +327,7 @@ def resolve_package(path: Path | str, kb: Any) -> Path:
             frame = make_window(question.cutoff, _horizon(question))
             evidence = collect_evidence(snapshot, papers, assignment, frame)
             resolutions.append(_resolve(question, evidence, str(getattr(kb, "fingerprint", ""))))
-    write_jsonl(folder / RESOLUTIONS_FILE, resolutions)
-    return folder / RESOLUTIONS_FILE
+    return resolutions
 
 
 def _horizon(question: ForecastQuestion) -> str:

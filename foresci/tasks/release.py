@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from foresci.artifacts import sha256_file
 from foresci.errors import UserError
 from foresci.io import read_json, read_models, write_jsonl
 from foresci.tasks.models import ForecastQuestion, Task
@@ -34,16 +35,37 @@ class Release:
 
 
 def load_release(path: Path | str) -> Release:
-    """Load the public side of a release folder (``tasks.jsonl``, ``forecast.jsonl``, ``manifest.json``)."""
+    """Load the public side of a release folder (``tasks.jsonl``, ``forecast.jsonl``, ``manifest.json``).
+
+    A prospective forecast package (``forecast.jsonl`` and no ``tasks.jsonl``) loads as a release with no
+    tasks; its files are checked against the hashes its manifest froze (a UserError naming the file).
+    """
     folder = Path(path)
-    tasks_path = folder / TASKS_FILE
-    if not tasks_path.is_file():
-        raise FileNotFoundError(f"{tasks_path}: no tasks file; is {folder} a foresci release?")
-    tasks = read_models(tasks_path, Task, unique="task_id")
-    forecast_path = folder / FORECAST_FILE
-    questions = read_models(forecast_path, ForecastQuestion) if forecast_path.is_file() else []
+    tasks_path, forecast_path = folder / TASKS_FILE, folder / FORECAST_FILE
+    if not tasks_path.is_file() and not forecast_path.is_file():
+        raise FileNotFoundError(f"{tasks_path}: no tasks file (nor {FORECAST_FILE}); is {folder} a foresci "
+                                "release or forecast package?")
     manifest = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else {}
+    if manifest.get("kind") == "package":
+        check_frozen_files(folder, manifest)
+    tasks = read_models(tasks_path, Task, unique="task_id") if tasks_path.is_file() else []
+    questions = (read_models(forecast_path, ForecastQuestion, unique="question_id")
+                 if forecast_path.is_file() else [])
     return Release(path=folder, tasks=tasks, questions=questions, manifest=manifest)
+
+
+def check_frozen_files(folder: Path, manifest: dict[str, Any]) -> None:
+    """Refuse a package whose files differ from the hashes frozen in its manifest (or are missing)."""
+    hashes = manifest.get("hashes")
+    if not isinstance(hashes, dict):
+        raise UserError("the package manifest has no file hashes", path=folder / "manifest.json",
+                        field="hashes")
+    for name, digest in hashes.items():
+        file = folder / str(name)
+        if not file.is_file():
+            raise UserError("file frozen in the package is missing", path=file)
+        if sha256_file(file) != digest:
+            raise UserError("content changed since the package was frozen (hash mismatch)", path=file)
 
 
 def write_public(folder: Path | str, tasks: list[Task],

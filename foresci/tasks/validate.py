@@ -8,10 +8,10 @@ from pathlib import Path
 from foresci.artifacts import MANIFEST_NAME, sha256_file
 from foresci.io import read_json
 from foresci.tasks.hidden import HiddenTarget
-from foresci.tasks.hidden_io import load_hidden
+from foresci.tasks.hidden_io import load_hidden, load_resolutions
 from foresci.tasks.lint import lint_task
-from foresci.tasks.models import Task
-from foresci.tasks.release import load_release
+from foresci.tasks.models import ForecastQuestion, Task
+from foresci.tasks.release import FORECAST_HIDDEN_FILE, load_release
 from foresci.tasks.rf_import import FAMILY_MAP
 
 
@@ -79,4 +79,28 @@ def validate_release(path: Path | str) -> list[str]:
             if unknown:
                 problems.append(f"task {task.task_id}: hidden target names unknown options {unknown}")
         problems += lint_task(task, target)
+    return problems + forecast_problems(folder, release.questions)
+
+
+def forecast_problems(folder: Path, questions: list[ForecastQuestion]) -> list[str]:
+    """Forecast questions and their resolutions (forecast_hidden.jsonl) must match one to one; a binary
+    outcome is 0 or 1, a question's window opens after its cutoff."""
+    hidden_path = folder / FORECAST_HIDDEN_FILE
+    if not questions and not hidden_path.is_file():
+        return []
+    resolutions = ({row.question_id: row for row in load_resolutions(hidden_path)}
+                   if hidden_path.is_file() else {})
+    problems: list[str] = []
+    for question in questions:
+        if not question.cutoff < question.window_start <= question.window_end:
+            problems.append(f"forecast question {question.question_id}: window {question.window_start}.."
+                            f"{question.window_end} does not open after the cutoff {question.cutoff}")
+        resolution = resolutions.get(question.question_id)
+        if resolution is None:
+            problems.append(f"forecast question {question.question_id}: no resolution in {hidden_path.name}")
+        elif question.kind == "binary" and resolution.outcome not in (0.0, 1.0):
+            problems.append(f"forecast question {question.question_id}: binary outcome {resolution.outcome}")
+    known = {question.question_id for question in questions}
+    problems += [f"resolution {question_id!r} has no forecast question"
+                 for question_id in sorted(set(resolutions) - known)]
     return problems

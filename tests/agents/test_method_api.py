@@ -70,7 +70,7 @@ def test_shipped_methods_register_with_their_flags() -> None:
     assert not methods["native"].needs_kb and methods["native"].uses_llm
     assert methods["aris"].needs_kb and methods["aris"].uses_llm
     assert methods["trend"].needs_kb and not methods["trend"].uses_llm
-    assert methods["trend"].forecast is not None and methods["aris"].forecast is None
+    assert all(methods[name].forecast is not None for name in shipped_methods())  # every one forecasts
     assert all(methods[name].shipped for name in shipped_methods())
 
 
@@ -134,9 +134,9 @@ def test_registered_plugin_answers_through_the_runner(toy_world: ToyWorld, tmp_p
     forecasts = {row.method: row for row in read_forecasts(tmp_path / "run" / FORECASTS_FILE)}
     assert forecasts["trend"].probability is not None
     lacking = forecasts["api_first_option"]
-    assert lacking.probability is None and lacking.p50 is None
-    assert lacking.notes == ["error: NotImplementedError: method api_first_option does not answer "
-                             "forecast questions"]
+    assert lacking.status == "error" and lacking.probability is None and lacking.p50 is None
+    assert lacking.error == ("question q1: NotImplementedError: method api_first_option does not answer "
+                             "forecast questions")
 
 
 @method("api_bad_answer")
@@ -149,4 +149,89 @@ def test_answer_outside_the_schema_is_an_error_row_naming_the_field(tmp_path: Pa
     run_release(toy_tasks()[:1], tmp_path / "run", Settings(cache_dir=tmp_path / "cache"), ["api_bad_answer"])
     (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert row.status == "error" and row.evidence is None
-    assert "method api_bad_answer answered outside the DirectionAnswer schema: trajectory:" in (row.error or "")
+    expected = "method api_bad_answer answered outside the DirectionAnswer schema: trajectory:"
+    assert expected in (row.error or "")
+
+
+SEEN: list[MethodInput] = []
+
+
+@method("api_llm_plugin", uses_llm=True)
+def llm_plugin(inputs: MethodInput) -> Any:
+    """A plug-in that uses the backbone: records what it was given and asks the model once."""
+    SEEN.append(inputs)
+    assert inputs.llm is not None
+    inputs.llm.invoke_text([("user", f"Pick one of {[c.option_id for c in inputs.task.candidates]}")])
+    return {"ranking": [{"option_id": option.option_id} for option in inputs.task.candidates]}
+
+
+@llm_plugin.forecaster
+def llm_plugin_forecast(question: ForecastQuestion, inputs: Any) -> dict[str, Any]:
+    """The plug-in's forecast hook: asks its model once."""
+    assert inputs.llm is not None and inputs.model in ("m1", "m2")
+    inputs.llm.invoke_text([("user", question.text)])
+    return {"probability": 0.6}
+
+
+def test_llm_plugin_runs_per_model_and_sees_names_only_in_name_only_mode(
+    llm_settings: Settings, scripted_llm: Any, tmp_path: Path
+) -> None:
+    from tests.agents.responders import answering_responder
+
+    scripted_llm.responder = answering_responder
+    planning = [task for task in toy_tasks() if task.family == "strategic_planning"]
+    SEEN.clear()
+    run_release(planning, tmp_path / "full", llm_settings, ["api_llm_plugin"], models=["m1", "m2"],
+                questions=[_question()])
+    rows = read_answers(tmp_path / "full" / ANSWERS_FILE)
+    assert sorted(row.model for row in rows) == ["m1", "m2"] and all(row.llm_calls == 1 for row in rows)
+    forecasts = read_forecasts(tmp_path / "full" / FORECASTS_FILE)
+    assert sorted((row.model, row.probability) for row in forecasts) == [("m1", 0.6), ("m2", 0.6)]
+    assert SEEN[0].task == planning[0] and SEEN[0].tools is None
+    SEEN.clear()
+    run_release(planning, tmp_path / "names", llm_settings, ["api_llm_plugin", "trend"], mode="name_only")
+    (row,) = read_answers(tmp_path / "names" / ANSWERS_FILE)  # trend has no name-only mode: skipped
+    assert row.mode == "name_only" and row.status == "ok"
+    (seen,) = SEEN
+    assert seen.mode == "name_only" and seen.task.context == {} and seen.task.title == planning[0].question
+    assert [c.name for c in seen.task.candidates] == [c.name for c in planning[0].candidates]
+    assert all(candidate.description == "" for candidate in seen.task.candidates)
+    assert any(candidate.description for candidate in planning[0].candidates)
+
+
+def test_http_agent_answers_forecast_questions(tmp_path: Path) -> None:
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    bodies: list[dict[str, Any]] = []
+
+    class Agent(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            bodies.append(body)
+            reply = {"probability": 0.7, "notes": ["remote"]} if "question_id" in body else {
+                "answer": {"direction": "B", "trajectory": "steady", "rationale": "r"}}
+            payload = json.dumps(reply).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/agent"
+    try:
+        run_release(toy_tasks()[:1], tmp_path / "run", Settings(cache_dir=tmp_path / "cache"), [url],
+                    questions=[_question()])
+    finally:
+        server.shutdown()
+        server.server_close()
+    (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
+    assert row.method == url and row.status == "ok" and row.payload["direction"] == "B"
+    (forecast,) = read_forecasts(tmp_path / "run" / FORECASTS_FILE)
+    assert forecast.method == url and forecast.probability == 0.7 and forecast.notes[0] == "remote"
+    assert bodies == [toy_tasks()[0].model_dump(mode="json"), _question().model_dump(mode="json")]

@@ -7,9 +7,12 @@ Papers announced after the cutoff carry the marker ``POSTCUTOFF`` in their title
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
+from foresci.settings import Settings
 from foresci.tasks.models import Candidate, Task
 
 CUTOFF = date(2025, 6, 30)
@@ -158,3 +161,18 @@ def toy_tasks() -> list[Task]:
             context={"contribution": "graph memory for language agents", "key_terms": ["graph memory"]},
         ),
     ]
+
+
+def build_toy_kb(root: Path, base_url: str) -> tuple[Settings, Callable[[date], Any]]:
+    """The toy world built into a real KB under ``root`` (for benchmarks): settings whose LLM points at
+    ``base_url`` (model 'scripted-model') and a view factory returning the KB at the toy cutoff."""
+    from foresci.kb.build import build_kb
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+
+    write_corpus(root)
+    kb_settings = Settings(cache_dir=root / "cache", kb={"domains": [DOMAIN]})
+    build_kb([root / "corpus"], root / "kb", kb_settings, domains_dirs=[root / "domains"])
+    view = KBView(KnowledgeBase.open(root / "kb", kb_settings), CUTOFF)
+    llm = kb_settings.llm.model_copy(update={"base_url": base_url, "model": "scripted-model"})
+    return kb_settings.model_copy(update={"llm": llm}), lambda cutoff: view

@@ -66,3 +66,30 @@ def test_fresh_process_search_does_not_import_torch(built_kb: KnowledgeBase, kb_
     assert result.returncode == 0, result.stderr
     assert "heavy: []" in result.stdout
     assert "papers visible" in result.stdout
+
+
+def test_second_fresh_process_search_reads_derived_postings_without_scipy(
+    built_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    """The first search derives BM25 postings and row dates into the cache; the next process maps them
+    (no scipy, no LLM client, no HTTP library) and finds the same papers."""
+    cache = tmp_path / "cache"
+    query = "tool-using agents with graph memory"
+    script = (
+        "import sys; from foresci.cli import main; sys.argv = ['foresci', 'kb', 'search', "
+        f"{str(built_kb.path)!r}, {query!r}, '--cutoff', {built_kb.max_date.isoformat()!r}, '-k', '5']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ('scipy', 'torch', 'httpx', 'langchain_openai', 'foresci.llm.client')\n"
+        "print('heavy:', sorted(name for name in heavy if name in sys.modules))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "FORESCI_CACHE_DIR": str(cache), "COLUMNS": "200"}
+    first = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    derived = sorted(path.name.split("-")[0] for path in (cache / "kb-derived").iterdir())
+    assert derived == ["bm25_counts", "papers"]
+    second = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert second.returncode == 0, second.stderr
+    assert "heavy: []" in second.stdout
+    table = [line for line in second.stdout.splitlines() if "heavy:" not in line]
+    assert table == [line for line in first.stdout.splitlines() if "heavy:" not in line]
+    assert str(built_kb.max_date) in second.stdout or "papers visible" in second.stdout

@@ -71,3 +71,20 @@ def test_large_kb_build_stores_an_ivf_index_and_views_stay_cutoff_exact(
         assert ranked and max(ranked) < view.size
         hits = view.search(kb.paper_at(row).title, k=5)
         assert all(hit.paper.announced <= view.cutoff for hit in hits)
+
+
+def test_half_precision_screen_returns_exactly_the_exact_search(tmp_path: Path) -> None:
+    vectors = _clustered(30_000, dimension=96, seed=5)
+    vectors[20_000:20_400] = vectors[7]  # 401 identical vectors: near-ties the screen cannot settle
+    index = DenseIndex(vectors, mode="flat")
+    queries = _clustered(24, dimension=96, seed=6)
+    queries[0] = vectors[7]
+    mask = np.random.default_rng(3).random(len(vectors)) < 0.8
+    index.search(queries[1], len(vectors), 100)  # the first search of a process scans exactly
+    for prefix in (25_000, 30_000):
+        for query in queries:
+            assert index.search(query, prefix, 100) == exact_search(vectors[:prefix], query, 100)
+            rows = np.flatnonzero(mask[:prefix])
+            assert index.search(query, prefix, 50, mask) == exact_search(vectors, query, 50, rows)
+    screens = index.exact_searches - 1
+    assert 0 < index.screened < screens  # screened where it proved the top-k; the ties fell back

@@ -197,3 +197,47 @@ def test_builders_drop_a_family_a_fixed_rule_solves(tmp_path: Path) -> None:
     report = write_release(tmp_path, {"direction_forecasting": solved}, TaskSettings(), inputs={})
     assert not report.families["direction_forecasting"].passed
     assert (tmp_path / "tasks.jsonl").read_text(encoding="utf-8") == ""
+
+
+def _venue_item(index: int, domain: str, top: str) -> Built:
+    """A venue-like task: the same five options in every task, the hidden ranking led by ``top``."""
+    item = _item(index, "steady", False, family="venue_positioning")
+    item.task = item.task.model_copy(update={
+        "domain": domain, "context": {"contribution": f"sub-direction {index}"},
+        "candidates": [Candidate(option_id=letter, name=f"venue {letter}") for letter in "ABCDE"]})
+    ranking = [top, *(letter for letter in "ABCDE" if letter != top)]
+    item.hidden = item.hidden.model_copy(update={"primary_direction": None, "trajectory": None,
+                                                 "ranking": ranking})
+    item.label = None
+    return item
+
+
+def test_selection_keeps_the_domains_usual_answer_under_the_fixed_rule_gate() -> None:
+    """Most candidates of each domain share one top venue (as ACL does for LLM fine-tuning): picked as they
+    come, "the domain's most common answer" would solve the family; the selection swaps in the others."""
+    pool = [_venue_item(index, f"d{index % 2}", "A" if index % 5 else "BCDE"[(index // 5) % 4])
+            for index in range(40)]
+    settings = TaskSettings()
+    chosen = select_balanced(pool, 16, settings)
+    report = audit_tasks([item.task for item in chosen],
+                         {item.hidden.task_id: item.hidden for item in chosen})
+    family = report.families["venue_positioning"]
+    rule = next(rate for rate in family.rule_baselines if rate.rule == "domain_constant")
+    assert len(chosen) >= 10 and rule.evaluable >= settings.min_gate_tasks
+    assert rule.rate is not None and rule.rate <= settings.max_baseline_share, render_audit(report)
+    assert family.passed, render_audit(report)
+
+
+def test_selection_keeps_the_largest_option_under_the_gate() -> None:
+    """Three of four candidates are won by their largest option; the selection keeps that rule <= 60 %."""
+    pool = []
+    for index in range(40):
+        task, hidden = _sized(index, {"A": 5, "B": 50, "C": 20}, "B" if index % 4 else "A")
+        pool.append(Built(task=task, hidden=hidden, decision_key=(f"n{index}",), label=None))
+    settings = TaskSettings()
+    chosen = select_balanced(pool, 12, settings)
+    report = audit_tasks([item.task for item in chosen], {item.task.task_id: item.hidden for item in chosen})
+    family = report.families["direction_forecasting"]
+    assert len(chosen) >= 10 and family.largest_option_wins is not None
+    assert family.largest_option_wins.rate is not None
+    assert family.largest_option_wins.rate <= settings.max_baseline_share

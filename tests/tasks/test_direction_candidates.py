@@ -58,7 +58,8 @@ def test_late_and_chain_dominated_nodes_are_not_direction_candidates() -> None:
 
 def _growing(node_id: str, label: str, baseline: int, window: int, growth: float) -> NodeEvidence:
     item = _node(node_id, label, 0, 40 + baseline)
-    item.baseline, item.window, item.growth, item.trajectory = baseline, window, growth, "accelerating"
+    item.baseline = item.level = baseline
+    item.window, item.growth, item.trajectory = window, growth, "accelerating"
     return item
 
 

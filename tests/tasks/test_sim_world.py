@@ -149,10 +149,6 @@ def test_venue_ranking_matches_planted_preferences(world: dict[str, object]) -> 
     assert checked >= 2 and hits >= 0.6 * checked
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known regression, open in issue #16: with the calibrated coverage threshold (#13) and the new "
-    "opportunity miner (#16) together, 4 of 10 hidden opportunities are the planted ones (goal 6); "
-    "each branch alone passes"))
 def test_bottleneck_and_opportunity_phrases_are_planted_ones(world: dict[str, object]) -> None:
     truth: GroundTruth = world["truth"]  # type: ignore[assignment]
     phrases = [(phrase, chain) for direction in truth.directions for chain in direction.bottlenecks

@@ -9,6 +9,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block, task_queries
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import (
     MethodContext,
     MethodState,
@@ -109,3 +110,6 @@ def build_aris(context: MethodContext) -> Any:
 def aris(inputs: MethodInput) -> MethodResult:
     """The aris graph on one task."""
     return run_llm_method(build_aris, inputs)
+
+
+aris.forecaster(forecast_hook("aris"))

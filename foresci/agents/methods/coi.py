@@ -9,6 +9,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import task_queries
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import (
     MethodContext,
     MethodState,
@@ -101,3 +102,6 @@ def build_coi(context: MethodContext) -> Any:
 def coi(inputs: MethodInput) -> MethodResult:
     """The coi graph on one task."""
     return run_llm_method(build_coi, inputs)
+
+
+coi.forecaster(forecast_hook("coi"))

@@ -8,6 +8,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, run_llm_method
 from foresci.agents.methods.retrieval import retrieve_for_task
 from foresci.methods.registry import MethodInput, MethodResult, method
@@ -41,3 +42,6 @@ def build_hybrid_rag(context: MethodContext) -> Any:
 def hybrid_rag(inputs: MethodInput) -> MethodResult:
     """The hybrid_rag graph on one task."""
     return run_llm_method(build_hybrid_rag, inputs)
+
+
+hybrid_rag.forecaster(forecast_hook("hybrid_rag"))

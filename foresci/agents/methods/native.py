@@ -7,6 +7,7 @@ from typing import Any, Literal
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import MethodContext, MethodState, decide, finish, run_llm_method
 from foresci.methods.registry import MethodInput, MethodResult, method
 
@@ -29,3 +30,6 @@ def build_native(context: MethodContext) -> Any:
 def native(inputs: MethodInput) -> MethodResult:
     """The native graph on one task."""
     return run_llm_method(build_native, inputs)
+
+
+native.forecaster(forecast_hook("native"))

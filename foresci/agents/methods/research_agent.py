@@ -10,6 +10,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block, family_schema
+from foresci.agents.forecasting import forecast_hook
 from foresci.agents.methods.base import (
     MethodContext,
     MethodState,
@@ -120,3 +121,6 @@ def build_research_agent(context: MethodContext) -> Any:
 def research_agent(inputs: MethodInput) -> MethodResult:
     """The research_agent graph on one task."""
     return run_llm_method(build_research_agent, inputs)
+
+
+research_agent.forecaster(forecast_hook("research_agent"))

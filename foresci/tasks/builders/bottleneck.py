@@ -2,11 +2,11 @@
 
 The hidden bottleneck is the pre-cutoff bottleneck signal of the node whose mentions grow most in the
 window (the limitation the field turns to); only signals that state a limitation count
-(:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the most distinctive
-full noun phrase of the window papers that address it, compared with the node's pre-cutoff papers, and used
-by at least three of them. Subject, bottleneck and opportunity must belong to the same node
-(:mod:`foresci.tasks.coherence`; recorded in the hidden stats). Persistence would name the bottleneck
-mentioned most often before the cutoff.
+(:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the full noun phrase
+that the window papers addressing the bottleneck most often write next to it, then the most distinctive one
+against the node's pre-cutoff papers, used by at least three window papers. Subject, bottleneck and
+opportunity must belong to the same node (:mod:`foresci.tasks.coherence`; recorded in the hidden stats).
+Persistence would name the bottleneck mentioned most often before the cutoff.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ import math
 import random
 from collections import Counter
 from datetime import date
+from typing import Any
 
+from foresci.tasks.bottleneck_mining import mined_bottlenecks
 from foresci.tasks.builders.common import Built, display_name, eligible_nodes, node_description, task_id
 from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
@@ -33,6 +35,7 @@ from foresci.taxonomy.signals import split_sentences
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 MIN_OPPORTUNITY_PAPERS = 3
+FRAGMENT_STARTS = frozenset(["of", "for", "to", "in", "on", "with", "by", "and", "or", "from", "as", "at"])
 EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "family", "mode", "error",
                               "time", "size", "number", "baseline", "gain", "result", "performance"])
 
@@ -67,8 +70,6 @@ def build_bottleneck_tasks(domain: DomainEvidence, settings: TaskSettings, domai
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
     built: list[Built] = []
     for evidence in eligible_nodes(domain, settings):
-        if not any(signal.kind == "bottleneck" for signal in evidence.node.signals):
-            continue
         if evidence.window < settings.min_window_papers:
             continue
         item = _build_one(domain, evidence, settings, domain_name)
@@ -78,22 +79,38 @@ def build_bottleneck_tasks(domain: DomainEvidence, settings: TaskSettings, domai
     return built
 
 
-def limitation_signals(evidence: NodeEvidence, cutoff: date) -> list[tuple[Signal, str]]:
-    """The node's pre-cutoff bottleneck signals that state a limitation, each with its limitation phrase.
+def node_bottlenecks(evidence: NodeEvidence, domain: DomainEvidence | None = None) -> list[Signal]:
+    """The node's bottleneck signals: the taxonomy's, then (given ``domain``) the problem phrases its own
+    pre-cutoff papers state in their limitation sentences (:mod:`foresci.tasks.bottleneck_mining`)."""
+    signals = [signal for signal in evidence.node.signals if signal.kind == "bottleneck"]
+    if domain is not None:
+        signals += mined_bottlenecks(domain.papers, evidence.pre_ids)
+    return signals
+
+
+def limitation_signals(evidence: NodeEvidence, cutoff: date,
+                       domain: DomainEvidence | None = None) -> list[tuple[Signal, str]]:
+    """The node's pre-cutoff bottleneck signals that state a limitation, each with its limitation phrase;
+    a phrase contained in an earlier one, or containing it, is the same limitation (taxonomy signals first).
 
     A signal whose text and variants all report results or contributions is dropped; the phrase is the
     limitation clause of the first phrasing that states one, cut to its core (``core_phrase``).
     """
-    kept: list[tuple[Signal, str]] = []
-    for signal in evidence.node.signals:
-        if signal.kind != "bottleneck" or (signal.first_seen is not None and signal.first_seen > cutoff):
+    kept: dict[str, tuple[Signal, str]] = {}
+    for signal in node_bottlenecks(evidence, domain):
+        if signal.first_seen is not None and signal.first_seen > cutoff:
             continue
         for text in (signal.text, *signal.variants):
             part = named_limitation(text)
             if part is not None:
-                kept.append((signal, core_phrase(limitation_clause(part))))
+                phrase = core_phrase(limitation_clause(part))
+                if phrase.split()[0].lower() in FRAGMENT_STARTS:
+                    break  # a fragment ("of this capability of ..."), not a limitation
+                key = f" {phrase_key(phrase)} "
+                if not any(key in f" {other} " or f" {other} " in key for other in kept):
+                    kept[key.strip()] = (signal, phrase)
                 break
-    return kept
+    return list(kept.values())
 
 
 def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
@@ -118,16 +135,28 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
     return keys
 
 
+def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bool:
+    """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity,
+    not made only of domain-common words, and mostly of words outside the bottleneck (``exclude``)."""
+    if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
+        return False
+    if set(words) <= domain.common_tokens | CLOSED:
+        return False
+    return len(set(words) - exclude) >= len(words) / 2
+
+
 def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[str],
                         exclude: set[str], min_support: int, bottleneck: str = "",
                         addressing: list[str] | None = None) -> list[tuple[str, int]]:
     """Full base noun phrases (no "of"/"for" compounds) of the node's window papers, over-represented
     against its pre-cutoff papers, each used by at least ``min_support`` window papers, mostly made of words
     outside the bottleneck (``exclude``), not an evaluation quantity ("success rate") and not made only of
-    words common in the domain; best first, and up to three times higher the more often it is written next
-    to the bottleneck in the papers ``addressing`` it (its sentence or the next: "now that X is reduced,
-    we pursue Y"). (The builder then drops
-    phrases the public task already names: they are no post-cutoff opportunity.)"""
+    words common in the domain.
+
+    Ranked first by how many of the papers ``addressing`` the bottleneck write the phrase next to it (its
+    sentence or the next: "now that X is reduced, we pursue Y"), then by over-representation. A phrase is
+    subsumed by a longer eligible phrase used as often, never by an ineligible one ("Y for Z" hides no "Y").
+    (The builder then drops phrases the public task already names: they are no post-cutoff opportunity.)"""
     focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in window]
     background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
     counts: Counter[str] = Counter(key for phrases in focus for key in phrases)
@@ -135,33 +164,44 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
     near: Counter[str] = Counter(key for paper_id in (window if addressing is None else addressing)
                                  for key in _near(domain.papers[paper_id].text, wanted))
-    scored: list[tuple[float, str, int]] = []
-    dropped = subsumed({key: count for key, count in counts.items() if count >= min_support})
-    for key, count in counts.items():
-        words = key.split()
-        if count < min_support or key in dropped or JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
-            continue
-        if set(words) <= domain.common_tokens | CLOSED:
-            continue
-        if len(set(words) - exclude) < len(words) / 2:
+    scored: list[tuple[int, float, str, int]] = []
+    eligible = {key: count for key, count in counts.items()
+                if count >= min_support and _eligible(key.split(), domain, exclude)}
+    dropped = subsumed(eligible)
+    for key, count in eligible.items():
+        if key in dropped:
             continue
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
         if share > prior_share:
-            boost = 1 + 2 * near[key] / count
-            scored.append((boost * share * math.log(share / prior_share), key, count))
-    scored.sort(key=lambda item: (-item[0], item[1]))
+            scored.append((near[key], share * math.log(share / prior_share), key, count))
+    scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
     surfaces: dict[str, Counter[str]] = {}
     for phrases in focus:
         for key, forms in phrases.items():
             surfaces.setdefault(key, Counter()).update(forms)
     return [(surfaces[key].most_common(1)[0][0] if surfaces.get(key) else key, count)
-            for _, key, count in scored[:4]]
+            for _, _, key, count in scored[:4]]
+
+
+def _coherent_opportunity(domain: DomainEvidence, evidence: NodeEvidence, subject: str, bottleneck: str,
+                          opportunities: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """The opportunities with the first that passes the same-node check in front, and that check (the
+    last one made when none passes; a subject or bottleneck outside the node fails them all)."""
+    coherence: dict[str, Any] = {}
+    for text in opportunities:
+        coherence = node_coherence(domain, evidence, {"subject": subject, "bottleneck": bottleneck,
+                                                      "opportunity": text})
+        if coherence.get("passed") is not False:
+            return [text, *(other for other in opportunities if other != text)], coherence
+        if not (coherence["subject"]["belongs"] and coherence["bottleneck"]["belongs"]):
+            break
+    return opportunities, coherence
 
 
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
                domain_name: str) -> Built | None:
     scored: list[tuple[float, Signal, list[str], list[str], str]] = []
-    for signal, phrase in limitation_signals(evidence, domain.cutoff):
+    for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
         if not marker_words(phrase, domain):
             continue
         before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
@@ -175,7 +215,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
     growth, primary, before, addressing, phrase = scored[0]
-    bottleneck_words = {word for signal in evidence.node.signals if signal.kind == "bottleneck"
+    signals = [*node_bottlenecks(evidence), *(entry[1] for entry in scored)]
+    bottleneck_words = {word for signal in signals
                         for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
     found = opportunity_phrases(domain, evidence.window_ids, evidence.pre_ids, bottleneck_words,
                                 max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase,
@@ -189,7 +230,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     key = (f"{window.horizon}:{phrase.lower()}",)
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     title, question = bottleneck_question(domain_name, name, window.cutoff, window.start, window.end)
-    signals_public = [text for _, text in limitation_signals(evidence, domain.cutoff)][:6]
+    signals_public = [text for _, text in limitation_signals(evidence, domain.cutoff, domain)][:6]
     task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
@@ -205,9 +246,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     found = [(text, count) for text, count in found if text.lower() not in public]
     if not found:
         return None
-    opportunity = [text for text, _ in found]
-    coherence = node_coherence(domain, evidence, {"subject": name, "bottleneck": phrase,
-                                                  "opportunity": opportunity[0]})
+    opportunity, coherence = _coherent_opportunity(domain, evidence, name, phrase,
+                                                   [text for text, _ in found])
     if coherence.get("passed") is False:
         return None
     mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foresci.artifacts import sha256_json
+from foresci.tasks.audit_rates import domain_constant_outcomes, extreme_wins
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import HiddenTarget
@@ -222,7 +223,66 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
         if item.label is not None:
             labels[item.label] += 1
         matches += bool(item.persistence_match)
-    return _trim(chosen, settings)
+    return _trim(_cap_blind_rules(_trim(chosen, settings), ordered, settings), settings)
+
+
+def _domain_constant_hits(chosen: Sequence[Built]) -> list[bool | None]:
+    """Per chosen task, whether "the most common hidden answer of the other tasks of its domain" is right
+    (the audit's leave-one-out fixed rule; None where it does not apply)."""
+    return domain_constant_outcomes([item.task for item in chosen],
+                                    {item.hidden.task_id: item.hidden for item in chosen})
+
+
+BLIND_RULES: tuple[Callable[[Sequence[Built]], list[bool | None]], ...] = (
+    _domain_constant_hits,
+    lambda chosen: [extreme_wins(item.task, item.hidden, largest=True) for item in chosen],
+    lambda chosen: [extreme_wins(item.task, item.hidden, largest=False) for item in chosen],
+)
+
+
+def _over_gate(hits: Sequence[bool | None], settings: TaskSettings) -> bool:
+    known = [hit for hit in hits if hit is not None]
+    return len(known) >= settings.min_gate_tasks and sum(known) > settings.max_baseline_share * len(known)
+
+
+def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: TaskSettings) -> list[Built]:
+    """Swap tasks that a blind rule of the audit solves (the domain's most common answer, the largest or
+    the smallest option) for spare tasks of the same domain it does not, until every such rule is at or
+    under ``max_baseline_share`` (the audit's gate). When no spare is left the selection stays as it is
+    and the audit rejects the family: dropping tasks could only hide the rule below ``min_gate_tasks``.
+
+    The analogue of the label cap for the rules the audit gates: without it, "always the ACL family for
+    LLM fine-tuning" or "the venue family with most pre-cutoff papers" would solve the venue family.
+    """
+    result = list(chosen)
+    spare = [item for item in ordered if item not in result]
+    while True:
+        failing = next((rule for rule in BLIND_RULES if _over_gate(rule(result), settings)), None)
+        if failing is None:
+            return result
+        hits = failing(result)
+        solved_at = [index for index, hit in enumerate(hits) if hit]
+        # drop a persistence-matching task where one is solved: dropping the others raises persistence
+        position = max([index for index in solved_at if result[index].persistence_match] or solved_at)
+        dropped = result.pop(position)
+        solved = sum(bool(hit) for hit in failing(result))
+        keys = [item.decision_key for item in result]
+        labels = Counter(item.label for item in result if item.label is not None)
+        for candidate in spare:
+            if candidate.task.domain != dropped.task.domain or is_duplicate(candidate.decision_key, keys):
+                continue
+            if bool(candidate.persistence_match) > bool(dropped.persistence_match) or (
+                    candidate.label not in (None, dropped.label)
+                    and labels[candidate.label] + 1 > settings.max_label_share * (len(result) + 1)):
+                continue  # the swap must not undo the persistence or label caps
+            trial = [*result[:position], candidate, *result[position:]]
+            if sum(bool(hit) for hit in failing(trial)) <= solved:
+                spare.remove(candidate)
+                result = trial
+                break
+        else:  # no spare: keep the task, and the audit rejects the family (never shrink below the gate)
+            result.insert(position, dropped)
+            return result
 
 
 def _round_robin(items: Sequence[Built], group_of: Callable[[Built], str]) -> list[Built]:

@@ -43,9 +43,10 @@ def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain
 
 
 def lead_noise(winner: NodeEvidence, runner_up: NodeEvidence) -> float:
-    """Standard error of the difference of two nodes' log growth under Poisson counts (add-one)."""
-    return math.sqrt(sum(1.0 / (count + 1) for count in (winner.window, winner.baseline,
-                                                         runner_up.window, runner_up.baseline)))
+    """Standard error of the difference of two nodes' log growth (window vs. level) under Poisson counts
+    (add-one)."""
+    return math.sqrt(sum(1.0 / (count + 1) for count in (winner.window, winner.level,
+                                                         runner_up.window, runner_up.level)))
 
 
 def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: TaskSettings, domain_name: str,
@@ -74,8 +75,8 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                 context={"domain_name": domain_name,
                          "candidates": {option_of[item.node_id]: pre_cutoff_context(item)
                                         for item in options},
-                         "momentum_measure": "growth of the share of the domain's new papers, window vs. the "
-                                             "same-length period before the cutoff"},
+                         "momentum_measure": "growth of the share of the domain's new papers, window vs. "
+                                             f"{domain.level_period}"},
                 deliverable=list(DELIVERABLES[FAMILY]))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
     label = winner.trajectory
@@ -92,7 +93,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
         Claim(claim_id="c2", text=f"The trajectory of {winner_name} in the window is {label}.",
               variants=TRAJECTORY_VARIANTS[label][1:]),
         Claim(claim_id="c3", text=(f"{winner_name}'s share of the domain's new papers moves from "
-                                   f"{winner.baseline_share:.1%} before the cutoff to "
+                                   f"{winner.level_share:.1%} in {domain.level_period} to "
                                    f"{winner.window_share:.1%} "
                                    "in the window.")),
     ]
@@ -115,6 +116,8 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
 
 
 def _option_stats(item: NodeEvidence) -> dict[str, object]:
-    return {"pre_total": item.pre_total, "baseline": item.baseline, "window": item.window,
-            "baseline_share": round(item.baseline_share, 6), "window_share": round(item.window_share, 6),
+    return {"pre_total": item.pre_total, "baseline": item.baseline, "level": item.level,
+            "window": item.window,
+            "baseline_share": round(item.baseline_share, 6), "level_share": round(item.level_share, 6),
+            "window_share": round(item.window_share, 6),
             "log_share_growth": round(item.growth, 4), "trajectory": item.trajectory}

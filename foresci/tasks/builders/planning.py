@@ -91,13 +91,13 @@ def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: s
                 deliverable=list(DELIVERABLES[FAMILY]))
     risks = [signal.text for signal in top.node.signals if signal.kind == "bottleneck"][:3]
     dependencies = _dependencies(domain, top.node_id)
-    rationale = [f"{name_of[item.node_id]}: share of new {domain_name} papers {item.baseline_share:.1%} -> "
+    rationale = [f"{name_of[item.node_id]}: share of new {domain_name} papers {item.level_share:.1%} -> "
                  f"{item.window_share:.1%}" for item in ranked]
     milestones = [f"a first result in {name_of[top.node_id]} within {window.months // 2 or 1} month(s)",
                   f"a comparison against the strongest pre-cutoff work in {name_of[top.node_id]} by "
                   f"{window.end.isoformat()}"]
     go_no_go = (f"continue if {name_of[top.node_id]} keeps growing its share of the domain "
-                f"(it reached {top.window_share:.1%}); stop if it falls back under {top.baseline_share:.1%}")
+                f"(it reached {top.window_share:.1%}); stop if it falls back under {top.level_share:.1%}")
     ranking = [option_of[item.node_id] for item in ranked]
     slots = [Slot(name="top_priority", variants=[name_of[top.node_id], f"option {option_of[top.node_id]}"])]
     if risks:

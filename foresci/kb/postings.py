@@ -1,0 +1,135 @@
+"""Query-side BM25: term-major (CSC) postings as plain numpy arrays, memory-mapped from ``.npy`` files.
+
+:class:`BM25Postings` scores exactly as :class:`foresci.kb.bm25.BM25Index` (which builds and appends;
+its scoring is this class's), but needs neither scipy nor the term-count matrix at query time. A KB
+stores them once, derived from its ``bm25_counts.npz``, in a folder named by that file's manifest hash
+(under the cache folder), so a fresh process opens them in milliseconds instead of rebuilding them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from foresci.kb.tokens import tokenize
+
+ARRAYS = ("indptr", "indices", "data", "lengths", "row_indptr", "row_terms")
+
+
+class BM25Postings:
+    """Per term, the rows that contain it (ascending) and its count there; per row, its terms and length."""
+
+    def __init__(
+        self,
+        vocabulary: dict[str, int],
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        lengths: np.ndarray,
+        row_indptr: np.ndarray,
+        row_terms: np.ndarray,
+    ) -> None:
+        self.vocabulary = vocabulary
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.lengths = lengths
+        self.row_indptr = row_indptr
+        self.row_terms = row_terms
+        self._cumulative_lengths = np.concatenate([[0.0], np.cumsum(lengths)])
+        self._idf_cache: dict[tuple[int, float], np.ndarray] = {}
+
+    @property
+    def size(self) -> int:
+        """Number of documents."""
+        return int(len(self.lengths))
+
+    def document_frequency(self, prefix: int) -> np.ndarray:
+        """Number of the first ``prefix`` documents containing each term."""
+        end = int(self.row_indptr[prefix])
+        return np.bincount(self.row_terms[:end], minlength=len(self.vocabulary))
+
+    def idf(self, prefix: int, epsilon: float = 0.25) -> np.ndarray:
+        """IDF of every term over the first ``prefix`` documents (rank-bm25's BM25Okapi formula)."""
+        key = (prefix, epsilon)
+        cached = self._idf_cache.get(key)
+        if cached is not None:
+            return cached
+        document_frequency = self.document_frequency(prefix)
+        present = document_frequency > 0
+        idf = np.log((prefix - document_frequency + 0.5) / (document_frequency + 0.5))
+        average = float(idf[present].mean()) if present.any() else 0.0
+        idf = np.where(idf < 0, epsilon * average, idf)
+        idf[~present] = 0.0
+        if len(self._idf_cache) > 16:
+            self._idf_cache.clear()
+        self._idf_cache[key] = idf
+        return idf
+
+    def scores(self, query: str, prefix: int, k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+        """BM25 score of every one of the first ``prefix`` documents for ``query``."""
+        result = np.zeros(prefix, dtype=np.float64)
+        if prefix == 0:
+            return result
+        idf = self.idf(prefix)
+        average_length = self._cumulative_lengths[prefix] / prefix
+        for token in tokenize(query):
+            column = self.vocabulary.get(token)
+            if column is None:
+                continue
+            start, stop = int(self.indptr[column]), int(self.indptr[column + 1])
+            rows = self.indices[start:stop]
+            stop = start + int(np.searchsorted(rows, prefix))
+            rows = self.indices[start:stop]
+            if len(rows) == 0:
+                continue
+            frequency = self.data[start:stop].astype(np.float64)
+            norm = k1 * (1 - b + b * self.lengths[rows] / average_length)
+            result[rows] += idf[column] * frequency * (k1 + 1) / (frequency + norm)
+        return result
+
+    def top(
+        self,
+        query: str,
+        prefix: int,
+        k: int,
+        mask: np.ndarray | None = None,
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> list[tuple[int, float]]:
+        """Best ``k`` (row, score) pairs with a positive score among the first ``prefix`` rows.
+
+        ``mask`` (bool, length >= prefix) restricts the rows considered, e.g. to a domain.
+        """
+        scores = self.scores(query, prefix, k1, b)
+        if mask is not None:
+            scores = np.where(mask[:prefix], scores, 0.0)
+        candidates = np.flatnonzero(scores > 0)
+        if len(candidates) > k:
+            candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+        order = sorted(candidates.tolist(), key=lambda row: (-scores[row], row))
+        return [(row, float(scores[row])) for row in order]
+
+    def save(self, folder: Path) -> None:
+        """Write the arrays and the vocabulary into ``folder`` atomically (a concurrent writer may win)."""
+        from foresci.io import atomic_folder
+
+        with atomic_folder(folder) as staging:
+            for name in ARRAYS:
+                array = np.ascontiguousarray(getattr(self, name))
+                np.save(staging / f"{name}.npy", array, allow_pickle=False)
+            terms = [""] * len(self.vocabulary)
+            for term, column in self.vocabulary.items():
+                terms[column] = term
+            (staging / "vocabulary.json").write_text(json.dumps(terms), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> BM25Postings | None:
+        """Postings saved by :meth:`save` (arrays memory-mapped), or None when ``folder`` has none."""
+        if not (folder / "vocabulary.json").is_file():
+            return None
+        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS}
+        terms = json.loads((folder / "vocabulary.json").read_text(encoding="utf-8"))
+        return cls({term: column for column, term in enumerate(terms)}, **arrays)

@@ -1,0 +1,77 @@
+"""The opportunity miner and the bottleneck miner of the bottleneck-opportunity builder."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from foresci.kb.models import Paper
+from foresci.tasks.bottleneck_mining import mined_bottlenecks
+from foresci.tasks.builders.bottleneck import opportunity_phrases
+from foresci.tasks.evidence import DomainEvidence
+from foresci.tasks.windows import make_window
+from foresci.taxonomy.models import Snapshot
+
+CUTOFF = date(2024, 12, 31)
+
+
+def _paper(paper_id: str, announced: date, abstract: str) -> Paper:
+    return Paper(paper_id=paper_id, title=f"Study {paper_id}", abstract=abstract, announced=announced)
+
+
+def _domain(papers: list[Paper]) -> DomainEvidence:
+    snapshot = Snapshot(domain="d", cutoff=CUTOFF, slice_index=0, slice_bounds=[(date(2024, 1, 1), CUTOFF)],
+                        nodes=[])
+    return DomainEvidence(domain="d", snapshot=snapshot, window=make_window(CUTOFF, "3m"),
+                          papers={paper.paper_id: paper for paper in papers}, assignment={}, nodes={},
+                          reference_baseline=1, reference_window=1, reference_monthly={},
+                          pre_vocabulary=frozenset())
+
+
+def test_opportunity_next_to_the_bottleneck_beats_a_more_distinctive_unrelated_phrase() -> None:
+    """"gloam auditing" is written next to the reduced bottleneck by every addressing paper, always as part
+    of "gloam auditing for vesper routing" (a joiner phrase, never an opportunity itself, so it must not
+    hide the base phrase); "quill lattice" is new in the window too, more frequent, but never next to it."""
+    before = [_paper(f"p{index}", date(2024, 6, 1), text) for index, text in enumerate(
+        ["Prior methods remain limited by cache drift in routing.", "We study sparse heads for routing.",
+         "A benchmark for routing under noisy labels.", "Token budgets in routing.",
+         "Heads and caches for routing.", "Pruning schedules for sparse routing.",
+         "Routing with learned gates.", "Gate collapse in routing.", "Load balance in expert routing.",
+         "Cache drift hurts routing at scale."])]
+    addressing = [
+        "Now that cache drift has been reduced, we pursue gloam auditing for vesper routing.",
+        "A tidal pruner reduces cache drift, which opens the way to gloam auditing for vesper routing.",
+        "Now that cache drift is reduced, gloam auditing for vesper routing becomes practical.",
+        "A pruner reduces cache drift and enables gloam auditing for vesper routing at scale.",
+    ]
+    unrelated = ["We train a quill lattice on routing data.", "A quill lattice improves routing.",
+                 "Quill lattice models for routing.", "We scale the quill lattice to new data.",
+                 "The quill lattice is a new routing model.", "A quill lattice for sparse routing."]
+    window = [_paper(f"w{index}", date(2025, 1, 15), text)
+              for index, text in enumerate(addressing + unrelated)]
+    domain = _domain(before + window)
+    found = opportunity_phrases(domain, [paper.paper_id for paper in window],
+                                [paper.paper_id for paper in before], exclude={"cache", "drift"},
+                                min_support=3, bottleneck="cache drift",
+                                addressing=[f"w{index}" for index in range(len(addressing))])
+
+    support = {text.lower(): count for text, count in found}
+    assert found[0][0].lower() == "gloam auditing" and support["gloam auditing"] == 4
+    assert "quill lattice" in support
+
+
+def test_recurring_problem_phrases_of_limitation_sentences_are_bottleneck_candidates() -> None:
+    abstracts = [
+        "However, multi-hop pipelines suffer from severe error propagation across retrieval steps.",
+        "Existing retrievers remain limited by error propagation and high token costs.",
+        "Our method reduces error propagation by 20% over strong baselines.",  # a result, not a limitation
+        "Long-context readers still struggle with high token costs in practice.",
+        "We propose a new retriever for question answering.",
+    ]
+    papers = {f"p{index}": _paper(f"p{index}", date(2024, 3 + index, 1), text)
+              for index, text in enumerate(abstracts)}
+    mined = mined_bottlenecks(papers, list(papers))
+
+    assert [(signal.text, signal.count) for signal in mined] == [("error propagation", 2), ("token costs", 2)]
+    assert mined[0].paper_ids == ["p0", "p1"] and mined[0].first_seen == date(2024, 3, 1)
+    assert mined[1].variants[0].startswith("Existing retrievers remain limited by error propagation")
+    assert mined_bottlenecks(papers, list(papers), min_papers=3) == []
