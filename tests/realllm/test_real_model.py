@@ -185,8 +185,8 @@ def test_every_method_and_family_through_the_real_model(
           f"judge requests; answering {answered_s:.0f} s, total {total_s:.0f} s; errors: {errors}; "
           f"judge metric errors: {judge_errors}")
     print("per row (answer s, answer calls, judge s, judge calls): " + "; ".join(
-        f"{cell} {spent[0]:.0f}s/{spent[1]:.0f} + {spent[4]:.0f}s/{spent[5]:.0f}"
-        for cell, spent in timings.items() if len(spent) >= 6))
+        f"{cell} {spent[0]:.0f}s/{spent[1]:.0f} + {spent[2]:.0f}s/{spent[3]:.0f}"
+        for cell, spent in timings.items() if len(spent) >= 4))
     print("repair rate per method: " + ", ".join(
         f"{method} {100 * rates['rate']:.0f}% (repaired {rates['repaired']}, invalid {rates['invalid']})"
         for method, rates in sorted(repair.items())))
