@@ -3,7 +3,9 @@
 Builds a small synthetic world through the real pipeline (world -> KB -> taxonomy -> release), starts
 the local server, and answers the release with every LLM method under the structured-output method the
 endpoint accepts (detected), and with hybrid_rag under each structured-output method; then name-only,
-trend and persistence. Agents use the demo's light settings (one review round, 4 evidence papers).
+trend and persistence. Agents and the server run the demo's compact CPU-model profile
+(``foresci.llm.local_demo.COMPACT_PROFILE``: one review round, 2 evidence papers, 256/160 output tokens) and
+the server's RAM prompt cache.
 Prints per (method, output method): calls and prompt/completion tokens per task, seconds per task,
 schema-valid answer rate, error reasons, offline FTA and top-1 (the fraction of ranked/choice tasks whose
 first option is the hidden one); and the server's prompt and generation tokens/s from its timing log.
@@ -33,6 +35,7 @@ from foresci.agents.runner import ANSWERS_FILE, run_release  # noqa: E402
 from foresci.evaluation.models import Score  # noqa: E402
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run  # noqa: E402
 from foresci.llm.capabilities import llm_capabilities  # noqa: E402
+from foresci.llm.local_demo import compact_settings  # noqa: E402
 from foresci.llm.serve import LocalServer  # noqa: E402
 from foresci.methods import shipped_methods  # noqa: E402
 from foresci.settings import Settings  # noqa: E402
@@ -40,18 +43,21 @@ from foresci.tasks.release import load_release  # noqa: E402
 from tests.realllm.world import SmallWorld, build_small_world  # noqa: E402
 
 OTHER_OUTPUT_METHODS = ("json_schema", "function_calling", "json_mode", "grammar")
-# The demo's light settings for a CPU model (foresci.llm.local_demo): one review round, short evidence.
-LIGHT_AGENTS = {"iterations": 1, "reviewers": 1, "max_evidence_papers": 4, "papers_per_query": 4,
-                "coi_chains": 2, "aris_max_queries": 2}
 _TIMING = re.compile(r"^\s*(?:llama_perf_context_print:\s*)?(prompt eval|eval) time\s*=\s*([\d.]+) ms"
                      r"\s*/\s*(\d+) (?:tokens|runs)", re.MULTILINE)
 
 
 def server_rates(log: Path) -> tuple[float, float, int]:
-    """(prompt tokens/s, generated tokens/s, requests timed) from llama.cpp's timing lines in the log."""
+    """(prompt tokens/s, generated tokens/s, requests timed) from llama.cpp's timing lines in the log.
+
+    Prompt-eval lines under 1 ms per token are left out: llama.cpp reports tokens there that it did not
+    compute (e.g. a prompt restored from the prompt cache), which would inflate the rate a thousandfold.
+    """
     totals = {"prompt eval": [0.0, 0], "eval": [0.0, 0]}
     count = 0
     for kind, milliseconds, tokens in _TIMING.findall(log.read_text(errors="replace")):
+        if kind == "prompt eval" and float(milliseconds) < int(tokens):
+            continue
         totals[kind][0] += float(milliseconds)
         totals[kind][1] += int(tokens)
         count += kind == "eval"
@@ -140,10 +146,8 @@ def main() -> int:
               f"built in {time.monotonic() - started:.0f} s")
         factory = world.view_factory()
         with LocalServer(args.model, threads=args.threads, cache_dir=root / "llm") as server:
-            base = world.settings.model_copy(update={
-                "llm": world.settings.llm.model_copy(update=server.llm_settings()),
-                "agents": world.settings.agents.model_copy(update=LIGHT_AGENTS),
-            })
+            compact = compact_settings(world.settings)
+            base = compact.model_copy(update={"llm": compact.llm.model_copy(update=server.llm_settings())})
             plans: list[tuple[str, str, list[str], str]] = [
                 ("-", "trend", ["trend"], "full"), ("-", "persistence", ["persistence"], "full")]
             plans += [("auto", method, [method], "full") for method in args.methods.split(",") if method]

@@ -18,6 +18,9 @@ def serve_command(
     port: int = typer.Option(8000, "--port", help="port on 127.0.0.1 (0 = any free port)"),
     ctx: int | None = typer.Option(None, "--ctx", help="context window in tokens (default: the model's)"),
     threads: int = typer.Option(2, "--threads", help="CPU threads for prompt processing and generation"),
+    prompt_cache_mb: int = typer.Option(
+        128, "--prompt-cache-mb", help="prompt cache, MiB of KV state (RAM use is about 10x for SmolLM2: "
+        "the logits are kept too); restores any earlier request's longest matching prefix (0 = off)"),
 ) -> None:
     """Serve a local model on 127.0.0.1 until Ctrl-C, and print the settings that point foresci at it.
 
@@ -28,11 +31,13 @@ def serve_command(
       foresci llm serve                         # SmolLM2-135M-Instruct, the default
       foresci llm serve --model gemma3-270m --port 8081 --threads 1
       foresci llm serve --model ~/models/qwen2.5-0.5b-instruct-q4_k_m.gguf --ctx 8192
+      foresci llm serve --prompt-cache-mb 0          # no prompt cache (saves RAM)
     """
     from foresci.llm.serve import LocalServer
     from foresci.settings import Settings
 
-    server = LocalServer(model, port=port, ctx=ctx, threads=threads, cache_dir=Settings().cache_dir)
+    server = LocalServer(model, port=port, ctx=ctx, threads=threads, cache_dir=Settings().cache_dir,
+                         prompt_cache_mb=prompt_cache_mb)
     started = time.monotonic()
     with server:
         typer.echo(f"# {server.name} ({server.weights}) answers at {server.base_url} "

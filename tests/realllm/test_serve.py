@@ -9,7 +9,9 @@ import pytest
 
 from foresci.errors import UserError
 from foresci.llm import context_length, knowledge_cutoff, load_model_registry
+from foresci.llm.local_demo import compact_environment, compact_settings
 from foresci.llm.serve import LocalServer, find_weights, local_models
+from foresci.settings import Settings
 from tests.realllm.conftest import _missing
 
 
@@ -47,3 +49,17 @@ def test_server_command_for_any_gguf(tmp_path: Path) -> None:
     assert command[command.index("--port") + 1] == "18123"
     assert server.env_lines()[0] == "export FORESCI_LLM__BASE_URL=http://127.0.0.1:18123/v1"
     assert server.name == "tiny-model" and server.ctx == 4096
+    cache = command.index("--cache")  # the RAM prompt cache, 128 MiB of KV state unless asked otherwise
+    assert command[cache + 1] == "true" and command[command.index("--cache_size") + 1] == str(128 * 1024 ** 2)
+    assert "--cache" not in LocalServer(str(weights), cache_dir=tmp_path, prompt_cache_mb=0).command()
+
+
+def test_demo_environment_carries_the_compact_profile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's FORESCI_ variables read back as the same settings the real-model stage applies."""
+    for key, value in compact_environment().items():
+        monkeypatch.setenv(key, value)
+    from_env = Settings()
+    profiled = compact_settings(Settings())
+    assert from_env.agents == profiled.agents and from_env.evaluation == profiled.evaluation
+    assert from_env.llm.max_tokens == {"agent": 256, "judge": 160, "builder": 160} == profiled.llm.max_tokens
+    assert from_env.agents.max_evidence_papers == 2 and from_env.evaluation.judge_runs == 1
