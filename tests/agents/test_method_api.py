@@ -233,5 +233,5 @@ def test_http_agent_answers_forecast_questions(tmp_path: Path) -> None:
     (row,) = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert row.method == url and row.status == "ok" and row.payload["direction"] == "B"
     (forecast,) = read_forecasts(tmp_path / "run" / FORECASTS_FILE)
-    assert forecast.method == url and forecast.probability == 0.7 and forecast.notes == ["remote"]
+    assert forecast.method == url and forecast.probability == 0.7 and forecast.notes[0] == "remote"
     assert bodies == [toy_tasks()[0].model_dump(mode="json"), _question().model_dump(mode="json")]
