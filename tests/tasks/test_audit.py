@@ -241,3 +241,21 @@ def test_selection_keeps_the_largest_option_under_the_gate() -> None:
     assert len(chosen) >= 10 and family.largest_option_wins is not None
     assert family.largest_option_wins.rate is not None
     assert family.largest_option_wins.rate <= settings.max_baseline_share
+
+
+def test_selection_drops_repeats_of_the_usual_answer_when_no_spare_is_left() -> None:
+    """Seven of ten tasks share the domain's top answer and no spare task exists: the selection drops
+    repeats of that answer until the fixed rule is under the gate, never below the gate's minimum."""
+    pool = [_venue_item(index, "d0", "A" if index < 7 else "BCD"[index - 7]) for index in range(10)]
+    settings = TaskSettings()
+    before = audit_tasks([item.task for item in pool], {item.hidden.task_id: item.hidden for item in pool})
+    assert not before.families["venue_positioning"].passed
+    chosen = select_balanced(pool, 10, settings)
+    hidden = {item.hidden.task_id: item.hidden for item in chosen}
+    report = audit_tasks([item.task for item in chosen], hidden)
+    family = report.families["venue_positioning"]
+    rule = next(rate for rate in family.rule_baselines if rate.rule == "domain_constant")
+    assert settings.min_gate_tasks <= rule.evaluable < len(pool)
+    assert rule.rate is not None and rule.rate <= settings.max_baseline_share, render_audit(report)
+    assert {item.hidden.ranking[0] for item in chosen} >= {"B", "C", "D"}  # only repeats were dropped
+    assert family.passed, render_audit(report)

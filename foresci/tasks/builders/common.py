@@ -223,7 +223,13 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
         if item.label is not None:
             labels[item.label] += 1
         matches += bool(item.persistence_match)
-    return _trim(_cap_blind_rules(_trim(chosen, settings), ordered, settings), settings)
+    result = _trim(chosen, settings)
+    for _ in range(len(result) + 1):  # trimming a label can push a blind rule back over its gate: repeat
+        settled = _trim(_cap_blind_rules(result, ordered, settings), settings)
+        if settled == result:
+            break
+        result = settled
+    return result
 
 
 def _domain_constant_hits(chosen: Sequence[Built]) -> list[bool | None]:
@@ -233,7 +239,8 @@ def _domain_constant_hits(chosen: Sequence[Built]) -> list[bool | None]:
                                     {item.hidden.task_id: item.hidden for item in chosen})
 
 
-BLIND_RULES: tuple[Callable[[Sequence[Built]], list[bool | None]], ...] = (
+BlindRule = Callable[[Sequence[Built]], list[bool | None]]
+BLIND_RULES: tuple[BlindRule, ...] = (
     _domain_constant_hits,
     lambda chosen: [extreme_wins(item.task, item.hidden, largest=True) for item in chosen],
     lambda chosen: [extreme_wins(item.task, item.hidden, largest=False) for item in chosen],
@@ -248,8 +255,10 @@ def _over_gate(hits: Sequence[bool | None], settings: TaskSettings) -> bool:
 def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: TaskSettings) -> list[Built]:
     """Swap tasks that a blind rule of the audit solves (the domain's most common answer, the largest or
     the smallest option) for spare tasks of the same domain it does not, until every such rule is at or
-    under ``max_baseline_share`` (the audit's gate). When no spare is left the selection stays as it is
-    and the audit rejects the family: dropping tasks could only hide the rule below ``min_gate_tasks``.
+    under ``max_baseline_share`` (the audit's gate). When no spare helps, a task the rule solves is dropped
+    (the same answer asked once more adds no information), but never below ``min_gate_tasks`` tasks the
+    rule can be judged on: there the selection stays as it is and the audit rejects the family, since a
+    smaller release would only hide the rule under the gate's minimum.
 
     The analogue of the label cap for the rules the audit gates: without it, "always the ACL family for
     LLM fine-tuning" or "the venue family with most pre-cutoff papers" would solve the venue family.
@@ -266,9 +275,28 @@ def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: Ta
         solved_at.sort(key=lambda index: (not result[index].persistence_match, -index))
         swapped = next((trial for position in solved_at
                         if (trial := _swap(result, position, spare, failing, settings)) is not None), None)
-        if swapped is None:  # no spare helps: the audit rejects the family (never shrink below the gate)
+        if swapped is None:
+            swapped = _drop_solved(result, solved_at, failing, settings)
+        if swapped is None:  # nothing left to swap or drop: the audit rejects the family
             return result
         result = swapped
+
+
+def _drop_solved(result: list[Built], solved_at: Sequence[int], rule: BlindRule,
+                 settings: TaskSettings) -> list[Built] | None:
+    """``result`` without one task that ``rule`` solves (the first in ``solved_at`` order that lowers the
+    rule's rate), or None when dropping would leave fewer than ``min_gate_tasks`` judged tasks."""
+    known = sum(hit is not None for hit in rule(result))
+    if known - 1 < settings.min_gate_tasks:
+        return None
+    before = sum(bool(hit) for hit in rule(result)) / known
+    for position in solved_at:
+        trial = result[:position] + result[position + 1:]
+        hits = rule(trial)
+        judged = [hit for hit in hits if hit is not None]
+        if len(judged) >= settings.min_gate_tasks and sum(judged) / len(judged) < before:
+            return trial
+    return None
 
 
 def _swap(result: list[Built], position: int, spare: list[Built],
