@@ -64,15 +64,8 @@ class ForecastJob:
 def plan_forecasts(questions: list[ForecastQuestion], specs: list[MethodSpec], models: list[str],
                    mode: Mode) -> list[ForecastJob]:
     """Every (question, method, model) job; methods without an LLM once (model None), only in full mode."""
-    jobs: list[ForecastJob] = []
-    for question in questions:
-        for spec in specs:
-            if not spec.uses_llm:
-                if mode == "full":
-                    jobs.append(ForecastJob(question, spec, None, mode))
-                continue
-            jobs.extend(ForecastJob(question, spec, model, mode) for model in models)
-    return jobs
+    return [ForecastJob(question, spec, model, mode)
+            for question in questions for spec in specs for model in spec.backbones(models, mode)]
 
 
 def forecast_job(job: ForecastJob, llm: LLMClient | None, view: KBViewLike | None,

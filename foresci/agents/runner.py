@@ -125,15 +125,8 @@ class RunSummary:
 def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str], mode: Mode) -> list[Job]:
     """Every (task, method, model) job; methods that use no LLM run once (model None) and only in full
     mode (they have no name-only mode)."""
-    jobs = []
-    for task in tasks:
-        for spec in specs:
-            if not spec.uses_llm:
-                if mode == "full":
-                    jobs.append(Job(task, spec, None, mode))
-                continue
-            jobs.extend(Job(task, spec, model, mode) for model in models)
-    return jobs
+    return [Job(task, spec, model, mode)
+            for task in tasks for spec in specs for model in spec.backbones(models, mode)]
 
 
 def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings) -> MethodInput:

@@ -128,6 +128,13 @@ class MethodSpec:
         self.forecast = function
         return function
 
+    def backbones(self, models: list[str], mode: str) -> list[str | None]:
+        """The models this method runs with: each of ``models`` when it uses an LLM; otherwise once (None),
+        and only in full mode (a method without an LLM has no name-only mode)."""
+        if self.uses_llm:
+            return list(models)
+        return [None] if mode == "full" else []
+
 
 _REGISTRY: dict[str, MethodSpec] = {}
 _LOCK = threading.Lock()
