@@ -276,20 +276,21 @@ def _cap_blind_rules(chosen: list[Built], ordered: Sequence[Built], settings: Ta
         swapped = next((trial for position in solved_at
                         if (trial := _swap(result, position, spare, failing, settings)) is not None), None)
         if swapped is None:
-            swapped = _drop_solved(result, solved_at, failing, settings)
+            swapped = _drop_solved(result, hits, solved_at, failing, settings)
         if swapped is None:  # nothing left to swap or drop: the audit rejects the family
             return result
         result = swapped
 
 
-def _drop_solved(result: list[Built], solved_at: Sequence[int], rule: BlindRule,
+def _drop_solved(result: list[Built], hits: Sequence[bool | None], solved_at: Sequence[int], rule: BlindRule,
                  settings: TaskSettings) -> list[Built] | None:
-    """``result`` without one task that ``rule`` solves (the first in ``solved_at`` order that lowers the
-    rule's rate), or None when dropping would leave fewer than ``min_gate_tasks`` judged tasks."""
-    known = sum(hit is not None for hit in rule(result))
+    """``result`` without one task that ``rule`` solves (``hits``: the rule on ``result``; the first in
+    ``solved_at`` order that lowers the rule's rate), or None when dropping would leave fewer than
+    ``min_gate_tasks`` judged tasks."""
+    known = sum(hit is not None for hit in hits)
     if known - 1 < settings.min_gate_tasks:
         return None
-    before = sum(bool(hit) for hit in rule(result)) / known
+    before = sum(bool(hit) for hit in hits) / known
     for position in solved_at:
         trial = result[:position] + result[position + 1:]
         hits = rule(trial)
