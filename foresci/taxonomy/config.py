@@ -14,12 +14,18 @@ from pydantic import Field
 
 from foresci.sections import SettingsSection
 
+MemberStatus = Literal["core", "support"]
+
+
+def _core_only() -> list[MemberStatus]:
+    return ["core"]
+
 
 class TaxonomySettings(SettingsSection):
     """How temporal taxonomies are induced (offline: embedding clustering + c-TF-IDF labels)."""
 
-    member_statuses: list[Literal["core", "support"]] = Field(
-        default_factory=lambda: ["core"],
+    member_statuses: list[MemberStatus] = Field(
+        default_factory=_core_only,
         description="screen statuses whose papers a domain's taxonomy is induced from: core only by default, "
                     "so every node (and every task option drawn from one) is a direction of the domain's own "
                     "papers; with support papers too, off-domain directions (reasoning models inside RAG) "
