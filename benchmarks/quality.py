@@ -196,7 +196,8 @@ def name_section(kb: Any, cutoff: date, taxonomy_dir: Path | None, domains: list
     return [] if share >= 0.9 else [f"names share {share:.1%} < 90 %"]
 
 
-def option_purity(kb: Any, release: Path, neighbours: int = 50) -> dict[str, Any]:
+def option_purity(kb: Any, release: Path, taxonomy_dir: Path | None = None,
+                  neighbours: int = 50) -> dict[str, Any]:
     """How far the options of a release's tasks are directions of the task's own domain, two ways:
 
     - membership: an option is off-domain when under half of its taxonomy node's papers are core papers
@@ -206,6 +207,8 @@ def option_purity(kb: Any, release: Path, neighbours: int = 50) -> dict[str, Any
       option's node centroid; an option is off-domain when that share is under half of what a typical core
       paper of the domain has (the median over 300 of its pre-cutoff core papers of the same share among
       their nearest papers).
+
+    Taxonomies are read from ``taxonomy_dir/<domain>`` (default: the release's ``taxonomy`` folder).
     """
     import numpy as np
 
@@ -217,7 +220,7 @@ def option_purity(kb: Any, release: Path, neighbours: int = 50) -> dict[str, Any
     nodes: dict[str, dict[str, Any]] = {}
     masks: dict[str, Any] = {}
     for task in tasks:
-        folder = release / "taxonomy" / task.domain
+        folder = (taxonomy_dir or release / "taxonomy") / task.domain
         if task.domain not in nodes:
             nodes[task.domain] = ({node.node_id: node for node in load_taxonomy(folder).final.nodes}
                                   if folder.is_dir() else {})
@@ -259,7 +262,7 @@ def load_release_tasks(release: Path) -> list[Any]:
     return list(load_release(release).tasks)
 
 
-def purity_section(kb: Any, release: Path) -> list[str]:
+def purity_section(kb: Any, release: Path, taxonomy_dir: Path | None = None) -> list[str]:
     """Share of hidden-target evidence papers that are core papers of the task's domain (goal 100 %), and
     the share of off-domain options (:func:`option_purity`; goal: under 5 % by membership)."""
     from foresci.tasks.hidden_io import load_hidden
@@ -274,11 +277,12 @@ def purity_section(kb: Any, release: Path) -> list[str]:
     evidence = [is_core(paper_id, task.domain) for task in tasks
                 for paper_id in hidden[task.task_id].evidence_ids]
     evidence_share = sum(evidence) / max(1, len(evidence))
-    purity = option_purity(kb, release)
+    purity = option_purity(kb, release, taxonomy_dir)
     options = purity["options"]
     by_membership = sum(row["off_by_membership"] for row in options)
     by_neighbourhood = sum(row["off_by_neighbourhood"] for row in options)
     member_core = sum(row["member_core"] for row in options) / max(1, len(options))
+    neighbour_core = sum(row["neighbour_core"] for row in options) / max(1, len(options))
     print(f"\n== 4. domain purity of {release}")
     print(f"hidden-target evidence papers that are core papers of the task's domain: {sum(evidence)}/"
           f"{len(evidence)} = {evidence_share:.1%} (goal 100 %)")
@@ -288,13 +292,16 @@ def purity_section(kb: Any, release: Path) -> list[str]:
     medians = ", ".join(f"{name} {value:.2f}" for name, value in sorted(purity["neighbour_medians"].items()))
     print(f"off-domain by neighbourhood (core share of the 50 nearest pre-cutoff KB papers < half that of "
           f"the domain's median core paper; medians {medians}): "
-          f"{by_neighbourhood}/{len(options)} = {by_neighbourhood / max(1, len(options)):.1%}")
+          f"{by_neighbourhood}/{len(options)} = {by_neighbourhood / max(1, len(options)):.1%}; mean core share "
+          f"of the options' nearest papers {neighbour_core:.1%}")
     flagged = [row for row in options if row["off_by_membership"] or row["off_by_neighbourhood"]]
     for row in flagged[:8]:
         print(f"   {row['domain']}: {row['option']!r} members core {row['member_core']:.0%}, "
               f"neighbours core {row['neighbour_core']:.0%}")
     missed = [] if evidence_share == 1.0 else [f"evidence purity {evidence_share:.1%} < 100 %"]
-    if by_membership > 0.05 * len(options):
+    if not options:
+        missed.append("no option could be matched to its taxonomy node (give --taxonomy-dir)")
+    elif by_membership > 0.05 * len(options):
         missed.append(f"off-domain options {by_membership}/{len(options)} >= 5 %")
     return missed
 
@@ -357,7 +364,7 @@ def main() -> int:
         kb = KnowledgeBase.open(args.kb)
         missed += name_section(kb, args.cutoff, args.taxonomy_dir, args.domains or kb.domains)
         if args.release is not None:
-            missed += purity_section(kb, args.release)
+            missed += purity_section(kb, args.release, args.taxonomy_dir)
     print("\nmissed goals: " + ("; ".join(missed) if missed else "none"))
     return 1 if missed else 0
 
