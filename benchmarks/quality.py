@@ -292,8 +292,8 @@ def purity_section(kb: Any, release: Path, taxonomy_dir: Path | None = None) -> 
     medians = ", ".join(f"{name} {value:.2f}" for name, value in sorted(purity["neighbour_medians"].items()))
     print(f"off-domain by neighbourhood (core share of the 50 nearest pre-cutoff KB papers < half that of "
           f"the domain's median core paper; medians {medians}): "
-          f"{by_neighbourhood}/{len(options)} = {by_neighbourhood / max(1, len(options)):.1%}; mean core share "
-          f"of the options' nearest papers {neighbour_core:.1%}")
+          f"{by_neighbourhood}/{len(options)} = {by_neighbourhood / max(1, len(options)):.1%}; "
+          f"mean core share of the options' nearest papers {neighbour_core:.1%}")
     flagged = [row for row in options if row["off_by_membership"] or row["off_by_neighbourhood"]]
     for row in flagged[:8]:
         print(f"   {row['domain']}: {row['option']!r} members core {row['member_core']:.0%}, "
