@@ -121,3 +121,26 @@ def test_same_node_check_by_embedding(evidence: DomainEvidence) -> None:
     assert good["passed"] is True and good["bottleneck"]["rank"] == 1
     assert bad["passed"] is False and bad["opportunity"]["belongs"] is False
     assert node_coherence(evidence, node, {"bottleneck": "flux drift"})["passed"] is None
+
+
+def test_bottleneck_target_is_chosen_among_limitations_of_the_node(evidence: DomainEvidence) -> None:
+    """A faster-growing limitation that sits at another node ('cache eviction', like the generic
+    'computational costs' of the real RAG nodes) is neither the target nor the persistence answer; the
+    node's own limitation is. Without an embedder nothing is filtered."""
+    from foresci.tasks.builders.bottleneck import _belonging
+
+    nodes = evidence.snapshot.nodes
+    centroid = {node.node_id: np.asarray(node.centroid, dtype=np.float32) for node in nodes}
+    placed = {"flux drift": "n_vorp", "cache eviction": "n_quel"}
+    node = evidence.nodes["n_vorp"]
+    placed[node.node.name or node.node.label] = "n_vorp"
+    signal = Signal(kind="bottleneck", text="x")
+    scored = [(2.0, signal, ["p1"], ["p2", "p3"], "cache eviction"),
+              (0.5, signal, [], ["p4", "p5"], "flux drift")]
+    assert _belonging(evidence, node, scored) == scored
+    evidence.embed = lambda phrases: np.stack([centroid[placed.get(phrase, "n_vorp")] for phrase in phrases])
+    try:
+        kept = _belonging(evidence, node, scored)
+    finally:
+        evidence.embed = None
+    assert [entry[4] for entry in kept] == ["flux drift"]

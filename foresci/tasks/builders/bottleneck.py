@@ -1,12 +1,12 @@
 """Bottleneck-opportunity discovery: the root bottleneck of a sub-direction and the opportunity it unlocks.
 
 The hidden bottleneck is the pre-cutoff bottleneck signal of the node whose mentions grow most in the
-window (the limitation the field turns to); only signals that state a limitation count
+window (the limitation the field turns to), among the signals that belong to the node (same-node check); only signals that state a limitation count
 (:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the full noun phrase
 that the window papers addressing the bottleneck most often write next to it, then the most distinctive one
 against the node's pre-cutoff papers, used by at least three window papers. Subject, bottleneck and
 opportunity must belong to the same node (:mod:`foresci.tasks.coherence`; recorded in the hidden stats).
-Persistence would name the bottleneck mentioned most often before the cutoff.
+Persistence would name the bottleneck mentioned most often before the cutoff (among the same signals).
 """
 
 from __future__ import annotations
@@ -198,9 +198,28 @@ def _coherent_opportunity(domain: DomainEvidence, evidence: NodeEvidence, subjec
     return opportunities, coherence
 
 
+Scored = tuple[float, Signal, list[str], list[str], str]
+
+
+def _belonging(domain: DomainEvidence, evidence: NodeEvidence, scored: list[Scored]) -> list[Scored]:
+    """The scored bottlenecks that belong to the node (same-node check of subject and bottleneck phrase):
+    the target and the persistence answer are both chosen among them, so a generic limitation closer to
+    another node ("computational costs") neither becomes the answer nor hides the node's own one. All of
+    them when the check cannot run (no embedder)."""
+    name = display_name(evidence.node)
+    kept = []
+    for entry in scored:
+        check = node_coherence(domain, evidence, {"subject": name, "bottleneck": entry[4]})
+        if check.get("passed") is None:
+            return scored
+        if check["passed"]:
+            kept.append(entry)
+    return kept
+
+
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
                domain_name: str) -> Built | None:
-    scored: list[tuple[float, Signal, list[str], list[str], str]] = []
+    scored: list[Scored] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
         if not marker_words(phrase, domain):
             continue
@@ -211,6 +230,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
         growth = math.log(((len(after) + 1) / (evidence.window + 1))
                           / ((len(before) + 1) / (evidence.pre_total + 1)))
         scored.append((growth, signal, before, after, phrase))
+    scored = _belonging(domain, evidence, scored)
     if not scored:
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
