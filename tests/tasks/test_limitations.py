@@ -144,3 +144,23 @@ def test_bottleneck_target_is_chosen_among_limitations_of_the_node(evidence: Dom
     finally:
         evidence.embed = None
     assert [entry[4] for entry in kept] == ["flux drift"]
+
+
+def test_generic_limitations_without_words_of_the_node_are_not_bottlenecks(evidence: DomainEvidence) -> None:
+    """'flux drift instability' is n_vorp's own limitation; a limitation worded with the filler every paper
+    uses ('careful ablations across settings'), or with another node's words ('cache eviction thrash'),
+    has no marker word of n_vorp and never becomes its bottleneck."""
+    from foresci.tasks.builders.bottleneck import node_markers
+
+    node = evidence.nodes["n_vorp"]
+    assert node_markers("flux drift instability", node, evidence) >= {"flux", "drift"}
+    assert not node_markers("careful ablations across settings remain limited", node, evidence)
+    assert not node_markers("cache eviction thrash", node, evidence)
+    generic = Signal(kind="bottleneck", text="However, consistent gains remain limited by careful ablations.",
+                     count=99, first_seen=date(2025, 1, 1))
+    node.node.signals.append(generic)
+    try:
+        built = build_bottleneck_tasks(evidence, TaskSettings(min_support=5), "toy", 5)
+    finally:
+        node.node.signals.pop()
+    assert built and all("ablations" not in item.hidden.bottleneck[0] for item in built)

@@ -1,11 +1,13 @@
 """Bottleneck-opportunity discovery: the root bottleneck of a sub-direction and the opportunity it unlocks.
 
 The hidden bottleneck is the pre-cutoff bottleneck signal of the node whose mentions grow most in the
-window (the limitation the field turns to), among the signals that belong to the node (same-node check); only signals that state a limitation count
-(:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the full noun phrase
-that the window papers addressing the bottleneck most often write next to it, then the most distinctive one
-against the node's pre-cutoff papers, used by at least three window papers. Subject, bottleneck and
-opportunity must belong to the same node (:mod:`foresci.tasks.coherence`; recorded in the hidden stats).
+window (the limitation the field turns to), among the signals that belong to the node (same-node
+check) and name it with words of its own (``node_markers``: not "high costs"); only signals that state
+a limitation count (:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is
+the full noun phrase that the window papers addressing the bottleneck most often write next to it, then
+the most distinctive one against the node's pre-cutoff papers, used by at least three window papers.
+Subject, bottleneck and opportunity must belong to the same node (:mod:`foresci.tasks.coherence`;
+recorded in the hidden stats).
 Persistence would name the bottleneck mentioned most often before the cutoff (among the same signals).
 """
 
@@ -35,6 +37,8 @@ from foresci.taxonomy.signals import split_sentences
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 MIN_OPPORTUNITY_PAPERS = 3
+MIN_MARKER_PAPERS = 3
+MIN_MARKER_LIFT = 2.0
 FRAGMENT_STARTS = frozenset(["of", "for", "to", "in", "on", "with", "by", "and", "or", "from", "as", "at"])
 EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "family", "mode", "error",
                               "time", "size", "number", "baseline", "gain", "result", "performance"])
@@ -53,6 +57,21 @@ def marker_words(text: str, domain: DomainEvidence) -> frozenset[str]:
     """Words that mark a limitation: content words that are neither generic nor common in the domain."""
     return frozenset(word for word in content_tokens(text)
                      if word not in GENERIC and word not in domain.common_tokens)
+
+
+def node_markers(text: str, evidence: NodeEvidence, domain: DomainEvidence) -> frozenset[str]:
+    """Marker words of a limitation that are the node's own: used by at least ``MIN_MARKER_PAPERS`` of its
+    pre-cutoff papers, at least ``MIN_MARKER_LIFT`` times as often as in the domain's pre-cutoff papers.
+    A limitation without one is generic ("high costs", "performance degradation") or one paper's aside,
+    not a bottleneck of this sub-direction."""
+    words = marker_words(text, domain)
+    if not words or not evidence.pre_ids:
+        return frozenset()
+    counts, size = domain.pre_token_counts
+    local: Counter[str] = Counter(word for paper_id in evidence.pre_ids if paper_id in domain.papers
+                                  for word in domain.token_set(paper_id) & words)
+    return frozenset(word for word in words if local[word] >= MIN_MARKER_PAPERS and counts[word]
+                     and local[word] / len(evidence.pre_ids) >= MIN_MARKER_LIFT * counts[word] / max(1, size))
 
 
 def mentions(signal: Signal, domain: DomainEvidence, paper_ids: list[str]) -> list[str]:
@@ -221,7 +240,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                domain_name: str) -> Built | None:
     scored: list[Scored] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
-        if not marker_words(phrase, domain):
+        if not node_markers(phrase, evidence, domain):
             continue
         before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
                                                                              evidence.window_ids)
