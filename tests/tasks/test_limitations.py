@@ -164,3 +164,17 @@ def test_generic_limitations_without_words_of_the_node_are_not_bottlenecks(evide
     finally:
         node.node.signals.pop()
     assert built and all("ablations" not in item.hidden.bottleneck[0] for item in built)
+
+
+def test_persistence_chooses_among_all_pre_cutoff_limitations(evidence: DomainEvidence) -> None:
+    """When only 'flux drift instability' has enough window papers to be a target, persistence still names
+    the limitation most mentioned before the cutoff ('token budget overrun'): which limitations the window
+    takes up is post-cutoff knowledge it does not have."""
+    built = build_bottleneck_tasks(evidence, TaskSettings(min_support=5, min_addressing_papers=100), "toy", 5)
+    vorp = [item for item in built if item.hidden.stats["node_id"] == "n_vorp"]
+    assert vorp, [item.hidden.stats for item in built]
+    stats = vorp[0].hidden.stats
+    assert "flux drift" in vorp[0].hidden.bottleneck[0]
+    assert list(stats["signals"]) and all("token budget" not in text for text in stats["signals"])
+    assert "token budget" in stats["persistence_answer"] and stats["persistence_match"] is False
+    assert vorp[0].persistence_match is False

@@ -8,7 +8,10 @@ the full noun phrase that the window papers addressing the bottleneck most often
 the most distinctive one against the node's pre-cutoff papers, used by at least three window papers.
 Subject, bottleneck and opportunity must belong to the same node (:mod:`foresci.tasks.coherence`;
 recorded in the hidden stats).
-Persistence would name the bottleneck mentioned most often before the cutoff (among the same signals).
+Persistence names the bottleneck mentioned most often before the cutoff among the same signals, whether
+or not window papers take them up (which it cannot know): choosing only among the signals with enough
+window mentions would hand it post-cutoff knowledge (on the real 2025-12-31 KB, 11 of 12 candidates had a
+single such signal, so persistence "matched" by construction).
 """
 
 from __future__ import annotations
@@ -238,18 +241,19 @@ def _belonging(domain: DomainEvidence, evidence: NodeEvidence, scored: list[Scor
 
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
                domain_name: str) -> Built | None:
-    scored: list[Scored] = []
+    pool: list[Scored] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
         if not node_markers(phrase, evidence, domain):
             continue
         before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
                                                                              evidence.window_ids)
-        if len(after) < settings.min_addressing_papers:
-            continue
         growth = math.log(((len(after) + 1) / (evidence.window + 1))
                           / ((len(before) + 1) / (evidence.pre_total + 1)))
-        scored.append((growth, signal, before, after, phrase))
-    scored = _belonging(domain, evidence, scored)
+        pool.append((growth, signal, before, after, phrase))
+    if not any(len(entry[3]) >= settings.min_addressing_papers for entry in pool):
+        return None
+    pool = _belonging(domain, evidence, pool)
+    scored = [entry for entry in pool if len(entry[3]) >= settings.min_addressing_papers]
     if not scored:
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
@@ -262,8 +266,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                                 addressing)
     name = display_name(evidence.node)
     window = domain.window
-    persistence = max((entry for entry in scored), key=lambda entry: (len(entry[2]), entry[1].count,
-                                                                      entry[1].text))
+    persistence = max(pool, key=lambda entry: (len(entry[2]), entry[1].count, entry[1].text))
     bottleneck = list(dict.fromkeys([phrase, primary.text,
                                      *(core_phrase(text) for text in primary.variants)]))
     key = (f"{window.horizon}:{phrase.lower()}",)
