@@ -170,7 +170,8 @@ class ScreenedView:
         self.kb = kb
         self.cutoff = PLANTED_CUTOFF
 
-    def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
+    def papers(self, domain: str | None = None,
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
         return self.kb.papers(until=self.cutoff, domain=domain, statuses=statuses)
 
     def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
