@@ -88,10 +88,19 @@ class PhraseIndex:
 
     def surface(self, key: str, paper_ids: Sequence[str]) -> str:
         """The most common written form of a phrase among the given papers."""
-        forms: Counter[str] = Counter()
+        return self.surfaces([key], paper_ids)[key]
+
+    def surfaces(self, keys: Sequence[str], paper_ids: Sequence[str]) -> dict[str, str]:
+        """:meth:`surface` of each key, in one pass over the papers."""
+        forms: dict[str, Counter[str]] = {key: Counter() for key in keys}
         for paper_id in paper_ids:
-            forms.update(self.phrases(paper_id).get(key, Counter()))
-        return min(forms.items(), key=lambda item: (-item[1], item[0]))[0] if forms else key
+            found = self.phrases(paper_id)
+            for key, counts in forms.items():
+                used = found.get(key)
+                if used:
+                    counts.update(used)
+        return {key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else key
+                for key, counts in forms.items()}
 
     def using(self, key: str, paper_ids: Sequence[str]) -> list[str]:
         """Those of the given papers that use the phrase."""
@@ -240,8 +249,9 @@ def name_snapshot(snapshot: Snapshot, texts: Mapping[str, str], embed: EmbedFn |
                     and all_frequency.get(item[0], 0) <= settings.max_domain_share * len(everything)]
         paper_ids = members[node.node_id]
         for pool in (specific, found):
-            candidates = [Candidate(key=key, text=index.surface(key, paper_ids), support=support,
-                                    weight=weight) for key, support, weight in pool]
+            texts = index.surfaces([key for key, _, _ in pool], paper_ids)
+            candidates = [Candidate(key=key, text=texts[key], support=support, weight=weight)
+                          for key, support, weight in pool]
             if _choose(node, candidates, index, paper_ids, embed, used, settings):
                 break
         else:
