@@ -161,3 +161,33 @@ def test_taxonomy_is_induced_from_core_papers_only(planted: tuple[list[Paper], n
     widened = {paper_id for node in build_taxonomy(kb, "planted", PLANTED_CUTOFF, settings).final.nodes
                for paper_id in node.paper_ids}
     assert {paper_id for paper_id in widened if topic_of(paper_id) == support_topic}
+
+
+class ScreenedView:
+    """A forecaster's KB view at the planted cutoff over a ScreenedListKB."""
+
+    def __init__(self, kb: ScreenedListKB) -> None:
+        self.kb = kb
+        self.cutoff = PLANTED_CUTOFF
+
+    def papers(self, domain: str | None = None,
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
+        return self.kb.papers(until=self.cutoff, domain=domain, statuses=statuses)
+
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
+        return self.kb.embeddings(paper_ids)
+
+
+def test_forecaster_routes_through_the_builders_taxonomy(planted: tuple[list[Paper], np.ndarray]) -> None:
+    """The trend/persistence forecasters induce T(d, t) from the same papers as the task builder (core
+    only), so the node ids of task options exist in theirs."""
+    from foresci.agents.baselines.routing import taxonomy_of
+
+    papers, embeddings = planted
+    support_topic = Counter(topic_of(paper.paper_id) for paper in papers).most_common(1)[0][0]
+    kb = ScreenedListKB(papers, embeddings, support_topic)
+    builder = build_taxonomy(kb, "planted", PLANTED_CUTOFF, Settings()).final
+    forecaster = taxonomy_of(ScreenedView(kb), "planted")
+    assert forecaster is not None
+    assert {node.node_id: sorted(node.paper_ids) for node in forecaster.nodes} == {
+        node.node_id: sorted(node.paper_ids) for node in builder.nodes}
