@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -113,3 +114,25 @@ def error_rate_lines(run_dirs: list[Path]) -> list[str]:
             why = f" (mostly {reason[0][0]})" if reason else ""
             lines.append(f"{method} ({mine[0].mode}): {len(errors)}/{len(mine)} error rows{why}")
     return lines
+
+
+def judged_sample(run_dirs: list[Path], out: Path, tasks: int = 1) -> list[Path]:
+    """Copies of ``run_dirs`` under ``out`` holding only the rows of their first ``tasks`` tasks (answers,
+    manifest, transcripts), for judging a sample with the local model: each judged row costs about three
+    judge calls of 10-60 s on two cores."""
+    from foresci.agents.answers import read_answers
+    from foresci.agents.runner import ANSWERS_FILE
+    from foresci.io import write_jsonl
+
+    samples = []
+    for run_dir in run_dirs:
+        rows = read_answers(run_dir / ANSWERS_FILE)
+        keep = list(dict.fromkeys(row.task_id for row in rows))[:tasks]
+        sample = out / run_dir.name
+        sample.mkdir(parents=True, exist_ok=True)
+        write_jsonl(sample / ANSWERS_FILE, [row for row in rows if row.task_id in keep])
+        for name in ("manifest.json", "transcripts.jsonl"):
+            if (run_dir / name).is_file():
+                shutil.copy(run_dir / name, sample / name)
+        samples.append(sample)
+    return samples

@@ -85,3 +85,21 @@ def test_demo_subset_takes_each_family_and_each_question_kind() -> None:
     assert [question.question_id for question in asked] == ["q0", "q6"]
     _, three = demo_subset(tasks, questions, 1, 3)
     assert [question.question_id for question in three] == ["q0", "q6", "q1"]
+
+
+def test_judged_sample_keeps_each_runs_first_task(tmp_path: Path) -> None:
+    """The local demo judges each run's first task: a copy of the run with only those rows."""
+    from foresci.agents.answers import read_answers
+    from foresci.contracts import Answer
+    from foresci.io import write_jsonl
+    from foresci.llm.local_demo import judged_sample
+
+    run = tmp_path / "runs" / "llm"
+    rows = [Answer(task_id=task, family="direction_forecasting", method=method, model="m")
+            for task in ("t1", "t2") for method in ("native", "aris")]
+    write_jsonl(run / "answers.jsonl", rows)
+    (run / "manifest.json").write_text("{}")
+    [sample] = judged_sample([run], tmp_path / "judged")
+    assert sample == tmp_path / "judged" / "llm" and (sample / "manifest.json").is_file()
+    assert [(row.task_id, row.method) for row in read_answers(sample / "answers.jsonl")] == [
+        ("t1", "native"), ("t1", "aris")]
