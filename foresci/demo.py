@@ -62,6 +62,11 @@ DEMO_TASKS_PER_FAMILY = 40
 # 100 % of its labels, so the release gate (no label over 50 %) drops direction forecasting.
 DEMO_LOCAL_TASKS_PER_FAMILY = 2
 DEMO_FORECAST_QUESTIONS = 16
+# What every method answers with the local model (of those 8 tasks and 16 questions): at about 90 prompt
+# tokens/s (SmolLM2-135M on two cores) each answer and each judged row costs 10-30 s, so the whole
+# release would take well over half an hour.
+DEMO_LOCAL_ANSWERED_PER_FAMILY = 1
+DEMO_LOCAL_ANSWERED_QUESTIONS = 2
 
 
 def run_demo(
@@ -72,10 +77,12 @@ def run_demo(
     config: WorldConfig | None = None,
     report: bool = True,
     settings: Settings | None = None,
+    answered: tuple[int, int] | None = None,
 ) -> DemoResult:
     """Run every stage on the default synthetic world (or ``config``) under ``out``; return the artifact
     paths. ``report=False`` skips the HTML report (benchmarks read the scores directly); ``settings``
-    replaces the environment's settings."""
+    replaces the environment's settings; ``answered=(tasks per family, forecast questions)`` has every
+    method answer only that subset of the release (the local model's demo)."""
     from rich.console import Console
 
     from foresci.agents.cli import write_run_manifest
@@ -161,6 +168,14 @@ def run_demo(
         console.print(f"  {forecasts.get('questions', 0)} forecast questions: {forecasts.get('by_kind', {})}")
 
     release = load_release(release_dir)
+    tasks, questions = release.tasks, release.questions
+    if answered is not None:
+        from foresci.llm.local_demo import demo_subset
+
+        tasks, questions = demo_subset(tasks, questions, *answered)
+        console.print(f"  every method answers {len(tasks)} of the {len(release.tasks)} tasks "
+                      f"({answered[0]} per family) and {len(questions)} of the {len(release.questions)} "
+                      "forecast questions")
 
     def view_factory(task_cutoff):  # type: ignore[no-untyped-def]
         return KBView(kb, task_cutoff)
@@ -174,14 +189,14 @@ def run_demo(
         with _stage(console, timings, cpu, f"answering: {', '.join(methods)} ({mode})"):
             run_dir = out / "runs" / name
             run_release(
-                release.tasks,
+                tasks,
                 run_dir,
                 settings,
                 methods,
                 mode=mode,  # type: ignore[arg-type]
                 view_factory=view_factory,
                 progress=not quiet,
-                questions=release.questions,
+                questions=questions,
             )
             write_run_manifest(run_dir, release_dir, kb_dir, settings, methods, [], mode)
             run_dirs.append(run_dir)
@@ -227,8 +242,11 @@ def demo_command(
     ),
     llm: str | None = typer.Option(
         None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (the local-llm extra, "
-        "make llm) and add the five LLM methods and name-only, judged by the same model"
+        "make llm) and add the five LLM methods and name-only, judged by the same model; every method then "
+        f"answers {DEMO_LOCAL_ANSWERED_PER_FAMILY} task per family and {DEMO_LOCAL_ANSWERED_QUESTIONS} "
+        "forecast questions"
     ),
+    llm_threads: int = typer.Option(2, "--llm-threads", min=1, help="CPU threads of the local model server"),
 ) -> None:
     """Run foresci's main job end to end on a generated synthetic world (no data, no LLM needed).
 
@@ -249,9 +267,10 @@ def demo_command(
     if llm == "local":
         from foresci.llm.local_demo import error_rate_lines, local_llm_environment
 
-        with local_llm_environment(out) as server:
-            typer.echo(f"local model {server.name} at {server.base_url}")
-            result = run_demo(out, seed=seed, per_family=per_family or DEMO_LOCAL_TASKS_PER_FAMILY)
+        with local_llm_environment(out, threads=llm_threads) as server:
+            typer.echo(f"local model {server.name} at {server.base_url} ({server.threads} threads)")
+            result = run_demo(out, seed=seed, per_family=per_family or DEMO_LOCAL_TASKS_PER_FAMILY,
+                              answered=(DEMO_LOCAL_ANSWERED_PER_FAMILY, DEMO_LOCAL_ANSWERED_QUESTIONS))
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
         result = run_demo(out, seed=seed, per_family=per_family or DEMO_TASKS_PER_FAMILY)

@@ -17,9 +17,9 @@ class SimSettings(SettingsSection):
 
     seed: int = Field(default=2026, description="world seed; same seed, byte-identical world")
     n_domains: int = Field(default=3, description="invented research domains")
-    directions_per_domain: int = Field(default=6, description="planted directions per domain")
+    directions_per_domain: int = Field(default=10, description="planted directions per domain")
     months: int = Field(default=18, description="simulated months")
-    papers_per_month: float = Field(default=120.0, description="expected papers per month at the cutoff")
+    papers_per_month: float = Field(default=120.0, description="expected papers per month before the cutoff (mean)")
     difficulty: float = Field(default=0.6, description="0: trends visible before the cutoff; 1: only after")
     noise: float = Field(default=0.1, description="observation noise level 0..1")
     counterfactual: str | None = Field(default=None, description="'reverse', 'shuffle', 'null' or unset")

@@ -3,8 +3,14 @@
 Month indices are positions in the world's month list; ``cutoff_index`` is the last month on or
 before the cutoff. The rate of a direction is log-linear with a kink at the cutoff:
 
-    rate(t) = base · exp(pre_slope · (t − c))    for t ≤ c
-    rate(t) = base · exp(post_slope · (t − c))   for t > c
+    rate(t) = r_c · exp(pre_slope · (t − c))    for t ≤ c
+    rate(t) = r_c · exp(post_slope · (t − c))   for t > c
+
+with ``r_c`` chosen so that the mean rate over the months up to the cutoff is ``base``: a direction's
+pre-cutoff size is its drawn base, whatever its label. (Anchoring ``base`` at the cutoff instead made
+every accelerating direction smaller before the cutoff than a cooling one of the same base, by
+mean exp(±pre_slope·k) over the history: ×1.56 at difficulty 0.6, ×2.9 at 0. "Pick the largest" then
+lost almost every direction task by construction, a planted anti-correlation no literature has.)
 
 ``post_slope`` comes from the label (accelerating +s, cooling −s, steady 0, fragmenting a mild
 decline of the parent while children emerge), with each direction's own s drawn around the world's
@@ -81,15 +87,18 @@ def parent_rates(
     difficulty: float,
     window_strength: float | None = None,
 ) -> list[float]:
-    """Expected monthly papers of a direction's own (non-child) papers. ``window_strength`` (default:
-    ``trend_strength``) is the direction's own pace after the cutoff, which the past does not reveal."""
+    """Expected monthly papers of a direction's own (non-child) papers, averaging ``base`` over the months
+    up to the cutoff. ``window_strength`` (default: ``trend_strength``) is the direction's own pace after
+    the cutoff, which the past does not reveal."""
     before = pre_slope(label, trend_strength, difficulty)
     after = post_slope(label, trend_strength if window_strength is None else window_strength)
+    history = [math.exp(before * (month - cutoff_index)) for month in range(min(months, cutoff_index + 1))]
+    at_cutoff = base * len(history) / sum(history) if history else base
     rates = []
     for month in range(months):
         offset = month - cutoff_index
         slope = before if offset <= 0 else after
-        rates.append(base * math.exp(slope * offset))
+        rates.append(at_cutoff * math.exp(slope * offset))
     return rates
 
 

@@ -20,7 +20,12 @@ class WorldConfig(BaseModel):
 
     seed: int = Field(default=2026, description="world seed")
     n_domains: int = Field(default=3, ge=1, le=8, description="invented research domains")
-    directions_per_domain: int = Field(default=6, ge=2, le=12, description="planted directions per domain")
+    directions_per_domain: int = Field(
+        default=10, ge=2, le=12,
+        description="planted directions per domain (10: enough distinct 4-option sets per domain that the "
+        "release's label and blind-rule gates keep a direction family; with 6, four of five sets hold the "
+        "domain's one accelerating direction and the label gate cut the demo's family to 2 tasks)",
+    )
     start: str = Field(default="2024-01", description="first simulated month, 'YYYY-MM'")
     months: int = Field(default=18, ge=6, le=120, description="simulated months")
     cutoff_month: str | int | None = Field(
@@ -32,7 +37,7 @@ class WorldConfig(BaseModel):
         default=6, ge=1, description="hidden months after the cutoff when cutoff_month is None"
     )
     papers_per_month: float = Field(
-        default=120.0, gt=0, description="expected papers per month at the cutoff, background included"
+        default=120.0, gt=0, description="expected papers per month before the cutoff (mean), background included"
     )
     background_share: float = Field(
         default=0.08, ge=0.0, lt=1.0, description="share of off-domain papers a domain screen should exclude"

@@ -74,7 +74,7 @@ class DirectionTruth(BaseModel):
     name: str
     vocabulary: Vocabulary
     trajectory: TrajectoryLabel = Field(description="planted label over the post-cutoff window")
-    base_rate: float = Field(description="expected papers per month at the cutoff")
+    base_rate: float = Field(description="expected papers per month before the cutoff (mean)")
     pre_slope: float = Field(description="monthly log-slope of the rate before the cutoff")
     post_slope: float = Field(description="monthly log-slope of the rate after the cutoff")
     planted_factor: float = Field(

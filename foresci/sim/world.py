@@ -76,7 +76,7 @@ class WorldPaths:
 
 
 def default_world_config(settings: SimSettings | None = None) -> WorldConfig:
-    """The embedded default world of the demo (3 domains x 6 directions, 18 months, ~2,600 papers);
+    """The embedded default world of the demo (3 domains x 10 directions, 18 months, ~2,600 papers);
     with ``settings`` (the ``sim`` section, e.g. FORESCI_SIM__DIFFICULTY=0.9) its knobs override."""
     return WorldConfig() if settings is None else world_config_from_settings(settings)
 

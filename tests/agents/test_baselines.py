@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -187,7 +188,7 @@ def test_trend_ranks_options_under_the_volume_floor_last() -> None:
     settings = AgentSettings()
     forecaster = Forecaster("trend", None, settings)  # type: ignore[arg-type]
     totals = [100] * 12
-    rare = CandidateSeries("X", [0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1], [0.0] * 12, totals=totals)
+    rare = CandidateSeries("X", [1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1], [0.0] * 12, totals=totals)
     steady = CandidateSeries("Y", [4, 4, 5, 4, 5, 5, 5, 5, 6, 5, 6, 6], [0.0] * 12, totals=totals)
     falling = CandidateSeries("Z", [8, 8, 7, 7, 6, 6, 5, 5, 5, 4, 4, 3], [0.0] * 12, totals=totals)
     assert rare.log_slope() > steady.log_slope() > 0 > falling.log_slope()
@@ -195,6 +196,19 @@ def test_trend_ranks_options_under_the_volume_floor_last() -> None:
     assert ranked == ["Y", "Z", "X"] and "at least 24 papers" in basis
     ranked, basis = forecaster._by_momentum({"X": rare}, ["X"])
     assert ranked == ["X"] and "shrunk" in basis
+
+
+def test_trend_reads_an_option_from_its_first_paper() -> None:
+    """A node that receives papers only from its creation (month 3) then holds its share is not rising;
+    the months before it existed are not zero papers."""
+    totals = [100] * 12
+    late = CandidateSeries("L", [0, 0, 0, 6, 6, 2, 5, 3, 4, 4, 4, 4], [0.0] * 12, totals=totals)
+    rising = CandidateSeries("R", [3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 7, 7], [0.0] * 12, totals=totals)
+    assert late.log_slope() < 0.0 < rising.log_slope()
+    forecaster = Forecaster("trend", None, AgentSettings())  # type: ignore[arg-type]
+    ranked, _ = forecaster._by_momentum({"L": late, "R": rising}, ["L", "R"])
+    assert ranked[0] == "R"
+    assert CandidateSeries("N", [0] * 10 + [2, 3], [0.0] * 12, totals=totals).share_trend() == (0.0, math.inf)
 
 
 def test_poisson_share_slope_recovers_planted_growth() -> None:

@@ -132,3 +132,32 @@ def test_empty_input_gives_an_empty_history() -> None:
     assert history.snapshots == []
     with pytest.raises(ValueError, match="no snapshots"):
         _ = history.final
+
+
+class ScreenedListKB(ListKB):
+    """ListKB where one planted topic's papers are only 'support' papers of the domain."""
+
+    def __init__(self, papers: Sequence[Paper], embeddings: np.ndarray, support_topic: str) -> None:
+        super().__init__(papers, embeddings)
+        self.support_topic = support_topic
+
+    def papers(self, until: date | None = None, since: date | None = None, domain: str | None = None,
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
+        return [paper for paper in super().papers(until, since, domain)
+                if ("support" if topic_of(paper.paper_id) == self.support_topic else "core") in statuses]
+
+
+def test_taxonomy_is_induced_from_core_papers_only(planted: tuple[list[Paper], np.ndarray]) -> None:
+    """Domain purity: support papers shape no node by default; member_statuses can let them in."""
+    papers, embeddings = planted
+    support_topic = Counter(topic_of(paper.paper_id) for paper in papers).most_common(1)[0][0]
+    kb = ScreenedListKB(papers, embeddings, support_topic)
+    members = {paper_id for node in build_taxonomy(kb, "planted", PLANTED_CUTOFF, Settings()).final.nodes
+               for paper_id in node.paper_ids}
+    assert members
+    assert not {paper_id for paper_id in members if topic_of(paper_id) == support_topic}
+    settings = Settings()
+    settings.taxonomy.member_statuses = ["core", "support"]
+    widened = {paper_id for node in build_taxonomy(kb, "planted", PLANTED_CUTOFF, settings).final.nodes
+               for paper_id in node.paper_ids}
+    assert {paper_id for paper_id in widened if topic_of(paper_id) == support_topic}

@@ -126,14 +126,22 @@ class CandidateSeries:
         return self.share_trend()[0]
 
     def share_trend(self) -> tuple[float, float]:
-        """(monthly log-share slope, its standard error) of the Poisson fit against the reference totals."""
-        if len(self.counts) < 3:
-            return 0.0, math.inf
+        """(monthly log-share slope, its standard error) of the Poisson fit against the reference totals,
+        from the option's first paper on.
+
+        Months before an option's first paper are not read as zero papers: a taxonomy node created
+        part-way through the history receives papers only from its creation (earlier ones were routed to
+        the nodes of that time), and a series ``[0, 0, 0, 6, 6, 2, 5, 3, 4, 4, 4, 4]`` fitted from month 0
+        reads as +9 %/month. Fewer than three months from the first paper: slope 0, infinite error.
+        """
         totals = self.totals or [
             max(1, round(count / share)) if share else 1
             for count, share in zip(self.counts, self.shares, strict=True)
         ]
-        return poisson_log_slope(self.counts, totals)
+        first = next((month for month, count in enumerate(self.counts) if count > 0), len(self.counts))
+        if len(self.counts) - first < 3:
+            return 0.0, math.inf
+        return poisson_log_slope(self.counts[first:], totals[first:])
 
     def recent_rate(self, months: int = 3) -> float:
         """Mean papers per month over the last ``months`` months."""
