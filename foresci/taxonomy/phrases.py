@@ -72,6 +72,7 @@ VERB_LIKE = frozenset(_words(
     "outperform outperforms remains serve serves"))
 _PARTICIPLE_SUFFIXES = ("ed", "en")
 _WORD_CACHE = 1 << 18  # distinct written words remembered by the per-word caches below
+PhraseRows = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # (key, ((surface, count), ...)) per phrase
 _LEADING_TRIM = GENERIC_MODIFIERS | GERUND_VERBS  # words trimmed from the start of a base phrase
 
 
@@ -248,7 +249,7 @@ def is_generic(phrase: Phrase) -> bool:
     return _generic_key(phrase.key)
 
 
-@lru_cache(maxsize=_WORD_CACHE)
+@lru_cache(maxsize=1 << 16)
 def _generic_key(key: str) -> bool:
     words = key.split()
     if not words:
@@ -297,19 +298,25 @@ def phrase_support(key: str, texts: Iterable[str]) -> int:
 
 def document_phrases(text: str, min_words: int = 2, max_words: int = 8) -> dict[str, Counter[str]]:
     """Phrase key -> counts of its surface forms in one document (generic phrases dropped)."""
+    return {key: Counter(dict(forms)) for key, forms in _document_phrase_rows(text, min_words, max_words)}
+
+
+@lru_cache(maxsize=8192)
+def _document_phrase_rows(text: str, min_words: int, max_words: int) -> PhraseRows:
+    """:func:`document_phrases` as immutable rows, remembered for the last 8,192 texts (release builders
+    read the same abstracts once per node and window; about 10 KB a text)."""
     found: dict[str, Counter[str]] = {}
     tokens = tokenize(text)
     spans = [(begin, stop) for begin, stop in _phrase_spans(tokens, max_words)
              if min_words <= stop - begin]  # a token is one word of a phrase (as noun_phrases counts them)
-    if not spans:
-        return found
-    surfaces, keys = _span_words(tokens)
-    for begin, stop in spans:
-        key = " ".join(keys[begin:stop])
-        if _generic_key(key):
-            continue
-        found.setdefault(key, Counter())[" ".join(surfaces[begin:stop])] += 1
-    return found
+    if spans:
+        surfaces, keys = _span_words(tokens)
+        for begin, stop in spans:
+            key = " ".join(keys[begin:stop])
+            if _generic_key(key):
+                continue
+            found.setdefault(key, Counter())[" ".join(surfaces[begin:stop])] += 1
+    return tuple((key, tuple(forms.items())) for key, forms in found.items())
 
 
 def subsumed(counts: Mapping[str, int]) -> set[str]:
