@@ -35,7 +35,7 @@ def generate_command(
         DEFAULTS.window_months, help="hidden months after the cutoff (when --cutoff-month is unset)"
     ),
     papers_per_month: float = typer.Option(
-        DEFAULTS.papers_per_month, help="expected papers per month before the cutoff (mean)"
+        DEFAULTS.papers_per_month, help="mean expected papers per month before the cutoff"
     ),
     difficulty: float = typer.Option(
         DEFAULTS.difficulty,

@@ -74,7 +74,7 @@ class DirectionTruth(BaseModel):
     name: str
     vocabulary: Vocabulary
     trajectory: TrajectoryLabel = Field(description="planted label over the post-cutoff window")
-    base_rate: float = Field(description="expected papers per month before the cutoff (mean)")
+    base_rate: float = Field(description="mean expected papers per month before the cutoff")
     pre_slope: float = Field(description="monthly log-slope of the rate before the cutoff")
     post_slope: float = Field(description="monthly log-slope of the rate after the cutoff")
     planted_factor: float = Field(

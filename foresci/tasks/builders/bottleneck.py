@@ -20,6 +20,7 @@ import math
 import random
 from collections import Counter
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from foresci.tasks.bottleneck_mining import mined_bottlenecks
@@ -135,6 +136,13 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
     return list(kept.values())
 
 
+@lru_cache(maxsize=20_000)
+def text_phrases(text: str) -> dict[str, Counter[str]]:
+    """:func:`document_phrases` of a text with inversions (:func:`_with_inversions`), memoised: the builder
+    reads the same papers for every node, window and bottleneck of a domain (read-only result)."""
+    return _with_inversions(document_phrases(text))
+
+
 def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
     """Also count "auditing of krouplalive pelorings" as "krouplalive peloring auditing" (its base form)."""
     result = dict(phrases)
@@ -153,7 +161,7 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
         words = set(phrase_key(sentence).split())
         if bottleneck and len(bottleneck & words) >= MATCH_THRESHOLD * len(bottleneck):
             for nearby in sentences[index:index + 2]:
-                keys.update(_with_inversions(document_phrases(nearby)))
+                keys.update(text_phrases(nearby))
     return keys
 
 
@@ -179,8 +187,8 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     sentence or the next: "now that X is reduced, we pursue Y"), then by over-representation. A phrase is
     subsumed by a longer eligible phrase used as often, never by an ineligible one ("Y for Z" hides no "Y").
     (The builder then drops phrases the public task already names: they are no post-cutoff opportunity.)"""
-    focus = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in window]
-    background = [_with_inversions(document_phrases(domain.papers[paper_id].text)) for paper_id in before]
+    focus = [text_phrases(domain.papers[paper_id].text) for paper_id in window]
+    background = [text_phrases(domain.papers[paper_id].text) for paper_id in before]
     counts: Counter[str] = Counter(key for phrases in focus for key in phrases)
     prior: Counter[str] = Counter(key for phrases in background for key in phrases)
     wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
