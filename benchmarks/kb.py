@@ -10,7 +10,8 @@ Goals (exit status 1 when one is missed):
   * sparse BM25 returns the same top-10 as rank-bm25 (and is faster)
   * peak RSS <= 2 GiB
   * one-day update <= 10 s plus that day's embedding time
-  * `foresci kb search` as a fresh process <= 1 s (the KB's derived postings cached; --kb or full build)
+  * `foresci kb search` as a fresh process <= 1 s (the KB's derived postings cached; --kb or full build),
+    both for a query whose vector is cached and for a never-seen one (which loads the ONNX encoder)
 Also printed: papers/s of document embedding per backend, and query encoding / FAISS latency at 1
 and 2 threads (the measured default of runtime.threads). Report `uptime` beside the figures.
 
@@ -394,7 +395,10 @@ def main() -> int:
             checks.append((f"fresh hybrid p50 <= 15 ms at {cutoff}", p50 <= 15.0))
         figures["threads"] = measure_threads(kb_dir, min(args.fresh_queries, 50))
         figures["cold_search"] = measure_cold_search(kb_dir, workdir)
-        checks.append(("fresh-process kb search <= 1 s", figures["cold_search"]["cached_query_s"] <= 1.0))
+        cold = figures["cold_search"]
+        checks.append(("fresh-process kb search <= 1 s (cached query vector)", cold["cached_query_s"] <= 1.0))
+        checks.append(("fresh-process kb search <= 1 s (never-seen query: loads the encoder)",
+                       cold["fresh_query_s"] <= 1.0))
     _report(figures, checks, args.json)
     if args.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)

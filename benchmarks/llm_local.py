@@ -4,8 +4,9 @@ Builds a small synthetic world through the real pipeline (world -> KB -> taxonom
 the local server, and answers the release with every LLM method under the structured-output method the
 endpoint accepts (detected), and with hybrid_rag under each structured-output method; then name-only,
 trend and persistence. Agents and the server run the demo's compact CPU-model profile
-(``foresci.llm.local_demo.COMPACT_PROFILE``: one review round, 2 evidence papers, 256/160 output tokens) and
-the server's RAM prompt cache.
+(``foresci.llm.local_demo.COMPACT_PROFILE``: one review round, 2 evidence papers, 256/160 output tokens,
+free-text fields of structured replies bounded at 100 characters and free lists at 2 items) and the
+server's RAM prompt cache.
 Prints per (method, output method): calls and prompt/completion tokens per task, seconds per task,
 schema-valid answer rate, error reasons, offline FTA and top-1 (the fraction of ranked/choice tasks whose
 first option is the hidden one); and the server's prompt and generation tokens/s from its timing log.
@@ -35,7 +36,7 @@ from foresci.agents.runner import ANSWERS_FILE, run_release  # noqa: E402
 from foresci.evaluation.models import Score  # noqa: E402
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run  # noqa: E402
 from foresci.llm.capabilities import llm_capabilities  # noqa: E402
-from foresci.llm.local_demo import compact_settings  # noqa: E402
+from foresci.llm.local_demo import COMPACT_PROFILE, compact_settings  # noqa: E402
 from foresci.llm.serve import LocalServer  # noqa: E402
 from foresci.methods import shipped_methods  # noqa: E402
 from foresci.settings import Settings  # noqa: E402
@@ -154,7 +155,8 @@ def main() -> int:
             plans += [("auto", "native", ["native"], "name_only")]
             plans += [(output, "hybrid_rag", ["hybrid_rag"], "full")
                       for output in args.outputs.split(",") if output]
-            print(f"\n{'output method':>16} {'method':>15} {'mode':>9} | {'calls/t':>7} {'prompt/t':>8} "
+            print(f"profile: {COMPACT_PROFILE['llm']}; server {server.name}, {args.threads} threads")
+            print(f"\n{'output method':>29} {'method':>15} {'mode':>9} | {'calls/t':>7} {'prompt/t':>8} "
                   f"{'compl/t':>7} {'s/task':>7} | {'valid':>6} {'FTA':>6} {'top-1':>6} | errors")
             for output, method, methods, mode in plans:
                 settings = base
@@ -174,7 +176,7 @@ def main() -> int:
                 valid = figures["ok"] / figures["rows"] if figures["rows"] else 0.0
                 fta = "–" if figures["fta"] is None else f"{figures['fta']:.3f}"
                 top = "–" if figures["top1"] is None else f"{figures['top1']:.2f}"
-                print(f"{label:>16} {method:>15} {mode:>9} | {figures['calls']:>7.1f} "
+                print(f"{label:>29} {method:>15} {mode:>9} | {figures['calls']:>7.1f} "
                       f"{figures['prompt']:>8.0f} {figures['completion']:>7.0f} {figures['seconds']:>7.1f} | "
                       f"{valid:>6.2f} {fta:>6} {top:>6} | {figures['errors'] or ''}", flush=True)
                 if output == "auto" and method in llm_methods and mode == "full" and valid < 0.5:

@@ -7,14 +7,17 @@ Fallback when no embedded KB exists yet (keyword screen + hashed bag-of-words ve
 
 Prints timings, the release audit, the ResearchForesight import audit and the package resolution summary.
 Exits non-zero when a goal is missed: every family >= --per-family tasks, all four domains present, gates
-passed, package resolved.
+passed, package resolved, and (when the taxonomies are induced from scratch, i.e. the taxonomy folder does not
+exist yet) the release build within --max-seconds (60) and the process within --max-peak-gib (1.5 GiB).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import re
+import resource
 import sys
 import time
 from collections import Counter
@@ -156,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cutoff", type=date.fromisoformat, default=date(2025, 12, 31))
     parser.add_argument("--per-family", type=int, default=25)
     parser.add_argument("--taxonomy-dir", type=Path, help="reuse/save T(d,t) here (default OUT-taxonomy)")
+    parser.add_argument("--max-seconds", type=float, default=60.0,
+                        help="goal for the release build when its taxonomies are induced from scratch")
+    parser.add_argument("--max-peak-gib", type=float, default=1.5, help="goal for the process's peak RSS")
     parser.add_argument("--rf", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "releases"
                         / "researchforesight-quarter")
     args = parser.parse_args(argv)
@@ -173,9 +179,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         parser.error("give --kb, or --corpus with --fast")
     say(f"KB: {len(kb.papers())} screened papers up to {kb.max_date}; domains {kb.domains}")
+    from_scratch = not taxonomy_dir.exists()
+    started = time.perf_counter()
     build_release(kb, args.out, args.cutoff, windows=("3m", "6m"), settings=Settings(),
                   per_family=args.per_family,
                   taxonomy_dir=taxonomy_dir, progress=say)
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"release build: {seconds:.1f} s, peak RSS {peak:.2f} GiB (whole process), load average {load}; "
+          f"taxonomies {'induced from scratch' if from_scratch else 'reused from ' + str(taxonomy_dir)}")
     release = load_release(args.out)
     report = audit_tasks(release.tasks, load_hidden(args.out))
     say("release built")
@@ -202,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
               f"baseline={question['baseline']!s:8s} "
               f"outcome={row['outcome']}  {question['text'][:90]}")
     goals.append(resolved.is_file())
+    if from_scratch:
+        within = seconds <= args.max_seconds and peak <= args.max_peak_gib
+        print(f"release build from scratch: {seconds:.1f} s (goal <= {args.max_seconds:g}), peak "
+              f"{peak:.2f} GiB (goal <= {args.max_peak_gib:g}): {'ok' if within else 'MISSED'}")
+        goals.append(within)
     return 0 if all(goals) else 1
 
 

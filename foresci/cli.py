@@ -7,10 +7,12 @@ is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 from typer.exceptions import TyperException
@@ -20,42 +22,67 @@ from foresci.threads import apply_environment_threads
 apply_environment_threads()  # before torch, FAISS, ONNX Runtime or BLAS load (settings.runtime.threads)
 
 from foresci import __version__
-from foresci.agents.cli import run_command
-from foresci.demo import demo_command
-from foresci.evaluation.cli import eval_command, report_command
-from foresci.kb.cli import app as kb_app
-from foresci.llm.cli import app as llm_app
-from foresci.schemas import app as schema_app
-from foresci.sim.cli import app as sim_app
-from foresci.tasks.cli import app as tasks_app
-from foresci.tasks.cli import forecast_app
-from foresci.taxonomy.cli import app as taxonomy_app
-from foresci.transcript_cli import transcript_command
 
-app = typer.Typer(
-    name="foresci",
-    help=(
-        "Research foresight benchmarks.\n\n"
-        "Pipeline: kb build -> taxonomy build -> tasks build -> run -> eval -> report.\n"
-        "Start with `foresci demo`, which runs every stage on a generated synthetic world.\n\n"
-        "Settings: environment variables FORESCI_<SECTION>__<FIELD> (e.g. FORESCI_LLM__BASE_URL) or a YAML "
-        "file given with --config / FORESCI_CONFIG."
-    ),
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
+# name, module, attribute, whether it is a sub-app (else one command); in the order --help lists them.
+# Modules load only for the command being run, so `foresci kb search` never imports the agents or demo.
+COMMANDS: tuple[tuple[str, str, str, bool], ...] = (
+    ("kb", "foresci.kb.cli", "app", True),
+    ("llm", "foresci.llm.cli", "app", True),
+    ("sim", "foresci.sim.cli", "app", True),
+    ("taxonomy", "foresci.taxonomy.cli", "app", True),
+    ("tasks", "foresci.tasks.cli", "app", True),
+    ("forecast", "foresci.tasks.cli", "forecast_app", True),
+    ("schema", "foresci.schemas", "app", True),
+    ("run", "foresci.agents.cli", "run_command", False),
+    ("eval", "foresci.evaluation.cli", "eval_command", False),
+    ("report", "foresci.evaluation.cli", "report_command", False),
+    ("transcript", "foresci.transcript_cli", "transcript_command", False),
+    ("demo", "foresci.demo", "demo_command", False),
 )
-app.add_typer(kb_app, name="kb")
-app.add_typer(llm_app, name="llm")
-app.add_typer(sim_app, name="sim")
-app.add_typer(taxonomy_app, name="taxonomy")
-app.add_typer(tasks_app, name="tasks")
-app.add_typer(forecast_app, name="forecast")
-app.add_typer(schema_app, name="schema")
-app.command("run")(run_command)
-app.command("eval")(eval_command)
-app.command("report")(report_command)
-app.command("transcript")(transcript_command)
-app.command("demo")(demo_command)
+ROOT_OPTIONS_WITH_VALUE = ("--config",)
+HELP = (
+    "Research foresight benchmarks.\n\n"
+    "Pipeline: kb build -> taxonomy build -> tasks build -> run -> eval -> report.\n"
+    "Start with `foresci demo`, which runs every stage on a generated synthetic world.\n\n"
+    "Settings: environment variables FORESCI_<SECTION>__<FIELD> (e.g. FORESCI_LLM__BASE_URL) or a YAML "
+    "file given with --config / FORESCI_CONFIG."
+)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The CLI: every command, or (``only``) the root options and that one command."""
+    built = typer.Typer(name="foresci", help=HELP, no_args_is_help=True, pretty_exceptions_show_locals=False)
+    built.callback()(root)
+    for name, module, attribute, group in COMMANDS:
+        if only is not None and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attribute)
+        if group:
+            built.add_typer(target, name=name)
+        else:
+            built.command(name)(target)
+    return built
+
+
+def command_name(args: Sequence[str]) -> str | None:
+    """The command ``args`` run (the first word after the root options), if it is a known one."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ROOT_OPTIONS_WITH_VALUE:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg if arg in {name for name, *_ in COMMANDS} else None
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    """``foresci.cli.app``: the whole CLI (typer app), built on first use."""
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version_callback(value: bool) -> None:
@@ -64,7 +91,6 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     config: Path | None = typer.Option(
         None, "--config", help="YAML settings file (same keys as the env vars)."
@@ -120,7 +146,7 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     debug = DEBUG_FLAG in args
     if debug:
         args = [DEBUG_FLAG] + [arg for arg in args if arg != DEBUG_FLAG]
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(build_app(command_name(args)))
     try:
         result = command.main(args, prog_name="foresci", standalone_mode=False)
     except typer.Exit as stop:

@@ -62,6 +62,14 @@ DEMO_TASKS_PER_FAMILY = 40
 # 100 % of its labels, so the release gate (no label over 50 %) drops direction forecasting.
 DEMO_LOCAL_TASKS_PER_FAMILY = 2
 DEMO_FORECAST_QUESTIONS = 16
+# What every method answers with the local model (of those 8 tasks and 16 questions): at about 90 prompt
+# tokens/s (SmolLM2-135M on two cores) each answer and each judged row costs 10-30 s, so the whole
+# release would take well over half an hour.
+DEMO_LOCAL_ANSWERED_PER_FAMILY = 1
+DEMO_LOCAL_ANSWERED_QUESTIONS = 2
+# Rows the local model judges: each run's first task (about three judge calls of 10-60 s per row); every
+# row is also scored offline. Judging all 36 rows took over 40 minutes at load 8.
+DEMO_LOCAL_JUDGED_TASKS = 1
 
 
 def run_demo(
@@ -72,10 +80,15 @@ def run_demo(
     config: WorldConfig | None = None,
     report: bool = True,
     settings: Settings | None = None,
+    answered: tuple[int, int] | None = None,
+    judged_tasks: int | None = None,
 ) -> DemoResult:
     """Run every stage on the default synthetic world (or ``config``) under ``out``; return the artifact
     paths. ``report=False`` skips the HTML report (benchmarks read the scores directly); ``settings``
-    replaces the environment's settings."""
+    replaces the environment's settings; ``answered=(tasks per family, forecast questions)`` has every
+    method answer only that subset of the release, and ``judged_tasks`` has the LLM judges score only each
+    run's first that many tasks (in ``runs-judged``, with their own report) while every row is scored
+    offline (the local model's demo)."""
     from rich.console import Console
 
     from foresci.agents.cli import write_run_manifest
@@ -161,6 +174,14 @@ def run_demo(
         console.print(f"  {forecasts.get('questions', 0)} forecast questions: {forecasts.get('by_kind', {})}")
 
     release = load_release(release_dir)
+    tasks, questions = release.tasks, release.questions
+    if answered is not None:
+        from foresci.llm.local_demo import demo_subset
+
+        tasks, questions = demo_subset(tasks, questions, *answered)
+        console.print(f"  every method answers {len(tasks)} of the {len(release.tasks)} tasks "
+                      f"({answered[0]} per family) and {len(questions)} of the {len(release.questions)} "
+                      "forecast questions")
 
     def view_factory(task_cutoff):  # type: ignore[no-untyped-def]
         return KBView(kb, task_cutoff)
@@ -174,21 +195,32 @@ def run_demo(
         with _stage(console, timings, cpu, f"answering: {', '.join(methods)} ({mode})"):
             run_dir = out / "runs" / name
             run_release(
-                release.tasks,
+                tasks,
                 run_dir,
                 settings,
                 methods,
                 mode=mode,  # type: ignore[arg-type]
                 view_factory=view_factory,
                 progress=not quiet,
-                questions=release.questions,
+                questions=questions,
             )
             write_run_manifest(run_dir, release_dir, kb_dir, settings, methods, [], mode)
             run_dirs.append(run_dir)
 
-    with _stage(console, timings, cpu, "evaluation"):
+    judge_all = settings.llm.configured and judged_tasks is None
+    with _stage(console, timings, cpu, "evaluation" if not settings.llm.configured or judge_all
+                else "evaluation (offline)"):
         for run_dir in run_dirs:
-            evaluate_run(run_dir, release_dir, settings, offline=not settings.llm.configured)
+            evaluate_run(run_dir, release_dir, settings, offline=not judge_all)
+    judged_dirs: list[Path] = []
+    if settings.llm.configured and judged_tasks is not None:
+        from foresci.llm.local_demo import judged_sample
+
+        stage = f"evaluation (LLM judges, first {judged_tasks} task(s) of each run)"
+        with _stage(console, timings, cpu, stage):
+            judged_dirs = judged_sample(run_dirs, out / "runs-judged", judged_tasks)
+            for run_dir in judged_dirs:
+                evaluate_run(run_dir, release_dir, settings, offline=False)
 
     report_path: Path | None = None
     if report:
@@ -199,6 +231,13 @@ def run_demo(
                 console.print(table)
             console.print(f"  HTML report: {report_path}")
             console.print(f"  Markdown:    {out / 'report' / 'report.md'}")
+            if judged_dirs:
+                judged_report = write_report(judged_dirs, out / "report-judged", settings)
+                judged_data = read_json(out / "report-judged" / "summary.json")
+                console.print("  LLM-judged sample (Fact, Trace, Pers by the local model):")
+                for table in leaderboard_tables(judged_data, "all", width=console.width):
+                    console.print(table)
+                console.print(f"  HTML report of the judged sample: {judged_report}")
     quality = family_quality(
         read_models(run_dirs[0] / "scores.jsonl", Score), {task.task_id: task for task in release.tasks}
     )
@@ -227,8 +266,11 @@ def demo_command(
     ),
     llm: str | None = typer.Option(
         None, "--llm", help="'local': serve the packaged SmolLM2-135M-Instruct (the local-llm extra, "
-        "make llm) and add the five LLM methods and name-only, judged by the same model"
+        "make llm) and add the five LLM methods and name-only; every method then answers "
+        f"{DEMO_LOCAL_ANSWERED_PER_FAMILY} task per family and {DEMO_LOCAL_ANSWERED_QUESTIONS} forecast "
+        "questions, every row is scored offline and each run's first task is judged by the same model"
     ),
+    llm_threads: int = typer.Option(2, "--llm-threads", min=1, help="CPU threads of the local model server"),
 ) -> None:
     """Run foresci's main job end to end on a generated synthetic world (no data, no LLM needed).
 
@@ -249,9 +291,11 @@ def demo_command(
     if llm == "local":
         from foresci.llm.local_demo import error_rate_lines, local_llm_environment
 
-        with local_llm_environment(out) as server:
-            typer.echo(f"local model {server.name} at {server.base_url}")
-            result = run_demo(out, seed=seed, per_family=per_family or DEMO_LOCAL_TASKS_PER_FAMILY)
+        with local_llm_environment(out, threads=llm_threads) as server:
+            typer.echo(f"local model {server.name} at {server.base_url} ({server.threads} threads)")
+            result = run_demo(out, seed=seed, per_family=per_family or DEMO_LOCAL_TASKS_PER_FAMILY,
+                              answered=(DEMO_LOCAL_ANSWERED_PER_FAMILY, DEMO_LOCAL_ANSWERED_QUESTIONS),
+                              judged_tasks=DEMO_LOCAL_JUDGED_TASKS)
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
         result = run_demo(out, seed=seed, per_family=per_family or DEMO_TASKS_PER_FAMILY)

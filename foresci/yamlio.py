@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,6 +29,12 @@ def _located(error: type[Exception], message: str, path: Path, line: int | None 
     return error(f"{path}{f':{line}' if line is not None else ''}: {message}")
 
 
+@lru_cache(maxsize=64)
+def _parsed(text: str) -> Any:
+    """YAML text parsed once per process (rules files are read per node; callers get a deep copy)."""
+    return yaml.safe_load(text)
+
+
 def read_yaml_mapping(path: Path | str, error: type[Exception] = UserError) -> dict[str, Any]:
     """Read a YAML file whose top level is a mapping (an empty file is ``{}``).
 
@@ -38,7 +46,7 @@ def read_yaml_mapping(path: Path | str, error: type[Exception] = UserError) -> d
     if not path.is_file():
         raise FileNotFoundError(f"{path}: file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = copy.deepcopy(_parsed(path.read_text(encoding="utf-8")))
     except UnicodeDecodeError as problem:
         raise _located(error, f"not UTF-8: byte at offset {problem.start}", path) from problem
     except yaml.YAMLError as problem:

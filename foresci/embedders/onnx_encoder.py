@@ -7,8 +7,10 @@ padding costs little.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +22,6 @@ class OnnxEncoder:
     """Encodes texts with a sentence-transformers model exported to ONNX."""
 
     def __init__(self, layout: ModelLayout, store: Path, threads: int) -> None:
-        import onnxruntime
         from tokenizers import Tokenizer
 
         self.layout = layout
@@ -29,15 +30,7 @@ class OnnxEncoder:
         self._tokenizer = Tokenizer.from_file(str(layout.directory / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=layout.max_length)
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # shared cores
-        self._session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = optimized_session(path, threads)
         self._inputs = [item.name for item in self._session.get_inputs()]
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
@@ -68,3 +61,36 @@ class OnnxEncoder:
         if self.layout.normalize:
             pooled = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return pooled.astype(np.float32, copy=False)
+
+
+def _session_options(threads: int, level: Any) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = level
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # shared cores
+    return options
+
+
+def optimized_session(path: Path, threads: int) -> Any:
+    """An ONNX Runtime session of the model at ``path``, from its graph-optimised copy beside it.
+
+    The first session optimises the graph (the portable "extended" level: fusions, no layouts tied to
+    this CPU) and saves the result next to the model, keyed on the ONNX Runtime version; later
+    processes load that copy with optimisation off, which cuts session start-up. Same outputs.
+    """
+    import onnxruntime
+
+    levels = onnxruntime.GraphOptimizationLevel
+    optimized = path.with_name(f"{path.stem}.ort{onnxruntime.__version__}-extended.onnx")
+    if not optimized.is_file():
+        options = _session_options(threads, levels.ORT_ENABLE_EXTENDED)
+        temporary = optimized.with_name(f".{optimized.name}.{os.getpid()}")
+        options.optimized_model_filepath = str(temporary)
+        onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        temporary.replace(optimized)  # a concurrent writer's copy is the same graph
+    return onnxruntime.InferenceSession(str(optimized), _session_options(threads, levels.ORT_DISABLE_ALL),
+                                        providers=["CPUExecutionProvider"])

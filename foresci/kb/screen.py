@@ -150,5 +150,6 @@ def screening_scores(
 
 CANDIDATE_STATUSES: tuple[ScreenStatus, ...] = ("core",)
 """Screen statuses whose papers count as a domain's evidence in tasks (domain purity): a node's counts,
-its window papers and so its candidacy rest on the domain's core papers only; support papers still shape
-the taxonomy but cannot make an off-domain node (say, RAG inside visual generation) a candidate."""
+its window papers and so its candidacy rest on the domain's core papers only; the taxonomy itself is induced
+from the statuses in ``taxonomy.member_statuses`` (core only by default), so no node, and no option drawn
+from one, is an off-domain direction (say, RAG inside visual generation)."""

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from foresci.artifacts import sha256_json
+from foresci.llm.bounds import bounded_schema, reply_token_bound
 from foresci.llm.budget import estimate_tokens, fit_to_window
 from foresci.llm.cache import Usage, response_cache
 from foresci.llm.capabilities import capabilities_for
@@ -204,28 +205,42 @@ class LLMClient:
         step = current_step()
         return f"model {self.model!r} ({self.role}{f', step {step!r}' if step else ''})"
 
-    def _cache_key(self, kind: str, messages: list[dict[str, str]], schema: dict[str, Any] | None) -> str:
+    def _cache_key(self, kind: str, messages: list[dict[str, str]], schema: dict[str, Any] | None,
+                   max_tokens: int | None = None) -> str:
         return sha256_json({
             "model": self.model, "base_url": self.settings.llm.endpoint_identity, "messages": messages,
             "params": {"kind": kind, "temperature": self.settings.llm.temperature,
                        "method": self.settings.llm.structured_output_method if schema is not None else None,
-                       "max_tokens": self.max_tokens},
+                       "max_tokens": max_tokens or self.max_tokens},
             "schema": sha256_json(schema) if schema is not None else None,
         })
 
-    def _limit_fields(self) -> dict[str, Any]:
-        if self.max_tokens is None:
+    def _limit_fields(self, max_tokens: int | None = None) -> dict[str, Any]:
+        limit = max_tokens or self.max_tokens
+        if limit is None:
             return {}
-        return {self.settings.llm.effective_token_limit_param: self.max_tokens}
+        return {self.settings.llm.effective_token_limit_param: limit}
 
-    def _fit(self, messages: list[dict[str, str]], extra_tokens: int = 0) -> list[dict[str, str]]:
+    def request_schema(self, json_schema: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+        """The schema sent for ``json_schema`` (free text and lists capped as the settings say) and the
+        token limit of that request: the role's, raised to the longest reply the capped schema allows."""
+        llm = self.settings.llm
+        sent = bounded_schema(json_schema, llm.max_field_chars, llm.max_list_items)
+        if sent is json_schema or self.max_tokens is None:
+            return sent, self.max_tokens
+        bound = reply_token_bound(sent)
+        return sent, self.max_tokens if bound is None else max(self.max_tokens, bound)
+
+    def _fit(self, messages: list[dict[str, str]], extra_tokens: int = 0,
+             reserve: int | None = None) -> list[dict[str, str]]:
         if not self.context_window:
             return messages
-        fitted, dropped = fit_to_window(messages, self.context_window, self.max_tokens or 0, extra_tokens)
+        reserve = reserve or self.max_tokens or 0
+        fitted, dropped = fit_to_window(messages, self.context_window, reserve, extra_tokens)
         if dropped:
             self._count(evidence_dropped=dropped)
             record("context_trim", model=self.model, step=current_step(), evidence_dropped=dropped,
-                   window=self.context_window, reserved_for_answer=self.max_tokens or 0,
+                   window=self.context_window, reserved_for_answer=reserve,
                    estimated_tokens_before=estimate_tokens(messages),
                    estimated_tokens_after=estimate_tokens(fitted))
         return fitted
@@ -277,15 +292,16 @@ class LLMClient:
         """
         normalised = normalise_messages(messages)
         json_schema = schema.model_json_schema()
-        key = self._cache_key("structured", normalised, json_schema)
+        sent_schema, max_tokens = self.request_schema(json_schema)
+        key = self._cache_key("structured", normalised, sent_schema, max_tokens)
         if self.cache is not None and (cached := self.cache.get(key)) is not None:
             self._cache_hit(schema.__name__, normalised, cached)
             return schema.model_validate(cached)
         if self.capabilities.known:
-            parsed = self._structured(normalised, schema, json_schema)
+            parsed = self._structured(normalised, schema, sent_schema, max_tokens)
         else:
             with self.capabilities.detecting:  # the first request per endpoint detects; the others wait
-                parsed = self._structured(normalised, schema, json_schema)
+                parsed = self._structured(normalised, schema, sent_schema, max_tokens)
         if self.cache is not None:
             self.cache.put(key, self.model, parsed.model_dump(mode="json"))
         return parsed
@@ -327,11 +343,11 @@ class LLMClient:
         return reply_message(reply)
 
     def _structured(self, normalised: list[dict[str, str]], schema: type[SchemaT],
-                    json_schema: dict[str, Any]) -> SchemaT:
+                    json_schema: dict[str, Any], max_tokens: int | None) -> SchemaT:
         refusals: list[str] = []
         for method in self.capabilities.order(self.settings.llm.structured_output_method):
             try:
-                parsed = self._structured_with(method, normalised, schema, json_schema)
+                parsed = self._structured_with(method, normalised, schema, json_schema, max_tokens)
             except MethodUnavailable as error:
                 refusals.append(f"{method}: {error}")
                 record("fallback", model=self.model, method=method, reason=str(error), refused_by="client")
@@ -351,13 +367,15 @@ class LLMClient:
                               step=current_step())
 
     def _structured_with(self, method: str, normalised: list[dict[str, str]], schema: type[SchemaT],
-                         json_schema: dict[str, Any]) -> SchemaT:
-        fields = {**request_fields(method, schema.__name__, json_schema), **self._limit_fields()}
+                         json_schema: dict[str, Any], max_tokens: int | None) -> SchemaT:
+        """One method's request for ``schema`` (``json_schema`` is the schema sent, capped), re-asked on
+        malformed, truncated or invalid output."""
+        fields = {**request_fields(method, schema.__name__, json_schema), **self._limit_fields(max_tokens)}
         sent = list(normalised)
         if method in ("json_mode", "grammar"):
             sent.append({"role": "system", "content": schema_instruction(json_schema)})
         schema_tokens = estimate_tokens([{"role": "tool", "content": json.dumps(json_schema)}])
-        recorded = self._fit(sent, schema_tokens if method == "function_calling" else 0)
+        recorded = self._fit(sent, schema_tokens if method == "function_calling" else 0, max_tokens)
         conversation = _to_langchain(recorded)
         tools = {name: fields.pop(name) for name in ("tools", "tool_choice") if name in fields}
         raw_outputs: list[str] = []
@@ -376,7 +394,7 @@ class LLMClient:
             seconds = time.monotonic() - started
             self.capabilities.accepted(method)
             self._count_tokens(message)
-            reply = read_reply(message, self.max_tokens)
+            reply = read_reply(message, max_tokens)
             raw_outputs.append(reply.raw)
             truncated = reply.truncated
             if truncated:
@@ -389,7 +407,7 @@ class LLMClient:
                 except ValidationError as error:
                     problem = f"output does not match the schema {schema.__name__}: {short(error)}"
                     if truncated:
-                        problem = (f"output truncated at the token limit (max_tokens={self.max_tokens}, "
+                        problem = (f"output truncated at the token limit (max_tokens={max_tokens}, "
                                    f"finish_reason={reply.finish_reason}): {problem}")
                 else:
                     self._record_call(method, schema.__name__, recorded, message, reply.raw, seconds, attempt)

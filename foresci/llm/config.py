@@ -55,6 +55,18 @@ class LLMSettings(SettingsSection):
         description="generated tokens at most per role (agent, judge, builder); a reply cut at the limit "
         "is reported as truncated",
     )
+    max_field_chars: int | None = Field(
+        default=None, ge=1,
+        description="longest free-text field of a structured reply: sent as maxLength on each such string of "
+        "the schema, so a server that compiles the schema into a grammar closes a looping field instead of "
+        "running into the token limit; the token limit of such a request rises to the longest reply the "
+        "capped schema allows. None: no cap",
+    )
+    max_list_items: int | None = Field(
+        default=None, ge=1,
+        description="most items of a list without a size of its own in a structured reply (sent as maxItems; "
+        "rankings keep their one-entry-per-option size). None: no cap",
+    )
     token_limit_param: Literal["auto", "max_tokens", "max_completion_tokens"] = Field(
         default="auto",
         description="request field carrying the token limit: 'auto' = max_tokens for a local endpoint "

@@ -5,27 +5,62 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from foresci.llm.serve import DEFAULT_LOCAL_MODEL, LocalServer
 
 if TYPE_CHECKING:
     from foresci.settings import Settings
+    from foresci.tasks.models import ForecastQuestion, Task
+
+ItemT = TypeVar("ItemT")
+
+
+def _first_per_group(items: list[ItemT], group: Any, per_group: int) -> list[ItemT]:
+    taken: Counter[str] = Counter()
+    chosen = []
+    for item in items:
+        key = str(group(item))
+        if taken[key] < per_group:
+            taken[key] += 1
+            chosen.append(item)
+    return chosen
+
+
+def demo_subset(tasks: list[Task], questions: list[ForecastQuestion], per_family: int, n_questions: int
+                ) -> tuple[list[Task], list[ForecastQuestion]]:
+    """The first ``per_family`` tasks of each family, and ``n_questions`` forecast questions taken in turn
+    from each kind (in the order the kinds first appear), in release order."""
+    kinds = list(dict.fromkeys(question.kind for question in questions))
+    per_kind = -(-n_questions // max(len(kinds), 1))
+    picked = _first_per_group(questions, lambda question: question.kind, per_kind)
+    by_kind = {kind: [question for question in picked if question.kind == kind] for kind in kinds}
+    interleaved = [question for row in zip(*by_kind.values(), strict=False) for question in row]
+    leftovers = [question for question in picked if question not in interleaved]
+    chosen_tasks = _first_per_group(tasks, lambda task: task.family, per_family)
+    return chosen_tasks, (interleaved + leftovers)[:n_questions]
 
 # The compact profile of a CPU model on two cores, per settings section (applied only where the user has
 # not set a value): prompt processing is most of a small model's time, so prompts stay short (two evidence
 # papers, four tool calls, one review round with one reviewer, one chain, one planned query), output is
-# capped (256 tokens for an answer: the bottleneck family's tool call did not fit in 160, and a truncated
-# reply costs a re-ask), and each rubric metric is judged once with at most two extracted claims. No step is
-# skipped.
+# capped (256 tokens for an answer, 160 for a judge), and each rubric metric is judged once with at most two
+# extracted claims. One task at a time: the server has one slot, and rows of one task back to back find
+# their shared prompt prefix in its cache. No step is skipped.
+# Structured replies are bounded (foresci.llm.bounds): each free-text field at most 100 characters and each
+# free list at most 2 items, sent in the schema, so the server's grammar closes a field the model would
+# otherwise repeat until the token limit (SmolLM2 looped in 4 of 8 ARIS answers of the demo, all lost as
+# truncated); the token limit of such a request rises to the longest reply the bounded schema allows.
 COMPACT_PROFILE: dict[str, dict[str, Any]] = {
-    "llm": {"max_tokens": {"agent": 256, "judge": 160, "builder": 160}},
+    "llm": {"max_tokens": {"agent": 256, "judge": 160, "builder": 160}, "max_field_chars": 100,
+            "max_list_items": 2},
     "agents": {"iterations": 1, "reviewers": 1, "max_evidence_papers": 2, "papers_per_query": 2,
-               "tool_budget": 4, "coi_chains": 1, "coi_chain_length": 1, "aris_max_queries": 1},
+               "tool_budget": 4, "coi_chains": 1, "coi_chain_length": 1, "aris_max_queries": 1,
+               "concurrency": 1},
     "evaluation": {"judge_runs": 1, "judge_concurrency": 1, "max_claims": 2},
 }
 
@@ -79,3 +114,25 @@ def error_rate_lines(run_dirs: list[Path]) -> list[str]:
             why = f" (mostly {reason[0][0]})" if reason else ""
             lines.append(f"{method} ({mine[0].mode}): {len(errors)}/{len(mine)} error rows{why}")
     return lines
+
+
+def judged_sample(run_dirs: list[Path], out: Path, tasks: int = 1) -> list[Path]:
+    """Copies of ``run_dirs`` under ``out`` holding only the rows of their first ``tasks`` tasks (answers,
+    manifest, transcripts), for judging a sample with the local model: each judged row costs about three
+    judge calls of 10-60 s on two cores."""
+    from foresci.agents.answers import read_answers
+    from foresci.agents.runner import ANSWERS_FILE
+    from foresci.io import write_jsonl
+
+    samples = []
+    for run_dir in run_dirs:
+        rows = read_answers(run_dir / ANSWERS_FILE)
+        keep = list(dict.fromkeys(row.task_id for row in rows))[:tasks]
+        sample = out / run_dir.name
+        sample.mkdir(parents=True, exist_ok=True)
+        write_jsonl(sample / ANSWERS_FILE, [row for row in rows if row.task_id in keep])
+        for name in ("manifest.json", "transcripts.jsonl"):
+            if (run_dir / name).is_file():
+                shutil.copy(run_dir / name, sample / name)
+        samples.append(sample)
+    return samples

@@ -84,11 +84,12 @@ def find_weights(model: str, cache_dir: Path, registry: dict[str, ModelInfo] | N
 
 
 def _die_with_parent() -> None:
-    """In the server's process: get SIGTERM when the process that started it dies (Linux prctl)."""
+    """In the server's process: get SIGKILL when the process that started it dies (Linux prctl). Not
+    SIGTERM: uvicorn finishes the request in flight first, which on a CPU model can take minutes."""
     import ctypes
     import signal
 
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:

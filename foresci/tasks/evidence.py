@@ -91,17 +91,25 @@ class DomainEvidence:
     _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _gram_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _common: frozenset[str] | None = field(default=None, repr=False)
+    _pre_counts: tuple[Counter[str], int] | None = field(default=None, repr=False)
+
+    @property
+    def pre_token_counts(self) -> tuple[Counter[str], int]:
+        """Content word -> number of the domain's pre-cutoff papers using it; and how many those are."""
+        if self._pre_counts is None:
+            counts: Counter[str] = Counter()
+            pre = [paper_id for paper_id, paper in self.papers.items() if paper.announced <= self.cutoff]
+            for paper_id in pre:
+                counts.update(self.token_set(paper_id))
+            self._pre_counts = (counts, len(pre))
+        return self._pre_counts
 
     @property
     def common_tokens(self) -> frozenset[str]:
         """Content words in more than 10 % of the domain's pre-cutoff papers (too common to mark a topic)."""
         if self._common is None:
-            counts: Counter[str] = Counter()
-            pre = [paper_id for paper_id, paper in self.papers.items() if paper.announced <= self.cutoff]
-            for paper_id in pre:
-                counts.update(self.token_set(paper_id))
-            self._common = frozenset(token for token,
-                                     count in counts.items() if count > COMMON_SHARE * len(pre))
+            counts, size = self.pre_token_counts
+            self._common = frozenset(token for token, count in counts.items() if count > COMMON_SHARE * size)
         return self._common
 
     def gram_set(self, paper_id: str) -> frozenset[str]:

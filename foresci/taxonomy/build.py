@@ -29,12 +29,14 @@ class PaperSource(Protocol):
 
 def build_taxonomy(kb: PaperSource, domain: str, cutoff: date, settings: Any,
                    on_slice: SliceCallback | None = None) -> TaxonomyHistory:
-    """Induce ``domain``'s taxonomy at ``cutoff`` from the KB's core and support papers announced <= cutoff.
+    """Induce ``domain``'s taxonomy at ``cutoff`` from the KB's papers announced <= cutoff whose screen status
+    is one of ``settings.taxonomy.member_statuses`` (core only by default: domain purity).
 
     The KB may hold later papers; they are never read (``kb.papers(until=cutoff)``), and any that slip
     through are rejected by :func:`induce_taxonomy`.
     """
-    papers = kb.papers(until=cutoff, domain=domain, statuses=("core", "support"))
+    statuses = tuple(getattr(getattr(settings, "taxonomy", None), "member_statuses", ("core",)))
+    papers = kb.papers(until=cutoff, domain=domain, statuses=statuses)
     embeddings = kb.embeddings([paper.paper_id for paper in papers]) if papers else np.zeros((0, 1))
     model = str(getattr(getattr(settings, "embed", None), "model", ""))
     history = induce_taxonomy(papers, np.asarray(embeddings, dtype=np.float32), domain, cutoff, settings,

@@ -8,15 +8,28 @@ the slicing policy, dimension cue words and trajectory thresholds live in the de
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
 from foresci.sections import SettingsSection
 
+MemberStatus = Literal["core", "support"]
+
+
+def _core_only() -> list[MemberStatus]:
+    return ["core"]
+
 
 class TaxonomySettings(SettingsSection):
     """How temporal taxonomies are induced (offline: embedding clustering + c-TF-IDF labels)."""
 
+    member_statuses: list[MemberStatus] = Field(
+        default_factory=_core_only,
+        description="screen statuses whose papers a domain's taxonomy is induced from: core only by default, "
+                    "so every node (and every task option drawn from one) is a direction of the domain's own "
+                    "papers; with support papers too, off-domain directions (reasoning models inside RAG) "
+                    "became options")
     seed: int = Field(default=13, description="random seed for clustering (same seed, same taxonomy)")
     top_level_size: int = Field(default=120, description="papers per top-level node aimed at when seeding "
                                                          "the first slice (k = papers / this)")

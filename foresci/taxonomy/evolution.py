@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from foresci.kb.models import Paper
 from foresci.resources import declarative_file
 from foresci.taxonomy.models import Edge, Node, Relation, Snapshot
-from foresci.taxonomy.signals import split_sentences
+from foresci.taxonomy.signals import any_of, split_sentences
 from foresci.yamlio import load_yaml_model
 
 RELATION_ORDER: tuple[Relation, ...] = ("extension", "adaptation", "replacement", "component_reuse",
@@ -62,8 +62,7 @@ def evolution_edges(snapshot: Snapshot, papers: Sequence[Paper], rules: Evolutio
     if len(candidates) < 2:
         return []
     by_id = {paper.paper_id: paper for paper in papers}
-    cues = {relation: [re.compile(pattern) for pattern in patterns]
-            for relation, patterns in rules.relations.items()}
+    cues = {relation: any_of(patterns) for relation, patterns in rules.relations.items()}
     sentences = {paper_id: _cue_sentences(paper, cues) for paper_id, paper in by_id.items()}
     centroids = np.asarray([node.centroid for node in candidates], dtype=np.float32)
     similarity = centroids @ centroids.T

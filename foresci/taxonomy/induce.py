@@ -125,5 +125,6 @@ def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str
         if on_slice is not None:
             on_slice(slice_index + 1, len(history.slices))
     if history.snapshots:
-        name_snapshot(history.final, {paper.paper_id: paper.text for paper in ordered}, name_embed)
+        name_snapshot(history.final, {paper.paper_id: paper.text for paper in ordered}, name_embed,
+                      vectors={paper.paper_id: vectors[index] for index, paper in enumerate(ordered)})
     return history

@@ -9,6 +9,14 @@ marginal relevance. A phrase used by more than ``max_domain_share`` of all the s
 language models" in an LLM domain) names a node only when nothing more specific qualifies. Names are
 unique within a snapshot (parents choose first). A node without a qualifying
 phrase keeps its term label, and its evidence says so (``method="label"``).
+
+Boilerplate ("findings highlight", "language processing", "success rate") is learned from the corpus,
+not listed: with the papers' embeddings, a phrase used by ``boilerplate_min_papers`` or more of the
+snapshot's papers gets a *topical concentration*, how much closer together the papers using it are than
+random papers of the domain (:func:`topical_concentration`, corrected for how many papers use it). Papers
+that share a research direction are close; papers that merely share a stock phrase are as spread out as
+the whole domain. Phrases in the lowest ``boilerplate_quantile`` of the domain's concentrations name a
+node only when nothing else qualifies, like domain-generic ones.
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ class NamingSettings:
     max_papers: int = 600
     mmr_diversity: float = 0.4
     max_domain_share: float = 0.1
+    boilerplate_min_papers: int = 8
+    boilerplate_quantile: float = 0.35
 
 
 @dataclass
@@ -78,10 +88,19 @@ class PhraseIndex:
 
     def surface(self, key: str, paper_ids: Sequence[str]) -> str:
         """The most common written form of a phrase among the given papers."""
-        forms: Counter[str] = Counter()
+        return self.surfaces([key], paper_ids)[key]
+
+    def surfaces(self, keys: Sequence[str], paper_ids: Sequence[str]) -> dict[str, str]:
+        """:meth:`surface` of each key, in one pass over the papers."""
+        forms: dict[str, Counter[str]] = {key: Counter() for key in keys}
         for paper_id in paper_ids:
-            forms.update(self.phrases(paper_id).get(key, Counter()))
-        return min(forms.items(), key=lambda item: (-item[1], item[0]))[0] if forms else key
+            found = self.phrases(paper_id)
+            for key, counts in forms.items():
+                used = found.get(key)
+                if used:
+                    counts.update(used)
+        return {key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else key
+                for key, counts in forms.items()}
 
     def using(self, key: str, paper_ids: Sequence[str]) -> list[str]:
         """Those of the given papers that use the phrase."""
@@ -152,13 +171,63 @@ def mmr(order: Sequence[int], vectors: np.ndarray | None, scores: Sequence[float
     return picked
 
 
+def topical_concentration(users: Mapping[str, Sequence[str]], vectors: Mapping[str, np.ndarray],
+                          population: Sequence[str]) -> dict[str, float]:
+    """Phrase key -> how much closer together the papers using it are than random papers of ``population``.
+
+    With unit paper vectors, the squared length of a mean of ``n`` random papers is on average
+    ``R0² + (1 - R0²) / n`` (``R0``: length of the population's mean vector); the concentration is the
+    excess of the phrase's papers over that, scaled by ``1 - R0²``: about 0 for a stock phrase scattered
+    over the domain, larger the more its papers form one direction.
+    """
+    rows = [vectors[paper_id] for paper_id in population if paper_id in vectors]
+    if not rows:
+        return {}
+    matrix = np.asarray(rows, dtype=np.float64)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    mean = matrix.mean(axis=0)
+    base = float(mean @ mean)
+    spread = max(1e-9, 1.0 - base)
+    row_of = {paper_id: index for index, paper_id in
+              enumerate(paper_id for paper_id in population if paper_id in vectors)}
+    found: dict[str, float] = {}
+    for key, paper_ids in users.items():
+        indices = [row_of[paper_id] for paper_id in paper_ids if paper_id in row_of]
+        if len(indices) < 2:
+            continue
+        centre = matrix[indices].mean(axis=0)
+        found[key] = (float(centre @ centre) - base - spread / len(indices)) / spread
+    return found
+
+
+def boilerplate_keys(index: PhraseIndex, frequency: Counter[str], population: Sequence[str],
+                     vectors: Mapping[str, np.ndarray], settings: NamingSettings) -> frozenset[str]:
+    """Phrases used by at least ``boilerplate_min_papers`` of ``population`` whose topical concentration is
+    in the lowest ``boilerplate_quantile`` of those phrases (learned from the corpus, no hand list)."""
+    frequent = {key for key, count in frequency.items() if count >= settings.boilerplate_min_papers}
+    if not frequent or not vectors:
+        return frozenset()
+    users: dict[str, list[str]] = {}
+    for paper_id in population:
+        for key in index.phrases(paper_id):
+            if key in frequent:
+                users.setdefault(key, []).append(paper_id)
+    concentration = topical_concentration(users, vectors, population)
+    if not concentration:
+        return frozenset()
+    threshold = float(np.quantile(list(concentration.values()), settings.boilerplate_quantile))
+    return frozenset(key for key, value in concentration.items() if value < threshold)
+
+
 def name_snapshot(snapshot: Snapshot, texts: Mapping[str, str], embed: EmbedFn | None = None,
-                  settings: NamingSettings | None = None) -> None:
+                  settings: NamingSettings | None = None,
+                  vectors: Mapping[str, np.ndarray] | None = None) -> None:
     """Give every node of ``snapshot`` a name and name evidence (in place).
 
     ``texts``: paper id -> title and abstract, for the snapshot's papers (all announced on or before its
     cutoff, so names cannot leak later vocabulary); ``embed``: the KB's embedder, or None for lexical
-    ranking only.
+    ranking only; ``vectors``: paper id -> embedding of the snapshot's papers, to learn boilerplate
+    phrases (:func:`boilerplate_keys`; none without them).
     """
     settings = settings or NamingSettings()
     index = PhraseIndex(texts, settings)
@@ -168,6 +237,7 @@ def name_snapshot(snapshot: Snapshot, texts: Mapping[str, str], embed: EmbedFn |
     top_level = [node for node in snapshot.nodes if node.parent_id is None]
     everything = sorted({paper_id for node in top_level for paper_id in members[node.node_id]})
     all_frequency = index.document_frequency(everything)
+    boilerplate = boilerplate_keys(index, all_frequency, everything, vectors or {}, settings)
     used: set[str] = set()
     for node in snapshot.nodes:
         parent = node.parent_id if node.parent_id in frequency else None
@@ -175,22 +245,26 @@ def name_snapshot(snapshot: Snapshot, texts: Mapping[str, str], embed: EmbedFn |
         reference_size = len(members[parent]) if parent else len(everything)
         found = contrastive_candidates(frequency[node.node_id], len(members[node.node_id]), reference,
                                        reference_size, settings)
-        specific = [item for item in found
-                    if all_frequency.get(item[0], 0) <= settings.max_domain_share * len(everything)]
-        found = specific or found
+        specific = [item for item in found if item[0] not in boilerplate
+                    and all_frequency.get(item[0], 0) <= settings.max_domain_share * len(everything)]
         paper_ids = members[node.node_id]
-        candidates = [Candidate(key=key, text=index.surface(key, paper_ids), support=support, weight=weight)
-                      for key, support, weight in found]
-        _choose(node, candidates, index, paper_ids, embed, used, settings)
+        for pool in (specific, found):
+            texts = index.surfaces([key for key, _, _ in pool], paper_ids)
+            candidates = [Candidate(key=key, text=texts[key], support=support, weight=weight)
+                          for key, support, weight in pool]
+            if _choose(node, candidates, index, paper_ids, embed, used, settings):
+                break
+        else:
+            node.name = node.label
+            node.name_evidence = NameEvidence(method="label")
 
 
 def _choose(node: Node, candidates: list[Candidate], index: PhraseIndex, paper_ids: Sequence[str],
-            embed: EmbedFn | None, used: set[str], settings: NamingSettings) -> None:
+            embed: EmbedFn | None, used: set[str], settings: NamingSettings) -> bool:
+    """Name ``node`` by its best candidate not used yet; False when every candidate is taken."""
     fresh = [candidate for candidate in candidates if candidate.key not in used]
     if not fresh:
-        node.name = node.label
-        node.name_evidence = NameEvidence(method="label")
-        return
+        return False
     vectors = embed([candidate.text for candidate in fresh]) if embed is not None else None
     centroid = np.asarray(node.centroid, dtype=np.float32) if node.centroid is not None else None
     if vectors is not None and centroid is not None and vectors.shape[1] != centroid.shape[0]:
@@ -206,6 +280,7 @@ def _choose(node: Node, candidates: list[Candidate], index: PhraseIndex, paper_i
         method="phrase_mining", support=best.support, paper_ids=index.using(best.key, paper_ids)[:5],
         score=best.score,
         alternatives=[fresh[position].text for position in picked if fresh[position] is not best])
+    return True
 
 
 def kb_embed_function(kb: Any, settings: Any) -> EmbedFn | None:

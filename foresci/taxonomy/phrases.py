@@ -71,9 +71,12 @@ VERB_LIKE = frozenset(_words(
     "achieve achieves improve improves reduce reduces increase increases allow allows perform performs "
     "outperform outperforms remains serve serves"))
 _PARTICIPLE_SUFFIXES = ("ed", "en")
+_WORD_CACHE = 1 << 18  # distinct written words remembered by the per-word caches below
+PhraseRows = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # (key, ((surface, count), ...)) per phrase
+_LEADING_TRIM = GENERIC_MODIFIERS | GERUND_VERBS  # words trimmed from the start of a base phrase
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=_WORD_CACHE)
 def _lexicon(word: str) -> frozenset[str]:
     """Universal POS tags lemminflect knows for ``word`` (empty: unknown word)."""
     from lemminflect import getAllLemmas
@@ -81,7 +84,7 @@ def _lexicon(word: str) -> frozenset[str]:
     return frozenset(getAllLemmas(word))
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=_WORD_CACHE)
 def _noun_lemma(word: str) -> str:
     from lemminflect import getLemma
 
@@ -122,11 +125,18 @@ def _role(text: str) -> str:
     return "break"
 
 
+@lru_cache(maxsize=_WORD_CACHE)
+def _token(text: str) -> Token:
+    """The token of one written word (tokens are immutable, so one instance serves every occurrence)."""
+    return Token(text=text, lower=text.lower(), role=_role(text))
+
+
 def tokenize(text: str) -> list[Token]:
     """Tokens of ``text`` with their phrase roles (punctuation breaks phrases)."""
-    return [Token(text=match, lower=match.lower(), role=_role(match)) for match in _TOKEN.findall(text)]
+    return [_token(match) for match in _TOKEN.findall(text)]
 
 
+@lru_cache(maxsize=_WORD_CACHE)
 def word_key(word: str) -> str:
     """Comparison key of one word: lower case, hyphens as spaces, a plural noun made singular."""
     lower = word.lower().replace("’", "'")
@@ -152,7 +162,7 @@ def _base_phrases(tokens: Sequence[Token]) -> list[tuple[int, int]]:
         while end < len(tokens) and tokens[end].role in ("noun", "mod", "gerund"):
             end += 1
         start, stop = index, end
-        while start < stop and (tokens[start].lower in GENERIC_MODIFIERS | GERUND_VERBS
+        while start < stop and (tokens[start].lower in _LEADING_TRIM
                                 or tokens[start].role == "gerund" and start + 1 < stop
                                 and tokens[start + 1].role != "noun"):
             start += 1
@@ -192,29 +202,39 @@ def _keeps_case(word: str) -> bool:
     return any(sum(char.isupper() for char in part) >= 2 for part in word.split("-"))
 
 
-def _surface(tokens: Sequence[Token]) -> str:
-    return " ".join(token.text if _keeps_case(token.text) else token.lower for token in tokens)
+@lru_cache(maxsize=_WORD_CACHE)
+def _surface_word(text: str) -> str:
+    return text if _keeps_case(text) else text.lower()
 
 
-def _make(tokens: Sequence[Token]) -> Phrase:
-    return Phrase(text=_surface(tokens), key=" ".join(word_key(token.text) for token in tokens))
+def _phrase_spans(tokens: Sequence[Token], max_words: int) -> list[tuple[int, int]]:
+    """(begin, stop) token spans of the noun phrases of one token run, in the order of
+    :func:`sentence_phrases`: base phrases and their right-anchored suffixes, then compounds."""
+    spans = _base_phrases(tokens)
+    found: list[tuple[int, int]] = []
+    for start, stop in spans:
+        found.extend((begin, stop) for begin in range(max(start, stop - max_words), stop))
+    for (first_start, first_stop), (second_start, second_stop) in zip(spans, spans[1:], strict=False):
+        if second_start - first_stop != 1 or tokens[first_stop].role != "join":
+            continue
+        found.extend((begin, second_stop) for begin in range(max(first_start, second_stop - max_words),
+                                                               first_stop))
+    return found
+
+
+def _span_words(tokens: Sequence[Token]) -> tuple[list[str], list[str]]:
+    """Each token's written form in a phrase and its comparison key (a span joins a slice of each)."""
+    return [_surface_word(token.text) for token in tokens], [word_key(token.text) for token in tokens]
 
 
 def sentence_phrases(tokens: Sequence[Token], max_words: int = 8) -> list[Phrase]:
     """Noun phrases of one token run: base phrases, their right-anchored suffixes, and compounds."""
-    spans = _base_phrases(tokens)
-    found: list[Phrase] = []
-    for start, stop in spans:
-        for begin in range(start, stop):
-            if stop - begin <= max_words:
-                found.append(_make(tokens[begin:stop]))
-    for (first_start, first_stop), (second_start, second_stop) in zip(spans, spans[1:], strict=False):
-        if second_start - first_stop != 1 or tokens[first_stop].role != "join":
-            continue
-        for begin in range(first_start, first_stop):
-            if second_stop - begin <= max_words:
-                found.append(_make(tokens[begin:second_stop]))
-    return found
+    spans = _phrase_spans(tokens, max_words)
+    if not spans:
+        return []
+    surfaces, keys = _span_words(tokens)
+    return [Phrase(text=" ".join(surfaces[begin:stop]), key=" ".join(keys[begin:stop]))
+            for begin, stop in spans]
 
 
 def noun_phrases(text: str, min_words: int = 1, max_words: int = 8) -> list[Phrase]:
@@ -226,7 +246,12 @@ def noun_phrases(text: str, min_words: int = 1, max_words: int = 8) -> list[Phra
 def is_generic(phrase: Phrase) -> bool:
     """True for phrases whose head is a generic word ('the proposed approach', 'downstream task', 'core
     problem in X')."""
-    words = phrase.key.split()
+    return _generic_key(phrase.key)
+
+
+@lru_cache(maxsize=1 << 16)
+def _generic_key(key: str) -> bool:
+    words = key.split()
     if not words:
         return True
     heads = [word for word, after in zip(words, [*words[1:], ""], strict=True)
@@ -273,12 +298,25 @@ def phrase_support(key: str, texts: Iterable[str]) -> int:
 
 def document_phrases(text: str, min_words: int = 2, max_words: int = 8) -> dict[str, Counter[str]]:
     """Phrase key -> counts of its surface forms in one document (generic phrases dropped)."""
+    return {key: Counter(dict(forms)) for key, forms in _document_phrase_rows(text, min_words, max_words)}
+
+
+@lru_cache(maxsize=8192)
+def _document_phrase_rows(text: str, min_words: int, max_words: int) -> PhraseRows:
+    """:func:`document_phrases` as immutable rows, remembered for the last 8,192 texts (release builders
+    read the same abstracts once per node and window; about 10 KB a text)."""
     found: dict[str, Counter[str]] = {}
-    for phrase in noun_phrases(text, min_words, max_words):
-        if is_generic(phrase):
-            continue
-        found.setdefault(phrase.key, Counter())[phrase.text] += 1
-    return found
+    tokens = tokenize(text)
+    spans = [(begin, stop) for begin, stop in _phrase_spans(tokens, max_words)
+             if min_words <= stop - begin]  # a token is one word of a phrase (as noun_phrases counts them)
+    if spans:
+        surfaces, keys = _span_words(tokens)
+        for begin, stop in spans:
+            key = " ".join(keys[begin:stop])
+            if _generic_key(key):
+                continue
+            found.setdefault(key, Counter())[" ".join(surfaces[begin:stop])] += 1
+    return tuple((key, tuple(forms.items())) for key, forms in found.items())
 
 
 def subsumed(counts: Mapping[str, int]) -> set[str]:

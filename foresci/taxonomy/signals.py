@@ -7,6 +7,7 @@ node and a cluster recurring in enough papers becomes a :class:`Signal`.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections import Counter
@@ -63,6 +64,20 @@ class Statement:
     paper_id: str
 
 
+_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?[aiLmsux-]")
+
+
+def any_of(patterns: Sequence[str], flags: int = 0) -> list[re.Pattern[str]]:
+    """Compiled patterns such that ``any(p.search(s) for p in result)`` is true exactly when one of
+    ``patterns`` matches: one alternation (one scan of the text) unless a pattern refers to its own
+    groups or sets inline flags, which an alternation would change (or two name the same group); then one
+    pattern each."""
+    if len(patterns) > 1 and not any(_BACKREFERENCE.search(pattern) for pattern in patterns):
+        with contextlib.suppress(re.error):  # e.g. a group name used by two patterns: compiled one by one
+            return [re.compile("|".join(f"(?:{pattern})" for pattern in patterns), flags)]
+    return [re.compile(pattern, flags) for pattern in patterns]
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of an abstract."""
     return [sentence.strip() for sentence in _SENTENCE.split(" ".join(text.split())) if sentence.strip()]
@@ -74,8 +89,8 @@ class StatementExtractor:
     def __init__(self, patterns: SignalPatterns) -> None:
         self.patterns = patterns
         self._compiled: dict[SignalKind, list[re.Pattern[str]]] = {
-            "bottleneck": [re.compile(pattern, re.IGNORECASE) for pattern in patterns.bottleneck],
-            "future_work": [re.compile(pattern, re.IGNORECASE) for pattern in patterns.future_work]}
+            "bottleneck": any_of(patterns.bottleneck, re.IGNORECASE),
+            "future_work": any_of(patterns.future_work, re.IGNORECASE)}
 
     def extract(self, paper: Paper) -> list[Statement]:
         """Statements of one paper: explicit lists first, then cue-matching abstract sentences."""
@@ -108,18 +123,23 @@ def cluster_statements(statements: Sequence[Statement], similarity: float) -> li
         norm = math.sqrt(sum(value * value for value in weights.values())) or 1.0
         vectors.append({word: value / norm for word, value in weights.items()})
     clusters: list[list[int]] = []
-    leaders: list[dict[str, float]] = []
+    postings: dict[str, list[tuple[int, float]]] = {}  # word -> (leader, weight): leaders sharing a word
     for index, vector in enumerate(vectors):
+        products: dict[int, list[float]] = {}
+        for word, value in vector.items():
+            for cluster_index, weight in postings.get(word, ()):
+                products.setdefault(cluster_index, []).append(value * weight)
         best, best_score = -1, 0.0
-        for cluster_index, leader in enumerate(leaders):
-            score = sum(value * leader.get(word, 0.0) for word, value in vector.items())
+        for cluster_index in sorted(products):  # a leader sharing no word scores 0 and never wins
+            score = sum(products[cluster_index])  # the same terms, in the same order, as the full dot product
             if score > best_score:
                 best, best_score = cluster_index, score
         if best >= 0 and best_score >= similarity:
             clusters[best].append(index)
         else:
+            for word, value in vector.items():
+                postings.setdefault(word, []).append((len(clusters), value))
             clusters.append([index])
-            leaders.append(vector)
     return [[statements[index] for index in cluster] for cluster in clusters]
 
 

@@ -156,7 +156,8 @@ class _LeakyView:
     def get(self, paper_id: str) -> Paper | None:
         return {"2501.00001": self.early, "2508.00001": self.late}.get(paper_id)
 
-    def papers(self, domain: str | None = None) -> list[Paper]:
+    def papers(self, domain: str | None = None,
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
         return [self.early, self.late]
 
     def monthly_counts(self, domain: str | None = None) -> dict[str, int]:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from foresci.agents.answers import read_answers
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.llm import LLMClient, LLMError, LLMOutputError, LLMRequestError
+from foresci.llm.bounds import bounded_schema, reply_char_bound, reply_token_bound
 from foresci.llm.budget import fit_to_window
 from foresci.llm.capabilities import capability_record
 from foresci.settings import Settings
@@ -95,6 +96,60 @@ def test_cut_off_tool_call_is_reported_truncated(
     assert caught.value.truncated and "tool call truncated at the token limit" in message
     assert "empty" not in message and "finish_reason=tool_calls" in message
     assert client.usage.truncated == 2
+
+
+# ---- #15: capped free text, so a looping small model's reply ends as valid JSON -------------------
+
+class Plan(BaseModel):
+    kind: Literal["go", "stop"]
+    rationale: str
+    steps: list[str]
+    ranking: list[str] = Field(json_schema_extra={"minItems": 3, "maxItems": 3})
+    confidence: float = 0.5
+
+
+def _longest_reply(schema: dict[str, Any]) -> Any:
+    """The longest JSON value the bounded schema allows (every cap filled)."""
+    if "enum" in schema:
+        return max(schema["enum"], key=lambda value: len(str(value)))
+    if schema["type"] == "string":
+        return "x" * schema["maxLength"]
+    if schema["type"] == "array":
+        return [_longest_reply(schema["items"])] * schema["maxItems"]
+    if schema["type"] == "number":
+        return -1.2345678901234567e-300
+    return {name: _longest_reply(value) for name, value in schema["properties"].items()}
+
+
+def test_capped_schema_is_sent_with_a_token_limit_that_fits_it(
+    llm_settings: Settings, scripted_llm: ScriptedOpenAIServer
+) -> None:
+    client = _client(llm_settings, structured_output_method="function_calling", max_field_chars=40,
+                     max_list_items=2, max_tokens={"judge": 20})
+    client.invoke_structured([("user", "plan it")], Plan)
+    request = scripted_llm.requests[-1]
+    sent, _ = requested_schema(request)
+    assert sent is not None
+    fields = sent["properties"]
+    assert fields["rationale"]["maxLength"] == 40 and fields["steps"]["items"]["maxLength"] == 40
+    assert fields["steps"]["maxItems"] == 2
+    assert fields["ranking"]["maxItems"] == 3, "a sized list (a ranking) keeps its size"
+    assert "maxLength" not in fields["kind"], "an enum is not free text"
+    longest = json.dumps(_longest_reply(sent), separators=(",", ":"))
+    assert len(longest) <= reply_char_bound(sent)
+    assert request["max_tokens"] == reply_token_bound(sent) > 20
+    assert Plan.model_validate_json(longest)
+
+    _client(llm_settings, structured_output_method="function_calling", max_tokens={"judge": 20}) \
+        .invoke_structured([("user", "plan it again")], Plan)
+    uncapped, _ = requested_schema(scripted_llm.requests[-1])
+    assert uncapped == Plan.model_json_schema() and scripted_llm.requests[-1]["max_tokens"] == 20
+
+
+def test_unbounded_schemas_keep_the_role_token_limit() -> None:
+    assert reply_char_bound(Plan.model_json_schema()) is None
+    assert reply_token_bound(bounded_schema(Plan.model_json_schema(), 40, None)) is None, "steps unsized"
+    assert bounded_schema(Verdict.model_json_schema(), None, None) == Verdict.model_json_schema()
 
 
 # ---- #18.5: errors classified; local endpoints get concurrency 1 and a long timeout --------------

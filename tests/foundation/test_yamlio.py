@@ -52,3 +52,29 @@ def test_top_level_list_and_custom_error(tmp_path: Path) -> None:
     empty = tmp_path / "empty.yaml"
     empty.write_text("", encoding="utf-8")
     assert read_yaml_mapping(empty) == {}
+
+
+def test_a_file_is_parsed_once_per_content_and_callers_get_their_own_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rules files are read per node in a release build: the parse is remembered by content, an edit is
+    seen at once, and changing a returned mapping never changes the next read."""
+    import yaml
+
+    parses: list[str] = []
+    original = yaml.safe_load
+
+    def counting(text: str) -> object:
+        parses.append(text)
+        return original(text)
+
+    monkeypatch.setattr(yaml, "safe_load", counting)
+    path = tmp_path / "rules.yaml"
+    path.write_text(f"# {tmp_path}\nmonths: 3\nnames: [a]\n", encoding="utf-8")  # content never read before
+    first = read_yaml_mapping(path)
+    first["names"].append("changed by the caller")
+    assert [read_yaml_mapping(path) for _ in range(50)][-1] == {"months": 3, "names": ["a"]}
+    assert len(parses) == 1
+    path.write_text(f"# {tmp_path}\nmonths: 4\nnames: [a]\n", encoding="utf-8")
+    assert load_yaml_model(path, _Policy, "policy").months == 4
+    assert len(parses) == 2

@@ -93,3 +93,44 @@ def test_second_fresh_process_search_reads_derived_postings_without_scipy(
     table = [line for line in second.stdout.splitlines() if "heavy:" not in line]
     assert table == [line for line in first.stdout.splitlines() if "heavy:" not in line]
     assert str(built_kb.max_date) in second.stdout or "papers visible" in second.stdout
+
+
+def test_onnx_session_loads_the_optimised_copy_with_the_same_vectors(tmp_path: Path) -> None:
+    """The first session saves a graph-optimised copy beside the export; later ones load it (no
+    optimisation pass at start-up) and encode exactly as the unoptimised graph optimised online."""
+    import onnxruntime
+
+    from foresci.embedders.model_dir import onnx_layout
+    from foresci.embedders.onnx_encoder import OnnxEncoder
+
+    titles = _real_titles(16)
+    layout = onnx_layout(DEFAULT_EMBEDDING_MODEL)
+    assert layout is not None
+    first = OnnxEncoder(layout, tmp_path, threads=1)
+    export = tmp_path / "onnx" / export_key(layout.directory) / "model.onnx"
+    copies = [path for path in export.parent.iterdir() if path.name != "model.onnx"]
+    assert [path.name for path in copies] == [f"model.ort{onnxruntime.__version__}-extended.onnx"]
+    stamp = copies[0].stat().st_mtime_ns
+    second = OnnxEncoder(layout, tmp_path, threads=1)
+    assert copies[0].stat().st_mtime_ns == stamp  # loaded, not written again
+    reference = Embedder(backend="torch").encode_uncached(titles)
+    np.testing.assert_array_equal(first.encode(titles), second.encode(titles))
+    assert np.min(np.sum(second.encode(titles) * reference, axis=1)) > 0.9999
+
+
+def test_fresh_process_search_imports_only_the_kb_commands(built_kb: KnowledgeBase, kb_cache: Path) -> None:
+    """`foresci kb search` loads the kb sub-app alone: no agents, evaluation, demo or simulator modules."""
+    script = (
+        "import sys; from foresci.cli import main; sys.argv = ['foresci', 'kb', 'search', "
+        f"{str(built_kb.path)!r}, 'graph memory for agents', '--cutoff', "
+        f"{built_kb.max_date.isoformat()!r}, '-k', '2']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "other = ('foresci.agents.cli', 'foresci.evaluation.cli', 'foresci.demo', 'foresci.sim.cli', "
+        "'foresci.tasks.cli', 'foresci.schemas', 'foresci.llm.cli')\n"
+        "print('other:', sorted(name for name in other if name in sys.modules))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "FORESCI_CACHE_DIR": str(kb_cache), "COLUMNS": "200"}
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "other: []" in result.stdout
+    assert "papers visible" in result.stdout

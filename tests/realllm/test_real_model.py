@@ -32,6 +32,7 @@ from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
 from foresci.io import write_jsonl
+from foresci.llm.bounds import reply_token_bound
 from foresci.llm.local_demo import compact_settings
 from foresci.llm.serve import LocalServer
 from foresci.methods import shipped_methods
@@ -40,7 +41,7 @@ from foresci.tasks.hidden import Claim, HiddenTarget
 from foresci.tasks.models import Task
 from tests.agents.conftest import ToyWorld
 from tests.agents.toy import CUTOFF, POST_MARKER, toy_tasks
-from tests.support.openai_server import ScriptedOpenAIServer, forwarding_responder
+from tests.support.openai_server import ScriptedOpenAIServer, forwarding_responder, requested_schema
 
 pytestmark = pytest.mark.slow
 
@@ -71,6 +72,19 @@ def _settings(world: ToyWorld, proxy: ScriptedOpenAIServer, cache: Path) -> Sett
         "llm": settings.llm.model_copy(update={"base_url": proxy.base_url, "model": "smollm2-135m"}),
         "agents": settings.agents.model_copy(update={"concurrency": 1}),
     })
+
+
+def token_limit(request: dict[str, Any], role_cap: int) -> int:
+    """The token limit a request must carry: a structured request (a forced tool or a response format)
+    sends a bounded schema (free text capped) and the longest reply it allows, at least the role's cap;
+    a tool-using turn of react sends the role's cap."""
+    if not (isinstance(request.get("tool_choice"), dict) or request.get("response_format")):
+        return role_cap
+    schema, _ = requested_schema(request)
+    assert schema is not None
+    bound = reply_token_bound(schema)
+    assert bound is not None, f"an unbounded schema was sent: {json.dumps(schema)[:300]}"
+    return max(role_cap, bound)
 
 
 def grid() -> list[tuple[str, Task]]:
@@ -143,8 +157,8 @@ def test_every_method_and_family_through_the_real_model(
         prompts = proxy.all_text()
         assert POST_MARKER not in prompts
         assert not [paper_id for paper_id in toy_world.post_ids if paper_id in prompts]
-        agent_cap = settings.llm.max_tokens["agent"]
-        assert all(request.get("max_tokens") == agent_cap for request in proxy.requests)
+        for request in proxy.requests:
+            assert request.get("max_tokens") == token_limit(request, settings.llm.max_tokens["agent"])
 
         evaluate_run(run, release, settings, offline=True)
         offline = _scores(run)
@@ -168,8 +182,8 @@ def test_every_method_and_family_through_the_real_model(
                 assert result.error or result.value is not None or not result.available, (score.key, name)
         judge_requests = len(proxy.requests) - agent_requests
         assert judge_requests >= ok
-        assert all(request.get("max_tokens") == settings.llm.max_tokens["judge"]
-                   for request in proxy.requests[agent_requests:])
+        for request in proxy.requests[agent_requests:]:
+            assert request.get("max_tokens") == token_limit(request, settings.llm.max_tokens["judge"])
         assert POST_MARKER not in proxy.all_text()
         total_s = time.monotonic() - started
 

@@ -63,3 +63,43 @@ def test_demo_environment_carries_the_compact_profile(monkeypatch: pytest.Monkey
     assert from_env.agents == profiled.agents and from_env.evaluation == profiled.evaluation
     assert from_env.llm.max_tokens == {"agent": 256, "judge": 160, "builder": 160} == profiled.llm.max_tokens
     assert from_env.agents.max_evidence_papers == 2 and from_env.evaluation.judge_runs == 1
+
+
+def test_demo_subset_takes_each_family_and_each_question_kind() -> None:
+    """`foresci demo --llm local` answers the first task of every family and questions of both kinds."""
+    from datetime import date
+
+    from foresci.llm.local_demo import demo_subset
+    from foresci.tasks.models import ForecastQuestion
+    from tests.agents.toy import toy_tasks
+
+    tasks = [task.model_copy(update={"task_id": f"{task.task_id}-{copy}"})
+             for copy in range(2) for task in toy_tasks()]
+    questions = [ForecastQuestion(question_id=f"q{index}", kind="numeric" if index < 6 else "binary",
+                                  domain="d", cutoff=date(2024, 12, 31), window_start=date(2025, 1, 1),
+                                  window_end=date(2025, 6, 30), text="how many?", resolution_rule="count")
+                 for index in range(9)]
+    chosen, asked = demo_subset(tasks, questions, 1, 2)
+    assert [task.task_id for task in chosen] == [task.task_id for task in tasks[:4]]
+    assert len({task.family for task in chosen}) == 4
+    assert [question.question_id for question in asked] == ["q0", "q6"]
+    _, three = demo_subset(tasks, questions, 1, 3)
+    assert [question.question_id for question in three] == ["q0", "q6", "q1"]
+
+
+def test_judged_sample_keeps_each_runs_first_task(tmp_path: Path) -> None:
+    """The local demo judges each run's first task: a copy of the run with only those rows."""
+    from foresci.agents.answers import read_answers
+    from foresci.contracts import Answer
+    from foresci.io import write_jsonl
+    from foresci.llm.local_demo import judged_sample
+
+    run = tmp_path / "runs" / "llm"
+    rows = [Answer(task_id=task, family="direction_forecasting", method=method, model="m")
+            for task in ("t1", "t2") for method in ("native", "aris")]
+    write_jsonl(run / "answers.jsonl", rows)
+    (run / "manifest.json").write_text("{}")
+    [sample] = judged_sample([run], tmp_path / "judged")
+    assert sample == tmp_path / "judged" / "llm" and (sample / "manifest.json").is_file()
+    assert [(row.task_id, row.method) for row in read_answers(sample / "answers.jsonl")] == [
+        ("t1", "native"), ("t1", "aris")]

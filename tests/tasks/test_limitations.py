@@ -121,3 +121,60 @@ def test_same_node_check_by_embedding(evidence: DomainEvidence) -> None:
     assert good["passed"] is True and good["bottleneck"]["rank"] == 1
     assert bad["passed"] is False and bad["opportunity"]["belongs"] is False
     assert node_coherence(evidence, node, {"bottleneck": "flux drift"})["passed"] is None
+
+
+def test_bottleneck_target_is_chosen_among_limitations_of_the_node(evidence: DomainEvidence) -> None:
+    """A faster-growing limitation that sits at another node ('cache eviction', like the generic
+    'computational costs' of the real RAG nodes) is neither the target nor the persistence answer; the
+    node's own limitation is. Without an embedder nothing is filtered."""
+    from foresci.tasks.builders.bottleneck import _belonging
+
+    nodes = evidence.snapshot.nodes
+    centroid = {node.node_id: np.asarray(node.centroid, dtype=np.float32) for node in nodes}
+    placed = {"flux drift": "n_vorp", "cache eviction": "n_quel"}
+    node = evidence.nodes["n_vorp"]
+    placed[node.node.name or node.node.label] = "n_vorp"
+    signal = Signal(kind="bottleneck", text="x")
+    scored = [(2.0, signal, ["p1"], ["p2", "p3"], "cache eviction"),
+              (0.5, signal, [], ["p4", "p5"], "flux drift")]
+    assert _belonging(evidence, node, scored) == scored
+    evidence.embed = lambda phrases: np.stack([centroid[placed.get(phrase, "n_vorp")] for phrase in phrases])
+    try:
+        kept = _belonging(evidence, node, scored)
+    finally:
+        evidence.embed = None
+    assert [entry[4] for entry in kept] == ["flux drift"]
+
+
+def test_generic_limitations_without_words_of_the_node_are_not_bottlenecks(evidence: DomainEvidence) -> None:
+    """'flux drift instability' is n_vorp's own limitation; a limitation worded with the filler every paper
+    uses ('careful ablations across settings'), or with another node's words ('cache eviction thrash'),
+    has no marker word of n_vorp and never becomes its bottleneck."""
+    from foresci.tasks.builders.bottleneck import node_markers
+
+    node = evidence.nodes["n_vorp"]
+    assert node_markers("flux drift instability", node, evidence) >= {"flux", "drift"}
+    assert not node_markers("careful ablations across settings remain limited", node, evidence)
+    assert not node_markers("cache eviction thrash", node, evidence)
+    generic = Signal(kind="bottleneck", text="However, consistent gains remain limited by careful ablations.",
+                     count=99, first_seen=date(2025, 1, 1))
+    node.node.signals.append(generic)
+    try:
+        built = build_bottleneck_tasks(evidence, TaskSettings(min_support=5), "toy", 5)
+    finally:
+        node.node.signals.pop()
+    assert built and all("ablations" not in item.hidden.bottleneck[0] for item in built)
+
+
+def test_persistence_chooses_among_all_pre_cutoff_limitations(evidence: DomainEvidence) -> None:
+    """When only 'flux drift instability' has enough window papers to be a target, persistence still names
+    the limitation most mentioned before the cutoff ('token budget overrun'): which limitations the window
+    takes up is post-cutoff knowledge it does not have."""
+    built = build_bottleneck_tasks(evidence, TaskSettings(min_support=5, min_addressing_papers=100), "toy", 5)
+    vorp = [item for item in built if item.hidden.stats["node_id"] == "n_vorp"]
+    assert vorp, [item.hidden.stats for item in built]
+    stats = vorp[0].hidden.stats
+    assert "flux drift" in vorp[0].hidden.bottleneck[0]
+    assert list(stats["signals"]) and all("token budget" not in text for text in stats["signals"])
+    assert "token budget" in stats["persistence_answer"] and stats["persistence_match"] is False
+    assert vorp[0].persistence_match is False

@@ -132,3 +132,62 @@ def test_empty_input_gives_an_empty_history() -> None:
     assert history.snapshots == []
     with pytest.raises(ValueError, match="no snapshots"):
         _ = history.final
+
+
+class ScreenedListKB(ListKB):
+    """ListKB where one planted topic's papers are only 'support' papers of the domain."""
+
+    def __init__(self, papers: Sequence[Paper], embeddings: np.ndarray, support_topic: str) -> None:
+        super().__init__(papers, embeddings)
+        self.support_topic = support_topic
+
+    def papers(self, until: date | None = None, since: date | None = None, domain: str | None = None,
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
+        return [paper for paper in super().papers(until, since, domain)
+                if ("support" if topic_of(paper.paper_id) == self.support_topic else "core") in statuses]
+
+
+def test_taxonomy_is_induced_from_core_papers_only(planted: tuple[list[Paper], np.ndarray]) -> None:
+    """Domain purity: support papers shape no node by default; member_statuses can let them in."""
+    papers, embeddings = planted
+    support_topic = Counter(topic_of(paper.paper_id) for paper in papers).most_common(1)[0][0]
+    kb = ScreenedListKB(papers, embeddings, support_topic)
+    members = {paper_id for node in build_taxonomy(kb, "planted", PLANTED_CUTOFF, Settings()).final.nodes
+               for paper_id in node.paper_ids}
+    assert members
+    assert not {paper_id for paper_id in members if topic_of(paper_id) == support_topic}
+    settings = Settings()
+    settings.taxonomy.member_statuses = ["core", "support"]
+    widened = {paper_id for node in build_taxonomy(kb, "planted", PLANTED_CUTOFF, settings).final.nodes
+               for paper_id in node.paper_ids}
+    assert {paper_id for paper_id in widened if topic_of(paper_id) == support_topic}
+
+
+class ScreenedView:
+    """A forecaster's KB view at the planted cutoff over a ScreenedListKB."""
+
+    def __init__(self, kb: ScreenedListKB) -> None:
+        self.kb = kb
+        self.cutoff = PLANTED_CUTOFF
+
+    def papers(self, domain: str | None = None,
+               statuses: tuple[str, ...] = ("core", "support")) -> list[Paper]:
+        return self.kb.papers(until=self.cutoff, domain=domain, statuses=statuses)
+
+    def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
+        return self.kb.embeddings(paper_ids)
+
+
+def test_forecaster_routes_through_the_builders_taxonomy(planted: tuple[list[Paper], np.ndarray]) -> None:
+    """The trend/persistence forecasters induce T(d, t) from the same papers as the task builder (core
+    only), so the node ids of task options exist in theirs."""
+    from foresci.agents.baselines.routing import taxonomy_of
+
+    papers, embeddings = planted
+    support_topic = Counter(topic_of(paper.paper_id) for paper in papers).most_common(1)[0][0]
+    kb = ScreenedListKB(papers, embeddings, support_topic)
+    builder = build_taxonomy(kb, "planted", PLANTED_CUTOFF, Settings()).final
+    forecaster = taxonomy_of(ScreenedView(kb), "planted")
+    assert forecaster is not None
+    assert {node.node_id: sorted(node.paper_ids) for node in forecaster.nodes} == {
+        node.node_id: sorted(node.paper_ids) for node in builder.nodes}

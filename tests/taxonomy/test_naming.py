@@ -132,3 +132,55 @@ def test_name_checks_refuse_verbs_and_ungrounded_words(name: str, reason: str) -
     vocabulary = frozenset().union(*keys)
     problem = check_name(name, keys, vocabulary | {"improve", "result", "quickly"}, set(), NamingSettings())
     assert problem is not None and reason in problem
+
+
+def _clustered_world() -> tuple[Snapshot, dict[str, str], dict[str, np.ndarray]]:
+    """Ten top-level nodes of 20 papers, each paper's vector near its node's axis. Node 'a' uses a stock
+    phrase ('practical guidance') in 8 papers, one paper of every other node uses it too, and only 3 of
+    its papers name its topic ('graph neural networks'); each other node's papers all name its topic."""
+    topics = ["protein folding", "molecule design", "speech recognition", "image segmentation",
+              "machine translation", "code completion", "music generation", "weather forecasting",
+              "robot navigation"]
+    generator = np.random.default_rng(3)
+    nodes, texts, vectors = [], {}, {}
+    for column, node_id in enumerate(["a", *[f"t{index}" for index in range(len(topics))]]):
+        paper_ids = [f"{node_id}-{index}" for index in range(20)]
+        for index, paper_id in enumerate(paper_ids):
+            if node_id == "a":
+                text = "Graph neural networks for chemistry. " if index < 3 else "Untitled. "
+                text += "It offers practical guidance." if 4 <= index < 12 else ""
+            else:
+                text = f"Advances in {topics[column - 1]}. "
+                text += "It offers practical guidance." if index == 0 else ""
+            texts[paper_id] = text
+            vector = generator.normal(0.0, 0.05, 16)
+            vector[column] += 1.0
+            vectors[paper_id] = vector / np.linalg.norm(vector)
+        nodes.append(Node(node_id=node_id, label=f"{node_id} / bag", paper_ids=paper_ids))
+    return Snapshot(domain="toy", cutoff=date(2025, 10, 31), nodes=nodes), texts, vectors
+
+
+def test_stock_phrases_learned_from_the_corpus_do_not_name_nodes() -> None:
+    """'practical guidance' is over-represented in node a, so contrast alone names a by it; its papers are
+    scattered over the domain (topical concentration at the bottom), so with the paper vectors a gets its
+    topic instead."""
+    from foresci.taxonomy.naming import NamingSettings, PhraseIndex, boilerplate_keys, topical_concentration
+
+    snapshot, texts, vectors = _clustered_world()
+    name_snapshot(snapshot, texts)
+    assert snapshot.node("a").name == "practical guidance"
+    snapshot, texts, vectors = _clustered_world()
+    name_snapshot(snapshot, texts, vectors=vectors)
+    assert snapshot.node("a").name.startswith("graph neural networks")
+    assert snapshot.node("t0").name == "protein folding"
+    population = sorted(texts)
+    index = PhraseIndex(texts, NamingSettings())
+    frequency = index.document_frequency(population)
+    stock = boilerplate_keys(index, frequency, population, vectors, NamingSettings())
+    assert phrase_key("practical guidance") in stock
+    assert phrase_key("protein folding") not in stock
+    scattered = [f"t{index}-1" for index in range(9)]
+    concentration = topical_concentration({"scattered": scattered, "one node": [f"t0-{i}" for i in range(9)]},
+                                          vectors, population)
+    assert abs(concentration["scattered"]) < 0.1
+    assert concentration["one node"] > 0.8

@@ -2,9 +2,10 @@
 
 The task builder draws direction and planning options from nodes of T(d, t); a forecaster measures an
 option by the papers T(d, t) routes into that node's subtree, so an option reads the same papers whatever
-the other options of the task are. T(d, t) is induced here from the view (papers on or before the cutoff
-and their KB vectors, the same inputs and the same ``taxonomy`` settings the builder used, so node ids
-match) once per view and domain, and shared by every task answered through that view.
+the other options of the task are. T(d, t) is induced here from the view: papers on or before the cutoff
+screened into ``taxonomy.member_statuses`` and their KB vectors, the same inputs and the same
+``taxonomy`` settings the builder used, so node ids match. It is induced once per view and domain, and
+shared by every task answered through that view.
 """
 
 from __future__ import annotations
@@ -46,13 +47,14 @@ def _induce(view: KBViewLike, domain: str | None) -> Snapshot | None:
 
     if domain is None:
         return None
-    papers = view.papers(domain)
+    settings = Settings()
+    papers = view.papers(domain, statuses=tuple(settings.taxonomy.member_statuses))
     if not papers:
         return None
     vectors = np.asarray(view.embeddings([paper.paper_id for paper in papers]), dtype=np.float32)
     if vectors.ndim != 2 or vectors.shape[0] != len(papers):
         return None
-    history = induce_taxonomy(papers, vectors, domain, view.cutoff, Settings())
+    history = induce_taxonomy(papers, vectors, domain, view.cutoff, settings)
     return history.final if history.snapshots else None
 
 

@@ -1,12 +1,17 @@
 """Bottleneck-opportunity discovery: the root bottleneck of a sub-direction and the opportunity it unlocks.
 
 The hidden bottleneck is the pre-cutoff bottleneck signal of the node whose mentions grow most in the
-window (the limitation the field turns to); only signals that state a limitation count
-(:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is the full noun phrase
-that the window papers addressing the bottleneck most often write next to it, then the most distinctive one
-against the node's pre-cutoff papers, used by at least three window papers. Subject, bottleneck and
-opportunity must belong to the same node (:mod:`foresci.tasks.coherence`; recorded in the hidden stats).
-Persistence would name the bottleneck mentioned most often before the cutoff.
+window (the limitation the field turns to), among the signals that belong to the node (same-node
+check) and name it with words of its own (``node_markers``: not "high costs"); only signals that state
+a limitation count (:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is
+the full noun phrase that the window papers addressing the bottleneck most often write next to it, then
+the most distinctive one against the node's pre-cutoff papers, used by at least three window papers.
+Subject, bottleneck and opportunity must belong to the same node (:mod:`foresci.tasks.coherence`;
+recorded in the hidden stats).
+Persistence names the bottleneck mentioned most often before the cutoff among the same signals, whether
+or not window papers take them up (which it cannot know): choosing only among the signals with enough
+window mentions would hand it post-cutoff knowledge (on the real 2025-12-31 KB, 11 of 12 candidates had a
+single such signal, so persistence "matched" by construction).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from foresci.taxonomy.signals import split_sentences
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 MIN_OPPORTUNITY_PAPERS = 3
+MIN_MARKER_PAPERS = 3
+MIN_MARKER_LIFT = 2.0
 FRAGMENT_STARTS = frozenset(["of", "for", "to", "in", "on", "with", "by", "and", "or", "from", "as", "at"])
 EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "family", "mode", "error",
                               "time", "size", "number", "baseline", "gain", "result", "performance"])
@@ -54,6 +61,21 @@ def marker_words(text: str, domain: DomainEvidence) -> frozenset[str]:
     """Words that mark a limitation: content words that are neither generic nor common in the domain."""
     return frozenset(word for word in content_tokens(text)
                      if word not in GENERIC and word not in domain.common_tokens)
+
+
+def node_markers(text: str, evidence: NodeEvidence, domain: DomainEvidence) -> frozenset[str]:
+    """Marker words of a limitation that are the node's own: used by at least ``MIN_MARKER_PAPERS`` of its
+    pre-cutoff papers, at least ``MIN_MARKER_LIFT`` times as often as in the domain's pre-cutoff papers.
+    A limitation without one is generic ("high costs", "performance degradation") or one paper's aside,
+    not a bottleneck of this sub-direction."""
+    words = marker_words(text, domain)
+    if not words or not evidence.pre_ids:
+        return frozenset()
+    counts, size = domain.pre_token_counts
+    local: Counter[str] = Counter(word for paper_id in evidence.pre_ids if paper_id in domain.papers
+                                  for word in domain.token_set(paper_id) & words)
+    return frozenset(word for word in words if local[word] >= MIN_MARKER_PAPERS and counts[word]
+                     and local[word] / len(evidence.pre_ids) >= MIN_MARKER_LIFT * counts[word] / max(1, size))
 
 
 def mentions(signal: Signal, domain: DomainEvidence, paper_ids: list[str]) -> list[str]:
@@ -206,19 +228,40 @@ def _coherent_opportunity(domain: DomainEvidence, evidence: NodeEvidence, subjec
     return opportunities, coherence
 
 
+Scored = tuple[float, Signal, list[str], list[str], str]
+
+
+def _belonging(domain: DomainEvidence, evidence: NodeEvidence, scored: list[Scored]) -> list[Scored]:
+    """The scored bottlenecks that belong to the node (same-node check of subject and bottleneck phrase):
+    the target and the persistence answer are both chosen among them, so a generic limitation closer to
+    another node ("computational costs") neither becomes the answer nor hides the node's own one. All of
+    them when the check cannot run (no embedder)."""
+    name = display_name(evidence.node)
+    kept = []
+    for entry in scored:
+        check = node_coherence(domain, evidence, {"subject": name, "bottleneck": entry[4]})
+        if check.get("passed") is None:
+            return scored
+        if check["passed"]:
+            kept.append(entry)
+    return kept
+
+
 def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
                domain_name: str) -> Built | None:
-    scored: list[tuple[float, Signal, list[str], list[str], str]] = []
+    pool: list[Scored] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
-        if not marker_words(phrase, domain):
+        if not node_markers(phrase, evidence, domain):
             continue
         before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
                                                                              evidence.window_ids)
-        if len(after) < settings.min_addressing_papers:
-            continue
         growth = math.log(((len(after) + 1) / (evidence.window + 1))
                           / ((len(before) + 1) / (evidence.pre_total + 1)))
-        scored.append((growth, signal, before, after, phrase))
+        pool.append((growth, signal, before, after, phrase))
+    if not any(len(entry[3]) >= settings.min_addressing_papers for entry in pool):
+        return None
+    pool = _belonging(domain, evidence, pool)
+    scored = [entry for entry in pool if len(entry[3]) >= settings.min_addressing_papers]
     if not scored:
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
@@ -231,8 +274,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                                 addressing)
     name = display_name(evidence.node)
     window = domain.window
-    persistence = max((entry for entry in scored), key=lambda entry: (len(entry[2]), entry[1].count,
-                                                                      entry[1].text))
+    persistence = max(pool, key=lambda entry: (len(entry[2]), entry[1].count, entry[1].text))
     bottleneck = list(dict.fromkeys([phrase, primary.text,
                                      *(core_phrase(text) for text in primary.variants)]))
     key = (f"{window.horizon}:{phrase.lower()}",)
