@@ -19,7 +19,8 @@ class SimSettings(SettingsSection):
     n_domains: int = Field(default=3, description="invented research domains")
     directions_per_domain: int = Field(default=10, description="planted directions per domain")
     months: int = Field(default=18, description="simulated months")
-    papers_per_month: float = Field(default=120.0, description="mean expected papers per month before the cutoff")
+    papers_per_month: float = Field(default=120.0,
+                                     description="mean expected papers per month before the cutoff")
     difficulty: float = Field(default=0.6, description="0: trends visible before the cutoff; 1: only after")
     noise: float = Field(default=0.1, description="observation noise level 0..1")
     counterfactual: str | None = Field(default=None, description="'reverse', 'shuffle', 'null' or unset")

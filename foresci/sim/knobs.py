@@ -37,7 +37,8 @@ class WorldConfig(BaseModel):
         default=6, ge=1, description="hidden months after the cutoff when cutoff_month is None"
     )
     papers_per_month: float = Field(
-        default=120.0, gt=0, description="mean expected papers per month before the cutoff, background included"
+        default=120.0, gt=0,
+        description="mean expected papers per month before the cutoff, background included",
     )
     background_share: float = Field(
         default=0.08, ge=0.0, lt=1.0, description="share of off-domain papers a domain screen should exclude"
