@@ -77,13 +77,20 @@ def test_planted_trends_are_recovered_relative_to_the_domain(world: World) -> No
     baseline = (date(2024, 1, 1), world.truth.cutoff)
     measures = label_all_nodes(final, monthly, monthly_counts(world.papers), window, baseline)
     top = world.top_node_of()
-    checked = 0
+    lifts: dict[str, list[float]] = {"accelerating": [], "steady": [], "cooling": []}
     for direction in world.truth.directions:
-        if direction.trajectory in ("accelerating", "cooling", "steady"):
-            observed = measures[top[direction.direction_id]].label
-            assert observed == direction.trajectory, (direction.direction_id, observed)
-            checked += 1
-    assert checked >= 3
+        if direction.trajectory not in lifts:
+            continue
+        measure = measures[top[direction.direction_id]]
+        lifts[direction.trajectory].append(measure.lift)
+        if direction.trajectory == "steady":
+            # planted steady keeps its absolute rate; relative to a growing domain its share may fall
+            assert 0.8 <= measure.node_window / measure.node_baseline <= 1.25, direction.direction_id
+        else:
+            assert measure.label == direction.trajectory, (direction.direction_id, measure.label)
+    assert sum(map(len, lifts.values())) >= 3
+    assert max(lifts["cooling"], default=0.0) < min(lifts["steady"], default=1.0)
+    assert max(lifts["steady"], default=1.0) < min(lifts["accelerating"], default=2.0)
 
 
 def test_emergent_sub_directions_land_in_nodes_grown_after_the_seed(world: World) -> None:
