@@ -84,8 +84,9 @@ def lint_task(task: Task, hidden: HiddenTarget | None = None, pre_vocabulary: fr
             if str(term).lower() in text:
                 problems.append(f"{where}: public text names post-cutoff term {term!r}")
     if pre_vocabulary is not None:
-        known = pre_vocabulary | template_vocabulary() | allowed
-        unknown = sorted({word for word in content_tokens(text) if word not in known})
+        template = template_vocabulary()  # three lookups: a union would copy the whole vocabulary per task
+        unknown = sorted({word for word in content_tokens(text)
+                          if word not in pre_vocabulary and word not in template and word not in allowed})
         if unknown:
             problems.append(f"{where}: public words never seen before the cutoff: {', '.join(unknown[:10])}")
     return problems
