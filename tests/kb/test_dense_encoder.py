@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
 import os
@@ -51,21 +52,27 @@ def test_torch_backend_and_unknown_backend() -> None:
         Embedder(model="some-org/hub-only-model", backend="onnx").encode(["a"])
 
 
-def test_fresh_process_search_does_not_import_torch(built_kb: KnowledgeBase, kb_cache: Path) -> None:
-    Embedder(cache_dir=kb_cache).encode(["make sure the ONNX export exists"])
+def _modules_loaded_by_search(built_kb: KnowledgeBase, kb_cache: Path, query: str,
+                              watched: tuple[str, ...]) -> list[str]:
+    """Run `foresci kb search` in a fresh process; return which of ``watched`` modules it imported."""
     script = (
         "import sys; from foresci.cli import main; sys.argv = ['foresci', 'kb', 'search', "
-        f"{str(built_kb.path)!r}, 'tool-using agents never seen before', '--cutoff', "
-        f"{built_kb.max_date.isoformat()!r}, '-k', '3']\n"
+        f"{str(built_kb.path)!r}, {query!r}, '--cutoff', {built_kb.max_date.isoformat()!r}, '-k', '3']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = ('torch', 'transformers', 'sentence_transformers')\n"
-        "print('heavy:', sorted(name for name in heavy if name in sys.modules))"
+        f"print('loaded:', sorted(name for name in {watched!r} if name in sys.modules))"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "FORESCI_CACHE_DIR": str(kb_cache), "COLUMNS": "200"}
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert "heavy: []" in result.stdout
     assert "papers visible" in result.stdout
+    line = next(row for row in result.stdout.splitlines() if row.startswith("loaded:"))
+    return list(ast.literal_eval(line.removeprefix("loaded:").strip()))
+
+
+def test_fresh_process_search_does_not_import_torch(built_kb: KnowledgeBase, kb_cache: Path) -> None:
+    Embedder(cache_dir=kb_cache).encode(["make sure the ONNX export exists"])
+    heavy = ("torch", "transformers", "sentence_transformers")
+    assert _modules_loaded_by_search(built_kb, kb_cache, "tool-using agents never seen before", heavy) == []
 
 
 def test_second_fresh_process_search_reads_derived_postings_without_scipy(
@@ -120,17 +127,6 @@ def test_onnx_session_loads_the_optimised_copy_with_the_same_vectors(tmp_path: P
 
 def test_fresh_process_search_imports_only_the_kb_commands(built_kb: KnowledgeBase, kb_cache: Path) -> None:
     """`foresci kb search` loads the kb sub-app alone: no agents, evaluation, demo or simulator modules."""
-    script = (
-        "import sys; from foresci.cli import main; sys.argv = ['foresci', 'kb', 'search', "
-        f"{str(built_kb.path)!r}, 'graph memory for agents', '--cutoff', "
-        f"{built_kb.max_date.isoformat()!r}, '-k', '2']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "other = ('foresci.agents.cli', 'foresci.evaluation.cli', 'foresci.demo', 'foresci.sim.cli', "
-        "'foresci.tasks.cli', 'foresci.schemas', 'foresci.llm.cli')\n"
-        "print('other:', sorted(name for name in other if name in sys.modules))"
-    )
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "FORESCI_CACHE_DIR": str(kb_cache), "COLUMNS": "200"}
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert "other: []" in result.stdout
-    assert "papers visible" in result.stdout
+    other = ("foresci.agents.cli", "foresci.evaluation.cli", "foresci.demo", "foresci.sim.cli",
+             "foresci.tasks.cli", "foresci.schemas", "foresci.llm.cli")
+    assert _modules_loaded_by_search(built_kb, kb_cache, "graph memory for agents", other) == []
