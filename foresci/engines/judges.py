@@ -14,10 +14,11 @@ from typing import Any
 
 from foresci.agents.models import Answer
 from foresci.engines.cluster import RemoteFailure, imap_unordered
-from foresci.evaluation.scoring import JudgedParts, judge_failed, run_judges
+from foresci.evaluation.loading import ReleaseData
+from foresci.evaluation.scoring import JudgedParts, judge_failed, judge_recorded
 from foresci.evaluation.trace import PaperDates
 from foresci.settings import Settings
-from foresci.transcripts import Transcript, recording
+from foresci.transcripts import Transcript
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class JudgeSpec:
     """What a worker needs to judge answers of one evaluation."""
 
     settings: Settings
-    release: Any  # foresci.evaluation.loading.ReleaseData
+    release: ReleaseData
     kb_dates: PaperDates | None
     token: str
 
@@ -43,22 +44,13 @@ def judge_on_worker(spec: JudgeSpec, answer: Answer) -> tuple[JudgedParts, dict[
     if client is None:
         client = _CLIENTS[spec.token] = LLMClient(spec.settings, role="judge")
     child = client.child()
-    release = spec.release
-    with recording() as transcript:
-        parts = run_judges(
-            child,
-            answer,
-            release.tasks[answer.task_id],
-            release.hidden[answer.task_id],
-            spec.settings.evaluation,
-            spec.kb_dates,
-        )
+    parts, transcript = judge_recorded(child, answer, spec.release, spec.settings.evaluation, spec.kb_dates)
     usage = child.usage.as_dict() if isinstance(child.usage, Usage) else {}
     return parts, usage, transcript
 
 
 def judge_on_ray(
-    answers: list[Answer], release: Any, settings: Settings, kb_dates: PaperDates | None
+    answers: list[Answer], release: ReleaseData, settings: Settings, kb_dates: PaperDates | None
 ) -> Iterator[tuple[int, JudgedParts, dict[str, int], Transcript]]:
     """Yield ``(index, judged parts, usage, transcript)`` per answer as Ray workers finish judging them.
 

@@ -40,7 +40,7 @@ from foresci.evaluation.scoring import (
     FORECAST_FAMILY,
     JudgedParts,
     answer_text,
-    run_judges,
+    judge_recorded,
     score_forecast_answer,
     score_task_answer,
 )
@@ -50,7 +50,6 @@ from foresci.io import append_jsonl, write_json, write_jsonl
 from foresci.locks import artifact_lock
 from foresci.settings import Settings
 from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TranscriptLog, prune_transcripts, secrets_of
-from foresci.transcripts import recording
 
 SCORES_NAME = "scores.jsonl"
 SUMMARY_NAME = "summary.json"
@@ -225,15 +224,7 @@ def score_answers(
         return scored
 
     def judge(answer: Answer) -> tuple[JudgedParts, str | None]:
-        with recording() as transcript:
-            parts = run_judges(
-                client,
-                answer,
-                release.tasks[answer.task_id],
-                release.hidden[answer.task_id],
-                settings.evaluation,
-                kb_dates,
-            )
+        parts, transcript = judge_recorded(client, answer, release, settings.evaluation, kb_dates)
         if transcripts is None:
             return parts, None
         key = answer_key(answer.task_id, answer.method, answer.model, answer.mode)

@@ -11,6 +11,7 @@ from foresci.evaluation.fact import judged_fact, offline_fact, public_texts
 from foresci.evaluation.forecast import brier, brier_skill, numeric_scores
 from foresci.evaluation.fta import TextEncoder, reference_guided_fta, split_sentences, target_slots
 from foresci.evaluation.judges import JudgeClient, JudgeError
+from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.pers import judged_pers, offline_pers
 from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta
@@ -24,6 +25,7 @@ from foresci.evaluation.trace import (
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
 from foresci.tasks.options import resolve_option
+from foresci.transcripts import Transcript, recording
 
 RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
 SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
@@ -100,6 +102,20 @@ def run_judges(
     )
     parts.metrics["pers"] = judged_pers(client, task, hidden, answer_text(answer), settings.judge_runs)
     return parts
+
+
+def judge_recorded(
+    client: JudgeClient,
+    answer: Answer,
+    release: ReleaseData,
+    settings: EvaluationSettings,
+    kb_dates: PaperDates | None = None,
+) -> tuple[JudgedParts, Transcript]:
+    """:func:`run_judges` on one answer of ``release``, with the transcript of its judge calls."""
+    with recording() as transcript:
+        parts = run_judges(client, answer, release.tasks[answer.task_id], release.hidden[answer.task_id],
+                           settings, kb_dates)
+    return parts, transcript
 
 
 def ranking_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricResult:
