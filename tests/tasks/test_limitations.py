@@ -43,6 +43,43 @@ def test_results_and_contributions_are_not_limitations() -> None:
     assert named_limitation("Medical question answering") is None
 
 
+def test_praise_of_the_field_is_not_a_limitation() -> None:
+    """An opener praising recent progress states no limitation; when a contrast follows, only what follows
+    it is the limitation (the real 2025-12-31 release had kept 'Recent advances in text-to-video diffusion
+    models have enabled high-quality video synthesis' as a bottleneck)."""
+    praise = "Recent advances in text-to-video diffusion models have enabled high-quality video synthesis"
+    assert not is_limitation(praise + ".")
+    assert not is_limitation("Recent breakthroughs in text-to-4D generation rely on pre-trained text-to-image "
+                             "and text-to-video models to generate dynamic 3D scenes.")
+    found = extract_limitations(praise + ", but controllable generation remains challenging, particularly "
+                                "under limited data and compute.")
+    assert [item.text for item in found] == ["controllable generation remains challenging, particularly "
+                                             "under limited data and compute"]
+    assert not is_limitation("FunnelRAG establishes a progressive retrieval pipeline, which can relieve the "
+                             "burden on one retriever.")
+
+
+def test_limitations_beside_praise_or_unobtained_results_are_found() -> None:
+    """Labelled-style limitations the result filter used to drop: a limitation after praise that names a
+    result ('have demonstrated ..., yet they often fail'), a result not obtained ('fail to achieve'), and
+    the problem a contribution addresses named mid-sentence ('a mechanism to address <problem>')."""
+    found = extract_limitations(
+        "Large language models (LLMs) have demonstrated strong reasoning and tool-use capabilities, yet they "
+        "often fail in real-world tool interactions due to incorrect parameterization or poor tool "
+        "selection. Meanwhile, existing editing methods either fail to achieve effective non-rigid editing or "
+        "require time-consuming fine-tuning. We propose MemoryBank, a memory mechanism to address the "
+        "deficiency of long-term memory in LLMs. To further mitigate the discontinuity of generated details, "
+        "we insert a temporal module into the decoder.")
+    assert [(item.kind, item.text) for item in found] == [
+        ("stated", "they often fail in real-world tool interactions due to incorrect parameterization or "
+                   "poor tool selection"),
+        ("stated", "existing editing methods either fail to achieve effective non-rigid editing or require "
+                   "time-consuming fine-tuning"),
+        ("motive", "the deficiency of long-term memory in LLMs"),
+        ("motive", "the discontinuity of generated details")]
+    assert not extract_limitations("We propose X to address this issue by caching keys.")
+
+
 def _layer_rows(limit: int) -> list[tuple[str, list[str]]]:
     root = require_shared("releases/researchforesight-kb-layer/domains")
     rows: list[tuple[str, list[str]]] = []
