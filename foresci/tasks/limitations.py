@@ -70,7 +70,7 @@ UNOBTAINED = re.compile(
     r"\b(?:demonstrat|exhibit|show)\w*\s+(?:limited|poor|weak|insufficient|inferior|degraded|suboptimal|"
     r"unstable|inconsistent)\b",
     re.IGNORECASE)
-# a sentence describing a remedy, not a limitation ("which can relieve the burden", "to overcome the scarcity")
+# a sentence describing a remedy, not a limitation ("which can relieve the burden", "to overcome X")
 SOLVES = re.compile(
     r"\b(?:reliev\w+|alleviat\w+|mitigat\w+|overcom\w+|resolv\w+|eliminat\w+|remed(?:y|ies|ied)|"
     r"circumvent\w*|tackl\w+|(?:thus|thereby|to|can|will|which|and) reduc\w+)\b", re.IGNORECASE)
@@ -137,7 +137,8 @@ def limitation_part(sentence: str) -> str | None:
 
 def _stated(text: str) -> str | None:
     """``text`` when it carries a limitation cue (or opens with a contrast) and reports no result."""
-    if len(text.split()) < 3 or RESULT.search(UNOBTAINED.sub(" ", text)) or SOLVES.search(UNOBTAINED.sub(" ", text)):
+    obtained = UNOBTAINED.sub(" ", text)
+    if len(text.split()) < 3 or RESULT.search(obtained) or SOLVES.search(obtained):
         return None
     return text if CUES.search(text) or CONTRAST.match(text) else None
 

@@ -222,3 +222,56 @@ def test_poisson_share_slope_recovers_planted_growth() -> None:
         assert abs(float(np.mean(estimates)) - planted) < 0.015
     slope, error = poisson_log_slope([0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1], [100] * 12)
     assert slope > 0.2 and error > 0.15  # steep but noise: the volume floor keeps it out of first place
+
+
+class _VenueView:
+    """A KB view of one domain whose 'graph memory' papers move from ACL to NeurIPS over the year."""
+
+    cutoff = date(2025, 12, 31)
+
+    def __init__(self) -> None:
+        from foresci.kb.models import Paper
+
+        plan = {1: ["ACL"] * 4, 2: ["ACL"] * 3, 3: ["ACL", "NeurIPS"], 4: ["ACL"], 5: [], 6: [],
+                7: ["ACL", "NeurIPS"], 8: ["NeurIPS"], 9: ["ACL", "NeurIPS"], 10: ["NeurIPS"],
+                11: ["ACL", "NeurIPS"], 12: ["NeurIPS"]}
+        self._papers = [
+            Paper(paper_id=f"2025.{month:02d}{index:03d}", title=f"graph memory paper {month}-{index}",
+                  abstract="We study graph memory for language agents.", categories=["cs.CL"],
+                  comment=f"Accepted to {venue} 2025", announced=date(2025, month, 10))
+            for month, venues in plan.items() for index, venue in enumerate(venues)
+        ]
+
+    def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ("core", "support")) -> list[Any]:
+        return list(self._papers)
+
+    def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for paper in self._papers:
+            key = f"{paper.announced.year:04d}-{paper.announced.month:02d}"
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def search(self, query: str, k: int = 10, domain: str | None = None) -> list[Any]:
+        return []
+
+    def get(self, paper_id: str) -> Any:
+        return next((paper for paper in self._papers if paper.paper_id == paper_id), None)
+
+    def embeddings(self, paper_ids: Any) -> Any:
+        raise NotImplementedError
+
+
+def test_venue_trend_reads_momentum_that_persistence_does_not() -> None:
+    """ACL has the most acceptances over the year (11 vs 7), NeurIPS most of the recent half (6 vs 3):
+    persistence ranks ACL first, trend ranks the rising NeurIPS family first (their answers used to be the
+    same on 25 of 25 real venue tasks)."""
+    view: Any = _VenueView()
+    task = TASKS["venue_positioning"].model_copy(update={"cutoff": view.cutoff})
+    top = {
+        kind: Forecaster(kind, view, AgentSettings()).venue(task)[0].ranking  # type: ignore[arg-type]
+        for kind in ("trend", "persistence")
+    }
+    assert [item.option_id for item in top["persistence"]][:2] == ["V2", "V1"]
+    assert top["trend"][0].option_id == "V1"
+    assert "projected share" in top["trend"][0].reason and "6 since" in top["trend"][0].reason

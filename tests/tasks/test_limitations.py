@@ -49,8 +49,8 @@ def test_praise_of_the_field_is_not_a_limitation() -> None:
     models have enabled high-quality video synthesis' as a bottleneck)."""
     praise = "Recent advances in text-to-video diffusion models have enabled high-quality video synthesis"
     assert not is_limitation(praise + ".")
-    assert not is_limitation("Recent breakthroughs in text-to-4D generation rely on pre-trained text-to-image "
-                             "and text-to-video models to generate dynamic 3D scenes.")
+    assert not is_limitation("Recent breakthroughs in text-to-4D generation rely on pre-trained "
+                             "text-to-image and text-to-video models to generate dynamic 3D scenes.")
     found = extract_limitations(praise + ", but controllable generation remains challenging, particularly "
                                 "under limited data and compute.")
     assert [item.text for item in found] == ["controllable generation remains challenging, particularly "
@@ -66,8 +66,8 @@ def test_limitations_beside_praise_or_unobtained_results_are_found() -> None:
     found = extract_limitations(
         "Large language models (LLMs) have demonstrated strong reasoning and tool-use capabilities, yet they "
         "often fail in real-world tool interactions due to incorrect parameterization or poor tool "
-        "selection. Meanwhile, existing editing methods either fail to achieve effective non-rigid editing or "
-        "require time-consuming fine-tuning. We propose MemoryBank, a memory mechanism to address the "
+        "selection. Meanwhile, existing editing methods either fail to achieve effective non-rigid editing "
+        "or require time-consuming fine-tuning. We propose MemoryBank, a memory mechanism to address the "
         "deficiency of long-term memory in LLMs. To further mitigate the discontinuity of generated details, "
         "we insert a temporal module into the decoder.")
     assert [(item.kind, item.text) for item in found] == [
