@@ -53,6 +53,7 @@ from foresci.taxonomy.models import Trajectory
 from foresci.taxonomy.venues import accepted_venue_family
 
 Kind = Literal["trend", "persistence"]
+MIN_TREND_MENTIONS = 2  # statements a limitation needs before trend reads its momentum
 VENUE_PRIOR = 1.0  # acceptances added to every venue family in each half (trend's venue momentum)
 CUE_WORDS = frozenset(
     {
@@ -359,7 +360,9 @@ class Forecaster:
         return answer, artifact
 
     def bottleneck(self, task: Task) -> tuple[BottleneckAnswer, SupportArtifact]:
-        """The most recurrent (persistence) or fastest-rising (trend) limitation and its opportunity."""
+        """The most recurrent (persistence) or fastest-rising (trend: :func:`limitation_momentum`, among
+        limitations stated at least ``MIN_TREND_MENTIONS`` times when any is) limitation and its
+        opportunity."""
         papers = self._neighbours(task, "subdirection")
         background = self._domain_papers(task)[-1000:]
         middle = self.view.cutoff.toordinal() - 15 * self.settings.trend_months
@@ -389,14 +392,19 @@ class Forecaster:
             recent = [paper for paper in matching if paper.announced.toordinal() >= middle]
             return matching, recent
 
-        def score(phrase: str) -> float:
+        recent_papers = sum(paper.announced.toordinal() >= middle for paper in papers)
+
+        def score(phrase: str) -> tuple[float, ...]:
             matching, recent = support(phrase)
             if self.kind == "persistence":
-                return float(len(matching))
-            return 2.0 * len(recent) - (len(matching) - len(recent))
+                return (float(len(matching)),)
+            growth = limitation_momentum(
+                len(matching) - len(recent), len(recent), len(papers) - recent_papers, recent_papers
+            )
+            return (float(len(matching) >= MIN_TREND_MENTIONS), growth, float(len(matching)))
 
         chosen = (
-            max(phrases, key=lambda phrase: (score(phrase), -phrases.index(phrase)))
+            max(phrases, key=lambda phrase: (*score(phrase), -phrases.index(phrase)))
             if phrases
             else "unknown bottleneck"
         )
@@ -447,6 +455,13 @@ def venue_momentum(earlier: Mapping[str, int], recent: Mapping[str, int],
         now = (recent.get(name, 0) + VENUE_PRIOR) / recent_total
         projected[name] = now * now / before
     return projected
+
+
+def limitation_momentum(before: int, recent: int, before_papers: int, recent_papers: int) -> float:
+    """Log growth of a limitation's share of the related papers from the earlier to the recent half of the
+    months read (half a mention added to each count): a limitation taking a growing share of the papers
+    rises, one whose mentions only follow the volume of papers does not."""
+    return math.log(((recent + 0.5) / (recent_papers + 1)) / ((before + 0.5) / (before_papers + 1)))
 
 
 def _venue_reason(kind: Kind, weight: float) -> str:
