@@ -3,8 +3,13 @@
 A sentence is a limitation statement when it carries a limitation cue ("suffer from", "struggle to",
 "remains challenging", "costly", "lack of", "prone to", ...) and no result or contribution marker ("we
 propose", "our method", "outperforms", "achieves", "% improvement", ...). One exception keeps the motive of
-a contribution: "To address the high cost of X, we propose Y" yields "the high cost of X". Each statement
-is trimmed to the clause that names the limitation (see :func:`limitation_clause`).
+a contribution: "To address the high cost of X, we propose Y" yields "the high cost of X", and so does
+"we propose Y to mitigate the high cost of X" (a motive named mid-sentence). Each statement is trimmed to
+the clause that names the limitation (see :func:`limitation_clause`).
+
+Praise of the field is no limitation ("Recent advances in X have enabled Y"); when a contrast follows
+("..., but Z remains challenging"), only what follows it is. A result not obtained ("fail to achieve",
+"demonstrate limited") is no result; a remedy ("which can relieve the burden") is no limitation.
 
 Measured against the LLM-extracted problem statements and limitations of the ResearchForesight KB layer by
 ``benchmarks/quality.py``.
