@@ -61,7 +61,8 @@ MOTIVE = re.compile(
     re.IGNORECASE)
 # the motive of a contribution inside a sentence: "we propose X to mitigate <motive> by ..."
 INNER_MOTIVE = re.compile(
-    r"\b(?:to|that|which)\s+(?:further |better |effectively |explicitly |jointly )?(?:address(?:es)?|"
+    r"\b(?:to|that|which)\s+"
+    r"(?:further |better |effectively |explicitly |jointly )?(?:address(?:es)?|"
     r"tackles?|overcomes?|mitigates?|alleviates?|resolves?|remed(?:y|ies)|eliminates?|circumvents?|"
     r"combats?|counteracts?)\s+(?P<motive>[^,;:()]+?)(?=\s*[,;:()]|\s+(?:by|through|via|while|whereby|"
     r"thereby|using|with|without|and (?:thus|thereby|enables?|improves?|achieves?))\b|\s*$)",
@@ -71,7 +72,7 @@ UNOBTAINED = re.compile(
     r"\b(?:fail\w*|unable|struggl\w*|difficult|hard|cannot|can not|not|no longer|without|rarely|lack\w*|"
     r"inability)\s+(?:\w+\s+){0,3}?(?:achiev|attain|improv|yield|demonstrat|surpass|outperform|boost|"
     r"tackl|address|handl|resolv|overcom|mitigat|alleviat|eliminat)\w*|"
-    r"\bto\s+(?:achieve|attain|improve|boost|surpass|outperform|yield|demonstrate)\b|"
+    r"\bto\s+(?:achieve|attain|improve|boost|surpass|outperform|yield|demonstrate)\b(?:\s+[\w-]+){0,3}|"
     r"\b(?:demonstrat|exhibit|show)\w*\s+(?:limited|poor|weak|insufficient|inferior|degraded|suboptimal|"
     r"unstable|inconsistent)\b",
     re.IGNORECASE)
@@ -81,8 +82,22 @@ SOLVES = re.compile(
     r"circumvent\w*|tackl\w+|(?:thus|thereby|to|can|will|which|and) reduc\w+)\b", re.IGNORECASE)
 # a contrast inside a sentence: what follows it is the limitation ("X has enabled Y, but Z remains hard")
 CONTRAST_SPLIT = re.compile(
-    r"(?:,\s*|\s+)(?:but|yet)\s+(?!also\b|not\b)|[,;]\s*(?:however|whereas|nevertheless|nonetheless)"
+    r",\s*yet\s+(?!also\b|not\b)|(?:,\s*|\s+)but\s+(?!also\b|not\b)|"
+    r"[,;]\s*(?:however|whereas|nevertheless|nonetheless)"
     r"\s*,?\s+", re.IGNORECASE)
+# progress that raises a problem is no praise ("The rapid advancement of X has raised concerns about Y")
+RAISES = re.compile(r"\b(?:rais(?:e|es|ed|ing)|pos(?:e|es|ed|ing)|brings?|brought|introduc\w+)\s+"
+                    r"(?:\w+\s+){0,2}(?:concerns?|challenges?|risks?|questions?|issues?|problems?)\b",
+                    re.IGNORECASE)
+# a clause without its own subject ("..., but often suffer from X"): it takes the subject of the sentence
+PREDICATE_START = re.compile(
+    r"^(?:(?:often|still|also|usually|typically|largely|frequently|heavily|generally|remain|remains|are|is|"
+    r"suffers?|struggles?|faces?|lacks?|fails?|tends?|have|has|can|cannot|do|does|introduces?|incurs?|"
+    r"requires?|rel(?:y|ies)|overlooks?|ignores?|neglects?|exhibits?|yields?|produces?)\b)", re.IGNORECASE)
+SUBJECT = re.compile(
+    r"^(?P<subject>.+?)\s+(?:is|are|was|were|has|have|had|can|could|show|shows|shown|demonstrates?|"
+    r"excels?|achieves?|enables?|offers?|provides?|becomes?|becoming|performs?|improves?|holds?|made|makes|"
+    r"emerged|emerges|leverages?|utili[sz]es?|uses?|allows?)\b", re.IGNORECASE)
 # a sentence praising the field: no limitation unless a contrast follows
 POSITIVE_OPENER = re.compile(
     r"^(?:(?:the\s+)?(?:recent|rapid|remarkable|significant|impressive|substantial|tremendous|great)\s+"
@@ -100,12 +115,17 @@ CONTRAST = re.compile(r"^(?:however|nevertheless|nonetheless|unfortunately|but|y
 CONCESSION = re.compile(r"^(?:although|though|even though|while|whilst|despite|in spite of)\b[^,]*,\s*",
                         re.IGNORECASE)
 FINDING = re.compile(
-    r"^.*?\b(?:we|our (?:analysis|study|experiments?|investigation|results?|findings?))\s+(?:\w+\s+)?"
+    r"^.*?\b(?:we|our (?:analys[ie]s|study|experiments?|investigation|results?|findings?|evaluations?|"
+    r"benchmark))\s+(?:\w+\s+)?"
     r"(?:identify|identifies|find|finds|found|observe|observes|note|notes|argue|argues|show|shows|reveal|"
     r"reveals|discover|discovers|highlight|highlights)\s+(?:that\s+)?",
     re.IGNORECASE)
 GENERIC_INNER = re.compile(r"^(?:th(?:is|ese|ose|e above|e aforementioned)|such|both|all|each|it|its|their|"
-                           r"them)\b", re.IGNORECASE)
+                           r"them|the (?:\w+ )?(?:challenges?|issues?|problems?|limitations?|gaps?)$|"
+                           r"(?:key|major|main|several|many|various) (?:challenges|issues|problems|"
+                           r"limitations))\b", re.IGNORECASE)
+CONTRIBUTION = re.compile(r"\b(?:we|our|this (?:paper|work|study)|propos\w+|introduc\w+|present\w*)\b",
+                          re.IGNORECASE)
 GENERIC_MOTIVE = re.compile(r"^(?:th(?:is|ese|ose) (?:issues?|limitations?|challenges?|problems?|gaps?|"
                             r"shortcomings?|drawbacks?)|them|it|this)$", re.IGNORECASE)
 
@@ -134,8 +154,11 @@ def limitation_part(sentence: str) -> str | None:
     if contrast is not None and _stated(text[:contrast.start()]) is None:
         after = _stated(text[contrast.end():])
         if after is not None:
+            subject = SUBJECT.match(text[:contrast.start()])
+            if PREDICATE_START.match(after) and subject is not None and "," not in subject.group("subject"):
+                return f"{subject.group('subject')} {after}"
             return after
-    if POSITIVE_OPENER.match(text):
+    if POSITIVE_OPENER.match(text) and not RAISES.search(text):
         return None
     return _stated(text)
 
@@ -200,7 +223,7 @@ def extract_limitations(abstract: str) -> list[Limitation]:
         if part is not None:
             found.append(Limitation(text=limitation_clause(part), sentence=sentence, kind="stated"))
             continue
-        for inner in INNER_MOTIVE.finditer(sentence):
+        for inner in INNER_MOTIVE.finditer(sentence if CONTRIBUTION.search(sentence) else ""):
             clause = inner.group("motive").strip().rstrip(" .")
             if (len(clause.split()) >= 2 and not GENERIC_MOTIVE.match(clause)
                     and not RESULT.search(clause) and not GENERIC_INNER.match(clause)):

@@ -78,6 +78,10 @@ def test_limitations_beside_praise_or_unobtained_results_are_found() -> None:
         ("motive", "the deficiency of long-term memory in LLMs"),
         ("motive", "the discontinuity of generated details")]
     assert not extract_limitations("We propose X to address this issue by caching keys.")
+    subjectless = extract_limitations("Large language models (LLMs) demonstrate strong reasoning abilities "
+                                      "but face limitations such as hallucinations and outdated knowledge.")
+    assert [item.text for item in subjectless] == ["Large language models (LLMs) face limitations such as "
+                                                   "hallucinations and outdated knowledge"]
 
 
 def _layer_rows(limit: int) -> list[tuple[str, list[str]]]:
