@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from datetime import date
 from functools import lru_cache
@@ -41,6 +42,8 @@ from foresci.taxonomy.signals import split_sentences
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 MIN_OPPORTUNITY_PAPERS = 3
+MIN_TAKING_UP = 1  # papers addressing the bottleneck that must write the opportunity
+ASSOCIATION = 1.5  # ... at this many times the rate of the node's other window papers
 MIN_MARKER_PAPERS = 3
 MIN_MARKER_LIFT = 2.0
 FRAGMENT_STARTS = frozenset(["of", "for", "to", "in", "on", "with", "by", "and", "or", "from", "as", "at"])
@@ -126,7 +129,7 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
         for text in (signal.text, *signal.variants):
             part = named_limitation(text)
             if part is not None:
-                phrase = core_phrase(limitation_clause(part))
+                phrase = limitation_phrase(limitation_clause(part))
                 if phrase.split()[0].lower() in FRAGMENT_STARTS:
                     break  # a fragment ("of this capability of ..."), not a limitation
                 key = f" {phrase_key(phrase)} "
@@ -134,6 +137,15 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
                     kept[key.strip()] = (signal, phrase)
                 break
     return list(kept.values())
+
+
+def limitation_phrase(clause: str) -> str:
+    """The limitation a clause names, cut to its core (``core_phrase``) but keeping what is missing a lack:
+    "existing methods lack support for multi-object scenes" -> "lack of support for multi-object scenes",
+    never the bare "support for multi-object scenes" (a topic, not a limitation)."""
+    phrase = core_phrase(clause)
+    lacked = re.search(r"\b(?:lacks?|lacking)\s+" + re.escape(phrase.split()[0]), clause, re.IGNORECASE)
+    return f"lack of {phrase}" if phrase != clause and lacked else phrase
 
 
 @lru_cache(maxsize=20_000)
@@ -168,7 +180,7 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
 def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bool:
     """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity,
     not made only of domain-common words, and mostly of words outside the bottleneck (``exclude``)."""
-    if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
+    if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
         return False
     if set(words) <= domain.common_tokens | CLOSED:
         return False
@@ -183,8 +195,14 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     outside the bottleneck (``exclude``), not an evaluation quantity ("success rate") and not made only of
     words common in the domain.
 
+    The papers ``addressing`` the bottleneck (all window papers when None) must take the phrase up: at
+    least ``MIN_TAKING_UP`` of them write it, at ``ASSOCIATION`` times the rate of the node's other window
+    papers. A phrase the whole sub-direction turns to regardless of the bottleneck ("policy optimization"
+    in video generation) is the node's trend, not what reducing the bottleneck opens.
+
     Ranked first by how many of the papers ``addressing`` the bottleneck write the phrase next to it (its
-    sentence or the next: "now that X is reduced, we pursue Y"), then by over-representation. A phrase is
+    sentence or the next: "now that X is reduced, we pursue Y"), then by how many of them write it, then by
+    over-representation. A phrase is
     subsumed by a longer eligible phrase used as often, never by an ineligible one ("Y for Z" hides no "Y").
     (The builder then drops phrases the public task already names: they are no post-cutoff opportunity.)"""
     focus = [text_phrases(domain.papers[paper_id].text) for paper_id in window]
@@ -194,7 +212,11 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
     near: Counter[str] = Counter(key for paper_id in (window if addressing is None else addressing)
                                  for key in _near(domain.papers[paper_id].text, wanted))
-    scored: list[tuple[int, float, str, int]] = []
+    taking_up = set(window if addressing is None else addressing)
+    used: Counter[str] = Counter(key for paper_id, phrases in zip(window, focus, strict=True)
+                                 if paper_id in taking_up for key in phrases)
+    others = max(1, len(focus) - len(taking_up))
+    scored: list[tuple[int, int, float, str, int]] = []
     eligible = {key: count for key, count in counts.items()
                 if count >= min_support and _eligible(key.split(), domain, exclude)}
     dropped = subsumed(eligible)
@@ -202,15 +224,17 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
         if key in dropped:
             continue
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
-        if share > prior_share:
-            scored.append((near[key], share * math.log(share / prior_share), key, count))
-    scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
+        taken_up = (used[key] >= MIN_TAKING_UP
+                    and used[key] / len(taking_up) >= ASSOCIATION * (count - used[key]) / others)
+        if share > prior_share and taken_up:
+            scored.append((near[key], used[key], share * math.log(share / prior_share), key, count))
+    scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
     surfaces: dict[str, Counter[str]] = {}
     for phrases in focus:
         for key, forms in phrases.items():
             surfaces.setdefault(key, Counter()).update(forms)
     return [(surfaces[key].most_common(1)[0][0] if surfaces.get(key) else key, count)
-            for _, _, key, count in scored[:4]]
+            for _, _, _, key, count in scored[:4]]
 
 
 def _coherent_opportunity(domain: DomainEvidence, evidence: NodeEvidence, subject: str, bottleneck: str,
