@@ -289,9 +289,9 @@ class Forecaster:
             -3000:
         ]
 
-    def _neighbours(self, task: Task, key: str, k: int = 60) -> list[Paper]:
+    def _neighbours(self, task: Task, key: str, k: int = 60, limit: int | None = 1000) -> list[Paper]:
         """Papers of the task's subject over the months read: those naming two of its key terms (one when
-        that finds under 20), else the top search hits."""
+        that finds under 20; the ``limit`` most recent, all when None), else the top search hits."""
         terms = [str(term).lower() for term in task.context.get("key_terms", []) or [] if str(term).strip()]
         if terms:
             first = months_before(self.view.cutoff, self.settings.trend_months)[0]
@@ -303,7 +303,7 @@ class Forecaster:
             for needed in (min(2, len(terms)), 1):
                 named = [paper for paper in recent if hits[paper.paper_id] >= needed]
                 if len(named) >= 20 or (needed == 1 and named):
-                    return named[-1000:]
+                    return named if limit is None else named[-limit:]
         text = " ".join([str(task.context.get(key, "")), task.title]).strip()
         return [
             hit.paper
@@ -315,7 +315,9 @@ class Forecaster:
         """Venue families ranked by their acceptances among related papers over the months read
         (persistence), or by their share projected one half-period ahead from its change between the
         earlier and the recent half of those months (trend, :func:`venue_momentum`)."""
-        papers = self._neighbours(task, "contribution")
+        # trend reads a series, so every related paper of the months read (the 1,000 most recent can all
+        # fall in the last months); persistence keeps its naive reading of the most recent ones
+        papers = self._neighbours(task, "contribution", limit=None if self.kind == "trend" else 1000)
         accepted = {paper.paper_id: accepted_venue_family(paper) for paper in papers}
         months = self.months()
         recent_from = months[len(months) // 2] if len(months) > 1 else months[0]
@@ -363,7 +365,7 @@ class Forecaster:
         """The most recurrent (persistence) or fastest-rising (trend: :func:`limitation_momentum`, among
         limitations stated at least ``MIN_TREND_MENTIONS`` times when any is) limitation and its
         opportunity."""
-        papers = self._neighbours(task, "subdirection")
+        papers = self._neighbours(task, "subdirection", limit=None if self.kind == "trend" else 1000)
         background = self._domain_papers(task)[-1000:]
         middle = self.view.cutoff.toordinal() - 15 * self.settings.trend_months
         statements: list[tuple[Paper, str]] = []
