@@ -250,3 +250,16 @@ def test_a_lack_stays_a_lack_in_the_bottleneck_phrase() -> None:
     assert limitation_phrase("low-resource languages lack sufficient parallel corpora") == (
         "lack of sufficient parallel corpora")
     assert limitation_phrase("training remains limited by flux drift instability") == "flux drift instability"
+
+
+def test_a_single_word_of_the_node_restates_a_bottleneck(evidence: DomainEvidence) -> None:
+    """A limitation named by one marker word ('overthinking' in reasoning models) is restated by the papers
+    using it when the word is the node's own; a single word that is not never makes a mention."""
+    from foresci.tasks.builders.bottleneck import mentions, node_markers
+
+    node = evidence.nodes["n_vorp"]
+    signal = Signal(kind="bottleneck", text="flux", first_seen=date(2025, 1, 1))
+    own = node_markers("flux drift instability", node, evidence)
+    assert "flux" in own
+    assert len(mentions(signal, evidence, node.window_ids, own)) >= 3
+    assert not mentions(signal, evidence, node.window_ids)

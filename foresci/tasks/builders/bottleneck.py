@@ -81,10 +81,14 @@ def node_markers(text: str, evidence: NodeEvidence, domain: DomainEvidence) -> f
                      and local[word] / len(evidence.pre_ids) >= MIN_MARKER_LIFT * counts[word] / max(1, size))
 
 
-def mentions(signal: Signal, domain: DomainEvidence, paper_ids: list[str]) -> list[str]:
-    """Ids of the papers holding most marker words of the signal's limitation phrase (or of a variant)."""
+def mentions(signal: Signal, domain: DomainEvidence, paper_ids: list[str],
+             own: frozenset[str] = frozenset()) -> list[str]:
+    """Ids of the papers holding most marker words of the signal's limitation phrase (or of a variant).
+
+    A phrasing needs two marker words, or one that is the node's own (``own``, :func:`node_markers`:
+    "overthinking" in reasoning models), so that a single common word never makes a mention."""
     phrasings = [marker_words(core_phrase(text), domain) for text in (signal.text, *signal.variants)]
-    phrasings = [words for words in phrasings if len(words) >= 2]
+    phrasings = [words for words in phrasings if len(words) >= 2 or (words and words <= own)]
     return [paper_id for paper_id in paper_ids
             if any(len(words & domain.token_set(paper_id)) >= MATCH_THRESHOLD * len(words)
                    for words in phrasings)]
@@ -275,10 +279,11 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                domain_name: str) -> Built | None:
     pool: list[Scored] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
-        if not node_markers(phrase, evidence, domain):
+        own = node_markers(phrase, evidence, domain)
+        if not own:
             continue
-        before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
-                                                                             evidence.window_ids)
+        before = mentions(signal, domain, evidence.pre_ids, own)
+        after = mentions(signal, domain, evidence.window_ids, own)
         growth = math.log(((len(after) + 1) / (evidence.window + 1))
                           / ((len(before) + 1) / (evidence.pre_total + 1)))
         pool.append((growth, signal, before, after, phrase))
