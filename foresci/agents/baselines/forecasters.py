@@ -395,15 +395,23 @@ class Forecaster:
             return matching, recent
 
         recent_papers = sum(paper.announced.toordinal() >= middle for paper in papers)
+        paper_words = [(paper, set(content_tokens(paper.text))) for paper in papers]
+
+        def mentioned(phrase: str) -> tuple[int, int]:
+            """Related papers (earlier half, recent half) whose text holds most words of the phrase: cue
+            sentences alone state a limitation too rarely (2-7 of 300-600 papers) for a share to move."""
+            words = set(content_tokens(phrase))
+            needed = max(1, math.ceil(0.6 * len(words)))
+            hits = [paper for paper, held in paper_words if words and len(words & held) >= needed]
+            recent = sum(paper.announced.toordinal() >= middle for paper in hits)
+            return len(hits) - recent, recent
 
         def score(phrase: str) -> tuple[float, ...]:
-            matching, recent = support(phrase)
             if self.kind == "persistence":
-                return (float(len(matching)),)
-            growth = limitation_momentum(
-                len(matching) - len(recent), len(recent), len(papers) - recent_papers, recent_papers
-            )
-            return (float(len(matching) >= MIN_TREND_MENTIONS), growth, float(len(matching)))
+                return (float(len(support(phrase)[0])),)
+            before, recent = mentioned(phrase)
+            growth = limitation_momentum(before, recent, len(papers) - recent_papers, recent_papers)
+            return (float(before + recent >= MIN_TREND_MENTIONS), growth, float(before + recent))
 
         chosen = (
             max(phrases, key=lambda phrase: (*score(phrase), -phrases.index(phrase)))
