@@ -76,3 +76,19 @@ def test_recurring_problem_phrases_of_limitation_sentences_are_bottleneck_candid
     assert mined[0].paper_ids == ["p0", "p1"] and mined[0].first_seen == date(2024, 3, 1)
     assert mined[1].variants[0].startswith("Existing retrievers remain limited by error propagation")
     assert mined_bottlenecks(papers, list(papers), min_papers=3) == []
+
+
+def test_a_problem_is_no_opportunity() -> None:
+    """Every paper reducing cache drift also writes 'error accumulation' (a problem) and 'gloam auditing':
+    only the latter is what reducing the bottleneck opens (the real release had offered 'error
+    accumulation' as the opportunity of 'computationally intensive sampling')."""
+    before = [_paper(f"p{index}", date(2024, 6, 1), "Learned gates remain limited by cache drift.")
+              for index in range(6)]
+    window = [_paper(f"w{index}", date(2025, 1, 15), "A pruner reduces cache drift, which enables gloam "
+                     "auditing. Severe error accumulation follows.") for index in range(4)]
+    domain = _domain(before + window)
+    found = [text.lower() for text, _ in opportunity_phrases(
+        domain, [paper.paper_id for paper in window], [paper.paper_id for paper in before],
+        exclude={"cache", "drift"}, min_support=3, bottleneck="cache drift",
+        addressing=[paper.paper_id for paper in window])]
+    assert "gloam auditing" in found and not any("accumulation" in phrase for phrase in found), found

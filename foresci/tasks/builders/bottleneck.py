@@ -24,13 +24,13 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from foresci.tasks.bottleneck_mining import mined_bottlenecks
+from foresci.tasks.bottleneck_mining import PROCESS_HEADS, mined_bottlenecks
 from foresci.tasks.builders.common import Built, display_name, eligible_nodes, node_description, task_id
 from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
-from foresci.tasks.limitations import limitation_clause, named_limitation
+from foresci.tasks.limitations import PROBLEM_HEADS, limitation_clause, named_limitation
 from foresci.tasks.lint import public_strings
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
@@ -147,7 +147,8 @@ def limitation_phrase(clause: str) -> str:
     """The limitation a clause names, cut to its core (``core_phrase``) but keeping what is missing a lack:
     "existing methods lack support for multi-object scenes" -> "lack of support for multi-object scenes",
     never the bare "support for multi-object scenes" (a topic, not a limitation)."""
-    phrase = core_phrase(clause)
+    phrase = re.sub(r"^(?:limitations?|challenges?|drawbacks?|issues?)\s*:\s*", "", core_phrase(clause),
+                    flags=re.IGNORECASE)
     lacked = re.search(r"\b(?:lacks?|lacking)\s+" + re.escape(phrase.split()[0]), clause, re.IGNORECASE)
     return f"lack of {phrase}" if phrase != clause and lacked else phrase
 
@@ -186,6 +187,8 @@ def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bo
     not made only of domain-common words, and mostly of words outside the bottleneck (``exclude``)."""
     if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
         return False
+    if PROBLEM_HEADS.match(words[-1]) or words[-1] in PROCESS_HEADS:
+        return False  # a problem ("error accumulation") is no opportunity
     if set(words) <= domain.common_tokens | CLOSED:
         return False
     return len(set(words) - exclude) >= len(words) / 2
