@@ -49,7 +49,8 @@ def template_vocabulary() -> frozenset[str]:
     text += " " + " ".join(templates.bottleneck_question("", "", probe, probe, probe))
     text += (" momentum measure growth share domain's new papers window same-length period before cutoff "
              "pre_cutoff_papers recent_papers key_terms candidates domain_name scope options contribution "
-             "description subdirection recurring_limitations_before_cutoff pre_cutoff_venue_papers key terms")
+             "description subdirection recurring_limitations_before_cutoff pre_cutoff_venue_papers key terms "
+             "its level shrunk toward typical node")
     return frozenset(content_tokens(text))
 
 

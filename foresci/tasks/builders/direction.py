@@ -76,7 +76,8 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                          "candidates": {option_of[item.node_id]: pre_cutoff_context(item)
                                         for item in options},
                          "momentum_measure": "growth of the share of the domain's new papers, window vs. "
-                                             f"{domain.level_period}"},
+                                             f"{domain.level_period} (its level shrunk toward the domain's "
+                                             "typical node)"},
                 deliverable=list(DELIVERABLES[FAMILY]))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
     label = winner.trajectory
@@ -117,7 +118,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
 
 def _option_stats(item: NodeEvidence) -> dict[str, object]:
     return {"pre_total": item.pre_total, "baseline": item.baseline, "level": item.level,
-            "window": item.window,
+            "level_estimate": round(item.level_estimate, 3), "window": item.window,
             "baseline_share": round(item.baseline_share, 6), "level_share": round(item.level_share, 6),
             "window_share": round(item.window_share, 6),
             "log_share_growth": round(item.growth, 4), "trajectory": item.trajectory}
