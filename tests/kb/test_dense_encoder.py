@@ -103,12 +103,13 @@ def test_second_fresh_process_search_reads_derived_postings_without_scipy(
 
 
 def test_onnx_session_loads_the_optimised_copy_with_the_same_vectors(tmp_path: Path) -> None:
-    """The first session saves a graph-optimised copy beside the export; later ones load it (no
-    optimisation pass at start-up) and encode exactly as the unoptimised graph optimised online."""
+    """The first session saves a graph-optimised copy beside the export, its weights in a file of their
+    own (mapped into memory at load, not parsed); later ones load it (no optimisation pass at start-up)
+    and encode exactly as the unoptimised graph optimised online."""
     import onnxruntime
 
     from foresci.embedders.model_dir import onnx_layout
-    from foresci.embedders.onnx_encoder import OnnxEncoder
+    from foresci.embedders.onnx_encoder import OPTIMIZED_WEIGHTS, OnnxEncoder, _session_options
 
     titles = _real_titles(16)
     layout = onnx_layout(DEFAULT_EMBEDDING_MODEL)
@@ -116,12 +117,20 @@ def test_onnx_session_loads_the_optimised_copy_with_the_same_vectors(tmp_path: P
     first = OnnxEncoder(layout, tmp_path, threads=1)
     export = tmp_path / "onnx" / export_key(layout.directory) / "model.onnx"
     copies = [path for path in export.parent.iterdir() if path.name != "model.onnx"]
-    assert [path.name for path in copies] == [f"model.ort{onnxruntime.__version__}-extended.onnx"]
-    stamp = copies[0].stat().st_mtime_ns
+    assert [path.name for path in copies] == [f"model.ort{onnxruntime.__version__}-extended"]
+    graph, weights = copies[0] / "model.onnx", copies[0] / OPTIMIZED_WEIGHTS
+    assert graph.stat().st_size < 1_000_000 < 80_000_000 < weights.stat().st_size  # the weights live apart
+    stamp = weights.stat().st_mtime_ns
     second = OnnxEncoder(layout, tmp_path, threads=1)
-    assert copies[0].stat().st_mtime_ns == stamp  # loaded, not written again
+    assert weights.stat().st_mtime_ns == stamp  # loaded, not written again
+    online = OnnxEncoder(layout, tmp_path, threads=1)
+    online._session = onnxruntime.InferenceSession(
+        str(export), _session_options(1, onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED),
+        providers=["CPUExecutionProvider"],
+    )
     reference = Embedder(backend="torch").encode_uncached(titles)
     np.testing.assert_array_equal(first.encode(titles), second.encode(titles))
+    np.testing.assert_array_equal(online.encode(titles), second.encode(titles))
     assert np.min(np.sum(second.encode(titles) * reference, axis=1)) > 0.9999
 
 
