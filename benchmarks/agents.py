@@ -16,17 +16,12 @@ Run: ``python benchmarks/agents.py``
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
-from pathlib import Path
+
+from scripted_toy import scripted_toy, toy_tasks
 
 from foresci.agents.answers import read_answers
 from foresci.agents.runner import ANSWERS_FILE, run_release
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the scripted server lives in tests/support
-from tests.agents.responders import answering_responder  # noqa: E402
-from tests.agents.toy import build_toy_kb, toy_tasks  # noqa: E402
-from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
 
 DESIGN_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 2, "research_agent": 4, "aris": 3, "react": 3}
 
@@ -34,12 +29,8 @@ DESIGN_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 2, "research_agent": 4, "ar
 def main() -> int:
     """Print the per-method table; exit 1 on a missed goal."""
     failures: list[str] = []
-    with (
-        tempfile.TemporaryDirectory() as scratch,
-        ScriptedOpenAIServer(responder=answering_responder) as server,
-    ):
-        root = Path(scratch)
-        settings, factory = build_toy_kb(root, server.base_url)
+    with scripted_toy() as toy:
+        root, settings, factory, server = toy.root, toy.settings, toy.view_factory, toy.server
         tasks = toy_tasks()
         print(
             f"{'method':>15} | {'calls+cached/task':>17} {'prompt tok/task':>15} {'completion tok/task':>19} "

@@ -17,18 +17,14 @@ Run: ``python benchmarks/transcripts.py``
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
+
+from scripted_toy import scripted_toy, toy_tasks
 
 from foresci.agents.answers import read_answers
 from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.io import dumps_line
 from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the scripted server lives in tests/support
-from tests.agents.responders import answering_responder  # noqa: E402
-from tests.agents.toy import build_toy_kb, toy_tasks  # noqa: E402
-from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
 
 METHODS = ("native", "hybrid_rag", "coi", "research_agent", "aris")
 
@@ -56,12 +52,8 @@ def _measure(out: Path) -> dict[str, float]:
 def main() -> int:
     """Print the per-method table; exit 1 on a missed goal."""
     failures: list[str] = []
-    with (
-        tempfile.TemporaryDirectory() as scratch,
-        ScriptedOpenAIServer(responder=answering_responder) as server,
-    ):
-        root = Path(scratch)
-        settings, factory = build_toy_kb(root, server.base_url)
+    with scripted_toy() as toy:
+        root, settings, factory = toy.root, toy.settings, toy.view_factory
         print(f"{'method':>15} | {'row B':>7} {'transcript B':>12} {'expanded B':>10} {'saved':>6} "
               f"{'calls':>5} {'hits':>5} | rerun calls, hits (per row)")
         for method in METHODS:

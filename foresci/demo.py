@@ -298,6 +298,10 @@ def demo_command(
                               judged_tasks=DEMO_LOCAL_JUDGED_TASKS)
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
+        from foresci.threads import use_idle_cores
+
+        threads = use_idle_cores(Settings())  # the local model is not competing for cores here
+        typer.echo(f"{threads} thread(s) for embedding and search (FORESCI_RUNTIME__THREADS sets it)")
         result = run_demo(out, seed=seed, per_family=per_family or DEMO_TASKS_PER_FAMILY)
     total, cpu = sum(result.timings.values()), sum(result.cpu_seconds.values())
     typer.echo(f"demo finished in {total:.0f} s (CPU {cpu:.0f} s); artifacts under {result.out}")

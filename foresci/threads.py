@@ -9,6 +9,7 @@ before the first encode or search.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any
@@ -23,6 +24,7 @@ THREAD_VARIABLES = (
 DEFAULT_THREADS = 1
 
 _applied: int | None = None
+_chosen_by_user = False
 
 
 def resolve_threads(configured: int | None) -> int:
@@ -63,8 +65,32 @@ def ensure_threads(settings: Any = None) -> int:
 
 def apply_environment_threads() -> int:
     """Apply FORESCI_RUNTIME__THREADS (else OMP_NUM_THREADS, else the default) before libraries load."""
+    global _chosen_by_user
     exported = os.environ.get("FORESCI_RUNTIME__THREADS", "").strip()
+    _chosen_by_user = exported.isdigit() or os.environ.get("OMP_NUM_THREADS", "").strip().isdigit()
     return apply_threads(resolve_threads(int(exported) if exported.isdigit() else None))
+
+
+def idle_cores() -> int:
+    """Cores no other work is using now: the core count minus the 1-minute load average, at least 1."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this platform: assume the machine is shared
+        return 1
+    return max(1, min(cores, cores - math.floor(load + 0.5)))
+
+
+def use_idle_cores(settings: Any = None) -> int:
+    """For a one-shot job on a machine nobody else is using: take the idle cores, unless threads were chosen.
+
+    The shared-machine default of one thread stays when the user set a count (FORESCI_RUNTIME__THREADS,
+    OMP_NUM_THREADS or ``runtime.threads``) or when other work keeps the cores busy (load average).
+    """
+    runtime = getattr(settings, "runtime", None)
+    if _chosen_by_user or (runtime is not None and runtime.threads is not None):
+        return ensure_threads(settings)
+    return apply_threads(idle_cores())
 
 
 def current_threads() -> int:

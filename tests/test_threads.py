@@ -67,3 +67,25 @@ def test_settings_change_loaded_libraries(monkeypatch: pytest.MonkeyPatch) -> No
 def test_negative_thread_setting_is_rejected() -> None:
     with pytest.raises(ValueError, match="threads"):
         Settings(runtime={"threads": -1})
+
+
+def test_idle_cores_subtract_the_load_of_other_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    for load, idle in ((0.05, 2), (0.4, 2), (0.6, 1), (1.0, 1), (7.5, 1)):
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+        assert threads.idle_cores() == idle, load
+
+
+def test_one_shot_jobs_take_idle_cores_unless_a_count_was_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(threads, "_chosen_by_user", False)
+    assert threads.use_idle_cores(Settings()) == 2  # a quiet machine: both cores
+    assert threads.use_idle_cores(Settings(runtime={"threads": 1})) == 1  # the setting wins
+    monkeypatch.setattr(threads, "_chosen_by_user", True)  # FORESCI_RUNTIME__THREADS / OMP_NUM_THREADS
+    threads.apply_threads(1)
+    assert threads.use_idle_cores(Settings()) == 1
+    monkeypatch.setattr(threads, "_chosen_by_user", False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 3.0, 3.0))  # busy: the shared-machine default
+    assert threads.use_idle_cores(Settings()) == 1
+    threads.apply_threads(1)
