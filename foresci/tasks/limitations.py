@@ -3,8 +3,13 @@
 A sentence is a limitation statement when it carries a limitation cue ("suffer from", "struggle to",
 "remains challenging", "costly", "lack of", "prone to", ...) and no result or contribution marker ("we
 propose", "our method", "outperforms", "achieves", "% improvement", ...). One exception keeps the motive of
-a contribution: "To address the high cost of X, we propose Y" yields "the high cost of X". Each statement
-is trimmed to the clause that names the limitation (see :func:`limitation_clause`).
+a contribution: "To address the high cost of X, we propose Y" yields "the high cost of X", and so does
+"we propose Y to mitigate the high cost of X" (a motive named mid-sentence). Each statement is trimmed to
+the clause that names the limitation (see :func:`limitation_clause`).
+
+Praise of the field is no limitation ("Recent advances in X have enabled Y"); when a contrast follows
+("..., but Z remains challenging"), only what follows it is. A result not obtained ("fail to achieve",
+"demonstrate limited") is no result; a remedy ("which can relieve the burden") is no limitation.
 
 Measured against the LLM-extracted problem statements and limitations of the ResearchForesight KB layer by
 ``benchmarks/quality.py``.
@@ -32,7 +37,16 @@ CUES = re.compile(
     r"critical |fundamental |central )?(?:issue|problem|obstacle|concern|gap)|penalty|trade-?offs?|impair\w*|"
     r"burden\w*|flaws?|limiting|concerns?|risks?|deviat\w+|"
     r"rel(?:y|ies) (?:heavily |mainly |solely |only )?on|"
-    r"existing \w+(?: \w+)? (?:typically|often|usually|mainly|mostly|only|still|either|rarely))\b",
+    r"existing \w+(?: \w+)? (?:typically|often|usually|mainly|mostly|only|still|either|rarely)|"
+    r"not (?:yet )?(?:been )?(?:well |fully |thoroughly |systematically |conclusively |adequately |"
+    r"sufficiently )?(?:established|studied|explored|addressed|understood|investigated|examined)|"
+    r"cannot|can not|unable to|inability|incapable|fall(?:s|ing)? short|lag(?:s|ging)? behind|"
+    r"underperform\w*|sub-?optimal|time-consuming|labou?r-intensive|error-prone|resource-intensive|"
+    r"computationally (?:intensive|demanding|heavy)|spurious|"
+    r"(?:demand|require)s? (?:significant|substantial|extensive|massive|considerable|large|costly|"
+    r"expensive|manual|careful)|do(?:es)? not (?:\w+ )?(?:utilize|use|exploit|consider|capture|account|"
+    r"model|address|scale|generalize|support|handle|leverage|incorporate|reflect|guarantee|transfer)|"
+    r"(?:most|many) (?:existing|current|prior|previous) \w+)\b",
     re.IGNORECASE)
 RESULT = re.compile(
     r"\b(we|our|ours|us)\b|\b(this|the present) (paper|work|study|article)\b|\b(outperform\w*|surpass\w*|"
@@ -41,8 +55,56 @@ RESULT = re.compile(
     r"|\b(?:code|data|models?) (?:is|are) (?:publicly )?available\b",
     re.IGNORECASE)
 MOTIVE = re.compile(
-    r"^\s*(?:to|in order to)\s+(?:address|tackle|overcome|mitigate|alleviate|resolve|bridge|close|"
-    r"reduce|remedy|solve|handle|fill)\s+(?P<motive>.+?),\s*(?:we|this|our)\b",
+    r"^\s*(?:to|in order to)\s+(?:further |better |effectively |jointly )?(?:address|tackle|overcome|"
+    r"mitigate|alleviate|resolve|bridge|close|reduce|remedy|solve|handle|fill)\s+(?P<motive>.+?),\s*"
+    r"(?:we|this|our)\b",
+    re.IGNORECASE)
+# the motive of a contribution inside a sentence: "we propose X to mitigate <motive> by ..."
+INNER_MOTIVE = re.compile(
+    r"\b(?:to|that|which)\s+"
+    r"(?:further |better |effectively |explicitly |jointly )?(?:address(?:es)?|"
+    r"tackles?|overcomes?|mitigates?|alleviates?|resolves?|remed(?:y|ies)|eliminates?|circumvents?|"
+    r"combats?|counteracts?)\s+(?P<motive>[^,;:()]+?)(?=\s*[,;:()]|\s+(?:by|through|via|while|whereby|"
+    r"thereby|using|with|without|and (?:thus|thereby|enables?|improves?|achieves?))\b|\s*$)",
+    re.IGNORECASE)
+# results not obtained are no results: "fail to achieve", "demonstrate limited", "requires X to achieve"
+UNOBTAINED = re.compile(
+    r"\b(?:fail\w*|unable|struggl\w*|difficult|hard|cannot|can not|not|no longer|without|rarely|lack\w*|"
+    r"inability)\s+(?:\w+\s+){0,3}?(?:achiev|attain|improv|yield|demonstrat|surpass|outperform|boost|"
+    r"tackl|address|handl|resolv|overcom|mitigat|alleviat|eliminat)\w*|"
+    r"\bto\s+(?:achieve|attain|improve|boost|surpass|outperform|yield|demonstrate)\b(?:\s+[\w-]+){0,3}|"
+    r"\b(?:demonstrat|exhibit|show)\w*\s+(?:limited|poor|weak|insufficient|inferior|degraded|suboptimal|"
+    r"unstable|inconsistent)\b",
+    re.IGNORECASE)
+# a sentence describing a remedy, not a limitation ("which can relieve the burden", "to overcome X")
+SOLVES = re.compile(
+    r"\b(?:reliev\w+|alleviat\w+|mitigat\w+|overcom\w+|resolv\w+|eliminat\w+|remed(?:y|ies|ied)|"
+    r"circumvent\w*|tackl\w+|(?:thus|thereby|to|can|will|which|and) reduc\w+)\b", re.IGNORECASE)
+# a contrast inside a sentence: what follows it is the limitation ("X has enabled Y, but Z remains hard")
+CONTRAST_SPLIT = re.compile(
+    r",\s*yet\s+(?!also\b|not\b)|(?:,\s*|\s+)but\s+(?!also\b|not\b)|"
+    r"[,;]\s*(?:however|whereas|nevertheless|nonetheless)"
+    r"\s*,?\s+", re.IGNORECASE)
+# progress that raises a problem is no praise ("The rapid advancement of X has raised concerns about Y")
+RAISES = re.compile(r"\b(?:rais(?:e|es|ed|ing)|pos(?:e|es|ed|ing)|brings?|brought|introduc\w+)\s+"
+                    r"(?:\w+\s+){0,2}(?:concerns?|challenges?|risks?|questions?|issues?|problems?)\b",
+                    re.IGNORECASE)
+# a clause without its own subject ("..., but often suffer from X"): it takes the subject of the sentence
+PREDICATE_START = re.compile(
+    r"^(?:(?:often|still|also|usually|typically|largely|frequently|heavily|generally|remain|remains|are|is|"
+    r"suffers?|struggles?|faces?|lacks?|fails?|tends?|have|has|can|cannot|do|does|introduces?|incurs?|"
+    r"requires?|rel(?:y|ies)|overlooks?|ignores?|neglects?|exhibits?|yields?|produces?)\b)", re.IGNORECASE)
+SUBJECT = re.compile(
+    r"^(?P<subject>.+?)\s+(?:is|are|was|were|has|have|had|can|could|show|shows|shown|demonstrates?|"
+    r"excels?|achieves?|enables?|offers?|provides?|becomes?|becoming|performs?|improves?|holds?|made|makes|"
+    r"emerged|emerges|leverages?|utili[sz]es?|uses?|allows?)\b", re.IGNORECASE)
+# a sentence praising the field: no limitation unless a contrast follows
+POSITIVE_OPENER = re.compile(
+    r"^(?:(?:the\s+)?(?:recent|rapid|remarkable|significant|impressive|substantial|tremendous|great)\s+"
+    r"(?:\w+\s+)?(?:advances?|advancements?|progress|breakthroughs?|developments?|success(?:es)?|"
+    r"improvements?)\b|.*\bha(?:s|ve)\s+(?:recently\s+)?(?:enabled|revolutionized|transformed|"
+    r"achieved|shown (?:great|remarkable|impressive|strong|promising)|demonstrated (?:great|remarkable|"
+    r"impressive|strong|promising)|emerged as))",
     re.IGNORECASE)
 LEAD = re.compile(
     r"^(?:however|nevertheless|nonetheless|yet|but|unfortunately|moreover|furthermore|in addition|"
@@ -53,10 +115,17 @@ CONTRAST = re.compile(r"^(?:however|nevertheless|nonetheless|unfortunately|but|y
 CONCESSION = re.compile(r"^(?:although|though|even though|while|whilst|despite|in spite of)\b[^,]*,\s*",
                         re.IGNORECASE)
 FINDING = re.compile(
-    r"^.*?\b(?:we|our (?:analysis|study|experiments?|investigation|results?|findings?))\s+(?:\w+\s+)?"
+    r"^.*?\b(?:we|our (?:analys[ie]s|study|experiments?|investigation|results?|findings?|evaluations?|"
+    r"benchmark))\s+(?:\w+\s+)?"
     r"(?:identify|identifies|find|finds|found|observe|observes|note|notes|argue|argues|show|shows|reveal|"
     r"reveals|discover|discovers|highlight|highlights)\s+(?:that\s+)?",
     re.IGNORECASE)
+GENERIC_INNER = re.compile(r"^(?:th(?:is|ese|ose|e above|e aforementioned)|such|both|all|each|it|its|their|"
+                           r"them|the (?:\w+ )?(?:challenges?|issues?|problems?|limitations?|gaps?)$|"
+                           r"(?:key|major|main|several|many|various) (?:challenges|issues|problems|"
+                           r"limitations))\b", re.IGNORECASE)
+CONTRIBUTION = re.compile(r"\b(?:we|our|this (?:paper|work|study)|propos\w+|introduc\w+|present\w*)\b",
+                          re.IGNORECASE)
 GENERIC_MOTIVE = re.compile(r"^(?:th(?:is|ese|ose) (?:issues?|limitations?|challenges?|problems?|gaps?|"
                             r"shortcomings?|drawbacks?)|them|it|this)$", re.IGNORECASE)
 
@@ -81,7 +150,23 @@ def limitation_part(sentence: str) -> str | None:
     finding = FINDING.match(text)
     if finding:
         text = CONCESSION.sub("", text[finding.end():], count=1)
-    if RESULT.search(text):
+    contrast = CONTRAST_SPLIT.search(text)
+    if contrast is not None and _stated(text[:contrast.start()]) is None:
+        after = _stated(text[contrast.end():])
+        if after is not None:
+            subject = SUBJECT.match(text[:contrast.start()])
+            if PREDICATE_START.match(after) and subject is not None and "," not in subject.group("subject"):
+                return f"{subject.group('subject')} {after}"
+            return after
+    if POSITIVE_OPENER.match(text) and not RAISES.search(text):
+        return None
+    return _stated(text)
+
+
+def _stated(text: str) -> str | None:
+    """``text`` when it carries a limitation cue (or opens with a contrast) and reports no result."""
+    obtained = UNOBTAINED.sub(" ", text)
+    if len(text.split()) < 3 or RESULT.search(obtained) or SOLVES.search(obtained):
         return None
     return text if CUES.search(text) or CONTRAST.match(text) else None
 
@@ -114,8 +199,10 @@ def limitation_clause(sentence: str) -> str:
     """The part of a limitation sentence that names the limitation: leading discourse words and trailing
     'which/while/thus ...' clauses removed, at most 40 words."""
     text = LEAD.sub("", sentence.strip())
-    text = re.split(r"(?:,\s*|\s)(?:which|thereby|thus|hence|making it|leading to|resulting in|"
+    head = re.split(r"(?:,\s*|\s)(?:which|thereby|thus|hence|making it|leading to|resulting in|"
                     r"motivating|calling for)\b", text, maxsplit=1, flags=re.IGNORECASE)[0]
+    if CUES.search(head) or not CUES.search(text):
+        text = head  # the trailing clause goes unless only it names the limitation ("..., making it hard")
     words = text.rstrip(" .;:").split()
     return " ".join(words[:40])
 
@@ -135,6 +222,12 @@ def extract_limitations(abstract: str) -> list[Limitation]:
         part = limitation_part(sentence)
         if part is not None:
             found.append(Limitation(text=limitation_clause(part), sentence=sentence, kind="stated"))
+            continue
+        for inner in INNER_MOTIVE.finditer(sentence if CONTRIBUTION.search(sentence) else ""):
+            clause = inner.group("motive").strip().rstrip(" .")
+            if (len(clause.split()) >= 2 and not GENERIC_MOTIVE.match(clause)
+                    and not RESULT.search(clause) and not GENERIC_INNER.match(clause)):
+                found.append(Limitation(text=clause, sentence=sentence, kind="motive"))
     unique: dict[str, Limitation] = {}
     for item in found:
         unique.setdefault(item.text.lower(), item)

@@ -222,3 +222,83 @@ def test_poisson_share_slope_recovers_planted_growth() -> None:
         assert abs(float(np.mean(estimates)) - planted) < 0.015
     slope, error = poisson_log_slope([0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1], [100] * 12)
     assert slope > 0.2 and error > 0.15  # steep but noise: the volume floor keeps it out of first place
+
+
+class _ListView:
+    """A KB view at 2025-12-31 over a fixed list of papers (one domain)."""
+
+    cutoff = date(2025, 12, 31)
+
+    def __init__(self, papers: list[Any]) -> None:
+        self._papers = papers
+
+    def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ("core", "support")) -> list[Any]:
+        return list(self._papers)
+
+    def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for paper in self._papers:
+            key = f"{paper.announced.year:04d}-{paper.announced.month:02d}"
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def search(self, query: str, k: int = 10, domain: str | None = None) -> list[Any]:
+        return []
+
+    def get(self, paper_id: str) -> Any:
+        return next((paper for paper in self._papers if paper.paper_id == paper_id), None)
+
+    def embeddings(self, paper_ids: Any) -> Any:
+        raise NotImplementedError
+
+
+def _papers(plan: dict[int, list[str]], title: str, abstract: str, comment: str = "") -> list[Any]:
+    """Papers of 2025: one per entry of ``plan[month]``, the entry filling ``abstract`` and ``comment``."""
+    from foresci.kb.models import Paper
+
+    return [
+        Paper(paper_id=f"2025.{month:02d}{index:03d}", title=f"{title} {month}-{index}",
+              abstract=abstract.format(entry), categories=["cs.CL"], comment=comment.format(entry) or None,
+              announced=date(2025, month, 10))
+        for month, entries in plan.items() for index, entry in enumerate(entries)
+    ]
+
+
+def test_venue_trend_reads_momentum_that_persistence_does_not() -> None:
+    """ACL has the most acceptances over the year (11 vs 7), NeurIPS most of the recent half (6 vs 3):
+    persistence ranks ACL first, trend ranks the rising NeurIPS family first (their answers used to be the
+    same on 25 of 25 real venue tasks)."""
+    plan = {1: ["ACL"] * 4, 2: ["ACL"] * 3, 3: ["ACL", "NeurIPS"], 4: ["ACL"], 5: [], 6: [],
+            7: ["ACL", "NeurIPS"], 8: ["NeurIPS"], 9: ["ACL", "NeurIPS"], 10: ["NeurIPS"],
+            11: ["ACL", "NeurIPS"], 12: ["NeurIPS"]}
+    view: Any = _ListView(_papers(plan, "graph memory paper", "We study graph memory for language agents.",
+                                  "Accepted to {} 2025"))
+    task = TASKS["venue_positioning"].model_copy(update={"cutoff": view.cutoff})
+    top = {
+        kind: Forecaster(kind, view, AgentSettings()).venue(task)[0].ranking  # type: ignore[arg-type]
+        for kind in ("trend", "persistence")
+    }
+    assert [item.option_id for item in top["persistence"]][:2] == ["V2", "V1"]
+    assert top["trend"][0].option_id == "V1"
+    assert "projected share" in top["trend"][0].reason and "6 since" in top["trend"][0].reason
+
+
+def test_bottleneck_trend_reads_the_growing_share_of_a_limitation() -> None:
+    """The related papers grow from 10 to 40 a half-year. Reward hacking is stated most (4 + 10 times) but
+    by a falling share of them (40 % -> 25 %); context-window limits by a rising one (10 % -> 17.5 %).
+    Persistence names reward hacking; trend names the context-window limits (counting recent mentions
+    favoured the larger limitation, and the two answers were the same on 5 of 5 real bottleneck tasks)."""
+    hacking = "However, reward hacking remains a bottleneck for graph memory agents."
+    window = "However, context window limits remain a bottleneck for graph memory agents."
+    plain = "Graph memory agents store experience as a graph."
+    plan = {month: [hacking] * 2 + [window] * (month == 1) + [plain] * (3 - (month == 1)) for month in (1, 2)}
+    plan |= {month: [hacking] * 2 + [window] * 1 + [plain] * 4 for month in range(7, 12)}
+    plan[12] = [window] * 2 + [plain] * 3
+    view: Any = _ListView(_papers(plan, "graph memory paper", "{}"))
+    task = TASKS["bottleneck_opportunity"].model_copy(update={"cutoff": view.cutoff, "context": {
+        "subdirection": "graph memory", "key_terms": ["graph memory"],
+        "recurring_limitations_before_cutoff": ["reward hacking", "context window limits"]}})
+    answers = {kind: Forecaster(kind, view, AgentSettings()).bottleneck(task)[0]  # type: ignore[arg-type]
+               for kind in ("trend", "persistence")}
+    assert answers["persistence"].bottleneck == "reward hacking"
+    assert answers["trend"].bottleneck == "context window limits"

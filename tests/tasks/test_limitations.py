@@ -43,6 +43,47 @@ def test_results_and_contributions_are_not_limitations() -> None:
     assert named_limitation("Medical question answering") is None
 
 
+def test_praise_of_the_field_is_not_a_limitation() -> None:
+    """An opener praising recent progress states no limitation; when a contrast follows, only what follows
+    it is the limitation (the real 2025-12-31 release had kept 'Recent advances in text-to-video diffusion
+    models have enabled high-quality video synthesis' as a bottleneck)."""
+    praise = "Recent advances in text-to-video diffusion models have enabled high-quality video synthesis"
+    assert not is_limitation(praise + ".")
+    assert not is_limitation("Recent breakthroughs in text-to-4D generation rely on pre-trained "
+                             "text-to-image and text-to-video models to generate dynamic 3D scenes.")
+    found = extract_limitations(praise + ", but controllable generation remains challenging, particularly "
+                                "under limited data and compute.")
+    assert [item.text for item in found] == ["controllable generation remains challenging, particularly "
+                                             "under limited data and compute"]
+    assert not is_limitation("FunnelRAG establishes a progressive retrieval pipeline, which can relieve the "
+                             "burden on one retriever.")
+
+
+def test_limitations_beside_praise_or_unobtained_results_are_found() -> None:
+    """Labelled-style limitations the result filter used to drop: a limitation after praise that names a
+    result ('have demonstrated ..., yet they often fail'), a result not obtained ('fail to achieve'), and
+    the problem a contribution addresses named mid-sentence ('a mechanism to address <problem>')."""
+    found = extract_limitations(
+        "Large language models (LLMs) have demonstrated strong reasoning and tool-use capabilities, yet they "
+        "often fail in real-world tool interactions due to incorrect parameterization or poor tool "
+        "selection. Meanwhile, existing editing methods either fail to achieve effective non-rigid editing "
+        "or require time-consuming fine-tuning. We propose MemoryBank, a memory mechanism to address the "
+        "deficiency of long-term memory in LLMs. To further mitigate the discontinuity of generated details, "
+        "we insert a temporal module into the decoder.")
+    assert [(item.kind, item.text) for item in found] == [
+        ("stated", "they often fail in real-world tool interactions due to incorrect parameterization or "
+                   "poor tool selection"),
+        ("stated", "existing editing methods either fail to achieve effective non-rigid editing or require "
+                   "time-consuming fine-tuning"),
+        ("motive", "the deficiency of long-term memory in LLMs"),
+        ("motive", "the discontinuity of generated details")]
+    assert not extract_limitations("We propose X to address this issue by caching keys.")
+    subjectless = extract_limitations("Large language models (LLMs) demonstrate strong reasoning abilities "
+                                      "but face limitations such as hallucinations and outdated knowledge.")
+    assert [item.text for item in subjectless] == ["Large language models (LLMs) face limitations such as "
+                                                   "hallucinations and outdated knowledge"]
+
+
 def _layer_rows(limit: int) -> list[tuple[str, list[str]]]:
     root = require_shared("releases/researchforesight-kb-layer/domains")
     rows: list[tuple[str, list[str]]] = []
@@ -178,3 +219,47 @@ def test_persistence_chooses_among_all_pre_cutoff_limitations(evidence: DomainEv
     assert list(stats["signals"]) and all("token budget" not in text for text in stats["signals"])
     assert "token budget" in stats["persistence_answer"] and stats["persistence_match"] is False
     assert vorp[0].persistence_match is False
+
+
+def test_opportunity_is_taken_up_by_the_papers_addressing_the_bottleneck() -> None:
+    """Window papers of n_vorp that never mention flux drift also turn to 'quorbic tensor sharding' (the
+    sub-direction's own trend, like 'policy optimization' offered for a video-generation bottleneck): it is
+    no opportunity of the bottleneck; 'zorbic lattice meshing', written by the papers reducing flux drift,
+    is."""
+    from tests.tasks.toy import toy_world
+
+    snapshot, papers, assignment = toy_world()
+    trend = " We also adopt quorbic tensor sharding."
+    papers = [paper.model_copy(update={"abstract": paper.abstract + trend})
+              if assignment[paper.paper_id] == "n_vorp" and paper.announced > CUTOFF
+              and "flux drift" not in paper.abstract else paper for paper in papers]
+    evidence = collect_evidence(with_centroids(snapshot), papers, assignment, make_window(CUTOFF, "6m"))
+    built = build_bottleneck_tasks(evidence, TaskSettings(min_support=5), "toy", 5)
+    vorp = [item for item in built if item.hidden.stats["node_id"] == "n_vorp"]
+    assert vorp and vorp[0].hidden.opportunity[0] == "zorbic lattice meshing"
+    assert not any("quorbic" in phrase for phrase in vorp[0].hidden.opportunity), vorp[0].hidden.opportunity
+
+
+def test_a_lack_stays_a_lack_in_the_bottleneck_phrase() -> None:
+    """'X lack support for Y' names the lack, not the topic 'support for Y' (the real release had offered
+    'support for multi-object motion scenes ...' and 'sufficient parallel corpora' as bottlenecks)."""
+    from foresci.tasks.builders.bottleneck import limitation_phrase
+
+    assert limitation_phrase("existing methods lack support for multi-object motion scenes") == (
+        "lack of support for multi-object motion scenes")
+    assert limitation_phrase("low-resource languages lack sufficient parallel corpora") == (
+        "lack of sufficient parallel corpora")
+    assert limitation_phrase("training remains limited by flux drift instability") == "flux drift instability"
+
+
+def test_a_single_word_of_the_node_restates_a_bottleneck(evidence: DomainEvidence) -> None:
+    """A limitation named by one marker word ('overthinking' in reasoning models) is restated by the papers
+    using it when the word is the node's own; a single word that is not never makes a mention."""
+    from foresci.tasks.builders.bottleneck import mentions, node_markers
+
+    node = evidence.nodes["n_vorp"]
+    signal = Signal(kind="bottleneck", text="flux", first_seen=date(2025, 1, 1))
+    own = node_markers("flux drift instability", node, evidence)
+    assert "flux" in own
+    assert len(mentions(signal, evidence, node.window_ids, own)) >= 3
+    assert not mentions(signal, evidence, node.window_ids)

@@ -1,6 +1,6 @@
 """The two non-LLM forecasters. ``persistence``: the past continues (the biggest recent direction wins,
 trajectory 'steady', rankings by pre-cutoff volume). ``trend``: momentum of normalised shares,
-fragmentation from falling cohesion, recency-weighted venue shares, rising bottleneck recurrence.
+fragmentation from falling cohesion, venue-share momentum, rising bottleneck recurrence.
 
 Both read only the task's KB view (papers on or before the cutoff) and answer through the family schemas.
 Direction and planning options are measured by the papers T(d, t) routes into each option's node
@@ -16,7 +16,8 @@ slope shrunk toward zero by volume / (volume + floor), and the rationale says so
 from __future__ import annotations
 
 import math
-from datetime import date
+from collections import Counter
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel
@@ -52,7 +53,8 @@ from foresci.taxonomy.models import Trajectory
 from foresci.taxonomy.venues import accepted_venue_family
 
 Kind = Literal["trend", "persistence"]
-SEASON_WEIGHT = 2.0  # extra weight of a related paper announced in the window's months a year earlier
+MIN_TREND_MENTIONS = 2  # statements a limitation needs before trend reads its momentum
+VENUE_PRIOR = 1.0  # acceptances added to every venue family in each half (trend's venue momentum)
 CUE_WORDS = frozenset(
     {
         "however",
@@ -287,9 +289,9 @@ class Forecaster:
             -3000:
         ]
 
-    def _neighbours(self, task: Task, key: str, k: int = 60) -> list[Paper]:
+    def _neighbours(self, task: Task, key: str, k: int = 60, limit: int | None = 1000) -> list[Paper]:
         """Papers of the task's subject over the months read: those naming two of its key terms (one when
-        that finds under 20), else the top search hits."""
+        that finds under 20; the ``limit`` most recent, all when None), else the top search hits."""
         terms = [str(term).lower() for term in task.context.get("key_terms", []) or [] if str(term).strip()]
         if terms:
             first = months_before(self.view.cutoff, self.settings.trend_months)[0]
@@ -301,7 +303,7 @@ class Forecaster:
             for needed in (min(2, len(terms)), 1):
                 named = [paper for paper in recent if hits[paper.paper_id] >= needed]
                 if len(named) >= 20 or (needed == 1 and named):
-                    return named[-1000:]
+                    return named if limit is None else named[-limit:]
         text = " ".join([str(task.context.get(key, "")), task.title]).strip()
         return [
             hit.paper
@@ -310,26 +312,34 @@ class Forecaster:
         ]
 
     def venue(self, task: Task) -> tuple[VenueAnswer, SupportArtifact]:
-        """Venue families ranked by their counts among related papers (persistence) or by those counts
-        with the papers announced in the window's calendar months a year earlier weighted up (trend:
-        acceptances follow the venues' yearly cycle)."""
-        papers = self._neighbours(task, "contribution")
-        season = window_months_of_year(task.window_start, task.window_end)
-        weights: dict[str, float] = {}
+        """Venue families ranked by their acceptances among related papers over the months read
+        (persistence), or by their share projected one half-period ahead from its change between the
+        earlier and the recent half of those months (trend, :func:`venue_momentum`)."""
+        # trend reads a series, so every related paper of the months read (the 1,000 most recent can all
+        # fall in the last months); persistence keeps its naive reading of the most recent ones
+        papers = self._neighbours(task, "contribution", limit=None if self.kind == "trend" else 1000)
         accepted = {paper.paper_id: accepted_venue_family(paper) for paper in papers}
+        months = self.months()
+        recent_from = months[len(months) // 2] if len(months) > 1 else months[0]
+        earlier: Counter[str] = Counter()
+        recent: Counter[str] = Counter()
         for paper in papers:
             family = accepted[paper.paper_id]
             if family:
-                in_season = paper.announced.month in season
-                weight = 1.0 if self.kind == "persistence" else 1.0 + SEASON_WEIGHT * in_season
-                weights[family] = weights.get(family, 0.0) + weight
+                (recent if month_of(paper.announced) >= recent_from else earlier)[family] += 1
+        if self.kind == "persistence":
+            weights = {family: float(earlier[family] + recent[family]) for family in earlier | recent}
+        else:
+            weights = venue_momentum(earlier, recent, [candidate.name for candidate in task.candidates])
         order = [candidate.option_id for candidate in task.candidates]
         name_of = {candidate.option_id: candidate.name for candidate in task.candidates}
         ranked = sorted(order, key=lambda option: (-weights.get(name_of[option], 0.0), order.index(option)))
         ranking = [
             RankedOption(
                 option_id=option,
-                reason=f"weight {weights.get(name_of[option], 0.0):.2f} among related papers",
+                reason=f"{_venue_reason(self.kind, weights.get(name_of[option], 0.0))}: "
+                f"{earlier[name_of[option]]} acceptances among related papers before {recent_from}, "
+                f"{recent[name_of[option]]} since",
             )
             for option in ranked
         ]
@@ -352,8 +362,10 @@ class Forecaster:
         return answer, artifact
 
     def bottleneck(self, task: Task) -> tuple[BottleneckAnswer, SupportArtifact]:
-        """The most recurrent (persistence) or fastest-rising (trend) limitation and its opportunity."""
-        papers = self._neighbours(task, "subdirection")
+        """The most recurrent (persistence) or fastest-rising (trend: :func:`limitation_momentum`, among
+        limitations stated at least ``MIN_TREND_MENTIONS`` times when any is) limitation and its
+        opportunity."""
+        papers = self._neighbours(task, "subdirection", limit=None if self.kind == "trend" else 1000)
         background = self._domain_papers(task)[-1000:]
         middle = self.view.cutoff.toordinal() - 15 * self.settings.trend_months
         statements: list[tuple[Paper, str]] = []
@@ -382,14 +394,27 @@ class Forecaster:
             recent = [paper for paper in matching if paper.announced.toordinal() >= middle]
             return matching, recent
 
-        def score(phrase: str) -> float:
-            matching, recent = support(phrase)
+        recent_papers = sum(paper.announced.toordinal() >= middle for paper in papers)
+        paper_words = [(paper, set(content_tokens(paper.text))) for paper in papers]
+
+        def mentioned(phrase: str) -> tuple[int, int]:
+            """Related papers (earlier half, recent half) whose text holds most words of the phrase: cue
+            sentences alone state a limitation too rarely (2-7 of 300-600 papers) for a share to move."""
+            words = set(content_tokens(phrase))
+            needed = max(1, math.ceil(0.6 * len(words)))
+            hits = [paper for paper, held in paper_words if words and len(words & held) >= needed]
+            recent = sum(paper.announced.toordinal() >= middle for paper in hits)
+            return len(hits) - recent, recent
+
+        def score(phrase: str) -> tuple[float, ...]:
             if self.kind == "persistence":
-                return float(len(matching))
-            return 2.0 * len(recent) - (len(matching) - len(recent))
+                return (float(len(support(phrase)[0])),)
+            before, recent = mentioned(phrase)
+            growth = limitation_momentum(before, recent, len(papers) - recent_papers, recent_papers)
+            return (float(before + recent >= MIN_TREND_MENTIONS), growth, float(before + recent))
 
         chosen = (
-            max(phrases, key=lambda phrase: (score(phrase), -phrases.index(phrase)))
+            max(phrases, key=lambda phrase: (*score(phrase), -phrases.index(phrase)))
             if phrases
             else "unknown bottleneck"
         )
@@ -425,11 +450,29 @@ class Forecaster:
         return answer, artifact
 
 
-def window_months_of_year(start: date, end: date) -> set[int]:
-    """The calendar months (1-12) a window covers."""
-    months: set[int] = set()
-    year, month = start.year, start.month
-    while (year, month) <= (end.year, end.month) and len(months) < 12:
-        months.add(month)
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-    return months
+def venue_momentum(earlier: Mapping[str, int], recent: Mapping[str, int],
+                   families: list[str]) -> dict[str, float]:
+    """Each venue family's acceptance share projected one half-period ahead: its recent share times its
+    growth from the earlier to the recent half, ``recent_share ** 2 / earlier_share`` (log-linear), with
+    ``VENUE_PRIOR`` acceptances added to every family in each half so that one paper does not swing it.
+    A family rising from few acceptances can overtake the biggest one; persistence never reads the change."""
+    names = list(dict.fromkeys([*families, *earlier, *recent]))
+    earlier_total = sum(earlier.get(name, 0) for name in names) + VENUE_PRIOR * len(names)
+    recent_total = sum(recent.get(name, 0) for name in names) + VENUE_PRIOR * len(names)
+    projected: dict[str, float] = {}
+    for name in names:
+        before = (earlier.get(name, 0) + VENUE_PRIOR) / earlier_total
+        now = (recent.get(name, 0) + VENUE_PRIOR) / recent_total
+        projected[name] = now * now / before
+    return projected
+
+
+def limitation_momentum(before: int, recent: int, before_papers: int, recent_papers: int) -> float:
+    """Log growth of a limitation's share of the related papers from the earlier to the recent half of the
+    months read (half a mention added to each count): a limitation taking a growing share of the papers
+    rises, one whose mentions only follow the volume of papers does not."""
+    return math.log(((recent + 0.5) / (recent_papers + 1)) / ((before + 0.5) / (before_papers + 1)))
+
+
+def _venue_reason(kind: Kind, weight: float) -> str:
+    return f"{weight:.0f} acceptances" if kind == "persistence" else f"projected share {weight:.3f}"

@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from foresci.tasks.bottleneck_mining import mined_bottlenecks
+from foresci.tasks.bottleneck_mining import PROCESS_HEADS, mined_bottlenecks
 from foresci.tasks.builders.common import Built, display_name, eligible_nodes, node_description, task_id
 from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
-from foresci.tasks.limitations import limitation_clause, named_limitation
+from foresci.tasks.limitations import PROBLEM_HEADS, limitation_clause, named_limitation
 from foresci.tasks.lint import public_strings
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
@@ -41,6 +42,8 @@ from foresci.taxonomy.signals import split_sentences
 FAMILY = "bottleneck_opportunity"
 MATCH_THRESHOLD = 0.6
 MIN_OPPORTUNITY_PAPERS = 3
+MIN_TAKING_UP = 1  # papers addressing the bottleneck that must write the opportunity
+ASSOCIATION = 1.5  # ... at this many times the rate of the node's other window papers
 MIN_MARKER_PAPERS = 3
 MIN_MARKER_LIFT = 2.0
 FRAGMENT_STARTS = frozenset(["of", "for", "to", "in", "on", "with", "by", "and", "or", "from", "as", "at"])
@@ -78,10 +81,14 @@ def node_markers(text: str, evidence: NodeEvidence, domain: DomainEvidence) -> f
                      and local[word] / len(evidence.pre_ids) >= MIN_MARKER_LIFT * counts[word] / max(1, size))
 
 
-def mentions(signal: Signal, domain: DomainEvidence, paper_ids: list[str]) -> list[str]:
-    """Ids of the papers holding most marker words of the signal's limitation phrase (or of a variant)."""
+def mentions(signal: Signal, domain: DomainEvidence, paper_ids: list[str],
+             own: frozenset[str] = frozenset()) -> list[str]:
+    """Ids of the papers holding most marker words of the signal's limitation phrase (or of a variant).
+
+    A phrasing needs two marker words, or one that is the node's own (``own``, :func:`node_markers`:
+    "overthinking" in reasoning models), so that a single common word never makes a mention."""
     phrasings = [marker_words(core_phrase(text), domain) for text in (signal.text, *signal.variants)]
-    phrasings = [words for words in phrasings if len(words) >= 2]
+    phrasings = [words for words in phrasings if len(words) >= 2 or (words and words <= own)]
     return [paper_id for paper_id in paper_ids
             if any(len(words & domain.token_set(paper_id)) >= MATCH_THRESHOLD * len(words)
                    for words in phrasings)]
@@ -126,7 +133,7 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
         for text in (signal.text, *signal.variants):
             part = named_limitation(text)
             if part is not None:
-                phrase = core_phrase(limitation_clause(part))
+                phrase = limitation_phrase(limitation_clause(part))
                 if phrase.split()[0].lower() in FRAGMENT_STARTS:
                     break  # a fragment ("of this capability of ..."), not a limitation
                 key = f" {phrase_key(phrase)} "
@@ -134,6 +141,16 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
                     kept[key.strip()] = (signal, phrase)
                 break
     return list(kept.values())
+
+
+def limitation_phrase(clause: str) -> str:
+    """The limitation a clause names, cut to its core (``core_phrase``) but keeping what is missing a lack:
+    "existing methods lack support for multi-object scenes" -> "lack of support for multi-object scenes",
+    never the bare "support for multi-object scenes" (a topic, not a limitation)."""
+    phrase = re.sub(r"^(?:limitations?|challenges?|drawbacks?|issues?)\s*:\s*", "", core_phrase(clause),
+                    flags=re.IGNORECASE)
+    lacked = re.search(r"\b(?:lacks?|lacking)\s+" + re.escape(phrase.split()[0]), clause, re.IGNORECASE)
+    return f"lack of {phrase}" if phrase != clause and lacked else phrase
 
 
 @lru_cache(maxsize=20_000)
@@ -168,8 +185,10 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
 def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bool:
     """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity,
     not made only of domain-common words, and mostly of words outside the bottleneck (``exclude``)."""
-    if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS:
+    if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
         return False
+    if PROBLEM_HEADS.match(words[-1]) or words[-1] in PROCESS_HEADS:
+        return False  # a problem ("error accumulation") is no opportunity
     if set(words) <= domain.common_tokens | CLOSED:
         return False
     return len(set(words) - exclude) >= len(words) / 2
@@ -183,8 +202,14 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     outside the bottleneck (``exclude``), not an evaluation quantity ("success rate") and not made only of
     words common in the domain.
 
+    The papers ``addressing`` the bottleneck (all window papers when None) must take the phrase up: at
+    least ``MIN_TAKING_UP`` of them write it, at ``ASSOCIATION`` times the rate of the node's other window
+    papers. A phrase the whole sub-direction turns to regardless of the bottleneck ("policy optimization"
+    in video generation) is the node's trend, not what reducing the bottleneck opens.
+
     Ranked first by how many of the papers ``addressing`` the bottleneck write the phrase next to it (its
-    sentence or the next: "now that X is reduced, we pursue Y"), then by over-representation. A phrase is
+    sentence or the next: "now that X is reduced, we pursue Y"), then by how many of them write it, then by
+    over-representation. A phrase is
     subsumed by a longer eligible phrase used as often, never by an ineligible one ("Y for Z" hides no "Y").
     (The builder then drops phrases the public task already names: they are no post-cutoff opportunity.)"""
     focus = [text_phrases(domain.papers[paper_id].text) for paper_id in window]
@@ -194,7 +219,11 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     wanted = {word for word in phrase_key(bottleneck).split() if word not in CLOSED}
     near: Counter[str] = Counter(key for paper_id in (window if addressing is None else addressing)
                                  for key in _near(domain.papers[paper_id].text, wanted))
-    scored: list[tuple[int, float, str, int]] = []
+    taking_up = set(window if addressing is None else addressing)
+    used: Counter[str] = Counter(key for paper_id, phrases in zip(window, focus, strict=True)
+                                 if paper_id in taking_up for key in phrases)
+    others = max(1, len(focus) - len(taking_up))
+    scored: list[tuple[int, int, float, str, int]] = []
     eligible = {key: count for key, count in counts.items()
                 if count >= min_support and _eligible(key.split(), domain, exclude)}
     dropped = subsumed(eligible)
@@ -202,15 +231,17 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
         if key in dropped:
             continue
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
-        if share > prior_share:
-            scored.append((near[key], share * math.log(share / prior_share), key, count))
-    scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
+        taken_up = (used[key] >= MIN_TAKING_UP
+                    and used[key] / len(taking_up) >= ASSOCIATION * (count - used[key]) / others)
+        if share > prior_share and taken_up:
+            scored.append((near[key], used[key], share * math.log(share / prior_share), key, count))
+    scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
     surfaces: dict[str, Counter[str]] = {}
     for phrases in focus:
         for key, forms in phrases.items():
             surfaces.setdefault(key, Counter()).update(forms)
     return [(surfaces[key].most_common(1)[0][0] if surfaces.get(key) else key, count)
-            for _, _, key, count in scored[:4]]
+            for _, _, _, key, count in scored[:4]]
 
 
 def _coherent_opportunity(domain: DomainEvidence, evidence: NodeEvidence, subject: str, bottleneck: str,
@@ -251,10 +282,11 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                domain_name: str) -> Built | None:
     pool: list[Scored] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
-        if not node_markers(phrase, evidence, domain):
+        own = node_markers(phrase, evidence, domain)
+        if not own:
             continue
-        before, after = mentions(signal, domain, evidence.pre_ids), mentions(signal, domain,
-                                                                             evidence.window_ids)
+        before = mentions(signal, domain, evidence.pre_ids, own)
+        after = mentions(signal, domain, evidence.window_ids, own)
         growth = math.log(((len(after) + 1) / (evidence.window + 1))
                           / ((len(before) + 1) / (evidence.pre_total + 1)))
         pool.append((growth, signal, before, after, phrase))
