@@ -176,6 +176,8 @@ def measure_fresh_hybrid(kb_dir: Path, scratch: Path, cutoffs: tuple[date, ...],
         figures[f"visible@{cutoff}"] = view.size
         figures[f"load@{cutoff}"] = os.getloadavg()[0]
     figures["encoder"] = view._embedder.backend if view._embedder is not None else "none"
+    dense = kb.dense_index  # the 8-bit screen proved this many exact top-k (the rest scanned in full)
+    figures["dense_screened"] = f"{dense.screened}/{dense.exact_searches}"
     return figures
 
 

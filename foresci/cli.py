@@ -8,6 +8,7 @@ is a bug and keeps its traceback.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -103,8 +104,6 @@ def root(
     ),
 ) -> None:
     """foresci: can an AI system make research decisions that the following months prove right?"""
-    import os
-
     if config is not None:
         os.environ["FORESCI_CONFIG"] = str(config)
     if any(name.startswith("FORESCI_") for name in os.environ):
@@ -130,17 +129,39 @@ def _usage_line(error: TyperException) -> str:
     return _one_line(f"error: {where}{error.format_message()}")
 
 
+_quick_exit = False
+
+
+def quick_exit_on_success() -> None:
+    """Called by a command that writes nothing left open (``kb search``): when it succeeds as the
+    process's own command line, the process ends at once instead of tearing the interpreter down
+    (freeing every module and object: about 250 ms after a search, a quarter of a fresh search)."""
+    global _quick_exit
+    _quick_exit = True
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the CLI and exit with its status (``SystemExit``).
 
-    ``argv``: the arguments (default ``sys.argv[1:]``). ``--debug`` anywhere shows tracebacks.
+    ``argv``: the arguments (default ``sys.argv[1:]``). ``--debug`` anywhere shows tracebacks. With
+    ``argv`` unset (the process's own command line) a successful command that asked for it
+    (:func:`quick_exit_on_success`) ends the process with ``os._exit`` once its output is flushed;
+    code that runs the CLI and goes on calls :func:`run_cli`.
     """
-    raise SystemExit(run_cli(argv))
+    status = run_cli(argv)
+    if status == 0 and _quick_exit and argv is None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+    raise SystemExit(status)
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
+    global _quick_exit
     from foresci.errors import as_user_error
+
+    _quick_exit = False
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = DEBUG_FLAG in args

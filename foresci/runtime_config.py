@@ -48,7 +48,9 @@ class RuntimeSettings(SettingsSection):
         default=100_000,
         ge=0,
         description="KB size above which a build stores an IVF index, and visible papers above which "
-        "'auto' searches it (below, an exact scan of the visible prefix is as fast as the IVF search)",
+        "'auto' searches it. Below, search stays exact (an 8-bit screen whose top-k is proven, then "
+        "float32): on the real KB at 74k visible the IVF search was 2.5x faster but found 0.90 of the "
+        "exact top-10 at ivf_nprobe 16",
     )
     engine: Literal["local", "ray"] = Field(
         default="local",

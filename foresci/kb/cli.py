@@ -91,6 +91,7 @@ def search_command(
     from rich.console import Console
     from rich.table import Table
 
+    from foresci.cli import quick_exit_on_success
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
     from foresci.settings import load_settings
@@ -109,6 +110,7 @@ def search_command(
             str(hit.dense_rank or "-"),
         )
     Console().print(table)
+    quick_exit_on_success()
 
 
 @app.command("stats")

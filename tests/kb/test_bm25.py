@@ -75,3 +75,22 @@ def test_save_and_load_round_trip(tmp_path) -> None:
     loaded = BM25Index.load(tmp_path)
     np.testing.assert_array_equal(loaded.scores("graph memory", 40), index.scores("graph memory", 40))
     assert loaded.vocabulary == index.vocabulary
+
+
+def test_a_query_of_rare_terms_reads_only_their_postings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh process's first query at a cutoff reads the postings of its own terms, not every term's
+    document frequency; a term in over half of the documents (IDF floored at a share of the mean IDF)
+    still needs them. Scores equal rank-bm25's either way."""
+    texts = [f"{text} common" for text in _corpus(200, seed=11)]  # "common": in every document
+    texts[5] += " zebra"
+    texts[150] += " zebra okapi"
+    postings = BM25Index.empty().appended(texts).postings
+    calls: list[int] = []
+    counted = postings.document_frequency
+    monkeypatch.setattr(postings, "document_frequency", lambda n: calls.append(n) or counted(n))
+    cases = (("zebra okapi", 180, False), ("zebra", 100, False), ("zebra common", 180, True))
+    for query, prefix, full_pass in cases:
+        calls.clear()
+        expected = BM25Okapi([tokenize(text) for text in texts[:prefix]]).get_scores(tokenize(query))
+        np.testing.assert_allclose(postings.scores(query, prefix), expected, rtol=1e-9, atol=1e-9)
+        assert bool(calls) is full_pass

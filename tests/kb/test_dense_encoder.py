@@ -56,9 +56,9 @@ def _modules_loaded_by_search(built_kb: KnowledgeBase, kb_cache: Path, query: st
                               watched: tuple[str, ...]) -> list[str]:
     """Run `foresci kb search` in a fresh process; return which of ``watched`` modules it imported."""
     script = (
-        "import sys; from foresci.cli import main; sys.argv = ['foresci', 'kb', 'search', "
+        "import sys; from foresci.cli import run_cli; sys.argv = ['foresci', 'kb', 'search', "
         f"{str(built_kb.path)!r}, {query!r}, '--cutoff', {built_kb.max_date.isoformat()!r}, '-k', '3']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "run_cli()\n"
         f"print('loaded:', sorted(name for name in {watched!r} if name in sys.modules))"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "FORESCI_CACHE_DIR": str(kb_cache), "COLUMNS": "200"}
@@ -83,9 +83,9 @@ def test_second_fresh_process_search_reads_derived_postings_without_scipy(
     cache = tmp_path / "cache"
     query = "tool-using agents with graph memory"
     script = (
-        "import sys; from foresci.cli import main; sys.argv = ['foresci', 'kb', 'search', "
+        "import sys; from foresci.cli import run_cli; sys.argv = ['foresci', 'kb', 'search', "
         f"{str(built_kb.path)!r}, {query!r}, '--cutoff', {built_kb.max_date.isoformat()!r}, '-k', '5']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "run_cli()\n"
         "heavy = ('scipy', 'torch', 'httpx', 'langchain_openai', 'foresci.llm.client')\n"
         "print('heavy:', sorted(name for name in heavy if name in sys.modules))"
     )
@@ -103,12 +103,13 @@ def test_second_fresh_process_search_reads_derived_postings_without_scipy(
 
 
 def test_onnx_session_loads_the_optimised_copy_with_the_same_vectors(tmp_path: Path) -> None:
-    """The first session saves a graph-optimised copy beside the export; later ones load it (no
-    optimisation pass at start-up) and encode exactly as the unoptimised graph optimised online."""
+    """The first session saves a graph-optimised copy beside the export, its weights in a file of their
+    own (mapped into memory at load, not parsed); later ones load it (no optimisation pass at start-up)
+    and encode exactly as the unoptimised graph optimised online."""
     import onnxruntime
 
     from foresci.embedders.model_dir import onnx_layout
-    from foresci.embedders.onnx_encoder import OnnxEncoder
+    from foresci.embedders.onnx_encoder import OPTIMIZED_WEIGHTS, OnnxEncoder, _session_options
 
     titles = _real_titles(16)
     layout = onnx_layout(DEFAULT_EMBEDDING_MODEL)
@@ -116,12 +117,20 @@ def test_onnx_session_loads_the_optimised_copy_with_the_same_vectors(tmp_path: P
     first = OnnxEncoder(layout, tmp_path, threads=1)
     export = tmp_path / "onnx" / export_key(layout.directory) / "model.onnx"
     copies = [path for path in export.parent.iterdir() if path.name != "model.onnx"]
-    assert [path.name for path in copies] == [f"model.ort{onnxruntime.__version__}-extended.onnx"]
-    stamp = copies[0].stat().st_mtime_ns
+    assert [path.name for path in copies] == [f"model.ort{onnxruntime.__version__}-extended"]
+    graph, weights = copies[0] / "model.onnx", copies[0] / OPTIMIZED_WEIGHTS
+    assert graph.stat().st_size < 1_000_000 < 80_000_000 < weights.stat().st_size  # the weights live apart
+    stamp = weights.stat().st_mtime_ns
     second = OnnxEncoder(layout, tmp_path, threads=1)
-    assert copies[0].stat().st_mtime_ns == stamp  # loaded, not written again
+    assert weights.stat().st_mtime_ns == stamp  # loaded, not written again
+    online = OnnxEncoder(layout, tmp_path, threads=1)
+    online._session = onnxruntime.InferenceSession(
+        str(export), _session_options(1, onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED),
+        providers=["CPUExecutionProvider"],
+    )
     reference = Embedder(backend="torch").encode_uncached(titles)
     np.testing.assert_array_equal(first.encode(titles), second.encode(titles))
+    np.testing.assert_array_equal(online.encode(titles), second.encode(titles))
     assert np.min(np.sum(second.encode(titles) * reference, axis=1)) > 0.9999
 
 
@@ -130,3 +139,30 @@ def test_fresh_process_search_imports_only_the_kb_commands(built_kb: KnowledgeBa
     other = ("foresci.agents.cli", "foresci.evaluation.cli", "foresci.demo", "foresci.sim.cli",
              "foresci.tasks.cli", "foresci.schemas", "foresci.llm.cli")
     assert _modules_loaded_by_search(built_kb, kb_cache, "graph memory for agents", other) == []
+
+
+def test_a_search_as_the_process_command_line_ends_without_interpreter_teardown(
+    built_kb: KnowledgeBase, kb_cache: Path
+) -> None:
+    """`foresci kb search` ends the process once its table is flushed (teardown is a quarter of a fresh
+    search); a failed search, and a caller that passes its own arguments, exit normally."""
+    def run(cutoff: str, call: str) -> subprocess.CompletedProcess[str]:
+        script = (
+            "import atexit, sys; from foresci.cli import main\n"
+            "atexit.register(lambda: print('interpreter teardown'))\n"
+            f"sys.argv = ['foresci', 'kb', 'search', {str(built_kb.path)!r}, 'agents', '--cutoff', "
+            f"{cutoff!r}]\n"
+            f"{call}\n"
+        )
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "FORESCI_CACHE_DIR": str(kb_cache)}
+        return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+
+    cutoff = built_kb.max_date.isoformat()
+    quick = run(cutoff, "main()")
+    assert quick.returncode == 0, quick.stderr
+    assert "papers visible" in quick.stdout and "interpreter teardown" not in quick.stdout
+    failed = run("2025-13-01", "main()")
+    assert failed.returncode == 2 and "interpreter teardown" in failed.stdout
+    explicit = run(cutoff, "main(sys.argv[1:])")
+    assert explicit.returncode == 0 and "papers visible" in explicit.stdout
+    assert "interpreter teardown" in explicit.stdout

@@ -73,12 +73,15 @@ def test_large_kb_build_stores_an_ivf_index_and_views_stay_cutoff_exact(
         assert all(hit.paper.announced <= view.cutoff for hit in hits)
 
 
-def test_half_precision_screen_returns_exactly_the_exact_search(tmp_path: Path) -> None:
+def test_quantized_screen_returns_exactly_the_exact_search(tmp_path: Path) -> None:
+    """The screen reads one byte a dimension a row, and its results (never a row after the cutoff)
+    equal the exact scan's, for unit and longer queries; where it cannot prove them it falls back."""
     vectors = _clustered(30_000, dimension=96, seed=5)
     vectors[20_000:20_400] = vectors[7]  # 401 identical vectors: near-ties the screen cannot settle
     index = DenseIndex(vectors, mode="flat")
     queries = _clustered(24, dimension=96, seed=6)
     queries[0] = vectors[7]
+    queries[2] *= 3.0  # the error bound scales with the query's length
     mask = np.random.default_rng(3).random(len(vectors)) < 0.8
     index.search(queries[1], len(vectors), 100)  # the first search of a process scans exactly
     for prefix in (25_000, 30_000):
@@ -88,3 +91,4 @@ def test_half_precision_screen_returns_exactly_the_exact_search(tmp_path: Path) 
             assert index.search(query, prefix, 50, mask) == exact_search(vectors, query, 50, rows)
     screens = index.exact_searches - 1
     assert 0 < index.screened < screens  # screened where it proved the top-k; the ties fell back
+    assert index._screen is not None and index._screen.index.code_size == vectors.shape[1]

@@ -133,3 +133,13 @@ def test_dense_ranking_is_exact_within_the_prefix(built_kb: KnowledgeBase, domai
         sorted(scores, reverse=True)[:10], [built_kb.vectors[row] @ vector for row in ranked], rtol=1e-5
     )
     assert set(ranked) <= set(allowed) and ranked[0] == expected[0]
+
+
+def test_a_text_search_in_a_fresh_kb_builds_no_id_map(built_kb: KnowledgeBase) -> None:
+    """Opening a KB and searching by text leaves the arXiv id -> row map unbuilt (a fresh `kb search`
+    pays nothing for it); the first lookup by id builds it."""
+    kb = KnowledgeBase.open(built_kb.path, built_kb.settings)
+    hits = KBView(kb, kb.max_date).search("agents", k=3)
+    assert hits and "_row_of" not in vars(kb)
+    assert kb.row_of(hits[0].paper.paper_id) == built_kb.row_of(hits[0].paper.paper_id)
+    assert "_row_of" in vars(kb)
