@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 THREAD_VARIABLES = (
@@ -71,21 +74,38 @@ def apply_environment_threads() -> int:
     return apply_threads(resolve_threads(int(exported) if exported.isdigit() else None))
 
 
+def busy_cores(samples: int = 5, interval_s: float = 0.05) -> float:
+    """Cores other work keeps busy now: the median of a few snapshots of runnable tasks besides this one.
+
+    Read from /proc/loadavg (its running/total field), which, unlike the load average, does not lag a
+    minute behind work that has just ended; elsewhere the 1-minute load average.
+    """
+    counts: list[int] = []
+    for index in range(samples):
+        try:
+            running = Path("/proc/loadavg").read_text(encoding="ascii").split()[3].split("/")[0]
+            counts.append(max(0, int(running) - 1))
+        except (OSError, IndexError, ValueError):
+            try:
+                return os.getloadavg()[0]
+            except OSError:  # no load figure on this platform: assume the machine is shared
+                return float(os.cpu_count() or 1)
+        if index + 1 < samples:
+            time.sleep(interval_s)
+    return float(statistics.median(counts))
+
+
 def idle_cores() -> int:
-    """Cores no other work is using now: the core count minus the 1-minute load average, at least 1."""
+    """Cores no other work is using now: the core count minus the busy ones, at least 1."""
     cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # no load average on this platform: assume the machine is shared
-        return 1
-    return max(1, min(cores, cores - math.floor(load + 0.5)))
+    return max(1, min(cores, cores - math.floor(busy_cores() + 0.5)))
 
 
 def use_idle_cores(settings: Any = None) -> int:
-    """For a one-shot job on a machine nobody else is using: take the idle cores, unless threads were chosen.
+    """For a one-shot job: take the cores nobody else is using, unless a thread count was chosen.
 
     The shared-machine default of one thread stays when the user set a count (FORESCI_RUNTIME__THREADS,
-    OMP_NUM_THREADS or ``runtime.threads``) or when other work keeps the cores busy (load average).
+    OMP_NUM_THREADS or ``runtime.threads``) or when other work keeps the cores busy (``busy_cores``).
     """
     runtime = getattr(settings, "runtime", None)
     if _chosen_by_user or (runtime is not None and runtime.threads is not None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -69,16 +70,26 @@ def test_negative_thread_setting_is_rejected() -> None:
         Settings(runtime={"threads": -1})
 
 
-def test_idle_cores_subtract_the_load_of_other_work(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_idle_cores_subtract_the_cores_other_work_keeps_busy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    for load, idle in ((0.05, 2), (0.4, 2), (0.6, 1), (1.0, 1), (7.5, 1)):
-        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
-        assert threads.idle_cores() == idle, load
+    for busy, idle in ((0.0, 2), (0.4, 2), (0.6, 1), (1.0, 1), (7.0, 1)):
+        monkeypatch.setattr(threads, "busy_cores", lambda busy=busy: busy)
+        assert threads.idle_cores() == idle, busy
+
+
+def test_busy_cores_do_not_count_this_process_and_see_a_busy_sibling() -> None:
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        assert threads.busy_cores(samples=9, interval_s=0.02) >= 1
+    finally:
+        spinner.kill()
+        spinner.wait()
 
 
 def test_one_shot_jobs_take_idle_cores_unless_a_count_was_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(threads, "busy_cores", lambda: 0.0)
     monkeypatch.setattr(threads, "_chosen_by_user", False)
     assert threads.use_idle_cores(Settings()) == 2  # a quiet machine: both cores
     assert threads.use_idle_cores(Settings(runtime={"threads": 1})) == 1  # the setting wins
@@ -86,6 +97,6 @@ def test_one_shot_jobs_take_idle_cores_unless_a_count_was_chosen(monkeypatch: py
     threads.apply_threads(1)
     assert threads.use_idle_cores(Settings()) == 1
     monkeypatch.setattr(threads, "_chosen_by_user", False)
-    monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 3.0, 3.0))  # busy: the shared-machine default
+    monkeypatch.setattr(threads, "busy_cores", lambda: 3.0)  # busy: the shared-machine default
     assert threads.use_idle_cores(Settings()) == 1
     threads.apply_threads(1)
