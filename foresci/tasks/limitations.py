@@ -225,8 +225,7 @@ def extract_limitations(abstract: str) -> list[Limitation]:
             continue
         for inner in INNER_MOTIVE.finditer(sentence if CONTRIBUTION.search(sentence) else ""):
             clause = inner.group("motive").strip().rstrip(" .")
-            if (len(clause.split()) >= 2 and not GENERIC_MOTIVE.match(clause)
-                    and not RESULT.search(clause) and not GENERIC_INNER.match(clause)):
+            if len(clause.split()) >= 2 and not RESULT.search(clause) and not GENERIC_INNER.match(clause):
                 found.append(Limitation(text=clause, sentence=sentence, kind="motive"))
     unique: dict[str, Limitation] = {}
     for item in found:

@@ -50,7 +50,7 @@ def template_vocabulary() -> frozenset[str]:
     text += (" momentum measure growth share domain's new papers window same-length period before cutoff "
              "pre_cutoff_papers recent_papers key_terms candidates domain_name scope options contribution "
              "description subdirection recurring_limitations_before_cutoff pre_cutoff_venue_papers key terms "
-             "its level shrunk toward typical node")
+             + templates.momentum_measure(""))
     return frozenset(content_tokens(text))
 
 

@@ -37,6 +37,12 @@ def _when(cutoff: date, start: date, end: date) -> str:
             f"{start.isoformat()} to {end.isoformat()}.")
 
 
+def momentum_measure(level_period: str) -> str:
+    """How a direction task measures momentum, as its public context states it."""
+    return (f"growth of the share of the domain's new papers, window vs. {level_period} (its level shrunk "
+            "toward the domain's typical node)")
+
+
 def direction_question(domain_name: str, cutoff: date, start: date, end: date) -> tuple[str, str]:
     """Title and question of a direction-forecasting task."""
     title = f"Which {domain_name} direction gains momentum after {cutoff.isoformat()}?"

@@ -395,7 +395,9 @@ class Forecaster:
             return matching, recent
 
         recent_papers = sum(paper.announced.toordinal() >= middle for paper in papers)
-        paper_words = [(paper, set(content_tokens(paper.text))) for paper in papers]
+        # trend's reading only: persistence counts cue statements and never tokenises the related papers
+        paper_words = ([(paper, set(content_tokens(paper.text))) for paper in papers]
+                       if self.kind == "trend" else [])
 
         def mentioned(phrase: str) -> tuple[int, int]:
             """Related papers (earlier half, recent half) whose text holds most words of the phrase: cue

@@ -17,7 +17,7 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.models import Task
-from foresci.tasks.templates import DELIVERABLES, direction_question
+from foresci.tasks.templates import DELIVERABLES, direction_question, momentum_measure
 
 FAMILY = "direction_forecasting"
 TRAJECTORY_VARIANTS = {
@@ -75,9 +75,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                 context={"domain_name": domain_name,
                          "candidates": {option_of[item.node_id]: pre_cutoff_context(item)
                                         for item in options},
-                         "momentum_measure": "growth of the share of the domain's new papers, window vs. "
-                                             f"{domain.level_period} (its level shrunk toward the domain's "
-                                             "typical node)"},
+                         "momentum_measure": momentum_measure(domain.level_period)},
                 deliverable=list(DELIVERABLES[FAMILY]))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
     label = winner.trajectory
