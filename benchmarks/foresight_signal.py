@@ -21,7 +21,9 @@ Vectors are cached between runs under FORESCI_CACHE_DIR (e.g. ``FORESCI_CACHE_DI
 Not named ``signal.py``: a script of that name in ``benchmarks/`` shadows the standard library's
 ``signal`` module for every sibling script (``benchmarks/demo.py`` then fails at import).
 
-Intervals resample whole worlds (a world's tasks share their few nodes; see :mod:`foresci.signal`).
+Intervals resample whole worlds (a world's tasks share their few nodes), and the goals read the
+world-weighted top-1 (each world's own top-1 averaged, every world counting once), printed beside the
+task-pooled one; see :mod:`foresci.signal` for why.
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/foresight_signal.py [--seeds 10] [--difficulties 0,0.3,0.6,0.8,1]``
 (``--keep DIR`` keeps every world's artifacts (``DIR/d<difficulty>-s<seed>``), and ``--rescore DIR [DIR ...]``

@@ -36,33 +36,37 @@ class FamilyQuality:
         return sorted(names) + ([CHANCE] if CHANCE in self.top1 else [])
 
     def interval(self, metric: str, method: str, samples: int = 2000, seed: int = 11,
-                 cluster_of: Callable[[str], str] | None = None) -> MeanWithInterval | None:
+                 cluster_of: Callable[[str], str] | None = None,
+                 equal_clusters: bool = False) -> MeanWithInterval | None:
         """Mean and bootstrap 95 % interval of ``metric`` ('top1' or 'fta') for one method.
 
-        ``cluster_of`` (task id -> cluster, e.g. its world): resample whole clusters, not tasks.
+        ``cluster_of`` (task id -> cluster, e.g. its world): resample whole clusters, not tasks;
+        ``equal_clusters``: and average the clusters' means, each cluster counting once.
         """
         values = getattr(self, metric).get(method, {})
-        return _interval(values, samples, seed, cluster_of) if values else None
+        return _interval(values, samples, seed, cluster_of, equal_clusters) if values else None
 
     def paired_difference(self, metric: str, left: str, right: str, samples: int = 2000, seed: int = 11,
-                          cluster_of: Callable[[str], str] | None = None) -> MeanWithInterval | None:
+                          cluster_of: Callable[[str], str] | None = None,
+                          equal_clusters: bool = False) -> MeanWithInterval | None:
         """Mean and bootstrap 95 % interval of ``left - right`` over the tasks both answered."""
         table = getattr(self, metric)
         shared = sorted(set(table.get(left, {})) & set(table.get(right, {})))
         if not shared:
             return None
         return _interval({task: table[left][task] - table[right][task] for task in shared}, samples, seed,
-                         cluster_of)
+                         cluster_of, equal_clusters)
 
 
 def _interval(values: Mapping[str, float], samples: int, seed: int,
-              cluster_of: Callable[[str], str] | None) -> MeanWithInterval:
+              cluster_of: Callable[[str], str] | None, equal_clusters: bool = False) -> MeanWithInterval:
     if cluster_of is None:
         return bootstrap_mean(list(values.values()), samples, seed)
     clusters: dict[str, list[float]] = {}
     for task, value in values.items():
         clusters.setdefault(cluster_of(task), []).append(value)
-    return cluster_bootstrap_mean([clusters[name] for name in sorted(clusters)], samples, seed)
+    return cluster_bootstrap_mean([clusters[name] for name in sorted(clusters)], samples, seed,
+                                  equal_weights=equal_clusters)
 
 
 def family_quality(scores: Iterable[Score], tasks: Mapping[str, Task]) -> dict[str, FamilyQuality]:

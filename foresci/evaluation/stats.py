@@ -37,7 +37,8 @@ def bootstrap_mean(
 
 
 def cluster_bootstrap_mean(
-    clusters: Sequence[Sequence[float]], samples: int = 2000, seed: int = 11, level: float = 0.95
+    clusters: Sequence[Sequence[float]], samples: int = 2000, seed: int = 11, level: float = 0.95,
+    equal_weights: bool = False,
 ) -> MeanWithInterval:
     """Mean over every value with a percentile-bootstrap interval that resamples whole clusters.
 
@@ -45,10 +46,18 @@ def cluster_bootstrap_mean(
     the same forecast of them) are not independent draws: resampling them one by one understates the
     uncertainty. Each resample draws as many clusters as there are, with replacement, and takes the mean
     over all their values (a ratio estimator, so a cluster weighs by its number of values).
+
+    ``equal_weights``: the mean of the clusters' own means instead, every cluster counting once (when a
+    cluster is one replicate and its number of values says nothing about how much it tells, e.g. how
+    many option sets of one world passed the task gates); ``n`` still counts values.
     """
     kept = [np.asarray(values, dtype=float) for values in clusters if len(values)]
     if not kept:
         raise ValueError("cluster_bootstrap_mean needs at least one value")
+    if equal_weights:
+        means = bootstrap_mean([float(values.mean()) for values in kept], samples, seed, level)
+        return MeanWithInterval(mean=means.mean, low=means.low, high=means.high,
+                                n=sum(values.size for values in kept))
     sums = np.asarray([values.sum() for values in kept])
     counts = np.asarray([values.size for values in kept], dtype=float)
     mean = float(sums.sum() / counts.sum())

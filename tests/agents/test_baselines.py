@@ -176,8 +176,11 @@ def test_trend_measures_an_option_by_its_node_in_the_taxonomy_whatever_the_other
     forecaster = Forecaster("trend", view, AgentSettings())
     first, second = forecaster.series(alone), forecaster.series(swapped)
     assert first["A"].counts == second["B"].counts and first["B"].counts == second["A"].counts
-    pre = {paper.paper_id for paper in view.papers(DOMAIN) if paper.announced <= CUTOFF}
-    assert first["A"].volume == len(set(nodes[0].paper_ids) & pre)
+    from foresci.agents.baselines.routing import routed_taxonomy
+
+    routed = routed_taxonomy(view, DOMAIN)
+    assert routed is not None and routed.snapshot is snapshot
+    assert first["A"].volume == len(routed.routed[nodes[0].node_id])  # the whole KB starts in the months read
     answer, support = forecaster.direction(alone)
     assert "papers T(t) routes into its node in T(t)" in support.notes[0]
     assert "read 6 months (2025-01…2025-06)" in support.notes[0]  # not the 12 asked: the KB starts 2025-01
@@ -302,3 +305,62 @@ def test_bottleneck_trend_reads_the_growing_share_of_a_limitation() -> None:
                for kind in ("trend", "persistence")}
     assert answers["persistence"].bottleneck == "reward hacking"
     assert answers["trend"].bottleneck == "context window limits"
+
+
+def test_trend_counts_an_option_by_routing_not_by_when_its_node_was_grown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A taxonomy grown over chronological slices keeps early papers in the node that existed then and
+    sends later ones to nodes created later, so membership series fall and rise with the growth schedule.
+    Trend must count papers the way the hidden target does (every visible paper routed through T(t) by
+    centroid), which here reads both topics flat, as they are."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import foresci.taxonomy.induce as induce
+    from foresci.kb.models import Paper
+    from foresci.taxonomy.models import Node, Snapshot
+    from foresci.taxonomy.window import routed_monthly
+
+    cutoff = date(2025, 6, 30)
+    papers, rows = [], []
+    for month in range(1, 7):
+        for topic, vector in (("a", [1.0, 0.0]), ("b", [0.0, 1.0])):
+            for index in range(2):
+                papers.append(Paper(paper_id=f"2025.{month:02d}{topic}{index}", title=f"{topic} paper",
+                                    abstract=f"about {topic}", categories=["cs.CL"],
+                                    announced=date(2025, month, 10 + index)))
+                rows.append(vector)
+    vectors = np.asarray(rows, dtype=np.float32)
+    early = [paper.paper_id for paper in papers if paper.announced.month <= 3]
+    late = [paper.paper_id for paper in papers if paper.announced.month > 3]
+    snapshot = Snapshot(domain=DOMAIN, cutoff=cutoff, nodes=[  # membership by slice, centroids by topic
+        Node(node_id="n-a", label="topic a", paper_ids=early, centroid=[1.0, 0.0]),
+        Node(node_id="n-b", label="topic b", paper_ids=late, centroid=[0.0, 1.0])])
+
+    class View:
+        def __init__(self) -> None:
+            self.cutoff = cutoff
+
+        def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ("core",)) -> list[Paper]:
+            return list(papers)
+
+        def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
+            return {f"2025-{month:02d}": 4 for month in range(1, 7)}
+
+        def embeddings(self, paper_ids: list[str]) -> np.ndarray:
+            row = {paper.paper_id: index for index, paper in enumerate(papers)}
+            return vectors[[row[paper_id] for paper_id in paper_ids]]
+
+    monkeypatch.setattr(induce, "induce_taxonomy",
+                        lambda *args, **kwargs: SimpleNamespace(snapshots=[snapshot], final=snapshot))
+    task = TASKS["direction_forecasting"].model_copy(update={"domain": DOMAIN, "candidates": [
+        Candidate(option_id="A", name="topic a", node_id="n-a"),
+        Candidate(option_id="B", name="topic b", node_id="n-b")]})
+    series = Forecaster("trend", View(), AgentSettings()).series(task)  # type: ignore[arg-type]
+    routed = routed_monthly(snapshot, papers, vectors)
+    for option, node_id in (("A", "n-a"), ("B", "n-b")):
+        assert series[option].counts == [routed[node_id][f"2025-{month:02d}"] for month in range(1, 7)]
+        assert series[option].counts == [2] * 6  # by membership: [4, 4, 4, 0, 0, 0] and [0, 0, 0, 4, 4, 4]
+        assert abs(series[option].log_slope()) < 1e-6

@@ -32,7 +32,7 @@ from foresci.agents.baselines.measure import (
     node_series,
     stable_reference,
 )
-from foresci.agents.baselines.routing import option_node, taxonomy_of
+from foresci.agents.baselines.routing import option_node, routed_taxonomy
 from foresci.agents.config import AgentSettings
 from foresci.agents.methods.signals import LIMITATION_CUES
 from foresci.agents.models import (
@@ -113,19 +113,20 @@ class Forecaster:
     def series(self, task: Task) -> dict[str, CandidateSeries]:
         """Per-candidate series of a task: through T(t) when every option has a node there, else keywords."""
         months, reference = self.months(), self.reference(task.domain)
-        snapshot = taxonomy_of(self.view, task.domain) if task.candidates else None
+        routed = routed_taxonomy(self.view, task.domain) if task.candidates else None
+        snapshot = routed.snapshot if routed is not None else None
         found = {
             candidate.option_id: option_node(snapshot, candidate.node_id, candidate.name)
             for candidate in task.candidates
         }
-        if not found or any(item is None for item in found.values()):
+        if routed is None or not found or any(item is None for item in found.values()):
             self._measured_by = "keywords of the options (not every option has a node in T(t))"
             return candidate_series(self.view, task, months, reference)
         announced = {paper.paper_id: month_of(paper.announced) for paper in self.view.papers(task.domain)}
         hows = sorted({item.how for item in found.values() if item is not None})
         self._measured_by = f"papers T(t) routes into {' / '.join(hows)}"
         return {
-            option: node_series(option, item.node.paper_ids, months, reference, announced)
+            option: node_series(option, routed.routed[item.node.node_id], months, reference, announced)
             for option, item in found.items()
             if item is not None
         }
