@@ -193,7 +193,8 @@ def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
                          f"[{difference.low:+.3f}, {difference.high:+.3f}]")
         weighted = [(method, quality.interval("top1", method, samples, cluster_of=world_of,
                                               equal_clusters=True)) for method in quality.methods()]
-        lines.append("    world-weighted top-1 (each world once; the goals read these): " + "; ".join(
-            f"{method} {item.mean:.3f} [{item.low:.3f}, {item.high:.3f}]" for method, item in weighted
-            if item is not None))
+        cells = [f"{method} {item.mean:.3f} [{item.low:.3f}, {item.high:.3f}]" for method, item in weighted
+                 if item is not None]
+        if cells:
+            lines.append("    world-weighted top-1 (each world once; the goals read these): " + "; ".join(cells))
     return lines
