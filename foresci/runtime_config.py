@@ -38,11 +38,25 @@ class RuntimeSettings(SettingsSection):
     encoder_batch_size: int = Field(
         default=32, ge=1, description="texts per ONNX Runtime batch when embedding documents (by length)"
     )
-    dense_index: Literal["auto", "flat", "ivf"] = Field(
+    dense_index: Literal["auto", "flat", "ivf", "hnsw"] = Field(
         default="auto",
-        description="dense search: 'flat' (exact), 'ivf' (FAISS IVF with 8-bit lists and exact re-scoring "
-        "of its candidates; the cutoff stays exact), 'auto' = ivf above approximate_above visible papers "
-        "when the KB stores an IVF index (built for KBs larger than approximate_above)",
+        description="dense search: 'flat' (exact), 'hnsw' (FAISS HNSW graph), 'ivf' (FAISS IVF with 8-bit "
+        "lists and exact re-scoring of its candidates); the cutoff stays exact on every path. 'auto' = "
+        "ivf above approximate_above visible papers when the KB stores an IVF index, hnsw above "
+        "graph_above when it stores an HNSW graph, else exact",
+    )
+    graph_above: int = Field(
+        default=30_000,
+        ge=0,
+        description="KB size above which a build stores an HNSW graph (up to approximate_above, where IVF "
+        "takes over), and visible papers above which 'auto' searches it. On the real KB at 74k visible "
+        "(1 thread) a dense top-100 took 0.97 ms instead of 4.9 ms and found 0.977 of the exact top-10",
+    )
+    hnsw_ef_search: int = Field(
+        default=256,
+        ge=1,
+        description="candidates the HNSW search keeps when the whole KB is visible, scaled up by KB size / "
+        "visible papers at earlier cutoffs (more: better recall, slower)",
     )
     approximate_above: int = Field(
         default=100_000,

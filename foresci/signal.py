@@ -196,5 +196,6 @@ def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
         cells = [f"{method} {item.mean:.3f} [{item.low:.3f}, {item.high:.3f}]" for method, item in weighted
                  if item is not None]
         if cells:
-            lines.append("    world-weighted top-1 (each world once; the goals read these): " + "; ".join(cells))
+            lines.append("    world-weighted top-1 (each world once; the goals read these): "
+                         + "; ".join(cells))
     return lines

@@ -49,6 +49,7 @@ OUTPUT_FILES = [
     "quarantine.jsonl",
     "summary.json",
     "dense_ivf.faiss",  # only in KBs above runtime.approximate_above
+    "dense_hnsw.faiss",  # only in KBs above runtime.graph_above, up to runtime.approximate_above
 ]
 
 
@@ -272,6 +273,10 @@ def _write_generation(
         from foresci.kb.dense import build_ivf, write_ivf
 
         write_ivf(generation, build_ivf(vectors))
+    elif len(vectors) > settings.runtime.graph_above:  # mid-sized KB: an HNSW graph
+        from foresci.kb.dense import HNSW_FILE, build_hnsw, write_ivf
+
+        write_ivf(generation, build_hnsw(vectors), HNSW_FILE)
     bm25.save(generation)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
     summary.generation = generation.name

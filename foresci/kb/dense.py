@@ -1,11 +1,18 @@
-"""Dense search over the id prefix ``[0, prefix)``: exact (FAISS flat) or IVF for large KBs.
+"""Dense search over the id prefix ``[0, prefix)``: exact (FAISS flat), an HNSW graph for mid-sized KBs,
+IVF for large ones.
 
 Rows are in announcement order, so a cutoff is an id prefix. The exact path scans the prefix of
-the vector matrix in place. Above ``runtime.approximate_above`` visible papers, a stored IVF index
-(8-bit scalar-quantised lists) is searched through an ``IDSelectorRange``/``IDSelectorBitmap`` of the
-visible rows, so a row after the cutoff can never come back; its candidates are re-scored exactly
-against the float32 vectors, and the number of probed lists grows as the visible share shrinks,
-so recall stays steady across cutoffs.
+the vector matrix in place. Every approximate path searches through an ``IDSelectorRange``/
+``IDSelectorBitmap`` of the visible rows, so a row after the cutoff can never come back, and widens its
+search as the visible share shrinks, so recall stays steady across cutoffs:
+
+* above ``runtime.graph_above`` visible papers (KBs up to ``runtime.approximate_above``), a stored HNSW
+  graph (``IndexHNSWFlat``, 32 links a node) with ``runtime.hnsw_ef_search`` candidates when the whole
+  KB is visible. On the real KB (74k MiniLM title vectors, 200 fresh queries, 1 thread) a top-100 took
+  0.97 ms instead of 4.9 ms exact at 74k visible and 1.5 instead of 3.7 ms at 41k, finding 0.977 / 0.983
+  of the exact top-10 (hybrid top-10: 0.971 / 0.972); building it took 25 s;
+* above ``runtime.approximate_above``, a stored IVF index (8-bit scalar-quantised lists) whose candidates
+  are re-scored exactly against the float32 vectors, probing more lists as the visible share shrinks.
 """
 
 from __future__ import annotations
@@ -17,6 +24,10 @@ from typing import Any
 import numpy as np
 
 IVF_FILE = "dense_ivf.faiss"
+HNSW_FILE = "dense_hnsw.faiss"
+HNSW_LINKS = 32
+HNSW_EF_CONSTRUCTION = 80
+HNSW_MAX_EF = 4096
 RERANK_FACTOR = 4
 SCREEN_MIN_ROWS = 20_000  # below this an exact scan is already fast
 SCREEN_MAX_ROWS = 800_000  # the 8-bit copy costs 1 byte a dimension a row
@@ -77,20 +88,31 @@ def build_ivf(vectors: np.ndarray, seed: int = 0) -> Any:
     return index
 
 
-def write_ivf(folder: Path, index: Any) -> Path:
-    """Store an IVF index in ``folder`` (FAISS's own format)."""
+def build_hnsw(vectors: np.ndarray) -> Any:
+    """An HNSW graph over ``vectors`` by inner product (ids = rows; FAISS keeps its own float32 copy)."""
     import faiss
 
-    path = folder / IVF_FILE
+    index = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    for start in range(0, len(vectors), 100_000):
+        index.add(np.ascontiguousarray(vectors[start : start + 100_000], dtype=np.float32))
+    return index
+
+
+def write_ivf(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
+    """Store an IVF index (or, with ``name=HNSW_FILE``, an HNSW graph) in ``folder`` (FAISS's format)."""
+    import faiss
+
+    path = folder / name
     faiss.write_index(index, str(path))
     return path
 
 
-def read_ivf(folder: Path) -> Any | None:
-    """The IVF index stored in ``folder``, or None."""
+def read_ivf(folder: Path, name: str = IVF_FILE) -> Any | None:
+    """The IVF index (or, with ``name=HNSW_FILE``, the HNSW graph) stored in ``folder``, or None."""
     import faiss
 
-    path = folder / IVF_FILE
+    path = folder / name
     return faiss.read_index(str(path)) if path.is_file() else None
 
 
@@ -163,12 +185,18 @@ class DenseIndex:
         mode: str = "auto",
         approximate_above: int = 100_000,
         nprobe: int = 16,
+        hnsw: Any | None = None,
+        graph_above: int = 30_000,
+        ef_search: int = 256,
     ) -> None:
         self.vectors = vectors
         self.ivf = ivf
+        self.hnsw = hnsw
         self.mode = mode
         self.approximate_above = approximate_above
+        self.graph_above = graph_above
         self.nprobe = nprobe
+        self.ef_search = ef_search
         self.exact_searches = 0
         self.screened = 0
         self._screen: QuantizedScreen | None = None
@@ -179,10 +207,28 @@ class DenseIndex:
         return int(self.vectors.shape[0])
 
     def approximate(self, visible: int) -> bool:
-        """True when a search over ``visible`` rows uses the IVF index."""
-        if self.ivf is None or self.mode == "flat":
-            return False
-        return self.mode == "ivf" or visible > self.approximate_above
+        """True when a search over ``visible`` rows uses an approximate index (:meth:`path`)."""
+        return self.path(visible) != "exact"
+
+    def path(self, visible: int) -> str:
+        """How a search over ``visible`` rows runs: 'ivf', 'hnsw' or 'exact' (mode, stored indexes, size).
+
+        The graph is searched only while the candidates it keeps, scaled up by size / visible, stay within
+        ``HNSW_MAX_EF``: with fewer rows visible (an early cutoff, a domain's mask) a filtered graph walk
+        would miss them, and an exact scan of so few rows is fast anyway.
+        """
+        graph = self.hnsw is not None and self.ef_search * self.size <= HNSW_MAX_EF * visible
+        if self.mode == "ivf" and self.ivf is not None:
+            return "ivf"
+        if self.mode == "hnsw" and graph:
+            return "hnsw"
+        if self.mode != "auto":
+            return "exact"
+        if self.ivf is not None and visible > self.approximate_above:
+            return "ivf"
+        if graph and visible > self.graph_above:
+            return "hnsw"
+        return "exact"
 
     def search(self, query: np.ndarray, prefix: int, depth: int, mask: np.ndarray | None = None) -> list[int]:
         """Best ``depth`` rows among ``[0, prefix)`` (and ``mask``), by inner product with ``query``."""
@@ -193,11 +239,31 @@ class DenseIndex:
         visible = prefix if rows is None else len(rows)
         if visible == 0:
             return []
-        if self.approximate(visible):
+        path = self.path(visible)
+        if path == "ivf":
             found = self._ivf_search(query, prefix, rows, depth)
+        elif path == "hnsw":
+            found = self._hnsw_search(query, prefix, rows, depth)
         else:
             found = self._exact(query, prefix, rows, visible, depth)
         return [row for row in found if 0 <= row < prefix]
+
+    def _hnsw_search(self, query: np.ndarray, prefix: int, rows: np.ndarray | None, depth: int) -> list[int]:
+        """The HNSW graph through a selector of the visible rows; more candidates the fewer are visible."""
+        import faiss
+
+        graph: Any = self.hnsw
+        visible = prefix if rows is None else len(rows)
+        parameters = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]  # missing from the stubs
+        selector = _selector(self.size, prefix, rows)  # held here: FAISS keeps only a pointer to it
+        parameters.sel = selector
+        wanted = math.ceil(self.ef_search * self.size / visible)
+        parameters.efSearch = int(min(HNSW_MAX_EF, max(depth, wanted)))
+        _, found = graph.search(
+            np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32), min(depth, visible),
+            params=parameters,
+        )
+        return [int(row) for row in found[0] if 0 <= row < prefix]
 
     def _exact(
         self, query: np.ndarray, prefix: int, rows: np.ndarray | None, visible: int, depth: int

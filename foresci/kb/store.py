@@ -7,6 +7,7 @@ Layout of a KB folder::
     <kb>/gen-<n>/papers.sqlite        papers (row = internal id, announcement order), screens, domains
     <kb>/gen-<n>/vectors.npy          (n, d) float32 normalised embeddings, row order
     <kb>/gen-<n>/dense_ivf.faiss      IVF index of the vectors (only for KBs above approximate_above)
+    <kb>/gen-<n>/dense_hnsw.faiss     HNSW graph of the vectors (KBs above graph_above, up to the IVF's size)
     <kb>/gen-<n>/bm25_counts.npz      term counts (CSR, no pickle) + bm25_vocabulary.json
     <kb>/gen-<n>/quarantine.jsonl     rows that could not be ingested (file, line, reason)
     <kb>/gen-<n>/summary.json         the BuildSummary
@@ -392,16 +393,19 @@ class KnowledgeBase:
     @cached_property
     def dense_index(self) -> DenseIndex:
         """Cutoff-bounded dense search: exact, or the stored IVF index for large KBs (runtime settings)."""
-        from foresci.kb.dense import DenseIndex, read_ivf
+        from foresci.kb.dense import HNSW_FILE, DenseIndex, read_ivf
 
         runtime = self.settings.runtime if self.settings is not None else None
         mode = runtime.dense_index if runtime is not None else "auto"
         return DenseIndex(
             self.vectors,
-            ivf=read_ivf(self.generation) if mode != "flat" else None,
+            ivf=read_ivf(self.generation) if mode in ("auto", "ivf") else None,
             mode=mode,
             approximate_above=runtime.approximate_above if runtime is not None else 100_000,
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
+            hnsw=read_ivf(self.generation, HNSW_FILE) if mode in ("auto", "hnsw") else None,
+            graph_above=runtime.graph_above if runtime is not None else 30_000,
+            ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
         )
 
     def summary(self) -> dict[str, Any]:

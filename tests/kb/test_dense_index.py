@@ -1,4 +1,4 @@
-"""Dense search for large KBs: the IVF index never crosses the cutoff and keeps recall."""
+"""Dense search for large KBs: the HNSW graph and the IVF index never cross the cutoff and keep recall."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from foresci.kb.build import build_kb
-from foresci.kb.dense import IVF_FILE, DenseIndex, build_ivf, exact_search
+from foresci.kb.dense import HNSW_FILE, IVF_FILE, DenseIndex, build_hnsw, build_ivf, exact_search
 from foresci.kb.retrieve import KBView
 from foresci.kb.store import KnowledgeBase
 from foresci.settings import Settings
@@ -92,3 +92,67 @@ def test_quantized_screen_returns_exactly_the_exact_search(tmp_path: Path) -> No
     screens = index.exact_searches - 1
     assert 0 < index.screened < screens  # screened where it proved the top-k; the ties fell back
     assert index._screen is not None and index._screen.index.code_size == vectors.shape[1]
+
+
+@pytest.fixture(scope="module")
+def graph(indexed: tuple[np.ndarray, DenseIndex]) -> DenseIndex:
+    vectors, _ = indexed
+    return DenseIndex(vectors, hnsw=build_hnsw(vectors), mode="hnsw")
+
+
+@pytest.mark.parametrize("prefix", [1, 37, 2_000, 9_999, 20_000])
+def test_hnsw_never_returns_a_row_after_the_cutoff(
+    indexed: tuple[np.ndarray, DenseIndex], graph: DenseIndex, prefix: int
+) -> None:
+    vectors, _ = indexed
+    queries = _clustered(40, seed=prefix)
+    queries[0] = vectors[-1]  # a query whose nearest paper is the very last one (after most cutoffs)
+    mask = np.random.default_rng(prefix).random(len(vectors)) < 0.3
+    for query in queries:
+        rows = graph.search(query, prefix, 10)
+        assert rows and max(rows) < prefix and len(rows) == min(10, prefix)
+        masked = graph.search(query, prefix, 10, mask)
+        assert all(row < prefix and mask[row] for row in masked)
+
+
+def test_hnsw_recall_holds_at_early_cutoffs(
+    indexed: tuple[np.ndarray, DenseIndex], graph: DenseIndex
+) -> None:
+    """The graph keeps more candidates the fewer rows are visible, so recall does not fall with the cutoff."""
+    vectors, _ = indexed
+    for prefix in (4_000, 12_000, 20_000):
+        recalls = [len(set(exact_search(vectors[:prefix], query, 10)) & set(graph.search(query, prefix, 10)))
+                   / 10 for query in _clustered(30, seed=prefix + 1)]
+        assert np.mean(recalls) >= 0.95, (prefix, np.mean(recalls))
+
+
+def test_auto_mode_searches_exactly_below_graph_above_and_ivf_above_approximate_above(
+    indexed: tuple[np.ndarray, DenseIndex], graph: DenseIndex
+) -> None:
+    vectors, index = indexed
+    auto = DenseIndex(vectors, ivf=index.ivf, hnsw=graph.hnsw, mode="auto", graph_above=5_000,
+                      approximate_above=15_000)
+    paths = [auto.path(visible) for visible in (5_000, 5_001, 15_000, 15_001)]
+    assert paths == ["exact", "hnsw", "hnsw", "ivf"]
+    query = _clustered(1, seed=7)[0]
+    assert auto.search(query, 4_000, 10) == exact_search(vectors[:4_000], query, 10)
+    assert DenseIndex(vectors, hnsw=graph.hnsw, mode="flat").path(20_000) == "exact"
+    assert DenseIndex(vectors, mode="auto", graph_above=5_000).path(20_000) == "exact"  # no graph stored
+
+
+def test_mid_sized_kb_build_stores_an_hnsw_graph_and_views_stay_cutoff_exact(
+    tmp_path: Path, daily_corpus: tuple[Path, dict], kb_settings: Settings
+) -> None:
+    runtime = kb_settings.runtime.model_copy(update={"graph_above": 50, "approximate_above": 100_000})
+    settings = kb_settings.model_copy(update={"runtime": runtime})
+    out = tmp_path / "kb"
+    build_kb([daily_corpus[0]], out, settings)
+    kb = KnowledgeBase.open(out, settings)
+    assert (kb.generation / HNSW_FILE).is_file() and not (kb.generation / IVF_FILE).is_file()
+    assert kb.dense_index.path(kb.size) == "hnsw"
+    view = KBView(kb, kb.min_date + timedelta(days=3))
+    for row in range(0, kb.size, 6):
+        ranked = view.dense_ranking(kb.vectors[row], 10)
+        assert not ranked or max(ranked) < view.size
+        hits = view.search(kb.paper_at(row).title, k=5)
+        assert all(hit.paper.announced <= view.cutoff for hit in hits)
