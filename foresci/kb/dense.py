@@ -109,11 +109,19 @@ def write_ivf(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
 
 
 def read_ivf(folder: Path, name: str = IVF_FILE) -> Any | None:
-    """The IVF index (or, with ``name=HNSW_FILE``, the HNSW graph) stored in ``folder``, or None."""
+    """The IVF index (or, with ``name=HNSW_FILE``, the HNSW graph) stored in ``folder``, or None.
+
+    The graph's vectors are memory-mapped (``IO_FLAG_MMAP_IFC``), not read: opening the real KB's 135 MB
+    graph took 21 ms instead of 140-180 ms, a fresh-process ``kb search`` pays it, and results are the same.
+    """
     import faiss
 
     path = folder / name
-    return faiss.read_index(str(path)) if path.is_file() else None
+    if not path.is_file():
+        return None
+    if name == HNSW_FILE and hasattr(faiss, "IO_FLAG_MMAP_IFC"):
+        return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC)
+    return faiss.read_index(str(path))
 
 
 class QuantizedScreen:
