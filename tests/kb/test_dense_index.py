@@ -28,11 +28,19 @@ def indexed() -> tuple[np.ndarray, DenseIndex]:
     return vectors, DenseIndex(vectors, ivf=build_ivf(vectors), mode="ivf", nprobe=32)
 
 
+@pytest.fixture(scope="module")
+def graph(indexed: tuple[np.ndarray, DenseIndex]) -> DenseIndex:
+    vectors, _ = indexed
+    return DenseIndex(vectors, hnsw=build_hnsw(vectors), mode="hnsw")
+
+
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
 @pytest.mark.parametrize("prefix", [1, 37, 2_000, 9_999, 20_000])
-def test_ivf_never_returns_a_row_after_the_cutoff(
-    indexed: tuple[np.ndarray, DenseIndex], prefix: int
+def test_approximate_indexes_never_return_a_row_after_the_cutoff(
+    indexed: tuple[np.ndarray, DenseIndex], graph: DenseIndex, kind: str, prefix: int
 ) -> None:
-    vectors, index = indexed
+    vectors, ivf = indexed
+    index = ivf if kind == "ivf" else graph
     queries = _clustered(40, seed=prefix)
     queries[0] = vectors[-1]  # a query whose nearest paper is the very last one (after most cutoffs)
     mask = np.random.default_rng(prefix).random(len(vectors)) < 0.3
@@ -92,27 +100,6 @@ def test_quantized_screen_returns_exactly_the_exact_search(tmp_path: Path) -> No
     screens = index.exact_searches - 1
     assert 0 < index.screened < screens  # screened where it proved the top-k; the ties fell back
     assert index._screen is not None and index._screen.index.code_size == vectors.shape[1]
-
-
-@pytest.fixture(scope="module")
-def graph(indexed: tuple[np.ndarray, DenseIndex]) -> DenseIndex:
-    vectors, _ = indexed
-    return DenseIndex(vectors, hnsw=build_hnsw(vectors), mode="hnsw")
-
-
-@pytest.mark.parametrize("prefix", [1, 37, 2_000, 9_999, 20_000])
-def test_hnsw_never_returns_a_row_after_the_cutoff(
-    indexed: tuple[np.ndarray, DenseIndex], graph: DenseIndex, prefix: int
-) -> None:
-    vectors, _ = indexed
-    queries = _clustered(40, seed=prefix)
-    queries[0] = vectors[-1]  # a query whose nearest paper is the very last one (after most cutoffs)
-    mask = np.random.default_rng(prefix).random(len(vectors)) < 0.3
-    for query in queries:
-        rows = graph.search(query, prefix, 10)
-        assert rows and max(rows) < prefix and len(rows) == min(10, prefix)
-        masked = graph.search(query, prefix, 10, mask)
-        assert all(row < prefix and mask[row] for row in masked)
 
 
 def test_hnsw_recall_holds_at_early_cutoffs(
