@@ -163,10 +163,18 @@ def limitation_part(sentence: str) -> str | None:
     return _stated(text)
 
 
+# what an evaluation covers is no limitation, whatever problems it lists ("These metrics span ..., social
+# biases, ...", "The benchmark includes hallucination and bias tasks")
+COVERAGE = re.compile(
+    r"^(?:(?:these|the|this|such|its|their)\s+)?(?:[\w-]+\s+){0,2}(?:metrics?|measures?|benchmarks?|datasets?|"
+    r"suites?|tasks?|dimensions?|categories|criteria|scenarios)\s+(?:spans?|covers?|includes?|encompass(?:es)?|"
+    r"ranges?|comprises?|consists? of|assess(?:es)?|evaluates?|measures?)\b", re.IGNORECASE)
+
+
 def _stated(text: str) -> str | None:
     """``text`` when it carries a limitation cue (or opens with a contrast) and reports no result."""
     obtained = UNOBTAINED.sub(" ", text)
-    if len(text.split()) < 3 or RESULT.search(obtained) or SOLVES.search(obtained):
+    if len(text.split()) < 3 or RESULT.search(obtained) or SOLVES.search(obtained) or COVERAGE.match(text):
         return None
     return text if CUES.search(text) or CONTRAST.match(text) else None
 

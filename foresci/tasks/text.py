@@ -55,7 +55,8 @@ LIMITATION_SUBJECT = re.compile(
     re.IGNORECASE)
 TRAILING = frozenset(["in", "of", "for", "to", "on", "with", "by", "the", "a", "an", "and", "or", "at",
                       "from"])
-CLAUSE_END = re.compile(r"[,;(]|\s(?:which|that|while|whereas|because|since|due to)\s", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[,;(]|\s(?:which|that|while|whereas|because|since|"
+                        r"(?:(?:primarily|mainly|largely|partly|mostly)\s+)?due to)\s", re.IGNORECASE)
 
 
 def core_phrase(sentence: str) -> str:

@@ -30,7 +30,7 @@ from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
-from foresci.tasks.limitations import PROBLEM_HEADS, limitation_clause, named_limitation
+from foresci.tasks.limitations import CUES, PROBLEM_HEADS, limitation_clause, named_limitation
 from foresci.tasks.lint import public_strings
 from foresci.tasks.models import Task
 from foresci.tasks.templates import DELIVERABLES, bottleneck_question
@@ -143,14 +143,51 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
     return list(kept.values())
 
 
+MAX_PHRASE_WORDS = 8
+LONG_PHRASE_CUT = re.compile(r"\s(?:or|and|when|where|whenever|once|if|as)\s", re.IGNORECASE)
+ROOT_CAUSE = re.compile(r"\b(?:(?:primarily|mainly|largely|partly|mostly)\s+)?(?:due to|because of|caused by|"
+                        r"stemming from|arising from|owing to)\s+(?P<cause>.+)$", re.IGNORECASE)
+
+
 def limitation_phrase(clause: str) -> str:
     """The limitation a clause names, cut to its core (``core_phrase``) but keeping what is missing a lack:
     "existing methods lack support for multi-object scenes" -> "lack of support for multi-object scenes",
-    never the bare "support for multi-object scenes" (a topic, not a limitation)."""
+    never the bare "support for multi-object scenes" (a topic, not a limitation). A phrase of more than
+    ``MAX_PHRASE_WORDS`` words is cut before its first "or/and/when/where/as ..." continuation: "support for
+    multi-object motion scenes or experience severe performance degradation when object trajectories
+    intersect" names the first limitation of two. Where that phrase names no problem (a task, a whole
+    sentence) and the clause gives the problem's cause, the cause is the root bottleneck: "VFI in scenarios
+    with large motion remains challenging due to motion ambiguity between frames" -> "motion ambiguity
+    between frames", not the task "video frame interpolation"."""
     phrase = re.sub(r"^(?:limitations?|challenges?|drawbacks?|issues?)\s*:\s*", "", core_phrase(clause),
                     flags=re.IGNORECASE)
+    phrase = _first_limitation(phrase)
     lacked = re.search(r"\b(?:lacks?|lacking)\s+" + re.escape(phrase.split()[0]), clause, re.IGNORECASE)
-    return f"lack of {phrase}" if phrase != clause and lacked else phrase
+    if phrase != clause and lacked:
+        return f"lack of {phrase}"
+    cause = ROOT_CAUSE.search(clause)
+    if cause is not None and not _names_a_problem(phrase):  # "X remains hard due to <cause>": the cause
+        named = _first_limitation(core_phrase(cause.group("cause")))
+        named = re.sub(r"^(?:the|a|an|its|their)\s+", "", named, flags=re.IGNORECASE)
+        if 2 <= len(named.split()) <= MAX_PHRASE_WORDS:
+            return named
+    return phrase
+
+
+def _names_a_problem(phrase: str) -> bool:
+    """A short phrase whose head names a problem ("flux drift instability") or that carries a limitation
+    cue; a task ("video frame interpolation") or a whole sentence does not."""
+    words = phrase.split()
+    return len(words) <= MAX_PHRASE_WORDS and bool(PROBLEM_HEADS.match(words[-1]) or CUES.search(phrase))
+
+
+def _first_limitation(phrase: str) -> str:
+    """``phrase`` cut before its first "or/and/when/where/as ..." continuation when it is longer than
+    ``MAX_PHRASE_WORDS`` words (and the cut leaves two or more)."""
+    if len(phrase.split()) > MAX_PHRASE_WORDS:  # "X or experience Y when Z": the first limitation it names
+        head = LONG_PHRASE_CUT.split(phrase, maxsplit=1)[0]
+        return head if len(head.split()) >= 2 else phrase
+    return phrase
 
 
 @lru_cache(maxsize=20_000)
