@@ -48,7 +48,10 @@ MIN_MARKER_PAPERS = 3
 MIN_MARKER_LIFT = 2.0
 FRAGMENT_STARTS = frozenset(["of", "for", "to", "in", "on", "with", "by", "and", "or", "from", "as", "at"])
 EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "family", "mode", "error",
-                              "time", "size", "number", "baseline", "gain", "result", "performance"])
+                              "time", "size", "number", "baseline", "gain", "result", "performance",
+                              "usage", "consumption", "footprint", "scalability"])
+OUTPUT_MODIFIERS = frozenset(["generated", "synthesized", "produced", "output"])
+"""First words of a phrase that names what a method outputs ("generated frames"), not a research line."""
 
 
 _GENERIC_TEXT = (
@@ -220,9 +223,12 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
 
 
 def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bool:
-    """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity,
-    not made only of domain-common words, and mostly of words outside the bottleneck (``exclude``)."""
+    """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity
+    ("memory usage") nor a method's output ("generated frames"), not made only of domain-common words, and
+    mostly of words outside the bottleneck (``exclude``)."""
     if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
+        return False
+    if words[0] in OUTPUT_MODIFIERS:
         return False
     if PROBLEM_HEADS.match(words[-1]) or words[-1] in PROCESS_HEADS:
         return False  # a problem ("error accumulation") is no opportunity
