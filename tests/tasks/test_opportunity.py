@@ -82,29 +82,28 @@ def test_a_problem_is_no_opportunity() -> None:
     """Every paper reducing cache drift also writes 'error accumulation' (a problem) and 'gloam auditing':
     only the latter is what reducing the bottleneck opens (the real release had offered 'error
     accumulation' as the opportunity of 'computationally intensive sampling')."""
+    found = _cache_drift_opportunities("A pruner reduces cache drift, which enables gloam auditing. Severe "
+                                       "error accumulation follows.")
+    assert "gloam auditing" in found and not any("accumulation" in phrase for phrase in found), found
+
+
+def _cache_drift_opportunities(window_text: str) -> list[str]:
+    """Opportunities of the bottleneck 'cache drift' (6 papers state it before the cutoff) when 4 window
+    papers addressing it write ``window_text``."""
     before = [_paper(f"p{index}", date(2024, 6, 1), "Learned gates remain limited by cache drift.")
               for index in range(6)]
-    window = [_paper(f"w{index}", date(2025, 1, 15), "A pruner reduces cache drift, which enables gloam "
-                     "auditing. Severe error accumulation follows.") for index in range(4)]
+    window = [_paper(f"w{index}", date(2025, 1, 15), window_text) for index in range(4)]
     domain = _domain(before + window)
-    found = [text.lower() for text, _ in opportunity_phrases(
+    return [text.lower() for text, _ in opportunity_phrases(
         domain, [paper.paper_id for paper in window], [paper.paper_id for paper in before],
         exclude={"cache", "drift"}, min_support=3, bottleneck="cache drift",
         addressing=[paper.paper_id for paper in window])]
-    assert "gloam auditing" in found and not any("accumulation" in phrase for phrase in found), found
 
 
 def test_a_cost_measure_or_an_output_is_no_opportunity() -> None:
     """Papers reducing cache drift also write 'memory usage' (a cost measure) and 'generated frames' (what a
     method outputs): neither is a research line it opens (the real release had offered both)."""
-    before = [_paper(f"p{index}", date(2024, 6, 1), "Learned gates remain limited by cache drift.")
-              for index in range(6)]
-    window = [_paper(f"w{index}", date(2025, 1, 15), "A pruner reduces cache drift and memory usage of the "
-                     "generated frames, which enables gloam auditing.") for index in range(4)]
-    domain = _domain(before + window)
-    found = [text.lower() for text, _ in opportunity_phrases(
-        domain, [paper.paper_id for paper in window], [paper.paper_id for paper in before],
-        exclude={"cache", "drift"}, min_support=3, bottleneck="cache drift",
-        addressing=[paper.paper_id for paper in window])]
+    found = _cache_drift_opportunities("A pruner reduces cache drift and memory usage of the generated "
+                                       "frames, which enables gloam auditing.")
     assert "gloam auditing" in found, found
     assert not any("usage" in phrase or "generated" in phrase for phrase in found), found
