@@ -43,7 +43,7 @@ def test_the_signal_goals_read_world_weighted_top1() -> None:
     from foresci.evaluation.quality import CHANCE, FamilyQuality
     from foresci.signal import DIRECTION, DifficultyPool, WorldOutcome, signal_failures
 
-    # direction tasks and trend hits of the benchmark's ten difficulty-1 worlds (seeds 0-9, issue #13)
+    # direction tasks and trend hits of the ten difficulty-1 worlds (seeds 0-9) as last stop measured them
     worlds = [(2, 1), (17, 0), (1, 0), (4, 0), (8, 0), (4, 0), (4, 0), (16, 0), (2, 1), (4, 2)]
     pool = DifficultyPool(1.0)
     for seed, (tasks, hits) in enumerate(worlds):
