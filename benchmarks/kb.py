@@ -190,7 +190,7 @@ def measure_fresh_hybrid(kb_dir: Path, scratch: Path, cutoffs: tuple[date, ...],
     return figures
 
 
-def measure_cold_search(kb_dir: Path, scratch: Path, runs: int = 3) -> dict[str, float]:
+def measure_cold_search(kb_dir: Path, scratch: Path, runs: int = 5) -> dict[str, float]:
     """Wall time of `foresci kb search` as a fresh process (the CLI a user runs), median of ``runs``.
 
     A first, untimed run derives the KB's postings into a fresh cache folder and caches the query
