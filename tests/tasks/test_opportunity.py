@@ -107,3 +107,34 @@ def test_a_cost_measure_or_an_output_is_no_opportunity() -> None:
                                        "frames, which enables gloam auditing.")
     assert "gloam auditing" in found, found
     assert not any("usage" in phrase or "generated" in phrase for phrase in found), found
+
+
+def test_a_fragment_of_a_longer_phrase_is_no_opportunity() -> None:
+    """Three of the four papers reducing cache drift write 'vesper matching distillation', the fourth
+    'matching distillation' alone: the opportunity is the full phrase, never its fragment (the real release
+    offered 'matching distillation' first). 'gloam probabilistic models' is written whole by every paper
+    but is mostly the bottleneck's own words ('gloam' is excluded), so its fragment 'probabilistic models'
+    is no opportunity either."""
+    before = [_paper(f"p{index}", date(2024, 6, 1), "Learned gates remain limited by cache drift.")
+              for index in range(6)]
+    texts = ["A pruner reduces cache drift, which enables vesper matching distillation with gloam "
+             "probabilistic models."] * 3 + [
+             "A pruner reduces cache drift, which enables matching distillation with gloam probabilistic "
+             "models."]
+    window = [_paper(f"w{index}", date(2025, 1, 15), text) for index, text in enumerate(texts)]
+    found = [text.lower() for text, _ in opportunity_phrases(
+        _domain(before + window), [paper.paper_id for paper in window], [paper.paper_id for paper in before],
+        exclude={"cache", "drift", "gloam", "model"}, min_support=3, bottleneck="cache drift",
+        addressing=[paper.paper_id for paper in window])]
+
+    assert found[0] == "vesper matching distillation", found
+    assert "matching distillation" not in found and "probabilistic models" not in found, found
+
+
+def test_an_opportunity_written_only_with_of_reads_as_written() -> None:
+    """Papers write 'chain of quill reasoning': its base form 'quill reasoning chain' is counted, but shown
+    as the papers wrote it; a project page is no opportunity."""
+    found = _cache_drift_opportunities("A pruner reduces cache drift, which enables a chain of quill "
+                                       "reasoning. Project page: https://example.org/quill")
+    assert "chain of quill reasoning" in found, found
+    assert "quill reasoning chain" not in found and "project page" not in found, found

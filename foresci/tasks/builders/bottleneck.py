@@ -52,6 +52,13 @@ EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "f
                               "usage", "consumption", "footprint", "scalability"])
 OUTPUT_MODIFIERS = frozenset(["generated", "synthesized", "produced", "output"])
 """First words of a phrase that names what a method outputs ("generated frames"), not a research line."""
+BOILERPLATE_HEADS = frozenset(["page", "website", "homepage", "repository", "link", "url"])
+"""Heads of what an abstract points to ("project page"), not research."""
+FRAGMENT_SHARE = 0.75
+"""A phrase that at least this share of its window papers write inside one longer base phrase is a fragment
+of that phrase (:func:`_fragment_of`). On the real release at 2025-12-31, 3 of 4 ("matching distillation" in
+"distribution matching distillation") and 4 of 4 ("probabilistic models") are fragments; at more than half,
+"multilingual models" (2 of 3 in "large multilingual models") was lost too."""
 
 
 _GENERIC_TEXT = (
@@ -201,13 +208,29 @@ def text_phrases(text: str) -> dict[str, Counter[str]]:
 
 
 def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
-    """Also count "auditing of krouplalive pelorings" as "krouplalive peloring auditing" (its base form)."""
+    """Also count "auditing of krouplalive pelorings" as "krouplalive peloring auditing" (its base form),
+    written as the text wrote it where the text never writes the base form ("chain of thought reasoning",
+    not "thought reasoning chain")."""
     result = dict(phrases)
     for key in phrases:
         head, joiner, *rest = key.split() + ["", ""]
         if joiner == "of" and rest[0] and " of " not in f" {' '.join(rest)} ":
-            result.setdefault(" ".join([*key.split()[2:], head]), Counter())
+            result.setdefault(" ".join([*key.split()[2:], head]), Counter(phrases[key]))
     return result
+
+
+def _fragment_of(key: str, writers: list[dict[str, Counter[str]]]) -> str | None:
+    """The longer base phrase (no joiner) that at least ``FRAGMENT_SHARE`` of the papers writing ``key``
+    (their phrases: ``writers``) write around it, or None: "matching distillation" is a fragment of
+    "distribution matching distillation", "probabilistic models" of "diffusion probabilistic models"."""
+    padded = f" {key} "
+    around: Counter[str] = Counter(other for phrases in writers for other in phrases
+                                   if other != key and padded in f" {other} "
+                                   and not JOINERS & set(other.split()))
+    if not around:
+        return None
+    longer, together = max(around.items(), key=lambda item: (item[1], len(item[0].split()), item[0]))
+    return longer if together >= FRAGMENT_SHARE * len(writers) else None
 
 
 def _near(text: str, bottleneck: set[str]) -> set[str]:
@@ -228,7 +251,7 @@ def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bo
     mostly of words outside the bottleneck (``exclude``)."""
     if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
         return False
-    if words[0] in OUTPUT_MODIFIERS:
+    if words[0] in OUTPUT_MODIFIERS or words[-1] in BOILERPLATE_HEADS:
         return False
     if PROBLEM_HEADS.match(words[-1]) or words[-1] in PROCESS_HEADS:
         return False  # a problem ("error accumulation") is no opportunity
@@ -254,6 +277,9 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     sentence or the next: "now that X is reduced, we pursue Y"), then by how many of them write it, then by
     over-representation. A phrase is
     subsumed by a longer eligible phrase used as often, never by an ineligible one ("Y for Z" hides no "Y").
+    A fragment (:func:`_fragment_of`) is dropped: the longer phrase it belongs to stands on its own where it
+    is eligible ("distribution matching distillation", not "matching distillation"), and where it is not
+    (mostly the bottleneck's words: "diffusion probabilistic models"), neither is its fragment.
     (The builder then drops phrases the public task already names: they are no post-cutoff opportunity.)"""
     focus = [text_phrases(domain.papers[paper_id].text) for paper_id in window]
     background = [text_phrases(domain.papers[paper_id].text) for paper_id in before]
@@ -276,7 +302,8 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
         taken_up = (used[key] >= MIN_TAKING_UP
                     and used[key] / len(taking_up) >= ASSOCIATION * (count - used[key]) / others)
-        if share > prior_share and taken_up:
+        if share > prior_share and taken_up and _fragment_of(
+                key, [phrases for phrases in focus if key in phrases]) is None:
             scored.append((near[key], used[key], share * math.log(share / prior_share), key, count))
     scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
     surfaces: dict[str, Counter[str]] = {}
