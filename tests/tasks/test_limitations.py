@@ -250,6 +250,9 @@ def test_a_lack_stays_a_lack_in_the_bottleneck_phrase() -> None:
     assert limitation_phrase("low-resource languages lack sufficient parallel corpora") == (
         "lack of sufficient parallel corpora")
     assert limitation_phrase("training remains limited by flux drift instability") == "flux drift instability"
+    # what a sentence says constrains performance is the bottleneck (the real KB's agents papers)
+    assert limitation_phrase("their performance is often constrained by the scarcity of high-quality "
+                             "trajectory data") == "scarcity of high-quality trajectory data"
 
 
 def test_a_long_bottleneck_phrase_names_its_first_limitation() -> None:
@@ -280,6 +283,9 @@ def test_a_bottleneck_given_with_its_cause_is_the_cause() -> None:
     assert limitation_phrase("Diffusion models suffer from computationally intensive sampling primarily due "
                              "to suboptimal step discretization") == "computationally intensive sampling"
     assert limitation_phrase("training remains limited by flux drift instability") == "flux drift instability"
+    # what a sentence says constrains performance is the bottleneck (the real KB's agents papers)
+    assert limitation_phrase("their performance is often constrained by the scarcity of high-quality "
+                             "trajectory data") == "scarcity of high-quality trajectory data"
 
 
 def test_what_an_evaluation_covers_is_no_limitation() -> None:

@@ -155,8 +155,10 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
 
 MAX_PHRASE_WORDS = 8
 LONG_PHRASE_CUT = re.compile(r"\s(?:or|and|when|where|whenever|once|if|as)\s", re.IGNORECASE)
-ROOT_CAUSE = re.compile(r"\b(?:(?:primarily|mainly|largely|partly|mostly)\s+)?(?:due to|because of|caused by|"
-                        r"stemming from|arising from|owing to)\s+(?P<cause>.+)$", re.IGNORECASE)
+ROOT_CAUSE = re.compile(r"\b(?:(?:primarily|mainly|largely|partly|mostly|often|severely)\s+)?"
+                        r"(?:due to|because of|caused by|stemming from|arising from|owing to|"
+                        r"(?:constrained|limited|hindered|hampered|restricted|bottlenecked|held back) by)"
+                        r"\s+(?P<cause>.+)$", re.IGNORECASE)
 
 
 def limitation_phrase(clause: str) -> str:
@@ -168,7 +170,8 @@ def limitation_phrase(clause: str) -> str:
     intersect" names the first limitation of two. Where that phrase names no problem (a task, a whole
     sentence) and the clause gives the problem's cause, the cause is the root bottleneck: "VFI in scenarios
     with large motion remains challenging due to motion ambiguity between frames" -> "motion ambiguity
-    between frames", not the task "video frame interpolation"."""
+    between frames", not the task "video frame interpolation"; "their performance is often constrained by the
+    scarcity of high-quality trajectory data" -> "scarcity of high-quality trajectory data"."""
     phrase = re.sub(r"^(?:limitations?|challenges?|drawbacks?|issues?)\s*:\s*", "", core_phrase(clause),
                     flags=re.IGNORECASE)
     phrase = _first_limitation(phrase)
