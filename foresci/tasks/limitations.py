@@ -51,8 +51,11 @@ CUES = re.compile(
 RESULT = re.compile(
     r"\b(we|our|ours|us)\b|\b(this|the present) (paper|work|study|article)\b|\b(outperform\w*|surpass\w*|"
     r"achiev\w+|attain\w*|state-of-the-art|sota|experiments?|empirical(?:ly)?|results? (?:show|demonstrate|"
-    r"indicate|reveal)|demonstrat\w+|yields?|improv(?:es|ed|ement|ements)|boost\w*|gains?)\b|\d+(?:\.\d+)?\s?%"
-    r"|\b(?:code|data|models?) (?:is|are) (?:publicly )?available\b",
+    r"indicate|reveal)|demonstrat\w+|yields?|improv(?:es|ed|ement|ements)|boost\w*|gains?)\b|\d+(?:\.\d+)?\s?\\?%"
+    r"|\b(?:code|data|models?) (?:is|are) (?:publicly )?available\b"
+    # a problem measured absent is a result: "resulted in negligible performance degradation"
+    r"|\b(?:negligible|marginal|minimal|little to no|no noticeable|no significant)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:degradation|loss|drop|overhead|cost|costs|errors?|latency)\b",
     re.IGNORECASE)
 MOTIVE = re.compile(
     r"^\s*(?:to|in order to)\s+(?:further |better |effectively |jointly )?(?:address|tackle|overcome|"
@@ -79,7 +82,11 @@ UNOBTAINED = re.compile(
 # a sentence describing a remedy, not a limitation ("which can relieve the burden", "to overcome X")
 SOLVES = re.compile(
     r"\b(?:reliev\w+|alleviat\w+|mitigat\w+|overcom\w+|resolv\w+|eliminat\w+|remed(?:y|ies|ied)|"
-    r"circumvent\w*|tackl\w+|(?:thus|thereby|to|can|will|which|and) reduc\w+)\b", re.IGNORECASE)
+    r"circumvent\w*|tackl\w+|(?:thus|thereby|to|can|will|which|and) reduc\w+)\b"
+    # lowering a cost is a remedy: "USM significantly lowers computational overhead"
+    r"|\b(?:lower(?:s|ing)?|reduc(?:es|ing)|cuts?|cutting|minimi[sz](?:es|ing)|decreas(?:es|ing))\s+"
+    r"(?:the\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:overhead|costs?|latency|burden|footprint|consumption)\b",
+    re.IGNORECASE)
 # a contrast inside a sentence: what follows it is the limitation ("X has enabled Y, but Z remains hard")
 CONTRAST_SPLIT = re.compile(
     r",\s*yet\s+(?!also\b|not\b)|(?:,\s*|\s+)but\s+(?!also\b|not\b)|"
@@ -184,7 +191,7 @@ PROBLEM_HEADS = re.compile(
     r"hallucinations?|bias(?:es)?|gaps?|costs?|latency|noise|shifts?|mismatch(?:es)?|scarcity|sparsity|"
     r"redundancy|degradation|errors?|failures?|bottlenecks?|limitations?|inefficiency|vulnerabilit(?:y|ies)|"
     r"brittleness|inconsistency|conflicts?|ambiguity|uncertainty|misalignment|overfitting|explosion|"
-    r"penalty|trade-?offs?|insensitivity|deficiency|shortage|lack)$", re.IGNORECASE)
+    r"penalty|trade-?offs?|insensitivity|deficiency|shortage|lack|complexity)$", re.IGNORECASE)
 
 
 def named_limitation(text: str) -> str | None:

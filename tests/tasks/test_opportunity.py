@@ -138,3 +138,13 @@ def test_an_opportunity_written_only_with_of_reads_as_written() -> None:
                                        "reasoning. Project page: https://example.org/quill")
     assert "chain of quill reasoning" in found, found
     assert "quill reasoning chain" not in found and "project page" not in found, found
+
+
+def test_how_an_abstract_reports_is_no_opportunity() -> None:
+    """'this paper presents', 'percentage points' and 'results highlight' (the real release at cutoff
+    2025-09-30 offered all three) are how papers report, not what reducing a bottleneck opens."""
+    found = _cache_drift_opportunities("This paper presents a pruner that reduces cache drift by ten "
+                                       "percentage points, which enables gloam auditing. Our results "
+                                       "highlight the gains.")
+    assert "gloam auditing" in found, found
+    assert not any(word in phrase for phrase in found for word in ("paper", "percentage", "results")), found

@@ -54,6 +54,10 @@ OUTPUT_MODIFIERS = frozenset(["generated", "synthesized", "produced", "output"])
 """First words of a phrase that names what a method outputs ("generated frames"), not a research line."""
 BOILERPLATE_HEADS = frozenset(["page", "website", "homepage", "repository", "link", "url"])
 """Heads of what an abstract points to ("project page"), not research."""
+REPORTING_WORDS = frozenset(["paper", "article", "presents", "proposes", "introduces", "percentage",
+                             "results", "highlight", "highlights"])
+"""Words of how an abstract reports ("this paper presents", "percentage points", "results highlight"): no
+phrase with one is research."""
 FRAGMENT_SHARE = 0.75
 """A phrase that at least this share of its window papers write inside one longer base phrase is a fragment
 of that phrase (:func:`_fragment_of`). On the real release at 2025-12-31, 3 of 4 ("matching distillation" in
@@ -144,8 +148,8 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
             part = named_limitation(text)
             if part is not None:
                 phrase = limitation_phrase(limitation_clause(part))
-                if phrase.split()[0].lower() in FRAGMENT_STARTS:
-                    break  # a fragment ("of this capability of ..."), not a limitation
+                if phrase.split()[0].lower() in FRAGMENT_STARTS or not states_a_problem(phrase):
+                    break  # a fragment ("of this capability of ...") or a goal ("enabling X"), no limitation
                 key = f" {phrase_key(phrase)} "
                 if not any(key in f" {other} " or f" {other} " in key for other in kept):
                     kept[key.strip()] = (signal, phrase)
@@ -154,7 +158,8 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
 
 
 MAX_PHRASE_WORDS = 8
-LONG_PHRASE_CUT = re.compile(r"\s(?:or|and|when|where|whenever|once|if|as)\s", re.IGNORECASE)
+LONG_PHRASE_CUT = re.compile(r"\s(?:or|and|when|where|whenever|once|if|as|while|whereas|like)\s",
+                             re.IGNORECASE)
 ROOT_CAUSE = re.compile(r"\b(?:(?:primarily|mainly|largely|partly|mostly|often|severely)\s+)?"
                         r"(?:due to|because of|caused by|stemming from|arising from|owing to|"
                         r"(?:constrained|limited|hindered|hampered|restricted|bottlenecked|held back) by)"
@@ -187,6 +192,15 @@ def limitation_phrase(clause: str) -> str:
     return phrase
 
 
+def states_a_problem(phrase: str) -> bool:
+    """Whether a bottleneck phrase names a problem: a problem word anywhere ("motion ambiguity between
+    frames", "quadratic complexity of attention") or a limitation cue ("rule-based rewards lack
+    robustness"). A goal or task that a sentence calls challenging ("enabling interactive video
+    generation") names none."""
+    words = re.findall(r"[\w-]+", phrase)
+    return any(PROBLEM_HEADS.match(word) for word in words) or bool(CUES.search(phrase))
+
+
 def _names_a_problem(phrase: str) -> bool:
     """A short phrase whose head names a problem ("flux drift instability") or that carries a limitation
     cue; a task ("video frame interpolation") or a whole sentence does not."""
@@ -195,8 +209,8 @@ def _names_a_problem(phrase: str) -> bool:
 
 
 def _first_limitation(phrase: str) -> str:
-    """``phrase`` cut before its first "or/and/when/where/as ..." continuation when it is longer than
-    ``MAX_PHRASE_WORDS`` words (and the cut leaves two or more)."""
+    """``phrase`` cut before its first "or/and/when/where/as/while/like ..." continuation when it is longer
+    than ``MAX_PHRASE_WORDS`` words (and the cut leaves two or more)."""
     if len(phrase.split()) > MAX_PHRASE_WORDS:  # "X or experience Y when Z": the first limitation it names
         head = LONG_PHRASE_CUT.split(phrase, maxsplit=1)[0]
         return head if len(head.split()) >= 2 else phrase
@@ -250,11 +264,12 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
 
 def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bool:
     """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity
-    ("memory usage") nor a method's output ("generated frames"), not made only of domain-common words, and
+    ("memory usage") nor a method's output ("generated frames") nor boilerplate ("project page", "paper
+    presents", "percentage points"), not made only of domain-common words, and
     mostly of words outside the bottleneck (``exclude``)."""
     if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
         return False
-    if words[0] in OUTPUT_MODIFIERS or words[-1] in BOILERPLATE_HEADS:
+    if words[0] in OUTPUT_MODIFIERS or words[-1] in BOILERPLATE_HEADS or REPORTING_WORDS & set(words):
         return False
     if PROBLEM_HEADS.match(words[-1]) or words[-1] in PROCESS_HEADS:
         return False  # a problem ("error accumulation") is no opportunity
