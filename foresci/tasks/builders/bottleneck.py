@@ -72,6 +72,13 @@ _GENERIC_TEXT = (
     "rely relies hinder hinders hindered difficult difficulty "
 )
 GENERIC = frozenset(_GENERIC_TEXT.split())
+_ANY_METHOD_PROBLEM_TEXT = (
+    "performance degradation degraded cost costs overhead computational computationally expensive high "
+    "significant severe substantial heavy latency efficiency inefficiency inefficiencies inference training "
+    "memory time prohibitive excessive increased method methods incur incurs incurring"
+)
+ANY_METHOD_PROBLEM = GENERIC | frozenset(_ANY_METHOD_PROBLEM_TEXT.split())
+"""Words of problems every method has (:func:`any_methods_problem`)."""
 
 
 def marker_words(text: str, domain: DomainEvidence) -> frozenset[str]:
@@ -158,6 +165,8 @@ def limitation_signals(evidence: NodeEvidence, cutoff: date,
 
 
 MAX_PHRASE_WORDS = 8
+RELIANCE = re.compile(r"\brel(?:y|ies|ying)\s+(?:heavily\s+|mainly\s+|solely\s+)?on\s+(?:the\s+)?"
+                      r"(?P<what>.+)$", re.IGNORECASE)
 LONG_PHRASE_CUT = re.compile(r"\s(?:or|and|when|where|whenever|once|if|as|while|whereas|like)\s",
                              re.IGNORECASE)
 ROOT_CAUSE = re.compile(r"\b(?:(?:primarily|mainly|largely|partly|mostly|often|severely)\s+)?"
@@ -176,13 +185,18 @@ def limitation_phrase(clause: str) -> str:
     sentence) and the clause gives the problem's cause, the cause is the root bottleneck: "VFI in scenarios
     with large motion remains challenging due to motion ambiguity between frames" -> "motion ambiguity
     between frames", not the task "video frame interpolation"; "their performance is often constrained by the
-    scarcity of high-quality trajectory data" -> "scarcity of high-quality trajectory data"."""
+    scarcity of high-quality trajectory data" -> "scarcity of high-quality trajectory data". What a sentence
+    says methods rely on is their bottleneck: "existing evaluation approaches often rely on image-text
+    similarity metrics" -> "reliance on image-text similarity metrics"."""
     phrase = re.sub(r"^(?:limitations?|challenges?|drawbacks?|issues?)\s*:\s*", "", core_phrase(clause),
                     flags=re.IGNORECASE)
     phrase = _first_limitation(phrase)
     lacked = re.search(r"\b(?:lacks?|lacking)\s+" + re.escape(phrase.split()[0]), clause, re.IGNORECASE)
     if phrase != clause and lacked:
         return f"lack of {phrase}"
+    relied = RELIANCE.search(phrase)
+    if relied is not None:  # "methods often rely on X": their bottleneck is the reliance on X
+        return f"reliance on {relied.group('what')}"
     cause = ROOT_CAUSE.search(clause)
     if cause is not None and not _names_a_problem(phrase):  # "X remains hard due to <cause>": the cause
         named = _first_limitation(core_phrase(cause.group("cause")))
@@ -190,6 +204,13 @@ def limitation_phrase(clause: str) -> str:
         if 2 <= len(named.split()) <= MAX_PHRASE_WORDS:
             return named
     return phrase
+
+
+def any_methods_problem(phrase: str) -> bool:
+    """Whether a limitation is one every method has ("performance degradation", "significant latency",
+    "existing methods incur computational overhead"): it stays among the node's recurring limitations (what
+    persistence reads) but is never the root bottleneck a task asks for, which names the sub-direction."""
+    return set(content_tokens(phrase)) <= ANY_METHOD_PROBLEM
 
 
 def states_a_problem(phrase: str) -> bool:
@@ -381,7 +402,8 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     if not any(len(entry[3]) >= settings.min_addressing_papers for entry in pool):
         return None
     pool = _belonging(domain, evidence, pool)
-    scored = [entry for entry in pool if len(entry[3]) >= settings.min_addressing_papers]
+    scored = [entry for entry in pool if len(entry[3]) >= settings.min_addressing_papers
+              and not any_methods_problem(entry[4])]
     if not scored:
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
