@@ -52,8 +52,11 @@ EVALUATIVE_HEADS = frozenset(["rate", "success", "cost", "accuracy", "score", "f
                               "usage", "consumption", "footprint", "scalability"])
 OUTPUT_MODIFIERS = frozenset(["generated", "synthesized", "produced", "output"])
 """First words of a phrase that names what a method outputs ("generated frames"), not a research line."""
-BOILERPLATE_HEADS = frozenset(["page", "website", "homepage", "repository", "link", "url"])
-"""Heads of what an abstract points to ("project page"), not research."""
+BOILERPLATE_HEADS = frozenset(["page", "website", "homepage", "repository", "link", "url", "code"])
+"""Heads of what an abstract points to ("project page", "source code"), not research."""
+COUNT_WORDS = frozenset(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "dozens",
+                         "hundreds", "thousands"])
+"""First words of a count of what a paper used ("four benchmarks"), not a research line."""
 REPORTING_WORDS = frozenset(["paper", "article", "presents", "proposes", "introduces", "percentage",
                              "results", "highlight", "highlights"])
 """Words of how an abstract reports ("this paper presents", "percentage points", "results highlight"): no
@@ -286,11 +289,13 @@ def _near(text: str, bottleneck: set[str]) -> set[str]:
 def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bool:
     """Whether a phrase may be an opportunity: a base noun phrase (no joiner), not an evaluation quantity
     ("memory usage") nor a method's output ("generated frames") nor boilerplate ("project page", "paper
-    presents", "percentage points"), not made only of domain-common words, and
+    presents", "percentage points", "four benchmarks"), not made only of domain-common words, and
     mostly of words outside the bottleneck (``exclude``)."""
     if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
         return False
-    if words[0] in OUTPUT_MODIFIERS or words[-1] in BOILERPLATE_HEADS or REPORTING_WORDS & set(words):
+    if words[0] in OUTPUT_MODIFIERS | COUNT_WORDS or words[0].isdigit() or words[-1] in BOILERPLATE_HEADS:
+        return False
+    if REPORTING_WORDS & set(words):
         return False
     if PROBLEM_HEADS.match(words[-1]) or words[-1] in PROCESS_HEADS:
         return False  # a problem ("error accumulation") is no opportunity
