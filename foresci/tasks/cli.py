@@ -69,6 +69,7 @@ def build_command(
     release = load_release(out)
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
     _warn_skipped_domains(release.manifest)
+    _warn_rejected_families(release.manifest)
     questions = f" and {len(release.questions)} forecast questions" if release.questions else ""
     typer.echo(f"wrote {len(release.tasks)} tasks{questions} to {out}")
 
@@ -77,6 +78,17 @@ def _warn_skipped_domains(manifest: dict[str, Any]) -> None:
     """Print one warning line (stderr) per domain a build skipped, as recorded in its manifest."""
     for domain, reason in (manifest.get("counts", {}).get("skipped_domains") or {}).items():
         typer.echo(f"warning: skipped domain {domain}: {reason}", err=True)
+
+
+def _warn_rejected_families(manifest: dict[str, Any]) -> None:
+    """Print one warning line (stderr) per family the gates kept out of the release, with its gate failures
+    (the audit printed above covers only what was written)."""
+    counts = manifest.get("counts", {})
+    families = counts.get("audit", {}).get("families", {})
+    for family, reasons in (counts.get("rejected_families") or {}).items():
+        selected = families.get(family, {}).get("tasks", 0)
+        typer.echo(f"warning: left out family {family} ({selected} selected tasks failed the gates): "
+                   + "; ".join(reasons), err=True)
 
 
 @app.command("show")
