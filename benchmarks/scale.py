@@ -121,7 +121,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
-    from foresci.kb.dense import DenseIndex, build_ivf, read_ivf, write_ivf
+    from foresci.kb.dense import DenseIndex, build_ivf, read_index, write_index
     from foresci.threads import ensure_threads
 
     threads = ensure_threads()
@@ -131,11 +131,11 @@ def main() -> int:
     corpus = Corpus(args.papers, args.dimension, workdir)
     generate_s = time.perf_counter() - started
     started = time.perf_counter()
-    write_ivf(workdir, build_ivf(corpus.vectors))
+    write_index(workdir, build_ivf(corpus.vectors))
     build_s = time.perf_counter() - started
     index = DenseIndex(
         corpus.vectors,
-        ivf=read_ivf(workdir),
+        ivf=read_index(workdir),
         mode="auto",
         approximate_above=args.approximate_above,
         nprobe=args.nprobe,

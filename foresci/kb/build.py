@@ -270,13 +270,13 @@ def _write_generation(
     write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
     np.save(generation / "vectors.npy", vectors, allow_pickle=False)
     if len(vectors) > settings.runtime.approximate_above:  # large KB: an IVF index beside the vectors
-        from foresci.kb.dense import build_ivf, write_ivf
+        from foresci.kb.dense import build_ivf, write_index
 
-        write_ivf(generation, build_ivf(vectors))
+        write_index(generation, build_ivf(vectors))
     elif len(vectors) > settings.runtime.graph_above:  # mid-sized KB: an HNSW graph
-        from foresci.kb.dense import HNSW_FILE, build_hnsw, write_ivf
+        from foresci.kb.dense import HNSW_FILE, build_hnsw, write_index
 
-        write_ivf(generation, build_hnsw(vectors), HNSW_FILE)
+        write_index(generation, build_hnsw(vectors), HNSW_FILE)
     bm25.save(generation)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
     summary.generation = generation.name

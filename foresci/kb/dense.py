@@ -99,8 +99,8 @@ def build_hnsw(vectors: np.ndarray) -> Any:
     return index
 
 
-def write_ivf(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
-    """Store an IVF index (or, with ``name=HNSW_FILE``, an HNSW graph) in ``folder`` (FAISS's format)."""
+def write_index(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
+    """Store a FAISS index in ``folder`` as ``name``: the IVF index, or (``HNSW_FILE``) the HNSW graph."""
     import faiss
 
     path = folder / name
@@ -108,7 +108,7 @@ def write_ivf(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
     return path
 
 
-def read_ivf(folder: Path, name: str = IVF_FILE) -> Any | None:
+def read_index(folder: Path, name: str = IVF_FILE) -> Any | None:
     """The IVF index (or, with ``name=HNSW_FILE``, the HNSW graph) stored in ``folder``, or None.
 
     The graph's vectors are memory-mapped (``IO_FLAG_MMAP_IFC``), not read: opening the real KB's 135 MB

@@ -392,18 +392,19 @@ class KnowledgeBase:
 
     @cached_property
     def dense_index(self) -> DenseIndex:
-        """Cutoff-bounded dense search: exact, or the stored IVF index for large KBs (runtime settings)."""
-        from foresci.kb.dense import HNSW_FILE, DenseIndex, read_ivf
+        """Cutoff-bounded dense search: exact, the stored HNSW graph for mid-sized KBs or the stored IVF index
+        for large ones (runtime settings)."""
+        from foresci.kb.dense import HNSW_FILE, DenseIndex, read_index
 
         runtime = self.settings.runtime if self.settings is not None else None
         mode = runtime.dense_index if runtime is not None else "auto"
         return DenseIndex(
             self.vectors,
-            ivf=read_ivf(self.generation) if mode in ("auto", "ivf") else None,
+            ivf=read_index(self.generation) if mode in ("auto", "ivf") else None,
             mode=mode,
             approximate_above=runtime.approximate_above if runtime is not None else 100_000,
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
-            hnsw=read_ivf(self.generation, HNSW_FILE) if mode in ("auto", "hnsw") else None,
+            hnsw=read_index(self.generation, HNSW_FILE) if mode in ("auto", "hnsw") else None,
             graph_above=runtime.graph_above if runtime is not None else 30_000,
             ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
         )

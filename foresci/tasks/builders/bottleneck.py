@@ -57,13 +57,14 @@ BOILERPLATE_HEADS = frozenset(["page", "website", "homepage", "repository", "lin
 COUNT_WORDS = frozenset(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "dozens",
                          "hundreds", "thousands"])
 """First words of a count of what a paper used ("four benchmarks"), not a research line."""
+NOT_FIRST_WORDS = OUTPUT_MODIFIERS | COUNT_WORDS
 REPORTING_WORDS = frozenset(["paper", "article", "presents", "proposes", "introduces", "percentage",
                              "results", "highlight", "highlights"])
 """Words of how an abstract reports ("this paper presents", "percentage points", "results highlight"): no
 phrase with one is research."""
 FRAGMENT_SHARE = 0.75
 """A phrase that at least this share of its window papers write inside one longer base phrase is a fragment
-of that phrase (:func:`_fragment_of`). On the real release at 2025-12-31, 3 of 4 ("matching distillation" in
+of that phrase (:func:`_is_fragment`). On the real release at 2025-12-31, 3 of 4 ("matching distillation" in
 "distribution matching distillation") and 4 of 4 ("probabilistic models") are fragments; at more than half,
 "multilingual models" (2 of 3 in "large multilingual models") was lost too."""
 
@@ -260,18 +261,15 @@ def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]
     return result
 
 
-def _fragment_of(key: str, writers: list[dict[str, Counter[str]]]) -> str | None:
-    """The longer base phrase (no joiner) that at least ``FRAGMENT_SHARE`` of the papers writing ``key``
-    (their phrases: ``writers``) write around it, or None: "matching distillation" is a fragment of
-    "distribution matching distillation", "probabilistic models" of "diffusion probabilistic models"."""
+def _is_fragment(key: str, writers: list[dict[str, Counter[str]]]) -> bool:
+    """Whether at least ``FRAGMENT_SHARE`` of the papers writing ``key`` (their phrases: ``writers``) write
+    one longer base phrase (no joiner) around it: "matching distillation" inside "distribution matching
+    distillation", "probabilistic models" inside "diffusion probabilistic models"."""
     padded = f" {key} "
     around: Counter[str] = Counter(other for phrases in writers for other in phrases
                                    if other != key and padded in f" {other} "
                                    and not JOINERS & set(other.split()))
-    if not around:
-        return None
-    longer, together = max(around.items(), key=lambda item: (item[1], len(item[0].split()), item[0]))
-    return longer if together >= FRAGMENT_SHARE * len(writers) else None
+    return bool(around) and max(around.values()) >= FRAGMENT_SHARE * len(writers)
 
 
 def _near(text: str, bottleneck: set[str]) -> set[str]:
@@ -293,7 +291,7 @@ def _eligible(words: list[str], domain: DomainEvidence, exclude: set[str]) -> bo
     mostly of words outside the bottleneck (``exclude``)."""
     if JOINERS & set(words) or words[-1] in EVALUATIVE_HEADS or min(map(len, words)) < 3:
         return False
-    if words[0] in OUTPUT_MODIFIERS | COUNT_WORDS or words[0].isdigit() or words[-1] in BOILERPLATE_HEADS:
+    if words[0] in NOT_FIRST_WORDS or words[0].isdigit() or words[-1] in BOILERPLATE_HEADS:
         return False
     if REPORTING_WORDS & set(words):
         return False
@@ -321,7 +319,7 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     sentence or the next: "now that X is reduced, we pursue Y"), then by how many of them write it, then by
     over-representation. A phrase is
     subsumed by a longer eligible phrase used as often, never by an ineligible one ("Y for Z" hides no "Y").
-    A fragment (:func:`_fragment_of`) is dropped: the longer phrase it belongs to stands on its own where it
+    A fragment (:func:`_is_fragment`) is dropped: the longer phrase it belongs to stands on its own where it
     is eligible ("distribution matching distillation", not "matching distillation"), and where it is not
     (mostly the bottleneck's words: "diffusion probabilistic models"), neither is its fragment.
     (The builder then drops phrases the public task already names: they are no post-cutoff opportunity.)"""
@@ -346,8 +344,8 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
         share, prior_share = count / len(focus), (prior[key] + 1) / (len(background) + 1)
         taken_up = (used[key] >= MIN_TAKING_UP
                     and used[key] / len(taking_up) >= ASSOCIATION * (count - used[key]) / others)
-        if share > prior_share and taken_up and _fragment_of(
-                key, [phrases for phrases in focus if key in phrases]) is None:
+        if share > prior_share and taken_up and not _is_fragment(
+                key, [phrases for phrases in focus if key in phrases]):
             scored.append((near[key], used[key], share * math.log(share / prior_share), key, count))
     scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
     surfaces: dict[str, Counter[str]] = {}
