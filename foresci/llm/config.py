@@ -107,9 +107,14 @@ class LLMSettings(SettingsSection):
 
     @property
     def endpoint_identity(self) -> str | None:
-        """What identifies the endpoint in cache keys: the URL, or ``local`` for a server on this machine
-        (its port changes from start to start; the model name says what answers)."""
-        return "local" if self.local else self.base_url
+        """What identifies the endpoint in cache keys and capability records: the URL without credentials
+        (userinfo and secret query values masked, so keys never carry a secret), or ``local`` for a server
+        on this machine (its port changes from start to start; the model name says what answers)."""
+        from foresci.redact import mask_url
+
+        if self.local:
+            return "local"
+        return mask_url(self.base_url) if self.base_url else None
 
     @property
     def effective_timeout_s(self) -> float:

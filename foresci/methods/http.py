@@ -12,6 +12,7 @@ end as :class:`~foresci.llm.errors.LLMError` of the same kinds: ``timeout``, ``o
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from typing import Any
@@ -105,8 +106,22 @@ def _settings(inputs: MethodInput | ForecastInput) -> Settings:
     return inputs.settings if inputs.settings is not None else Settings()
 
 
+def method_name(url: str) -> str:
+    """The stored name of the agent at ``url``: the URL itself, or, when it carries credentials
+    (``user:pw@``, ``?token=``), the URL with them masked plus a short hash of the whole URL.
+
+    Rows are written with URLs masked, so a name holding the secret would never match its stored rows
+    (every rerun answered again) and agents differing only in their token would share one name; this
+    name is credential-free, survives masking unchanged and still tells different secrets apart.
+    """
+    masked = mask_url(url)
+    if masked == url:
+        return url
+    return f"{masked} [{hashlib.sha256(url.encode()).hexdigest()[:10]}]"
+
+
 def http_method(url: str) -> MethodSpec:
-    """The method that answers through the agent at ``url`` (named by its URL)."""
+    """The method that answers through the agent at ``url`` (named by :func:`method_name`)."""
 
     def answer(inputs: MethodInput) -> MethodResult:
         return read_reply(url, post_json(url, inputs.task.model_dump(mode="json"), _settings(inputs)))
@@ -117,4 +132,5 @@ def http_method(url: str) -> MethodSpec:
             raise LLMOutputError(f"agent {url}: forecast reply is not an object", [json.dumps(reply)[:2000]])
         return reply
 
-    return MethodSpec(name=url, answer=answer, forecast=forecast, source=url)
+    name = method_name(url)
+    return MethodSpec(name=name, answer=answer, forecast=forecast, source=mask_url(url))

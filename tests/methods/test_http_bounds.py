@@ -151,3 +151,27 @@ def test_an_odd_retry_after_is_a_bounded_retry_not_an_error_row(
     row = _one_row(serve(overloaded_once), tmp_path, _settings(tmp_path))
     assert row.status == "ok", row.error
     assert len(calls) == 2 and calls[1] - calls[0] < 5.0
+
+
+def _answering(handler: BaseHTTPRequestHandler) -> None:
+    payload = json.dumps(ANSWER).encode()
+    handler.send_response(200)
+    handler.send_header("content-length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
+def test_an_agent_url_with_credentials_resumes_and_tokens_stay_apart(
+        serve: Callable[[Behaviour], str], tmp_path: Path) -> None:
+    base = serve(_answering).replace("http://", "http://user:pw@")
+    first, second = f"{base}?token=CANARY1", f"{base}?token=CANARY2"
+    settings = _settings(tmp_path)
+    run = tmp_path / "run"
+    tasks = toy_tasks()[:1]
+    run_release(tasks, run, settings, [first, second])
+    run_release(tasks, run, settings, [first, second])  # a rerun answers nothing again
+    rows = read_answers(run / ANSWERS_FILE)
+    assert len(rows) == 2 and len({row.method for row in rows}) == 2
+    assert all(row.status == "ok" for row in rows)
+    written = run.joinpath(ANSWERS_FILE).read_text()
+    assert "CANARY" not in written and "user:pw" not in written
