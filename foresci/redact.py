@@ -1,7 +1,8 @@
 """Mask credentials in URLs before anything is written: ``mask_url`` and ``mask_urls_in``.
 
 A URL may carry a secret in its userinfo (``https://user:pass@host``) or in its query string or
-fragment (``?api-key=...``, ``#access_token=...``). Every file foresci writes through
+fragment (``?api-key=...``, ``#access_token=...``), and a server may echo such a query back without the
+scheme (``/v1/chat?api-key=...`` in an error body). Every file foresci writes through
 :mod:`foresci.io` (manifests, answer and error rows, scores) and every error line the CLI prints goes
 through :func:`mask_urls_in`, so an endpoint set in ``FORESCI_LLM__BASE_URL`` never leaks verbatim.
 """
@@ -55,8 +56,26 @@ def mask_url(url: str) -> str:
     return f"{scheme}://{authority}{path}{question}{query}{hash_mark}{fragment}"
 
 
+# a secret-looking query pair outside a full URL: a server's error body echoing "/v1/chat?api-key=..."
+_LOOSE_PAIR = re.compile(r"([?&#;])([A-Za-z0-9_.\-]{1,64})=([^\s&#;\"'<>\\`]+)")
+
+
+def _mask_loose_pairs(text: str) -> str:
+    if "=" not in text:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        mark, name, value = match.groups()
+        return f"{mark}{name}={MASK}" if _SECRET_NAME.search(name) and value != MASK else match.group(0)
+
+    return _LOOSE_PAIR.sub(replace, text)
+
+
 def mask_urls_in(text: str) -> str:
-    """``text`` with every URL in it masked by :func:`mask_url` (unchanged when it holds none)."""
+    """``text`` with every URL in it masked by :func:`mask_url`, and secret-looking query pairs
+    (``?api-key=...``, ``&token=...``) masked where they stand without a scheme (a path echoed back in
+    an error body); unchanged when it holds neither."""
+    text = _mask_loose_pairs(text)
     if "://" not in text:
         return text
     pieces: list[str] = []

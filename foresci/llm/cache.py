@@ -58,10 +58,13 @@ class ResponseCache:
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, model: str, value: Any) -> None:
-        """Store ``value`` (JSON-serialisable) under ``key``."""
+        """Store ``value`` (JSON-serialisable) under ``key``, credentials in its text masked."""
+        from foresci.redact import mask_urls_in
+
+        text = mask_urls_in(json.dumps(value, ensure_ascii=False))  # no credential echoed by a server
         with self._lock, self._connection:
             self._connection.execute("INSERT OR REPLACE INTO responses (key, model, value) VALUES (?, ?, ?)",
-                                     (key, model, json.dumps(value, ensure_ascii=False)))
+                                     (key, model, text))
 
     def __len__(self) -> int:
         with self._lock:
