@@ -82,7 +82,9 @@ class EmbeddingCache:
 
     def put_many(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Store vectors (idempotent)."""
-        with self._lock:
+        from foresci.errors import naming_the_file
+
+        with self._lock, naming_the_file(self.path):
             self._connection.executemany(
                 "INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)",
                 [(key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items],

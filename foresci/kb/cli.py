@@ -80,7 +80,7 @@ def search_command(
         ..., "--cutoff", help="Only papers announced on or before this date (YYYY-MM-DD)."
     ),
     domain: str | None = typer.Option(None, "--domain", help="Restrict to papers screened into this domain."),
-    k: int = typer.Option(10, "-k", help="Number of results."),
+    k: int = typer.Option(10, "-k", min=1, help="Number of results."),
 ) -> None:
     """Hybrid search (BM25 + dense, reciprocal rank fusion) as an agent would see it at a cutoff.
 

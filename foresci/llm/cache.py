@@ -62,7 +62,9 @@ class ResponseCache:
         from foresci.redact import mask_urls_in
 
         text = mask_urls_in(json.dumps(value, ensure_ascii=False))  # no credential echoed by a server
-        with self._lock, self._connection:
+        from foresci.errors import naming_the_file
+
+        with self._lock, naming_the_file(self.path), self._connection:
             self._connection.execute("INSERT OR REPLACE INTO responses (key, model, value) VALUES (?, ?, ?)",
                                      (key, model, text))
 

@@ -37,8 +37,8 @@ class LLMSettings(SettingsSection):
     deadline_s: float | None = Field(
         default=None, gt=0,
         description="total seconds one request may take, connecting, headers and body together (the "
-        "timeout applies to each read, so a server trickling bytes never trips it); default: the request "
-        "timeout. Applies to LLM calls and HTTP agents",
+        "timeout applies to each read, so a server trickling bytes never trips it); default: twice the "
+        "request timeout. Applies to LLM calls and HTTP agents",
     )
     max_reply_bytes: int = Field(
         default=16 * 1024 * 1024, ge=1024,
@@ -125,8 +125,8 @@ class LLMSettings(SettingsSection):
 
     @property
     def effective_deadline_s(self) -> float:
-        """The total time one request may take."""
-        return self.deadline_s if self.deadline_s is not None else self.effective_timeout_s
+        """The total time one request may take (default: twice the per-read timeout)."""
+        return self.deadline_s if self.deadline_s is not None else 2 * self.effective_timeout_s
 
     @property
     def effective_concurrency(self) -> int:
