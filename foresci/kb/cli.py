@@ -32,8 +32,9 @@ def build_command(
     Bad rows go to quarantine.jsonl (file, line, reason) and never stop the build; sources with no
     paper at all are an error (unless --allow-empty). One writer at a time: a second build or update
     of the same folder exits with an error naming the holder. Embeddings are
-    cached (FORESCI_CACHE_DIR), so a rebuild or a rerun after a kill embeds nothing twice; an
-    identical earlier build is reused.
+    cached (FORESCI_CACHE_DIR) after each chunk of FORESCI_KB__EMBED_CHUNK papers (2048), so a rebuild
+    embeds nothing twice and a rerun after a kill embeds again only the chunk that was in progress (set
+    a smaller chunk to lose less); an identical earlier build is reused.
 
     Examples:
 

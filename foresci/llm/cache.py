@@ -42,11 +42,13 @@ class ResponseCache:
     """A persistent key -> JSON value store in SQLite (safe to share between threads)."""
 
     def __init__(self, path: Path) -> None:
+        from foresci.errors import naming_the_file
+
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
         self._connection = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
-        with self._lock, self._connection:
+        with self._lock, naming_the_file(path), self._connection:
             self._connection.execute("PRAGMA journal_mode=WAL")
             self._connection.execute("CREATE TABLE IF NOT EXISTS responses "
                                      "(key TEXT PRIMARY KEY, model TEXT, value TEXT NOT NULL)")
