@@ -50,6 +50,9 @@ def build_command(
     from foresci.kb.build import build_kb
     from foresci.settings import load_settings
 
+    missing = next((source for source in sources if not source.exists()), None)
+    if missing is not None:  # before the settings and domains, whose errors would hide it
+        raise FileNotFoundError(2, "No such file or directory", str(missing))
     settings = with_engine(load_settings(), engine)
     summary = build_kb(sources, out, settings, domains_dir or None, progress=True, allow_empty=allow_empty)
     _print_summary(summary.model_dump(mode="json"))
