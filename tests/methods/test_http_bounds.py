@@ -175,3 +175,38 @@ def test_an_agent_url_with_credentials_resumes_and_tokens_stay_apart(
     assert all(row.status == "ok" for row in rows)
     written = run.joinpath(ANSWERS_FILE).read_text()
     assert "CANARY" not in written and "user:pw" not in written
+
+
+CHILD = """
+import json, resource, sys
+from foresci.llm.errors import LLMError
+from foresci.methods.http import post_json
+from foresci.settings import Settings
+
+settings = Settings(llm={"timeout_s": 5, "deadline_s": 10, "timeout_retries": 0, "max_retries": 0,
+                         "max_reply_bytes": 1048576})
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    post_json(sys.argv[1], {"task": "x"}, settings)
+    outcome = "answered"
+except LLMError as error:
+    outcome = str(error)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"grew_kib": after - before, "outcome": outcome}))
+"""
+
+
+def test_a_fifty_megabyte_agent_leaves_the_process_rss_bounded(
+        serve: Callable[[Behaviour], str], tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    url = serve(_fifty_megabytes)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "FORESCI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", CHILD, url], capture_output=True, text=True, env=env,
+                          timeout=120, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "cap" in report["outcome"]
+    assert report["grew_kib"] < 20 * 1024, f"RSS grew by {report['grew_kib'] / 1024:.0f} MiB"
