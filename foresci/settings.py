@@ -158,13 +158,17 @@ def _env_parse_error(error: SettingsError) -> ConfigError:
     return ConfigError(text)
 
 
+# FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules
+NON_SETTING_VARIABLES = ("FORESCI_CONFIG", "FORESCI_EXTENSIONS")
+
+
 def unknown_env_names() -> list[str]:
     """``FORESCI_`` variables that set no setting (``FORESCI_CACHE_DIRR``, ``FORESCI_LLM_BASE_URL``), each
-    with a hint; the known names derive from the Settings fields (plus ``FORESCI_CONFIG``)."""
+    with a hint; the known names derive from the Settings fields (plus :data:`NON_SETTING_VARIABLES`)."""
     import difflib
 
     fields = set(Settings.model_fields)
-    known = {f"{ENV_PREFIX}{name}".upper() for name in fields} | {"FORESCI_CONFIG"}
+    known = {f"{ENV_PREFIX}{name}".upper() for name in fields} | set(NON_SETTING_VARIABLES)
     sections = {name for name, info in Settings.model_fields.items()
                 if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)}
     section_prefixes = [f"{ENV_PREFIX}{name}".upper() for name in sections]

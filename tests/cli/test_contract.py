@@ -414,3 +414,13 @@ def test_unknown_foresci_variables_are_warned_about_with_a_hint(
     assert code == 0 and len(lines) == 2 and "Traceback" not in stderr
     assert "FORESCI_CACHE_DIRR" in lines[0] and "did you mean FORESCI_CACHE_DIR?" in lines[0]
     assert "FORESCI_LLM_BASE_URL" in lines[1] and "did you mean FORESCI_LLM__BASE_URL?" in lines[1]
+
+
+def test_foresci_variables_that_are_not_settings_but_known_are_not_warned_about(
+    world: dict[str, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from foresci.settings import NON_SETTING_VARIABLES
+
+    case = Case("known", ["kb", "stats", str(world["kb"])], [], (("FORESCI_EXTENSIONS", ""),))
+    code, stderr = _in_process(case, capsys, monkeypatch, world["cache"])
+    assert code == 0 and "warning" not in stderr and "FORESCI_EXTENSIONS" in NON_SETTING_VARIABLES
