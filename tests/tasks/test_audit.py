@@ -27,7 +27,8 @@ def _item(index: int, label: str, persistent: bool, family: str = "direction_for
         candidates=[Candidate(option_id=letter, name=f"{letter}{index}") for letter in "ABC"],
     )
     primary = "ABC"[index % 3]
-    direction = {"primary_direction": primary, "trajectory": label} if family == "direction_forecasting" else {}
+    is_direction = family == "direction_forecasting"
+    direction = {"primary_direction": primary, "trajectory": label} if is_direction else {}
     hidden = make_hidden_target(
         task_id=task.task_id,
         family=family,
