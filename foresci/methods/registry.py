@@ -111,8 +111,11 @@ class Method(Protocol):
 class MethodSpec:
     """A registered method: its name, flags, answer function and optional forecast hook.
 
-    ``shipped`` methods come with foresci and are trusted with the full KB tools; every other method runs
-    behind the plug-in wall (:mod:`foresci.methods.wall`).
+    ``shipped`` methods come with foresci and are trusted with the full KB tools. ``isolated`` methods
+    answer in their own sandboxed process (:mod:`foresci.methods.sandbox`): the spec's functions are
+    foresci's side of that process and are given the full KB tools, which they serve over the tool
+    channel. Every other method runs in foresci's process behind the plug-in wall
+    (:mod:`foresci.methods.wall`; ``--trust-plugin``).
     """
 
     name: str
@@ -122,6 +125,7 @@ class MethodSpec:
     forecast: ForecastFn | None = None
     shipped: bool = False
     source: str = ""
+    isolated: bool = False
 
     def forecaster(self, function: ForecastFn) -> ForecastFn:
         """Decorator: register ``function(question, inputs)`` as this method's forecast hook."""
