@@ -28,7 +28,8 @@ class PluginExit(RuntimeError):
 
 
 def _walled_call(spec: MethodSpec, function: Any, *args: Any) -> Any:
-    """``function(*args)`` as plug-in ``spec`` behind the wall; its ``SystemExit`` becomes :class:`PluginExit`."""
+    """``function(*args)`` as plug-in ``spec`` behind the wall; its ``SystemExit`` is a
+    :class:`PluginExit`."""
     try:
         with walled(spec.name):
             return function(*args)

@@ -158,6 +158,7 @@ def listener() -> Any:
     server.close()
 
 
+@pytest.mark.slow
 def test_every_escape_found_in_the_attack_fails_in_the_sandbox(
     small_world: SmallWorld, foresci: Foresci, tmp_path: Path, listener: int
 ) -> None:

@@ -151,8 +151,8 @@ def bwrap_command(worker: list[str], code: PluginCode, protected: Iterable[Path]
         command += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
     python_path = os.pathsep.join([str(foresci_folder.parent), *code.import_roots])
     command += ["--clearenv", "--setenv", "PYTHONPATH", python_path, "--setenv", "HOME", "/tmp",
-                "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-                "--setenv", "PYTHONNOUSERSITE", "1"]
+                "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
+                "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONNOUSERSITE", "1"]
     for variable in PASSED_VARIABLES:
         if variable in os.environ:
             command += ["--setenv", variable, os.environ[variable]]

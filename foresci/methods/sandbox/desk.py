@@ -4,7 +4,8 @@
 cutoff and tool budget; every call logged into the support artifact and the transcript as for any method).
 ``calls_left``: the task's remaining tool budget. ``llm``: a text or structured call through the run's
 :class:`~foresci.llm.LLMClient` (the API key, the response cache and the transcript stay here; the call
-is counted on the row). Anything else, or arguments of the wrong type, is refused with an error the
+is counted on the row). ``http``: a chat-completion request of the plug-in's own ``ChatOpenAI``, relayed
+to the endpoint (:mod:`foresci.methods.sandbox.relay`). Anything else, or arguments of the wrong type, is refused with an error the
 plug-in sees as an exception.
 """
 
@@ -33,7 +34,7 @@ def _arguments(name: str, message: dict[str, Any]) -> dict[str, Any]:
     for key, value in arguments.items():
         if not isinstance(value, allowed[key]) or isinstance(value, bool):
             raise RequestRefused(f"{name}: argument {key} must be {allowed[key][0].__name__}")
-        if key == "k" and not 1 <= value <= MAX_K:
+        if key == "k" and isinstance(value, int) and not 1 <= value <= MAX_K:
             raise RequestRefused(f"{name}: k must be between 1 and {MAX_K}")
     return arguments
 
@@ -114,4 +115,13 @@ def serve(message: dict[str, Any], tools: Any, llm: Any) -> Any:
             stand_in = schema_stand_in(str(message.get("schema_name") or "Schema"), schema)
             return llm.invoke_structured(messages, stand_in).model_dump(mode="json")
         raise RequestRefused(f"llm: unknown kind {message.get('kind')!r} (text or structured)")
+    if op == "http":
+        if llm is None:
+            raise RequestRefused("this method has no chat model (uses_llm=False)")
+        from foresci.methods.sandbox.relay import relay
+
+        body = message.get("body")
+        if not isinstance(body, dict):
+            raise RequestRefused("http: body must be a JSON object")
+        return relay(llm, str(message.get("path")), body)
     raise RequestRefused(f"unknown request {op!r}")

@@ -177,8 +177,9 @@ def sandboxed_spec(program: PluginProgram) -> MethodSpec:
             reply = run_sandboxed(program, request, inputs.tools, inputs.llm, timings)
         finally:
             _record(timings)
-        return MethodResult(answer=reply.get("answer"), support=reply.get("support"),
-                            contract=reply.get("contract"), contract_notes=list(reply.get("contract_notes") or []))
+        return MethodResult(answer=reply["answer"], support=reply.get("support"),
+                            contract=reply.get("contract"),
+                            contract_notes=list(reply.get("contract_notes") or []))
 
     def forecast(question: Any, inputs: ForecastInput) -> Any:
         timings = Timings()
@@ -204,7 +205,8 @@ def _record(timings: Timings) -> None:
            total_ms=round(timings.total_s * 1000, 1))
 
 
-def program_for(reference: str, label: str, name: str | None = None, entry_point: bool = False) -> PluginProgram:
+def program_for(reference: str, label: str, name: str | None = None,
+                entry_point: bool = False) -> PluginProgram:
     """The :class:`PluginProgram` of ``module:object`` (its module located without importing it)."""
     module = reference.partition(":")[0]
     return PluginProgram(reference=reference, label=label, code=locate_plugin(module), name=name,

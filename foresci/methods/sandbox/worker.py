@@ -121,9 +121,11 @@ class RemoteLLM:
     """The chat-model client of the ``--model`` backbone, called through foresci (which holds the key,
     the response cache and the transcript): ``invoke_text`` and ``invoke_structured``."""
 
-    def __init__(self, channel: Channel, model: str | None) -> None:
+    def __init__(self, channel: Channel, model: str | None, settings: Any = None) -> None:
         self._channel = channel
         self.model = model
+        self._settings = settings
+        self._chat: Any = None
 
     def invoke_text(self, messages: Any) -> str:
         """The model's text answer to ``messages``."""
@@ -145,9 +147,16 @@ class RemoteLLM:
 
     @property
     def chat(self) -> Any:
-        """Not available in the sandbox (it would need the network and the API key)."""
-        raise AttributeError("inputs.llm.chat (a direct ChatOpenAI) is not available to a sandboxed plug-in: "
-                             "use inputs.llm.invoke_text / invoke_structured, or run with --trust-plugin")
+        """A LangChain ``ChatOpenAI`` of the backbone whose requests foresci relays (recorded, cached)."""
+        if self._chat is None:
+            from langchain_openai import ChatOpenAI
+
+            from foresci.methods.sandbox.shim import start_shim
+
+            temperature = self._settings.llm.temperature if self._settings is not None else 0.0
+            self._chat = ChatOpenAI(base_url=start_shim(self._channel), model=self.model or "model",
+                                    api_key="relayed-by-foresci", temperature=temperature, max_retries=0)
+        return self._chat
 
 
 def as_json(value: Any) -> Any:
@@ -186,8 +195,8 @@ def handle(request: dict[str, Any], channel: Channel) -> dict[str, Any]:
 
     cutoff = date.fromisoformat(request["cutoff"])
     tools = RemoteTools(channel, cutoff) if request.get("tools") else None
-    llm = RemoteLLM(channel, request.get("model")) if request.get("llm") else None
     settings = settings_of(request.get("settings"))
+    llm = RemoteLLM(channel, request.get("model"), settings) if request.get("llm") else None
     if request["op"] == "forecast":
         from foresci.tasks.models import ForecastQuestion
 
