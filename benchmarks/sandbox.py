@@ -87,7 +87,8 @@ def main() -> None:
                             settings.agents.papers_per_query)
             started = time.perf_counter()
             with recording() as transcript:
-                result = call_method(spec, MethodInput(task=task, mode="full", tools=tools, settings=settings))
+                inputs = MethodInput(task=task, mode="full", tools=tools, settings=settings)
+                result = call_method(spec, inputs)
             if index == 0:
                 continue
             results[mode]["task_s"].append(time.perf_counter() - started)

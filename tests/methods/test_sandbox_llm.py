@@ -18,7 +18,6 @@ from foresci.settings import Settings
 from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from tests.agents.responders import schema_name
 from tests.agents.toy import toy_tasks
-from tests.support.fixtures import llm_settings, scripted_llm  # noqa: F401
 
 TALKER = '''
 import json, os

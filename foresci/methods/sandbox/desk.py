@@ -5,8 +5,8 @@ cutoff and tool budget; every call logged into the support artifact and the tran
 ``calls_left``: the task's remaining tool budget. ``llm``: a text or structured call through the run's
 :class:`~foresci.llm.LLMClient` (the API key, the response cache and the transcript stay here; the call
 is counted on the row). ``http``: a chat-completion request of the plug-in's own ``ChatOpenAI``, relayed
-to the endpoint (:mod:`foresci.methods.sandbox.relay`). Anything else, or arguments of the wrong type, is refused with an error the
-plug-in sees as an exception.
+to the endpoint (:mod:`foresci.methods.sandbox.relay`). Anything else, or arguments of the wrong type, is
+refused with an error the plug-in sees as an exception.
 """
 
 from __future__ import annotations

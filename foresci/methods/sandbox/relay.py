@@ -42,7 +42,7 @@ def _completion(body: Any) -> tuple[str, str | None]:
 
 
 def relay(llm: Any, path: str, request: dict[str, Any]) -> dict[str, Any]:
-    """Send one chat-completion ``request`` for the plug-in; ``{"status", "body"}`` of the endpoint's reply."""
+    """Send one chat-completion ``request`` for the plug-in; the reply as ``{"status", "body"}``."""
     import httpx
 
     from foresci.llm.client import _api_key
