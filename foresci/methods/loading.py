@@ -105,18 +105,21 @@ def load_entry_point(entry: EntryPoint) -> MethodSpec:
     return _spec_of(target, label, name=entry.name)
 
 
-def resolve_method(value: str, trust_plugin: bool = False) -> MethodSpec:
+def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = False) -> MethodSpec:
     """The method ``value`` names; a :class:`MethodLoadError` (one line) when it names none.
 
-    A plug-in (``module:object`` or an entry point) runs sandboxed unless ``trust_plugin``."""
+    A plug-in (``module:object`` or an entry point) runs sandboxed unless ``trust_plugin``. An HTTP agent
+    resolved with ``kb_tools`` (the run has a KB) is registered as reading the KB through its tools URL."""
     value = value.strip()
-    if value.startswith(("http://", "https://")):
-        from foresci.methods.http import http_method
-
-        return http_method(value)
     known = registered()
     if value in known:
         return known[value]
+    if value.startswith(("http://", "https://")):
+        from foresci.methods.http import http_method
+
+        if kb_tools:
+            return register(http_method(value, kb_tools=True))
+        return http_method(value)
     if ":" in value:
         if trust_plugin or _own(value):
             return load_object(value)

@@ -112,9 +112,9 @@ class MethodSpec:
     """A registered method: its name, flags, answer function and optional forecast hook.
 
     ``shipped`` methods come with foresci and are trusted with the full KB tools. ``isolated`` methods
-    answer in their own sandboxed process (:mod:`foresci.methods.sandbox`): the spec's functions are
-    foresci's side of that process and are given the full KB tools, which they serve over the tool
-    channel. Every other method runs in foresci's process behind the plug-in wall
+    answer in a process of their own (a sandboxed plug-in, :mod:`foresci.methods.sandbox`, or an HTTP
+    agent): the spec's functions are foresci's side of it and are given the full KB tools, which they
+    serve over the tool channel. Every other method runs in foresci's process behind the plug-in wall
     (:mod:`foresci.methods.wall`; ``--trust-plugin``).
     """
 
