@@ -20,12 +20,29 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
-from foresci.methods.sandbox.desk import serve
+from pydantic import BaseModel, ConfigDict, Field
+
+from foresci.methods.sandbox.desk import MAX_K, serve
 
 TOOLS_HEADER = "x-foresci-tools"
 MAX_REQUEST_BYTES = 1024 * 1024
+
+
+class ToolRequest(BaseModel):
+    """One KB tool call an HTTP agent POSTs to its tools URL (``foresci schema export``:
+    ``tool_request.schema.json``); the reply is ``{"result": ...}`` (papers as in the task's KB, a
+    timeline's counts, or the calls left), or ``{"error": "..."}`` with status 400 (refused, over budget)
+    or 403 (a URL that expired)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: Literal["search", "get_paper", "related_papers", "timeline", "calls_left"]
+    query: str | None = Field(default=None, description="search and timeline: the query")
+    paper_id: str | None = Field(default=None, description="get_paper and related_papers: the paper")
+    k: int | None = Field(default=None, ge=1, le=MAX_K, description="how many papers (search, "
+                          "related_papers, timeline)")
 
 
 @dataclass
@@ -56,12 +73,10 @@ class ToolServer:
                     self._send(413, {"error": "request too large"})
                     return
                 try:
-                    request = json.loads(self.rfile.read(size) or b"{}")
-                    if not isinstance(request, dict):
-                        raise ValueError("the request must be a JSON object")
-                    name = request.pop("tool", None)
-                    message = ({"op": "calls_left"} if name == "calls_left"
-                               else {**request, "op": "tool", "name": name})
+                    request = ToolRequest.model_validate_json(self.rfile.read(size) or b"{}")
+                    arguments = request.model_dump(exclude={"tool"}, exclude_none=True)
+                    message = ({"op": "calls_left"} if request.tool == "calls_left"
+                               else {**arguments, "op": "tool", "name": request.tool})
                     with grant.lock:
                         result = grant.context.run(serve, message, grant.tools, None)
                 except Exception as error:  # refused, over budget or malformed: the agent reads why
