@@ -14,7 +14,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from foresci.errors import UserError
-from foresci.methods.registry import MethodSpec, as_spec, register, registered, shipped_methods
+from foresci.methods.registry import MethodSpec, as_spec, lookup, register, registered, shipped_methods
 
 ENTRY_POINT_GROUP = "foresci.methods"
 
@@ -111,15 +111,15 @@ def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = Fals
     A plug-in (``module:object`` or an entry point) runs sandboxed unless ``trust_plugin``. An HTTP agent
     resolved with ``kb_tools`` (the run has a KB) is registered as reading the KB through its tools URL."""
     value = value.strip()
-    known = registered()
-    if value in known:
-        return known[value]
     if value.startswith(("http://", "https://")):
         from foresci.methods.http import http_method
 
-        if kb_tools:
+        if kb_tools:  # registered, so the runner's lookup by name finds the KB-reading agent
             return register(http_method(value, kb_tools=True))
-        return http_method(value)
+        return lookup(value) or http_method(value)
+    known = registered()
+    if value in known:
+        return known[value]
     if ":" in value:
         if trust_plugin or _own(value):
             return load_object(value)

@@ -191,6 +191,12 @@ def register(spec: MethodSpec) -> MethodSpec:
     return spec
 
 
+def lookup(name: str) -> MethodSpec | None:
+    """The method registered as ``name`` so far (the shipped ones are not loaded for this), or None."""
+    with _LOCK:
+        return _REGISTRY.get(name)
+
+
 def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False) -> Callable[[Any], MethodSpec]:
     """Decorator registering an answer function (or a class with ``answer`` and optional ``forecast``)
     as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook)."""

@@ -5,9 +5,11 @@ agent served by the test, and a plug-in that tries to reach hidden targets and p
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -222,3 +224,87 @@ def test_unreachable_http_agent_is_an_error_row_after_retries(small_world: Small
     (row,) = _rows(run)
     assert row.status == "error"
     assert "gave up after 2 attempt(s) (unreachable)" in (row.error or ""), row.error
+
+
+CHEATER = '''
+import json, os, sqlite3
+from pathlib import Path
+from foresci.methods import method
+
+def attempt(report, name, action):
+    try:
+        report[name] = f"allowed: {{action()!r}}"[:300]
+    except Exception as error:
+        report[name] = f"{{type(error).__name__}}: {{error}}"
+
+@method("cheater", needs_kb=True)
+def cheater(inputs):
+    report = {{}}
+    tools = inputs.tools
+    attempt(report, "import hidden readers", lambda: __import__("foresci.tasks.hidden_io"))
+    attempt(report, "import evaluation", lambda: __import__("foresci.evaluation.fta"))
+    attempt(report, "open hidden file", lambda: open("{release}/hidden.jsonl").read(100))
+    attempt(report, "open world truth", lambda: open("{world}/ground_truth.json").read(100))
+    attempt(report, "open kb manifest", lambda: open("{kb}/manifest.json").read(100))
+    databases = sorted(Path("{kb}").rglob("*.sqlite"))
+    attempt(report, "sqlite kb", lambda: [sqlite3.connect(str(path)) for path in databases])
+    attempt(report, "post-cutoff paper", lambda: tools.get_paper("{post_id}"))
+    attempt(report, "post-cutoff related", lambda: tools.related_papers("{post_id}"))
+    found = lambda: max(str(paper.announced) for paper in tools.search("{post_title}", 20))
+    attempt(report, "search dates", found)
+    attempt(report, "view", lambda: tools.view)
+    attempt(report, "vars", lambda: vars(tools))
+    attempt(report, "attributes", lambda: sorted(name for name in dir(tools) if not name.startswith("__")))
+    Path("{report}").write_text(json.dumps(report))
+    options = [candidate.option_id for candidate in inputs.task.candidates]
+    if inputs.task.family == "bottleneck_opportunity":
+        return {{"bottleneck": "b", "opportunity": "o", "mechanism": "m"}}
+    return {{"ranking": [{{"option_id": option}} for option in options]}}
+
+@method("blunt_cheater")
+def blunt_cheater(inputs):
+    from foresci.tasks.hidden_io import read_hidden  # noqa: F401
+    return {{}}
+'''
+
+
+def test_a_trusted_plugin_that_cheats_by_mistake_is_walled(small_world: SmallWorld, foresci: Foresci,
+                                                           tmp_path: Path) -> None:
+    """--trust-plugin: in foresci's process, behind the wall (mistakes refused, not deliberate escapes)."""
+    from foresci.kb.store import KnowledgeBase
+
+    kb = KnowledgeBase.open(small_world.kb_dir, small_world.settings)
+    cutoff = max(task.cutoff for task in _tasks(small_world))
+    late = [paper for paper in kb.all_papers() if paper.announced > cutoff]
+    assert late, "the world has papers after the cutoff"
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    report_path = tmp_path / "report.json"
+    (folder / "cheats.py").write_text(textwrap.dedent(CHEATER.format(
+        release=small_world.release_dir, world=small_world.root / "world", kb=small_world.kb_dir,
+        post_id=late[0].paper_id, post_title=late[0].title, report=report_path,
+    )))
+    run = tmp_path / "run"
+    result = foresci("run", str(small_world.release_dir), "--kb", str(small_world.kb_dir), "--method",
+                     "cheats:cheater", "--method", "cheats:blunt_cheater", "--out", str(run), "--no-progress",
+                     "--limit", "1", "--trust-plugin", path=(folder,))
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(report_path.read_text())
+    refused = ("import hidden readers", "import evaluation", "open hidden file", "open world truth",
+               "open kb manifest")
+    for name in refused:
+        assert report[name].startswith("WallViolation: plug-in method cheater may not"), (name, report[name])
+    assert report["sqlite kb"].startswith("WallViolation: plug-in method cheater may not open "), report
+    assert report["sqlite kb"].endswith("papers.sqlite (hidden targets or post-cutoff data)")
+    assert report["post-cutoff paper"] == "allowed: None"
+    assert report["post-cutoff related"] == "allowed: []"
+    assert report["search dates"].startswith("allowed: ") and report["search dates"][10:20] <= str(cutoff)
+    assert report["view"].startswith("AttributeError") and report["vars"].startswith("TypeError")
+    assert report["attributes"] == ("allowed: ['calls_left', 'cutoff', 'get_paper', 'related_papers', "
+                                    "'search', 'timeline']")
+    rows = {row.method: row for row in _rows(run)}
+    assert rows["cheater"].status == "ok"
+    assert rows["blunt_cheater"].status == "error"
+    assert "WallViolation: plug-in method blunt_cheater may not import foresci.tasks.hidden" in (
+        rows["blunt_cheater"].error or "")
+    assert os.path.getsize(small_world.release_dir / "hidden.jsonl") > 0
