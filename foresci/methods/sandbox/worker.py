@@ -176,13 +176,27 @@ def load_program(program: dict[str, Any]) -> Any:
     return load_object(program["reference"])
 
 
-def settings_of(data: dict[str, Any] | None) -> Any:
-    """The run's public settings (secrets masked) as a Settings object, or None."""
-    if data is None:
-        return None
-    from foresci.settings import Settings
+class LazySettings:
+    """The run's public settings (secrets masked), built as a ``Settings`` on first use: most plug-ins
+    never read them, and importing the settings machinery is a third of a process's start-up."""
 
-    return Settings.model_validate(data)
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+        self._settings: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._settings is None:
+            from foresci.settings import Settings
+
+            self._settings = Settings.model_validate(self._data)
+        return getattr(self._settings, name)
+
+
+def settings_of(data: dict[str, Any] | None) -> Any:
+    """The run's public settings as a lazily built Settings, or None."""
+    return LazySettings(data) if data is not None else None
 
 
 def handle(request: dict[str, Any], channel: Channel) -> dict[str, Any]:
