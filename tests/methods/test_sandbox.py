@@ -281,3 +281,46 @@ def test_trust_plugin_runs_in_process_but_never_beside_judged_outputs(
     assert refused.returncode != 0
     assert "holds evaluation outputs (scores.jsonl) that the in-process plug-in inproc could read" in (
         " ".join(refused.stderr.split()))
+
+
+FORECASTER = '''
+from foresci.methods import method
+
+@method("sandboxed_forecaster")
+def answer(inputs):
+    return {"ranking": [{"option_id": option.option_id} for option in inputs.task.candidates]}
+
+@answer.forecaster
+def forecast(question, inputs):
+    if question.kind != "binary":
+        raise KeyError("family")
+    return {"probability": 0.7, "notes": [f"read {question.question_id} at {question.cutoff}"]}
+'''
+
+
+def test_a_sandboxed_forecast_hook_answers_and_its_errors_are_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import date
+
+    from foresci.agents.answers import read_forecasts
+    from foresci.agents.runner import FORECASTS_FILE, run_release
+    from foresci.methods.loading import resolve_method
+    from foresci.settings import Settings
+    from foresci.tasks.models import ForecastQuestion
+
+    (tmp_path / "forecasting_agent.py").write_text(textwrap.dedent(FORECASTER))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = resolve_method("forecasting_agent:answer")
+    assert spec.isolated and spec.forecast is not None
+    questions = [ForecastQuestion(question_id=f"q-{kind}", kind=kind, domain="d", cutoff=date(2025, 6, 30),
+                                  window_start=date(2025, 7, 1), window_end=date(2025, 9, 30), text="t",
+                                  resolution_rule="r", params={}, baseline=3.0)
+                 for kind in ("binary", "numeric")]
+    settings = Settings(cache_dir=tmp_path / "cache")
+    run_release([], tmp_path / "run", settings, [spec.name], questions=questions)
+    rows = {row.question_id: row for row in read_forecasts(tmp_path / "run" / FORECASTS_FILE)}
+    assert rows["q-binary"].status == "ok" and rows["q-binary"].probability == 0.7
+    assert "read q-binary at 2025-06-30" in rows["q-binary"].notes
+    assert rows["q-numeric"].status == "error"
+    assert rows["q-numeric"].error == "question q-numeric: KeyError: 'family'"
