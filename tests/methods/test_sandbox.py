@@ -324,3 +324,32 @@ def test_a_sandboxed_forecast_hook_answers_and_its_errors_are_rows(
     assert "read q-binary at 2025-06-30" in rows["q-binary"].notes
     assert rows["q-numeric"].status == "error"
     assert rows["q-numeric"].error == "question q-numeric: KeyError: 'family'"
+
+
+def test_extensions_named_in_foresci_extensions_load_in_the_sandbox_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task family an extension registers must be known in the plug-in's process to read its tasks."""
+    from foresci.agents.runner import run_release
+    from foresci.methods.loading import resolve_method
+    from foresci.settings import Settings
+    from tests.agents.toy import toy_tasks
+
+    (tmp_path / "sandbox_extension.py").write_text("LOADED = True\n")
+    (tmp_path / "extension_probe.py").write_text(textwrap.dedent('''
+        import sys
+        from foresci.methods import method
+
+        @method("extension_probe")
+        def probe(inputs):
+            return {"ranking": [{"option_id": option.option_id} for option in inputs.task.candidates],
+                    "milestones": [str("sandbox_extension" in sys.modules)]}
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("FORESCI_EXTENSIONS", "sandbox_extension")
+    spec = resolve_method("extension_probe:probe")
+    planning = [task for task in toy_tasks() if task.family == "strategic_planning"][:1]
+    run_release(planning, tmp_path / "run", Settings(cache_dir=tmp_path / "cache"), [spec.name])
+    (row,) = read_answers(tmp_path / "run" / "answers.jsonl")
+    assert row.status == "ok", row.error
+    assert row.payload["milestones"] == ["True"]

@@ -29,7 +29,7 @@ SANDBOX_UID = 65534
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf")
 PASSED_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY",
-                    "LANG", "LC_ALL", "TZ")
+                    "LANG", "LC_ALL", "TZ", "FORESCI_EXTENSIONS")
 MAX_SIBLINGS = 200  # Python files shown beside a single-file module (more: only the module itself)
 MAX_SCANNED = 20_000  # entries scanned in a plug-in's folders for hidden-looking names
 
@@ -104,6 +104,21 @@ def locate_plugin(module: str) -> PluginCode:
     shown = [path for path in mounts if not _under(path, installed)]
     roots = sorted({str(path.parent) for path in shown})
     return PluginCode(tuple(str(path) for path in shown), tuple(roots))
+
+
+def with_extensions(code: PluginCode) -> PluginCode:
+    """``code`` plus the code of the extensions named in ``FORESCI_EXTENSIONS`` (their task families must
+    be registered in the plug-in's process too, to read its tasks); one that cannot be found is left out
+    (the process then reports it, as foresci does)."""
+    mounts, roots = list(code.mounts), list(code.import_roots)
+    for name in filter(None, (part.strip() for part in os.environ.get("FORESCI_EXTENSIONS", "").split(","))):
+        try:
+            found = locate_plugin(name)
+        except (ImportError, ValueError):
+            continue
+        mounts += [path for path in found.mounts if path not in mounts]
+        roots += [root for root in found.import_roots if root not in roots]
+    return PluginCode(tuple(mounts), tuple(roots))
 
 
 def _hidden_looking(folders: Iterable[Path]) -> list[Path]:

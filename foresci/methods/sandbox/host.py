@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
-from foresci.methods.sandbox.confine import PluginCode, SandboxUnavailable, bwrap_command, locate_plugin
+from foresci.methods.sandbox.confine import (
+    PluginCode,
+    SandboxUnavailable,
+    bwrap_command,
+    locate_plugin,
+    with_extensions,
+)
 from foresci.methods.sandbox.desk import serve
 from foresci.methods.sandbox.frames import ChannelError, receive_frame, send_frame
 from foresci.transcripts import record
@@ -209,5 +215,5 @@ def program_for(reference: str, label: str, name: str | None = None,
                 entry_point: bool = False) -> PluginProgram:
     """The :class:`PluginProgram` of ``module:object`` (its module located without importing it)."""
     module = reference.partition(":")[0]
-    return PluginProgram(reference=reference, label=label, code=locate_plugin(module), name=name,
-                         entry_point=entry_point)
+    return PluginProgram(reference=reference, label=label, code=with_extensions(locate_plugin(module)),
+                         name=name, entry_point=entry_point)
