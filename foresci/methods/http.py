@@ -15,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from foresci.contracts import ForecastAnswer
@@ -37,8 +39,10 @@ def _status_kind(status: int) -> ErrorKind:
     return "request_invalid"
 
 
-def post_json(url: str, body: dict[str, Any], settings: Settings) -> Any:
-    """POST ``body`` to ``url`` and return the JSON reply, retrying by error kind like the LLM client.
+def post_json(url: str, body: dict[str, Any], settings: Settings,
+              headers: dict[str, str] | None = None) -> Any:
+    """POST ``body`` to ``url`` (with extra ``headers``) and return the JSON reply, retrying by error kind
+    like the LLM client.
 
     Each attempt is bounded by ``llm.deadline_s`` in total and ``llm.max_reply_bytes`` of reply, the
     body read as it arrives (:mod:`foresci.llm.bounded_http`).
@@ -55,7 +59,8 @@ def post_json(url: str, body: dict[str, Any], settings: Settings) -> Any:
         while True:
             wait: float | None = None
             try:
-                response = client.post(url, json=body, headers={"user-agent": "foresci"})
+                response = client.post(url, json=body,
+                                       headers={"user-agent": "foresci", **(headers or {})})
             except httpx.TimeoutException as error:
                 timeout_tries += 1
                 if timeout_tries > llm.timeout_retries:
@@ -120,17 +125,35 @@ def method_name(url: str) -> str:
     return f"{masked} [{hashlib.sha256(url.encode()).hexdigest()[:10]}]"
 
 
-def http_method(url: str) -> MethodSpec:
-    """The method that answers through the agent at ``url`` (named by :func:`method_name`)."""
+@contextmanager
+def _tools_header(inputs: MethodInput | ForecastInput) -> Iterator[dict[str, str]]:
+    """The header naming this task's KB tools URL while the agent answers (none without KB tools)."""
+    if inputs.tools is None:
+        yield {}
+        return
+    from foresci.methods.sandbox.http_tools import TOOLS_HEADER, tool_server
+
+    with tool_server().grant(inputs.tools) as tools_url:
+        yield {TOOLS_HEADER: tools_url}
+
+
+def http_method(url: str, kb_tools: bool = False) -> MethodSpec:
+    """The method that answers through the agent at ``url`` (named by :func:`method_name`); with
+    ``kb_tools`` it reads the KB: each request carries a URL of KB tools bound to the task's cutoff and
+    budget (:mod:`foresci.methods.sandbox.http_tools`)."""
 
     def answer(inputs: MethodInput) -> MethodResult:
-        return read_reply(url, post_json(url, inputs.task.model_dump(mode="json"), _settings(inputs)))
+        with _tools_header(inputs) as headers:
+            reply = post_json(url, inputs.task.model_dump(mode="json"), _settings(inputs), headers)
+        return read_reply(url, reply)
 
     def forecast(question: ForecastQuestion, inputs: ForecastInput) -> ForecastAnswer | dict[str, Any]:
-        reply = post_json(url, question.model_dump(mode="json"), _settings(inputs))
+        with _tools_header(inputs) as headers:
+            reply = post_json(url, question.model_dump(mode="json"), _settings(inputs), headers)
         if not isinstance(reply, dict):
-            raise LLMOutputError(f"agent {url}: forecast reply is not an object", [json.dumps(reply)[:2000]])
+            raise LLMOutputError(f"agent {mask_url(url)}: forecast reply is not an object",
+                                 [json.dumps(reply)[:2000]])
         return reply
 
-    name = method_name(url)
-    return MethodSpec(name=name, answer=answer, forecast=forecast, source=mask_url(url))
+    return MethodSpec(name=method_name(url), answer=answer, forecast=forecast, source=mask_url(url),
+                      needs_kb=kb_tools, isolated=True)
