@@ -249,8 +249,9 @@ def get_family(name: str) -> TaskFamily:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UnknownFamilyError(f"unknown task family {name!r}; known families: "
-                                 f"{', '.join(_REGISTRY)}", field="family") from None
+        known = ", ".join(family.name for family in _family_tuple())
+        raise UnknownFamilyError(f"unknown task family {name!r}; known families: {known}",
+                                 field="family") from None
 
 
 def family_schema(name: str) -> type[BaseModel]:
