@@ -154,3 +154,20 @@ def test_contract_check_and_top_choice_are_the_family_s() -> None:
     top = get_family("strategic_planning").top_choice(row, task, target)
     assert top is not None and (top.value, top.details["gold"]) == (1.0, "B")
     assert get_family("bottleneck_opportunity").top_choice(row, task, target) is None
+
+
+def test_the_public_side_of_every_family_loads_no_hidden_code() -> None:
+    """Agents use families (schemas, contract checks, prompts' texts); that must not import hidden targets."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from foresci.tasks.families import all_families\n"
+            "from foresci.agents.prompts import load_prompts\n"
+            "load_prompts()\n"
+            "schemas = [family.constrained_schema(['A', 'B']) for family in all_families()]\n"
+            "print(sorted(m for m in sys.modules if m.startswith('foresci.tasks.hidden')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
