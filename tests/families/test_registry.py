@@ -90,6 +90,8 @@ def test_a_family_without_a_baseline_answer_is_an_error_not_a_bottleneck_answer(
         Forecaster("trend", view=None, settings=AgentSettings()).answer(task)  # type: ignore[arg-type]
     assert extra_family.name in family_names()
     assert render_text(task, _Bare(note="plain")) == "Note: plain"  # the default renderer
+    with pytest.raises(FamilyDefinitionError, match=r"must declare family: Literal\['no_baseline_family'\]"):
+        extra_family.hidden_model()  # the bare base class carries no tag
 
 
 def test_registering_refuses_a_taken_name_or_abbreviation_and_a_missing_attribute() -> None:
