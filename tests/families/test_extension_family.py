@@ -60,6 +60,8 @@ def _foresci(args: list[str], world: dict[str, Any],
 def test_a_family_from_outside_foresci_is_built_answered_scored_and_reported(world: dict[str, Any]) -> None:
     root: Path = world["root"]
     release, run, report = root / "release", root / "run", root / "report"
+    listed = _foresci(["tasks", "families"], world)
+    assert listed.returncode == 0 and "busiest_direction" in listed.stdout, listed.stderr
     built = _foresci(["tasks", "build", str(root / "kb"), "--cutoff", world["cutoff"].isoformat(), "--out",
                       str(release), "--window", "3m", "--per-family", "2", "--forecast", "0"], world)
     assert built.returncode == 0, built.stderr

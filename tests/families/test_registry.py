@@ -173,3 +173,14 @@ def test_the_public_side_of_every_family_loads_no_hidden_code() -> None:
                             check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_tasks_families_lists_the_registry() -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+
+    result = CliRunner().invoke(app, ["tasks", "families"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    for family in all_families():
+        assert family.name in result.output and family.answer_schema.__name__ in result.output
