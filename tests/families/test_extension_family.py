@@ -47,7 +47,7 @@ def _foresci(args: list[str], world: dict[str, Any],
              extension: bool = True) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FORESCI_CACHE_DIR": str(world["root"] / "cache"),
            "FORESCI_KB__EMBED_FIELD": "title", "FORESCI_TASKS__ENFORCE_GATES": "false",
-           "OMP_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "COLUMNS": "250",
            "PYTHONPATH": os.pathsep.join([str(world["extensions"]), str(REPO)])}
     env.pop("FORESCI_EXTENSIONS", None)
     if extension:
