@@ -6,8 +6,9 @@ how each is computed); duplicate decisions; identical questions with different a
 after the cutoff; and, given two methods' answers, whether the family separates them.
 
 Gates (``TaskSettings``): no label above ``max_label_share``; persistence, smallest/largest option wins
-and the best fixed rule at or under ``max_baseline_share`` (each gated once ``min_gate_tasks`` tasks are
-evaluable); no duplicate decisions. Our builders enforce them; for imported releases they are reported.
+and every fixed rule (the naive recency rule included) at or under ``max_baseline_share`` (each gated
+once ``min_gate_tasks`` tasks are evaluable); no task offering near-duplicate options; no duplicate
+decisions. Our builders enforce them; for imported releases they are reported.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from foresci.tasks.audit_rates import (
     first_option_wins,
     identical_question_pairs,
     make_rate,
+    recency_wins,
 )
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
+from foresci.tasks.option_similarity import near_duplicate_pairs
 from foresci.tasks.proxy_control import ProxyCheck, render_checks
 
 HOW = {
@@ -40,8 +43,13 @@ HOW = {
     "largest_option_wins": "the hidden top is the unique option with the most pre-cutoff papers",
     "first_option": "always answer the first option id",
     "first_named": "answer the option whose name occurs first in the title + question",
+    "recency": "answer the option with the highest recent_papers / pre_cutoff_papers ratio stated in the "
+    "public task (the naive recency forecaster; ties not evaluable)",
     "domain_constant": "answer the most common hidden answer of the other tasks of the same domain "
     "(leave-one-out; e.g. 'always the CVPR family for visual generation')",
+    "near_duplicate_options": "tasks offering two options whose names are one direction (normalised words "
+    "equal once plurals are folded and acronyms expanded, or one name adding a single word to the other); "
+    "the builders' count of eligible nodes left out of option pools as near-duplicates is summed per domain",
     "method_agreement": "two methods (trend, persistence) give the same decision; more than half of the "
     "compared tasks: the family does not separate methods",
 }
@@ -73,6 +81,12 @@ class FamilyAudit(BaseModel):
     duplicates: list[list[str]] = Field(default_factory=list, description="groups of task ids, same decision")
     identical_question_pairs: list[list[str]] = Field(
         default_factory=list, description="same public text, different hidden answer"
+    )
+    near_duplicate_option_tasks: list[str] = Field(
+        default_factory=list, description="tasks offering near-duplicate options (their ids)"
+    )
+    near_duplicate_options_dropped: int = Field(
+        default=0, description="eligible nodes the builders left out of option pools as near-duplicates"
     )
     method_agreement: Rate | None = None
     separates_methods: bool | None = None
@@ -195,6 +209,9 @@ def _audit_family(
         ),
         make_rate("domain_constant", HOW["domain_constant"], domain_constant_outcomes(members, hidden)),
     ]
+    recency = make_rate("recency", HOW["recency"], [recency_wins(task, target) for task, target in pairs])
+    if recency.evaluable:
+        audit.rule_baselines.append(recency)
     rated = [rate for rate in audit.rule_baselines if rate.rate is not None]
     audit.best_rule = max(rated, key=lambda rate: (rate.rate or 0.0, rate.evaluable)) if rated else None
     audit.single_option_tasks = sum(len(task.candidates) == 1 for task in members)
@@ -209,6 +226,17 @@ def _audit_family(
         signatures.setdefault(decision_signature(task, hidden.get(task.task_id)), []).append(task.task_id)
     audit.duplicates = [ids for ids in signatures.values() if len(ids) > 1]
     audit.identical_question_pairs = identical_question_pairs(members, hidden)
+    audit.near_duplicate_option_tasks = [
+        task.task_id
+        for task in members
+        if near_duplicate_pairs([candidate.name for candidate in task.candidates])
+    ]
+    dropped: dict[tuple[str, str, str], int] = {}
+    for task, target in pairs:
+        if "near_duplicate_options_dropped" in target.stats:
+            key = (task.domain, task.cutoff.isoformat(), task.horizon)
+            dropped[key] = max(dropped.get(key, 0), int(target.stats["near_duplicate_options_dropped"]))
+    audit.near_duplicate_options_dropped = sum(dropped.values())
     if decisions and len(decisions) >= 2:
         first, second = list(decisions)[:2]
         outcomes = [
@@ -313,7 +341,7 @@ def _gate(audit: FamilyAudit, settings: TaskSettings) -> None:
         ),
         audit.smallest_option_wins,
         audit.largest_option_wins,
-        audit.best_rule,
+        *audit.rule_baselines,
     ]
     for rate in rates:
         if rate is None or rate.rate is None or rate.evaluable < settings.min_gate_tasks:
@@ -323,6 +351,11 @@ def _gate(audit: FamilyAudit, settings: TaskSettings) -> None:
                 f"{rate.rule} matches {rate.matches} of {rate.evaluable} tasks ({rate.rate:.0%}; "
                 f"gate: <= {settings.max_baseline_share:.0%})"
             )
+    if audit.near_duplicate_option_tasks:
+        audit.reasons.append(
+            f"{len(audit.near_duplicate_option_tasks)} tasks offer near-duplicate options (one direction "
+            "under two names)"
+        )
     if audit.duplicates:
         audit.reasons.append(
             f"{sum(len(ids) for ids in audit.duplicates)} tasks in {len(audit.duplicates)} "
@@ -380,6 +413,12 @@ def render_audit(report: AuditReport) -> str:
             f"  duplicate-decision groups: {len(audit.duplicates)}; identical question, different "
             f"answer: {len(audit.identical_question_pairs)} pairs"
         )
+        if audit.near_duplicate_option_tasks or audit.near_duplicate_options_dropped:
+            lines.append(
+                f"  near-duplicate options: {len(audit.near_duplicate_option_tasks)} tasks offer them; "
+                f"{audit.near_duplicate_options_dropped} eligible nodes left out of option pools as "
+                "near-duplicates"
+            )
         lines.append(
             f"  targets created after the cutoff: {audit.targets_created_after_cutoff}; tasks offering "
             f"options created after it: {audit.options_created_after_cutoff}"

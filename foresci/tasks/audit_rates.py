@@ -8,6 +8,9 @@
 - fixed rules: "the first option id", "the option named first in the title and question", and "the
   domain's most common hidden answer", the last one leave-one-out (each task is predicted from the other
   tasks of its family and domain, so a domain with a single task cannot score it);
+- recency: the naive public-context forecaster "the option with the highest recent / pre-cutoff ratio",
+  read from each option's public ``pre_cutoff_papers`` and ``recent_papers`` (direction tasks'
+  ``context.candidates``, planning tasks' ``context.options``); a reader applies it without any method;
 - identical question, different answer: public text (``public_text``) equal after whitespace and case
   folding, hidden answers differ.
 """
@@ -113,6 +116,45 @@ def first_named_wins(task: Task, hidden: HiddenTarget) -> bool | None:
     if not found:
         return None
     return min(found, key=lambda option: found[option]) == top
+
+
+def public_option_counts(task: Task) -> dict[str, tuple[int, int]]:
+    """Option id -> (pre-cutoff papers, recent papers) as the public task states them (empty when it does
+    not: only families whose context lists both counts per option)."""
+    for key in ("candidates", "options"):
+        table = task.context.get(key)
+        if not isinstance(table, dict):
+            continue
+        counts = {
+            str(option): (int(entry["pre_cutoff_papers"]), int(entry["recent_papers"]))
+            for option, entry in table.items()
+            if isinstance(entry, dict) and "pre_cutoff_papers" in entry and "recent_papers" in entry
+        }
+        if counts:
+            return counts
+    return {}
+
+
+def recency_choice(task: Task) -> str | None:
+    """The option with the highest recent / pre-cutoff ratio (pre-cutoff papers floored at 1), from the
+    public context only; None when the task states no counts or the highest ratio is tied."""
+    counts = public_option_counts(task)
+    if len(counts) < 2:
+        return None
+    ratios = {option: recent / max(pre, 1) for option, (pre, recent) in counts.items()}
+    best = max(ratios.values())
+    holders = sorted(option for option, ratio in ratios.items() if ratio == best)
+    return holders[0] if len(holders) == 1 else None
+
+
+def recency_wins(task: Task, hidden: HiddenTarget) -> bool | None:
+    """Whether the naive recency rule (:func:`recency_choice`) picks the hidden top; None when the rule
+    does not apply (no public counts, a tie, no hidden top)."""
+    choice = recency_choice(task)
+    top = hidden_top(hidden)
+    if choice is None or top is None:
+        return None
+    return choice == top
 
 
 def domain_constant_outcomes(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> list[bool | None]:

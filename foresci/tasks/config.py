@@ -44,6 +44,9 @@ class TaskSettings(SettingsSection):
                                                                  "rate of a family")
     max_baseline_share: float = Field(default=0.6, description="gate: persistence, smallest/largest option "
                                       "wins and every fixed-rule baseline must stay at or under this share")
+    max_option_cosine: float = Field(default=0.95, description="two eligible nodes whose centroids are at "
+                                     "least this close are one direction: the better supported one is kept "
+                                     "as an option")
     min_gate_tasks: int = Field(default=5, description="a rate is gated once this many tasks are evaluable")
     enforce_gates: bool = Field(default=True, description="drop families that fail a gate from the release")
     forecast_questions: int = Field(default=0, ge=0,

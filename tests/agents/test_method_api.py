@@ -65,12 +65,14 @@ def test_contracts_are_one_set_of_types_for_agents_and_evaluation() -> None:
 def test_shipped_methods_register_with_their_flags() -> None:
     methods = registered()
     assert shipped_methods() == ["native", "hybrid_rag", "coi", "research_agent", "aris", "react", "trend",
-                                 "persistence"]
-    assert shipped_methods(uses_llm=False) == ["trend", "persistence"]
+                                 "persistence", "recency"]
+    assert shipped_methods(uses_llm=False) == ["trend", "persistence", "recency"]
+    assert not methods["recency"].needs_kb and methods["recency"].forecast is None  # public context only
     assert not methods["native"].needs_kb and methods["native"].uses_llm
     assert methods["aris"].needs_kb and methods["aris"].uses_llm
     assert methods["trend"].needs_kb and not methods["trend"].uses_llm
-    assert all(methods[name].forecast is not None for name in shipped_methods())  # every one forecasts
+    assert all(methods[name].forecast is not None for name in shipped_methods()
+               if name != "recency")  # every one forecasts but the public-context rule
     assert all(methods[name].shipped for name in shipped_methods())
 
 

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foresci.artifacts import sha256_json
-from foresci.tasks.audit_rates import domain_constant_outcomes, extreme_wins
+from foresci.tasks.audit_rates import domain_constant_outcomes, extreme_wins, recency_wins
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.families.base import get_family
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate, Task
+from foresci.tasks.option_similarity import cosine, names_near_duplicate
 from foresci.tasks.text import content_tokens
 from foresci.taxonomy.models import Node
 from foresci.taxonomy.naming import display_name as node_name
@@ -75,15 +76,46 @@ def is_eligible(evidence: NodeEvidence, domain: DomainEvidence, settings: TaskSe
 
 def eligible_nodes(domain: DomainEvidence, settings: TaskSettings) -> list[NodeEvidence]:
     """Eligible nodes, near-duplicate names removed (the better supported one kept), in a stable order."""
+    return eligible_nodes_and_drops(domain, settings)[0]
+
+
+def eligible_nodes_and_drops(domain: DomainEvidence,
+                             settings: TaskSettings) -> tuple[list[NodeEvidence], list[tuple[str, str]]]:
+    """:func:`eligible_nodes` and the (dropped, kept) name pairs of the eligible nodes it left out as
+    near-duplicates of a better supported one: name words mostly shared (Jaccard >= 0.8), the same
+    direction once acronyms are expanded (:func:`names_near_duplicate`), or centroids closer than
+    ``max_option_cosine``."""
     kept: list[NodeEvidence] = []
+    dropped: list[tuple[str, str]] = []
     for evidence in sorted(domain.nodes.values(), key=lambda item: (-item.pre_total, item.node_id)):
         if not is_eligible(evidence, domain, settings):
             continue
-        words = set(content_tokens(display_name(evidence.node)))
-        if any(_jaccard(words, set(content_tokens(display_name(other.node)))) >= 0.8 for other in kept):
+        twin = next((other for other in kept if _near_duplicate(evidence, other, settings)), None)
+        if twin is not None:
+            dropped.append((display_name(evidence.node), display_name(twin.node)))
             continue
         kept.append(evidence)
-    return sorted(kept, key=lambda item: item.node_id)
+    return sorted(kept, key=lambda item: item.node_id), dropped
+
+
+def record_dropped_twins(built: Sequence[Built], domain: DomainEvidence, settings: TaskSettings) -> None:
+    """Record on every built target how many eligible nodes of its domain were left out of the option pool
+    as near-duplicates (``stats.near_duplicate_options_dropped``; the audit sums it per domain)."""
+    dropped = len(eligible_nodes_and_drops(domain, settings)[1])
+    for item in built:
+        item.hidden.stats["near_duplicate_options_dropped"] = dropped
+
+
+def _near_duplicate(left: NodeEvidence, right: NodeEvidence, settings: TaskSettings) -> bool:
+    left_name, right_name = display_name(left.node), display_name(right.node)
+    if _jaccard(set(content_tokens(left_name)), set(content_tokens(right_name))) >= 0.8:
+        return True
+    if names_near_duplicate(left_name, right_name):
+        return True
+    if related(left, right):  # a node and its own subtree are told apart by `related`, not merged here
+        return False
+    similarity = cosine(left.node.centroid, right.node.centroid)
+    return similarity is not None and similarity >= settings.max_option_cosine
 
 
 def history_share(evidence: NodeEvidence, domain: DomainEvidence) -> float:
@@ -243,6 +275,7 @@ BLIND_RULES: tuple[BlindRule, ...] = (
     _domain_constant_hits,
     lambda chosen: [extreme_wins(item.task, item.hidden, largest=True) for item in chosen],
     lambda chosen: [extreme_wins(item.task, item.hidden, largest=False) for item in chosen],
+    lambda chosen: [recency_wins(item.task, item.hidden) for item in chosen],
 )
 
 

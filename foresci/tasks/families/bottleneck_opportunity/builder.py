@@ -1,11 +1,13 @@
 """Bottleneck-opportunity discovery: the root bottleneck of a sub-direction and the opportunity it unlocks.
 
 The hidden bottleneck is the pre-cutoff bottleneck signal of the node whose mentions grow most in the
-window (the limitation the field turns to), among the signals that belong to the node (same-node
+window (the limitation the field turns to; the rise must pass a one-sided two-proportion test,
+:mod:`.acceptance`), among the signals that belong to the node (same-node
 check) and name it with words of its own (``node_markers``: not "high costs"); only signals that state
 a limitation count (:mod:`foresci.tasks.limitations`), never ones reporting results. The opportunity is
 the full noun phrase that the window papers addressing the bottleneck most often write next to it, then
-the most distinctive one against the node's pre-cutoff papers, used by at least three window papers.
+the most distinctive one against the node's pre-cutoff papers, used by at least three window papers and
+specific to the node (its lift against the domain's other window papers, :mod:`.acceptance`).
 Subject, bottleneck and opportunity must belong to the same node (:mod:`foresci.tasks.coherence`;
 recorded in the hidden stats).
 Persistence names the bottleneck mentioned most often before the cutoff among the same signals, whether
@@ -30,6 +32,13 @@ from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.families.base import get_family
+from foresci.tasks.families.bottleneck_opportunity.acceptance import (
+    MIN_SPECIFICITY_LIFT,
+    opportunity_lift,
+    rise_test,
+    rises,
+    window_phrase_sets,
+)
 from foresci.tasks.families.bottleneck_opportunity.family import bottleneck_question
 from foresci.tasks.families.bottleneck_opportunity.target import BottleneckTarget
 from foresci.tasks.hidden import Claim, Slot
@@ -339,6 +348,10 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     scored: list[tuple[int, int, float, str, int]] = []
     eligible = {key: count for key, count in counts.items()
                 if count >= min_support and _eligible(key.split(), domain, exclude)}
+    domain_sets = window_phrase_sets(domain, text_phrases)
+    eligible = {key: count for key, count in eligible.items()
+                if (lift := opportunity_lift(key, window, domain_sets)) is None
+                or lift >= MIN_SPECIFICITY_LIFT}
     dropped = subsumed(eligible)
     for key, count in eligible.items():
         if key in dropped:
@@ -408,11 +421,13 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
         return None
     pool = _belonging(domain, evidence, pool)
     scored = [entry for entry in pool if len(entry[3]) >= settings.min_addressing_papers
-              and not any_methods_problem(entry[4])]
+              and not any_methods_problem(entry[4])
+              and rises(rise_test(len(entry[2]), evidence.pre_total, len(entry[3]), evidence.window))]
     if not scored:
         return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
     growth, primary, before, addressing, phrase = scored[0]
+    rise = rise_test(len(before), evidence.pre_total, len(addressing), evidence.window)
     signals = [*node_bottlenecks(evidence), *(entry[1] for entry in scored)]
     bottleneck_words = {word for signal in signals
                         for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
@@ -450,7 +465,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
     mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "
                  f"'{opportunity[0]}'; {len(addressing)} of the {evidence.window} window papers of the "
                  f"sub-direction address the bottleneck, against {len(before)} of {evidence.pre_total} "
-                 f"before.")
+                 f"before (a rise: one-sided two-proportion test, p = {rise['p']:.3f}).")
     hidden = BottleneckTarget(
         task_id=identifier, family=FAMILY, bottleneck=bottleneck,
         opportunity=opportunity, mechanism=mechanism,
@@ -470,6 +485,11 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                "signals": {entry[1].text: {"pre": len(entry[2]), "window": len(entry[3]),
                                            "log_growth": round(entry[0], 4)} for entry in scored},
                "persistence_answer": persistence[1].text, "persistence_match": persistence[1] is primary,
+               "rise_test": rise,
+               "opportunity_lift": {text: round(lift, 3) for text in opportunity
+                                    if (lift := opportunity_lift(phrase_key(text), evidence.window_ids,
+                                                                 window_phrase_sets(domain, text_phrases)))
+                                    is not None},
                "opportunity_support": dict(found), "same_node_check": coherence,
                "post_cutoff_terms": opportunity})
     return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence[1] is primary)

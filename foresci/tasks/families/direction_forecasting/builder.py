@@ -10,6 +10,7 @@ from foresci.tasks.builders.common import (
     candidates_from,
     direction_candidates,
     pre_cutoff_context,
+    record_dropped_twins,
     sample_option_sets,
     task_id,
 )
@@ -41,6 +42,7 @@ def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain
         item = _build_one(domain, options, settings, domain_name, rng)
         if item is not None:
             built.append(item)
+    record_dropped_twins(built, domain, settings)
     return built
 
 

@@ -18,6 +18,7 @@ from foresci.tasks.builders.common import (
     direction_candidates,
     display_name,
     pre_cutoff_context,
+    record_dropped_twins,
     sample_option_sets,
     task_id,
 )
@@ -58,6 +59,7 @@ def build_planning_tasks(domain: DomainEvidence, settings: TaskSettings, domain_
         if made is not None:
             built.append(made)
     rng.shuffle(built)
+    record_dropped_twins(built, domain, settings)
     return built
 
 

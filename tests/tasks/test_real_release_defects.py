@@ -1,0 +1,161 @@
+"""Defects a researcher sees in a real release and the gates did not: near-duplicate options, the naive
+recency rule, bottlenecks that fall, generic opportunities, methods a family does not separate."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from foresci.tasks.audit import audit_tasks, render_audit
+from foresci.tasks.audit_rates import recency_choice, recency_wins
+from foresci.tasks.builders.common import display_name, eligible_nodes_and_drops
+from foresci.tasks.config import TaskSettings
+from foresci.tasks.evidence import DomainEvidence, collect_evidence
+from foresci.tasks.families.bottleneck_opportunity.acceptance import opportunity_lift, rise_test, rises
+from foresci.tasks.families.bottleneck_opportunity.builder import build_bottleneck_tasks
+from foresci.tasks.families.direction_forecasting.builder import build_direction_tasks
+from foresci.tasks.families.direction_forecasting.target import DirectionTarget
+from foresci.tasks.families.strategic_planning.builder import build_planning_tasks
+from foresci.tasks.models import Candidate, Task
+from foresci.tasks.option_similarity import names_near_duplicate, near_duplicate_pairs
+from foresci.tasks.windows import make_window
+from tests.tasks.test_builders import SETTINGS, classify
+from tests.tasks.toy import CUTOFF, toy_world
+
+
+@pytest.fixture(scope="module")
+def evidence() -> DomainEvidence:
+    snapshot, papers, assignment = toy_world()
+    return collect_evidence(snapshot, papers, assignment, make_window(CUTOFF, "3m"), classify)
+
+
+@pytest.mark.parametrize(("left", "right", "same"), [
+    ("LLM reasoning", "large language model reasoning", True),
+    ("large language model reasoning", "reasoning in LLMs", True),
+    ("graph neural networks", "GNNs", True),
+    ("image generation", "image generation models", True),
+    ("diffusion models for video", "diffusion models for images", False),
+    ("LLM agents", "LLM reasoning", False),
+    ("reasoning", "LLM reasoning", False),
+    ("venue A", "venue B", False),
+])
+def test_option_names_that_name_one_direction(left: str, right: str, same: bool) -> None:
+    assert names_near_duplicate(left, right) is same
+    assert names_near_duplicate(right, left) is same
+
+
+def _with_twin(evidence: DomainEvidence) -> DomainEvidence:
+    """The toy domain with n_sarn renamed to a near-duplicate of the larger n_glim."""
+    twin = copy.deepcopy(evidence)
+    twin.nodes["n_sarn"].node.name = "glim sparse routing methods"
+    return twin
+
+
+def test_a_near_duplicate_node_leaves_the_option_pool_and_is_counted(evidence: DomainEvidence) -> None:
+    assert eligible_nodes_and_drops(evidence, SETTINGS)[1] == []
+    twin = _with_twin(evidence)
+    kept, dropped = eligible_nodes_and_drops(twin, SETTINGS)
+    assert dropped == [("glim sparse routing methods", "glim sparse routing")]
+    assert "n_sarn" not in {item.node_id for item in kept}
+    built = build_direction_tasks(twin, SETTINGS, "toy", 10) + build_planning_tasks(twin, SETTINGS, "toy", 10)
+    assert built
+    for item in built:
+        assert not near_duplicate_pairs([candidate.name for candidate in item.task.candidates])
+        assert item.hidden.stats["near_duplicate_options_dropped"] == 1
+    report = audit_tasks([item.task for item in built], {item.hidden.task_id: item.hidden for item in built})
+    assert report.families["direction_forecasting"].near_duplicate_options_dropped == 1
+    assert report.families["direction_forecasting"].near_duplicate_option_tasks == []
+
+
+def _direction_task(index: int, counts: dict[str, tuple[int, int]], top: str) -> tuple[Task, DirectionTarget]:
+    names = {"A": "LLM reasoning", "B": "protein folding", "C": "large language model reasoning",
+             "D": "robot grasping"}
+    task = Task(task_id=f"t{index}", family="direction_forecasting", domain="d", cutoff=CUTOFF, horizon="3m",
+                window_start=CUTOFF, window_end=CUTOFF, title=f"q{index}", question=f"which {index}",
+                candidates=[Candidate(option_id=option, name=names[option]) for option in counts],
+                context={"candidates": {option: {"pre_cutoff_papers": pre, "recent_papers": recent}
+                                        for option, (pre, recent) in counts.items()}})
+    return task, DirectionTarget(task_id=task.task_id, primary_direction=top, ranking=[top])
+
+
+def test_recency_rule_is_audited_and_gated() -> None:
+    counts = {"A": (100, 20), "B": (10, 8), "D": (50, 10)}
+    assert recency_choice(_direction_task(0, counts, "B")[0]) == "B"  # 0.8 against 0.2 and 0.2
+    assert recency_choice(_direction_task(0, {"A": (10, 5), "B": (20, 10)}, "B")[0]) is None  # a tie
+    pairs = [_direction_task(index, counts, "B" if index < 5 else "A") for index in range(7)]
+    assert [recency_wins(task, target) for task, target in pairs] == [True] * 5 + [False] * 2
+    report = audit_tasks([task for task, _ in pairs], {task.task_id: target for task, target in pairs})
+    family = report.families["direction_forecasting"]
+    rate = next(rate for rate in family.rule_baselines if rate.rule == "recency")
+    assert (rate.matches, rate.evaluable) == (5, 7)
+    assert not family.passed and any("recency matches 5 of 7" in reason for reason in family.reasons)
+    assert "recency 5/7" in render_audit(report)
+
+
+def test_the_audit_rejects_tasks_offering_near_duplicate_options() -> None:
+    pairs = [_direction_task(index, {"A": (10, 2), "C": (20, 3), "D": (30, 9)}, "D") for index in range(2)]
+    report = audit_tasks([task for task, _ in pairs], {task.task_id: target for task, target in pairs})
+    family = report.families["direction_forecasting"]
+    assert family.near_duplicate_option_tasks == ["t0", "t1"]
+    assert not family.passed and "near-duplicate options" in render_audit(report)
+
+
+def test_recency_method_answers_from_public_context_only(evidence: DomainEvidence) -> None:
+    from foresci.methods.registry import MethodInput, registered
+
+    spec = registered()["recency"]
+    assert not spec.needs_kb and not spec.uses_llm
+    task, _ = _direction_task(0, {"A": (100, 20), "B": (10, 8), "D": (50, 10)}, "B")
+    result = spec.answer(MethodInput(task=task, mode="full"))
+    assert result.answer.direction == "B"
+    bottleneck = build_bottleneck_tasks(evidence, SETTINGS, "toy", 5)[0].task
+    with pytest.raises(ValueError, match="recency"):
+        spec.answer(MethodInput(task=bottleneck, mode="full"))
+
+
+def test_rise_test_tells_a_rise_from_a_fall() -> None:
+    fell = rise_test(before=7, pre_total=241, after=2, window_total=124)  # the issue's "error accumulation"
+    assert fell["window_share"] < fell["pre_share"] and not rises(fell)
+    rose = rise_test(before=3, pre_total=200, after=12, window_total=100)
+    assert rose["p"] < 0.01 and rises(rose)
+    flat = rise_test(before=3, pre_total=255, after=3, window_total=488)
+    assert not rises(flat)
+
+
+def test_bottleneck_targets_rise_and_opportunities_are_specific(evidence: DomainEvidence) -> None:
+    built = build_bottleneck_tasks(evidence, SETTINGS, "toy", 5)
+    assert built
+    for item in built:
+        test = item.hidden.stats["rise_test"]
+        assert rises(test) and "one-sided two-proportion test" in item.hidden.mechanism
+        lifts = item.hidden.stats["opportunity_lift"]
+        assert all(lift >= 2.0 for lift in lifts.values())
+
+
+def test_a_phrase_the_whole_domain_writes_is_not_specific() -> None:
+    sets = {f"p{index}": frozenset({"visual context"} | ({"zorbic lattice"} if index < 10 else set()))
+            for index in range(60)}
+    node = [f"p{index}" for index in range(10)]
+    assert opportunity_lift("visual context", node, sets) == pytest.approx(1.0 / (51 / 51))
+    generic = opportunity_lift("visual context", node, sets)
+    specific = opportunity_lift("zorbic lattice", node, sets)
+    assert generic is not None and specific is not None and generic < 2.0 <= specific
+    assert opportunity_lift("zorbic lattice", node, dict(list(sets.items())[:25])) is None
+
+
+def test_venue_family_where_trend_equals_persistence_is_flagged() -> None:
+    pairs = [_direction_task(index, {"A": (10, 2), "B": (20, 3), "D": (30, 9)}, "D") for index in range(6)]
+    tasks = [task.model_copy(update={"family": "venue_positioning"}) for task, _ in pairs]
+    same = {task.task_id: "A" for task in tasks}
+    hidden = {task.task_id: target for task, (_, target) in zip(tasks, pairs, strict=True)}
+    report = audit_tasks(tasks, hidden, decisions={"trend": same, "persistence": same})
+    family = report.families["venue_positioning"]
+    assert family.separates_methods is False
+    assert any("does not separate methods" in finding for finding in family.findings)
+
+
+def test_display_names_of_the_toy_pool_are_distinct(evidence: DomainEvidence) -> None:
+    kept, _ = eligible_nodes_and_drops(evidence, TaskSettings(min_support=5))
+    names = [display_name(item.node) for item in kept]
+    assert not near_duplicate_pairs(names)
