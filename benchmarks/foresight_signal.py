@@ -1,8 +1,10 @@
 """Signal benchmark: does trend beat persistence and chance where planted trends are visible, and fall to
 chance where they are not? The full pipeline per world, with the real embedder.
 
-For every difficulty (default 0, 0.3, 0.6, 0.8, 1.0) and seed (default 10 worlds; a world whose corpus
-ends before its window closes is reported and replaced by the next seed) it generates a small
+For every seed set (``--sets``, default 2, disjoint: set k starts at ``--first-seed`` + k · (seeds + 5);
+without ``--first-seed`` a random offset is drawn and printed, so no seed set is tuned to), difficulty
+(default 0, 0.3, 0.6, 0.8, 1.0) and seed (default 20 worlds; a world whose corpus ends before its window
+closes is reported and replaced by the next seed) it generates a small
 synthetic world (one invented domain, six planted directions, 18 months, ``--papers-per-month``, default
 40: at 20 a direction has ~3 papers a month and a pre-cutoff slope of 0.04/month at difficulty 0.6 is under
 one standard error of its Poisson fit), builds
@@ -12,9 +14,9 @@ taxonomy at the cutoff, builds a release, answers it with trend and persistence 
 hits, and per difficulty and family, strict top-1 and FTA of trend, persistence and chance with bootstrap
 95 % intervals over the pooled tasks.
 
-Goals (exit 1 when one is missed): at difficulty <= 0.6, trend's direction top-1 lower bound is above
-persistence's mean and chance; at difficulty 1.0 (change only after the cutoff), chance lies inside
-trend's interval.
+Goals (exit 1 when one is missed, on every seed set): at difficulty <= 0.6, trend's direction top-1
+lower bound is above persistence's mean and chance; at difficulty 1.0 (change only after the cutoff),
+chance lies inside trend's interval.
 
 Vectors are cached between runs under FORESCI_CACHE_DIR (e.g. ``FORESCI_CACHE_DIR=/work/cache``).
 
@@ -25,7 +27,15 @@ Intervals resample whole worlds (a world's tasks share their few nodes), and the
 world-weighted top-1 (each world's own top-1 averaged, every world counting once), printed beside the
 task-pooled one; see :mod:`foresci.signal` for why.
 
-Run: ``OMP_NUM_THREADS=1 python benchmarks/foresight_signal.py [--seeds 10] [--difficulties 0,0.3,0.6,0.8,1]``
+The estimator was fixed before any fresh seed was read (#29): the world-weighted top-1 (each world once)
+with world-resampling intervals, since the world is the replicate (its tasks share five or six nodes and
+one accelerating winner) and a two-task world tells as much about the generator as a fifteen-task one.
+
+Cost: about 20 s a world whose vectors are cached, 70-150 s a fresh world (embedding ~900 papers with one
+thread, load ~9 on two cores); the default grid (2 sets x 5 difficulties x 20 worlds) is hours.
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/foresight_signal.py [--first-seed S] [--seeds 20] [--sets 2]
+[--difficulties 0,0.3,0.6,0.8,1]``
 (``--keep DIR`` keeps every world's artifacts (``DIR/d<difficulty>-s<seed>``), and ``--rescore DIR [DIR ...]``
 prints the figures and applies the goals again from kept worlds without running anything).
 """
@@ -33,6 +43,7 @@ prints the figures and applies the goals again from kept worlds without running 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import tempfile
 import time
@@ -56,7 +67,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--seeds", type=int, default=10, help="worlds per difficulty (seeds 0..N-1)")
+    parser.add_argument("--seeds", type=int, default=20, help="worlds per difficulty and seed set")
+    parser.add_argument("--first-seed", type=int, default=None,
+                        help="first seed of the first set (default: a random offset, printed); set k starts "
+                             "at first-seed + k * (seeds + spares), so the sets are disjoint")
+    parser.add_argument("--sets", type=int, default=2, help="disjoint seed sets the goals must hold on")
     parser.add_argument("--difficulties", default="0,0.3,0.6,0.8,1", help="comma-separated difficulties")
     parser.add_argument("--papers-per-month", type=float, default=40.0, help="papers per month of a world")
     parser.add_argument("--keep", type=Path, default=None, help="keep every world's artifacts here")
@@ -66,36 +81,52 @@ def main() -> int:
     args = parser.parse_args()
     difficulties = [float(value) for value in args.difficulties.split(",") if value.strip()]
     root = args.keep or Path(tempfile.mkdtemp(prefix="foresci-signal-"))
+    first = args.first_seed
+    if first is None:
+        first = 0 if args.rescore else random.SystemRandom().randrange(1_000, 1_000_000)
+    stride = args.seeds + SPARE_SEEDS
+    starts = [first + index * stride for index in range(args.sets)]
+    print("seed sets (disjoint): " + ", ".join(f"{start}..{start + stride - 1}" for start in starts)
+          + f"; rerun with --first-seed {first}", flush=True)
     started = time.perf_counter()
     failures: list[str] = []
-    for difficulty in difficulties:
-        pool = DifficultyPool(difficulty)
-        seed = 0
-        while args.rescore and len(pool.worlds) < args.seeds and seed < args.seeds + SPARE_SEEDS:
-            name = f"d{difficulty:g}-s{seed}"
-            found = [kept_world(folder / name, difficulty, seed) for folder in args.rescore]
-            pool.worlds.extend([outcome for outcome in found if outcome is not None][:1])
-            seed += 1
-        while not args.rescore and len(pool.worlds) < args.seeds and seed < args.seeds + SPARE_SEEDS:
-            config = small_world(seed, difficulty, args.papers_per_month)
-            folder = root / f"d{difficulty:g}-s{seed}"
-            seed += 1
-            try:
-                outcome: WorldOutcome = run_world(config, folder, keep=args.keep is not None)
-            except ValueError as error:
-                if "has not closed" not in str(error):
-                    raise
-                print(f"  seed {config.seed:>3}: skipped, {error}", flush=True)
-                continue
-            pool.worlds.append(outcome)
-        for line in format_pool(pool):
-            print(line, flush=True)
-        failures.extend(signal_failures(pool))
+    for start in starts:
+        for difficulty in difficulties:
+            pool = _pool(args, difficulty, start, root)
+            print(f"-- seed set from {start}", flush=True)
+            for line in format_pool(pool):
+                print(line, flush=True)
+            failures.extend(f"seed set {start}: {failure}" for failure in signal_failures(pool))
     worlds = "kept worlds re-read" if args.rescore else "worlds"
-    print(f"{len(difficulties) * args.seeds} {worlds} in {time.perf_counter() - started:.0f} s")
+    print(f"{len(starts) * len(difficulties) * args.seeds} {worlds} in {time.perf_counter() - started:.0f} s")
     for failure in failures:
         print(f"MISSED: {failure}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _pool(args: argparse.Namespace, difficulty: float, start: int, root: Path) -> DifficultyPool:
+    """The ``args.seeds`` scored worlds of one difficulty from seed ``start`` on (run, or re-read from
+    ``--rescore`` folders), a world whose window cannot close replaced by the next seed."""
+    pool = DifficultyPool(difficulty)
+    seed = start
+    while len(pool.worlds) < args.seeds and seed < start + args.seeds + SPARE_SEEDS:
+        name = f"d{difficulty:g}-s{seed}"
+        seed += 1
+        if args.rescore:
+            found = [kept_world(folder / name, difficulty, seed - 1) for folder in args.rescore]
+            pool.worlds.extend([outcome for outcome in found if outcome is not None][:1])
+            continue
+        config = small_world(seed - 1, difficulty, args.papers_per_month)
+        try:
+            outcome: WorldOutcome = run_world(config, root / name, keep=args.keep is not None)
+        except ValueError as error:
+            if "has not closed" not in str(error):
+                raise
+            print(f"  seed {config.seed:>3}: skipped, {error}", flush=True)
+            continue
+        print(f"  seed {config.seed:>3}: {outcome.seconds:.0f} s", flush=True)
+        pool.worlds.append(outcome)
+    return pool
 
 
 if __name__ == "__main__":

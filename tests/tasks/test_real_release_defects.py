@@ -159,3 +159,18 @@ def test_display_names_of_the_toy_pool_are_distinct(evidence: DomainEvidence) ->
     kept, _ = eligible_nodes_and_drops(evidence, TaskSettings(min_support=5))
     names = [display_name(item.node) for item in kept]
     assert not near_duplicate_pairs(names)
+
+
+def test_a_direction_family_the_biggest_option_wins_throughout_is_not_kept() -> None:
+    """One small world whose accelerating direction is also its largest: every candidate task is a
+    persistence match. Kept, it put persistence's top-1 at 1 for that world (#29); the selection now
+    trims matches to the cap even when no non-match is left."""
+    from foresci.tasks.builders.common import select_balanced
+    from tests.tasks.test_audit import _item
+
+    labels = ["accelerating", "cooling", "steady"]
+    solved = [_item(index, labels[index % 3], True) for index in range(8)]
+    assert select_balanced(solved, 8, TaskSettings()) == []
+    mixed = [_item(index, labels[index % 3], index < 6) for index in range(10)]
+    chosen = select_balanced(mixed, 10, TaskSettings())
+    assert chosen and sum(bool(item.persistence_match) for item in chosen) <= 0.6 * len(chosen)

@@ -385,7 +385,11 @@ def _trim(chosen: list[Built], settings: TaskSettings) -> list[Built]:
             continue
         matches = sum(bool(item.persistence_match) for item in result)
         non_matches = len(result) - matches
-        if matches > settings.max_persistence_share * len(result) and non_matches > 0:
+        # a direction family (labelled tasks) the biggest option wins throughout only tests persistence:
+        # trimmed even when no non-match is left (in one-domain worlds it made persistence's top-1 jump
+        # to 1, #29); venue and planning keep such tasks (a venue mix persisting is the common case)
+        strict = bool(labels)
+        if matches > settings.max_persistence_share * len(result) and (non_matches > 0 or strict):
             result.remove(next(item for item in reversed(result) if item.persistence_match))
             continue
         break
