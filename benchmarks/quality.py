@@ -23,7 +23,14 @@ Prints, and exits non-zero when a goal is missed:
    from non-acceptances, and the family of correctly parsed acceptances. Goals: accuracy >= 95 %, no false
    acceptance, every accepted family right. (The sample was written before the parser: in-sample.)
 
+6. Release defects (``--defects RELEASE ...``, e.g. releases built at 2025-06-30, 2025-09-30 and
+   2025-12-31; :mod:`foresci.tasks.release_defects`): near-duplicate option rate (goal 0), share of
+   bottleneck targets whose addressing share rises (goal 100 %), opportunity specificity, trajectory-label
+   distribution, naive recency-rule rate (gate <= 60 %), and three tasks per family quoted from the first.
+   ``--skip-layer`` skips sections 1, 2 and 5.
+
     .venv/bin/python benchmarks/quality.py                                   # 1, 2 and 5 only
+    .venv/bin/python benchmarks/quality.py --skip-layer --defects /tmp/r-0630 /tmp/r-0930 /tmp/r-1231
     .venv/bin/python benchmarks/quality.py --kb /work/data/realkb-title --cutoff 2025-12-31 \\
         --taxonomy-dir /tmp/release/taxonomy --release /tmp/release
 """
@@ -337,6 +344,56 @@ def venue_section() -> list[str]:
     return missed
 
 
+def defects_section(releases: list[Path]) -> list[str]:
+    """Print the release-defect figures of every release (and three tasks per family of the first);
+    return missed goals."""
+    from foresci.tasks.hidden_io import load_hidden
+    from foresci.tasks.release_defects import release_defects, render_defects
+
+    missed: list[str] = []
+    for index, release in enumerate(releases):
+        tasks = load_release_tasks(release)
+        hidden = load_hidden(release)
+        figures = release_defects(tasks, hidden)
+        print(f"\n== 6. release defects of {release} ({figures['tasks']} tasks)")
+        for line in render_defects(figures):
+            print(f"  {line}")
+        if figures["near_duplicate_option_tasks"]:
+            twins = len(figures["near_duplicate_option_tasks"])
+            missed.append(f"{release}: {twins} tasks offer near-duplicate options")
+        if figures["bottleneck_rising"] < figures["bottleneck_tested"]:
+            flat = figures["bottleneck_tested"] - figures["bottleneck_rising"]
+            missed.append(f"{release}: {flat} bottleneck targets without a rise")
+        for family, (matches, evaluable) in figures["recency"].items():
+            if evaluable >= 5 and matches > 0.6 * evaluable:
+                missed.append(f"{release}: recency rule {matches}/{evaluable} on {family}")
+        if index == 0:
+            _quote_tasks(tasks, hidden)
+    return missed
+
+
+QUOTED = ("primary_direction", "trajectory", "ranking", "bottleneck", "opportunity", "mechanism")
+
+
+def _quote_tasks(tasks: list[Any], hidden: dict[str, Any], per_family: int = 3) -> None:
+    """Print ``per_family`` tasks of each family: question, options, hidden answer."""
+    by_family: dict[str, list[Any]] = {}
+    for task in tasks:
+        by_family.setdefault(task.family, []).append(task)
+    for family, members in sorted(by_family.items()):
+        print(f"  -- {family}: {per_family} of {len(members)} tasks")
+        for task in members[:per_family]:
+            target = hidden.get(task.task_id)
+            options = "; ".join(f"{candidate.option_id}={candidate.name}" for candidate in task.candidates)
+            print(f"     {task.task_id}: {task.question}")
+            if options:
+                print(f"       options: {options}")
+            if target is not None:
+                answer = {key: value for key, value in target.model_dump().items()
+                          if key in QUOTED and value}
+                print(f"       hidden: {json.dumps(answer, ensure_ascii=False)[:400]}")
+
+
 def main() -> int:
     """Run the sections asked for; exit 1 when a goal is missed."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -349,7 +406,14 @@ def main() -> int:
     parser.add_argument("--taxonomy-dir", type=Path, help="saved taxonomies (<dir>/<domain>) to reuse")
     parser.add_argument("--release", type=Path, help="a release folder for the purity section")
     parser.add_argument("--domains", nargs="*", help="domains of the name section (default: all)")
+    parser.add_argument("--defects", type=Path, nargs="+", default=[], metavar="RELEASE",
+                        help="release folders for the release-defect section (6)")
+    parser.add_argument("--skip-layer", action="store_true", help="skip sections 1, 2 and 5")
     args = parser.parse_args()
+    if args.skip_layer:
+        missed = defects_section(args.defects)
+        print("\nmissed goals: " + ("; ".join(missed) if missed else "none"))
+        return 1 if missed else 0
     from foresci.embed import Embedder
 
     embedder = Embedder(cache_dir=args.cache_dir)
@@ -365,6 +429,7 @@ def main() -> int:
         missed += name_section(kb, args.cutoff, args.taxonomy_dir, args.domains or kb.domains)
         if args.release is not None:
             missed += purity_section(kb, args.release, args.taxonomy_dir)
+    missed += defects_section(args.defects)
     print("\nmissed goals: " + ("; ".join(missed) if missed else "none"))
     return 1 if missed else 0
 

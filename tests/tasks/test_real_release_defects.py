@@ -174,3 +174,24 @@ def test_a_direction_family_the_biggest_option_wins_throughout_is_not_kept() -> 
     mixed = [_item(index, labels[index % 3], index < 6) for index in range(10)]
     chosen = select_balanced(mixed, 10, TaskSettings())
     assert chosen and sum(bool(item.persistence_match) for item in chosen) <= 0.6 * len(chosen)
+
+
+def test_release_defect_figures_on_the_toy_world(evidence: DomainEvidence) -> None:
+    from foresci.tasks.release_defects import bottleneck_rise, release_defects, render_defects
+
+    built = (build_direction_tasks(evidence, SETTINGS, "toy", 10)
+             + build_planning_tasks(evidence, SETTINGS, "toy", 10)
+             + build_bottleneck_tasks(evidence, SETTINGS, "toy", 5))
+    hidden = {item.hidden.task_id: item.hidden for item in built}
+    figures = release_defects([item.task for item in built], hidden)
+    assert figures["near_duplicate_option_tasks"] == [] and figures["near_duplicate_rate"] == 0.0
+    assert figures["bottleneck_tested"] == figures["bottleneck_rising"] == figures["bottleneck_targets"] >= 1
+    assert set(figures["labels"]) == {"direction_forecasting"}
+    assert sum(figures["labels"]["direction_forecasting"].values()) == sum(
+        item.task.family == "direction_forecasting" for item in built)
+    assert any(line.startswith("near-duplicate options: 0 tasks") for line in render_defects(figures))
+    fallen = built[-1].hidden.model_copy(update={
+        "stats": {}, "mechanism": "2 of the 124 window papers of the sub-direction address the bottleneck, "
+                                  "against 7 of 241 before."})
+    test = bottleneck_rise(fallen)
+    assert test is not None and not rises(test)
