@@ -1,0 +1,83 @@
+"""The scoring revision: a hash of the metric definitions, part of every score row's reuse key.
+
+Each registered metric contributes its name, ``version`` and the source of its module and of the
+modules of the same top-level package it imports names from (one level: ``metrics/fact.py`` brings
+``evaluation/fact.py``, ``evaluation/judges.py``, ``metrics/context.py``...). Sources are hashed as their
+syntax tree without docstrings, so comments, formatting and docstrings do not invalidate stored rows;
+any change of code does (once), and so does a metric that is added or removed (rows need its value).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import json
+import sys
+from functools import cache
+from types import ModuleType
+
+from foresci.evaluation.metrics.base import Metric, all_metrics
+
+REVISION_ALIASES = {"c3a1f0d2a0f8c1b4": 2}
+"""Digests that keep the revision number written before revisions were derived (so rows scored by the
+same definitions stay valid). A digest that is not here is the revision itself."""
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+@cache
+def source_digest(module_name: str) -> str:
+    """Hash of a module's syntax tree without docstrings ('' when its source cannot be read)."""
+    module = sys.modules.get(module_name)
+    try:
+        source = inspect.getsource(module) if module is not None else ""
+    except (OSError, TypeError):
+        return ""
+    tree = _without_docstrings(ast.parse(source))
+    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode("utf-8")).hexdigest()
+
+
+def _package(name: str) -> str:
+    return name.partition(".")[0]
+
+
+def source_modules(metric: Metric) -> list[str]:
+    """The metric's module and the same-package modules it imports names from, sorted."""
+    module = sys.modules[type(metric).__module__]
+    found = {module.__name__}
+    for value in vars(module).values():
+        origin = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+        if isinstance(origin, str) and _package(origin) == _package(module.__name__):
+            found.add(origin)
+    return sorted(found)
+
+
+def metric_definition(metric: Metric) -> dict[str, object]:
+    """What the revision hashes for one metric: name, version and its modules' source digests."""
+    return {
+        "name": metric.name,
+        "version": metric.version,
+        "sources": {name: source_digest(name) for name in source_modules(metric)},
+    }
+
+
+def definitions_digest() -> str:
+    """Hash of every registered metric's definition (16 hex digits)."""
+    definitions = [metric_definition(metric) for metric in all_metrics()]
+    encoded = json.dumps(definitions, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:16]
+
+
+def scoring_revision() -> int | str:
+    """The revision stored rows must match: a known digest's number, else the digest itself."""
+    digest = definitions_digest()
+    return REVISION_ALIASES.get(digest, digest)
