@@ -27,10 +27,15 @@ def _pyplot() -> Any:
     return plt
 
 
+def heatmap_columns(rates: dict[str, dict[str, float]]) -> list[str]:
+    """The heatmap's columns: the headline metrics (registration order) that some group has a rate of."""
+    return [name for name in headline_metric_names() if any(name in group for group in rates.values())]
+
+
 def low_score_heatmap(rates: dict[str, dict[str, float]], title: str) -> bytes | None:
     """Rows (families or methods) x headline metrics heatmap of low-score rates (ForeSci Fig. 3a style)."""
     groups = sorted(rates)
-    metrics = [name for name in headline_metric_names() if any(name in rates[group] for group in groups)]
+    metrics = heatmap_columns(rates)
     labels = metric_labels()
     if not groups or not metrics:
         return None

@@ -31,6 +31,7 @@ from foresci.evaluation.metrics.base import (
     offline_stand_ins,
     register_metric,
     task_metric_names,
+    unregister_metric,
 )
 from foresci.evaluation.metrics.context import JudgedParts, ScoringContext, answer_text, judge_failed
 
@@ -66,4 +67,5 @@ __all__ = [
     "offline_stand_ins",
     "register_metric",
     "task_metric_names",
+    "unregister_metric",
 ]

@@ -154,6 +154,11 @@ def register_metric(metric: MetricT) -> MetricT:
     return metric
 
 
+def unregister_metric(name: str) -> None:
+    """Remove a metric from the registry (tests that register toy metrics restore it this way)."""
+    _REGISTRY.pop(name, None)
+
+
 def all_metrics() -> list[Metric]:
     """Every registered metric, shipped ones first, in registration order (extensions loaded first)."""
     from foresci.extensions import load_extensions

@@ -13,6 +13,7 @@ import ast
 import hashlib
 import inspect
 import json
+import linecache
 import sys
 from functools import cache
 from types import ModuleType
@@ -35,15 +36,21 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
 
 
 @cache
+def _tree_digest(source: str) -> str:
+    tree = _without_docstrings(ast.parse(source))
+    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode("utf-8")).hexdigest()
+
+
 def source_digest(module_name: str) -> str:
     """Hash of a module's syntax tree without docstrings ('' when its source cannot be read)."""
     module = sys.modules.get(module_name)
+    if module is None:
+        return ""
+    linecache.checkcache(getattr(module, "__file__", None) or "")
     try:
-        source = inspect.getsource(module) if module is not None else ""
+        return _tree_digest(inspect.getsource(module))
     except (OSError, TypeError):
         return ""
-    tree = _without_docstrings(ast.parse(source))
-    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode("utf-8")).hexdigest()
 
 
 def _package(name: str) -> str:
