@@ -52,8 +52,10 @@ class Metric:
     kind: ClassVar[Kind] = "deterministic"
     higher_is_better: ClassVar[bool] = True
     families: ClassVar[tuple[str, ...] | str] = ANY_TASK_FAMILY
-    """The families it declares it applies to: names, or ``"*"`` for every task family (not forecasts).
-    It also applies wherever a family lists it among its metrics."""
+    """The families it declares it applies to: names, or ``"*"`` for every task family (not forecasts;
+    the default, so a third-party metric applies to existing families without editing them). It also
+    applies wherever a family lists it (``TaskFamily.metrics``): shipped task metrics declare ``()``
+    and apply exactly where the families list them."""
     phase: ClassVar[Phase] = "score"
     """``score``: computed where the embedder is (one thread); ``judge``: computed with the LLM judge
     (concurrently, or on Ray workers), and by :meth:`offline` in offline evaluations."""
@@ -106,13 +108,11 @@ class Metric:
 
 
 def family_metric_names(family: str) -> tuple[str, ...]:
-    """The metric names a registered task family lists (none while the family registry is absent)."""
+    """The metric names a registered task family lists (an UnknownFamilyError for an unknown family)."""
     if family == FORECAST_FAMILY:
         return ()
-    try:
-        from foresci.tasks.families import get_family  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return ()
+    from foresci.tasks.families import get_family
+
     return tuple(get_family(family).metrics)
 
 

@@ -23,6 +23,7 @@ class Fact(Metric):
     phase = "judge"
     offline_stand_in = "fact_offline"
     headline = True
+    families = ()
     row_position = 60
 
     def compute(self, context: ScoringContext) -> MetricResult:

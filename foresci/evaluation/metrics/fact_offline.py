@@ -19,6 +19,7 @@ class OfflineFact(Metric):
         "answer sentences as claims, graded by "
         "embedding similarity to the claim bank (not the judged Fact)"
     )
+    families = ()
     row_position = 30
 
     def compute(self, context: ScoringContext) -> MetricResult | None:

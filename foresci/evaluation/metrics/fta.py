@@ -9,20 +9,21 @@ from foresci.evaluation.fta import reference_guided_fta, target_slots
 from foresci.evaluation.metrics.base import Metric, register_metric
 from foresci.evaluation.metrics.context import ScoringContext, judge_failed
 from foresci.evaluation.models import MetricResult
-from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta
-
-RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
+from foresci.evaluation.ranking import ranking_fta
+from foresci.tasks.families import get_family
+from foresci.tasks.options import parse_answer_ranking
 
 
 def ranking_result(name: str, context: ScoringContext) -> MetricResult:
-    """FTA_rank of a planning/venue answer against the hidden order (named ``name``)."""
-    task, hidden, answer = context.public_task, context.target, context.answer
-    if not hidden.ranking:
+    """FTA_rank of a ranking family's answer (planning, venue) against the hidden order (named ``name``)."""
+    task, answer = context.public_task, context.answer
+    gold: list[str] = getattr(context.target, "ranking", [])
+    if not gold:
         return MetricResult(
             name=name, value=None, available=False, reason="the hidden target has no ranking"
         )
     predicted, source = parse_answer_ranking(answer.payload, answer.text, task.candidates)
-    score = ranking_fta(hidden.ranking, predicted)
+    score = ranking_fta(gold, predicted)
     return MetricResult(
         name=name,
         value=score.f1,
@@ -31,7 +32,7 @@ def ranking_result(name: str, context: ScoringContext) -> MetricResult:
         details={
             "kind": "rank",
             "predicted": predicted,
-            "gold": hidden.ranking,
+            "gold": gold,
             "parsed_from": source,
             "recall_checks": vars(score.recall_checks),
             "precision_checks": vars(score.precision_checks),
@@ -64,7 +65,8 @@ def slot_result(name: str, claims: Sequence[str], context: ScoringContext) -> Me
 
 @register_metric
 class FutureTargetAlignment(Metric):
-    """Ranking FTA where the family ranks options; slot FTA over the judge's claims elsewhere."""
+    """Ranking FTA where the family ranks options (``TaskFamily.ranked``); slot FTA over the judge's
+    claims elsewhere."""
 
     name = "fta"
     label = "FTA"
@@ -74,12 +76,13 @@ class FutureTargetAlignment(Metric):
         "(deterministic); reference-guided slot-max-mean cosine over judge-extracted claims for "
         "direction/bottleneck (judged mode only)"
     )
+    families = ()
     offline_stand_in = "fta_offline_claims"
     headline = True
     row_position = 10
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
-        if context.family in RANKING_FAMILIES:
+        if get_family(context.family).ranked:
             return ranking_result(self.name, context)
         if not context.judging:
             return None

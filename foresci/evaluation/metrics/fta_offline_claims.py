@@ -10,7 +10,7 @@ from foresci.evaluation.models import MetricResult
 
 @register_metric
 class OfflineSlotAlignment(Metric):
-    """The offline stand-in of ``fta`` for the slot families (direction and bottleneck)."""
+    """The offline stand-in of ``fta`` for the families that list it (direction and bottleneck)."""
 
     name = "fta_offline_claims"
     label = "FTA~off"
@@ -19,7 +19,7 @@ class OfflineSlotAlignment(Metric):
         "reference-guided FTA with answer "
         "sentences instead of judge-extracted claims (direction/bottleneck)"
     )
-    families = ("direction_forecasting", "bottleneck_opportunity")
+    families = ()
     row_position = 20
 
     def compute(self, context: ScoringContext) -> MetricResult:

@@ -21,6 +21,7 @@ class Persuasiveness(Metric):
     )
     phase = "judge"
     headline = True
+    families = ()
     row_position = 80
 
     def compute(self, context: ScoringContext) -> MetricResult:

@@ -6,9 +6,12 @@ from foresci.evaluation.metrics.base import ANY_TASK_FAMILY, Metric, all_metrics
 
 
 def _families(metric: Metric) -> str:
+    from foresci.tasks.families import family_names
+
     if metric.families == ANY_TASK_FAMILY:
         return "every task family"
-    return ", ".join(metric.families)
+    listed = [family for family in family_names() if metric.applies_to(family)]
+    return ", ".join(dict.fromkeys([*metric.families, *listed]))
 
 
 def metric_reference() -> str:

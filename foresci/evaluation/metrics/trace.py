@@ -22,6 +22,7 @@ class Trace(Metric):
     phase = "judge"
     offline_stand_in = "trace_offline"
     headline = True
+    families = ()
     row_position = 70
 
     def compute(self, context: ScoringContext) -> MetricResult:

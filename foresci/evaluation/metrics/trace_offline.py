@@ -18,6 +18,7 @@ class OfflineTrace(Metric):
     description = (
         "Trace weights over citation validity and evidence-to-answer similarity (not the judged Trace)"
     )
+    families = ()
     row_position = 40
 
     def compute(self, context: ScoringContext) -> MetricResult:
