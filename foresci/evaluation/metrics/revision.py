@@ -2,7 +2,8 @@
 
 Each registered metric contributes its name, ``version`` and the source of its module and of the
 modules of the same top-level package it imports names from (one level: ``metrics/fact.py`` brings
-``evaluation/fact.py``, ``evaluation/judges.py``, ``metrics/context.py``...). Sources are hashed as their
+``evaluation/fact.py``, ``evaluation/judges.py``, ``metrics/context.py``...); each registered task family
+contributes its module (``families/<name>/family.py``: the metrics it lists, its ``top_choice``). Sources are hashed as their
 syntax tree without docstrings, so comments, formatting and docstrings do not invalidate stored rows;
 any change of code does (once), and so does a metric that is added or removed (rows need its value).
 """
@@ -20,9 +21,11 @@ from types import ModuleType
 
 from foresci.evaluation.metrics.base import Metric, all_metrics
 
-REVISION_ALIASES = {"c3a1f0d2a0f8c1b4": 2}
-"""Digests that keep the revision number written before revisions were derived (so rows scored by the
-same definitions stay valid). A digest that is not here is the revision itself."""
+REVISION_ALIASES = {"c78367ecdf4b8fe0": 2}
+"""Digests that keep the revision number written before revisions were derived, so rows scored by the
+same computation stay valid: c78367ecdf4b8fe0 is the metric-object refactor of revision 2, whose demo
+scores.jsonl, summary.json and report are byte-identical to revision 2's. A digest that is not here is
+the revision itself: any later change of a metric's code re-scores stored rows once, with no bump."""
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -77,9 +80,20 @@ def metric_definition(metric: Metric) -> dict[str, object]:
     }
 
 
+def family_definitions() -> dict[str, str]:
+    """Each registered task family's module digest: families list the metrics that apply and decide
+    ``top_choice`` and whether FTA ranks, so their code shapes score rows too."""
+    from foresci.tasks.families import all_families
+
+    return {family.name: source_digest(type(family).__module__) for family in all_families()}
+
+
 def definitions_digest() -> str:
-    """Hash of every registered metric's definition (16 hex digits)."""
-    definitions = [metric_definition(metric) for metric in all_metrics()]
+    """Hash of every registered metric's definition and every task family's module (16 hex digits)."""
+    definitions = {
+        "metrics": [metric_definition(metric) for metric in all_metrics()],
+        "families": family_definitions(),
+    }
     encoded = json.dumps(definitions, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(encoded).hexdigest()[:16]
 
