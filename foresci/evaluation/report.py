@@ -26,6 +26,7 @@ from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliabili
 from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
 from foresci.evaluation.summary import build_summary, entry_label
+from foresci.evaluation.trace import citation_note
 from foresci.io import read_json, read_models, write_json
 from foresci.settings import Settings
 from foresci.tasks.models import Task
@@ -77,22 +78,13 @@ def _tasks_of(release: str | None) -> dict[str, Task]:
 
 
 def _metric_note(name: str, result: Any) -> str:
+    """The drill-down note of one metric result: the failure or why unavailable, else the metric's own."""
     if result.error:
         return f"judge error: {result.error}"
     if not result.available:
         return result.reason or "unavailable"
-    details = result.details or {}
-    if details.get("kind") == "rank":
-        source, predicted, gold = details.get("parsed_from"), details.get("predicted"), details.get("gold")
-        return f"parsed from {source}: {predicted} vs gold {gold}"
-    if details.get("kind") == "reference_guided":
-        slots = ", ".join(f"{slot['name']} {slot['score']:.2f}" for slot in details.get("slots", []))
-        return f"slots ({details.get('slots_from')}): {slots}"
-    if name.startswith("trace") and "citations" in details:
-        return citation_note(details["citations"])
-    if name == "top_choice":
-        return f"chosen {details.get('chosen')} vs gold {details.get('gold')}"
-    return ""
+    metric = next((metric for metric in all_metrics() if metric.name == name), None)
+    return metric.note(result) if metric is not None else ""
 
 
 def pool_scores(runs: Sequence[tuple[Path, Sequence[Score]]]) -> tuple[list[Score], list[str]]:
@@ -129,17 +121,6 @@ def evaluation_text(evaluations: dict[str, str]) -> str:
     if len(kinds) <= 1:
         return next(iter(kinds), "offline")
     return "mixed: " + ", ".join(f"{run} {kind}" for run, kind in evaluations.items())
-
-
-def citation_note(checks: dict[str, Any]) -> str:
-    """One line on an answer's citations: valid share, unknown and after-cutoff ids."""
-    note = (
-        f"citations valid {checks.get('valid', 0)}/{checks.get('cited', 0)}, "
-        f"unknown {len(checks.get('unknown_ids', []))}, "
-        f"after cutoff {len(checks.get('after_cutoff_ids', []))}"
-    )
-    flagged = [*checks.get("unknown_ids", []), *checks.get("after_cutoff_ids", [])][:8]
-    return note + (f" ({', '.join(flagged)})" if flagged else "")
 
 
 def backbone_pivot(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -92,6 +92,10 @@ class Metric:
         least ``mean`` (the value leaders are picked by) and ``n``."""
         raise NotImplementedError(f"metric {self.name!r} has aggregate 'custom' but no reduce()")
 
+    def note(self, result: MetricResult) -> str:
+        """A one-line note on an available result for the report's drill-down ('' for none)."""
+        return ""
+
     def offline(self, context: ScoringContext) -> MetricResult | None:
         """A judge-phase metric's result in an offline evaluation (None: absent from the row)."""
         return None

@@ -63,6 +63,18 @@ def slot_result(name: str, claims: Sequence[str], context: ScoringContext) -> Me
     )
 
 
+def alignment_note(result: MetricResult) -> str:
+    """The drill-down note of an FTA result: the parsed ranking vs gold, or each slot's score."""
+    details = result.details or {}
+    if details.get("kind") == "rank":
+        source, predicted, gold = details.get("parsed_from"), details.get("predicted"), details.get("gold")
+        return f"parsed from {source}: {predicted} vs gold {gold}"
+    if details.get("kind") == "reference_guided":
+        slots = ", ".join(f"{slot['name']} {slot['score']:.2f}" for slot in details.get("slots", []))
+        return f"slots ({details.get('slots_from')}): {slots}"
+    return ""
+
+
 @register_metric
 class FutureTargetAlignment(Metric):
     """Ranking FTA where the family ranks options (``TaskFamily.ranked``); slot FTA over the judge's
@@ -90,3 +102,6 @@ class FutureTargetAlignment(Metric):
         if claims is None:
             return judge_failed(self.name, error, error_kind)
         return slot_result(self.name, claims, context)
+
+    def note(self, result: MetricResult) -> str:
+        return alignment_note(result)

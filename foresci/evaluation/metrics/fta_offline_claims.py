@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foresci.evaluation.metrics.base import Metric, register_metric
 from foresci.evaluation.metrics.context import ScoringContext
-from foresci.evaluation.metrics.fta import slot_result
+from foresci.evaluation.metrics.fta import alignment_note, slot_result
 from foresci.evaluation.models import MetricResult
 
 
@@ -24,3 +24,6 @@ class OfflineSlotAlignment(Metric):
 
     def compute(self, context: ScoringContext) -> MetricResult:
         return slot_result(self.name, context.claim_sentences, context)
+
+    def note(self, result: MetricResult) -> str:
+        return alignment_note(result)

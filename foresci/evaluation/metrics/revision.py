@@ -3,9 +3,11 @@
 Each registered metric contributes its name, ``version`` and the source of its module and of the
 modules of the same top-level package it imports names from (one level: ``metrics/fact.py`` brings
 ``evaluation/fact.py``, ``evaluation/judges.py``, ``metrics/context.py``...); each registered task family
-contributes its module (``families/<name>/family.py``: the metrics it lists, its ``top_choice``). Sources are hashed as their
-syntax tree without docstrings, so comments, formatting and docstrings do not invalidate stored rows;
-any change of code does (once), and so does a metric that is added or removed (rows need its value).
+contributes its module (``families/<name>/family.py``: the metrics it lists, its ``top_choice``).
+Sources are hashed as their syntax tree without docstrings, so comments, formatting and docstrings do
+not invalidate stored rows; any change of code does (once), and so does a metric that is added or
+removed (rows need its value). The syntax tree's dump may differ across Python versions (a new
+interpreter re-scores once).
 """
 
 from __future__ import annotations

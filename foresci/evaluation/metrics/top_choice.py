@@ -23,3 +23,7 @@ class TopChoice(Metric):
     def compute(self, context: ScoringContext) -> MetricResult | None:
         top = get_family(context.family).top_choice(context.answer, context.public_task, context.target)
         return None if top is None else MetricResult(name=self.name, value=top.value, details=top.details)
+
+    def note(self, result: MetricResult) -> str:
+        details = result.details or {}
+        return f"chosen {details.get('chosen')} vs gold {details.get('gold')}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foresci.evaluation.metrics.base import Metric, register_metric
 from foresci.evaluation.metrics.context import ScoringContext
 from foresci.evaluation.models import MetricResult
-from foresci.evaluation.trace import judged_trace
+from foresci.evaluation.trace import citation_note, judged_trace
 
 
 @register_metric
@@ -36,3 +36,7 @@ class Trace(Metric):
             context.settings.judge_runs,
             context.citation_checks,
         )
+
+    def note(self, result: MetricResult) -> str:
+        citations = (result.details or {}).get("citations")
+        return "" if citations is None else citation_note(citations)

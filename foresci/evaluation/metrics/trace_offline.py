@@ -5,7 +5,7 @@ from __future__ import annotations
 from foresci.evaluation.metrics.base import Metric, register_metric
 from foresci.evaluation.metrics.context import ScoringContext
 from foresci.evaluation.models import MetricResult
-from foresci.evaluation.trace import offline_trace
+from foresci.evaluation.trace import citation_note, offline_trace
 
 
 @register_metric
@@ -23,3 +23,7 @@ class OfflineTrace(Metric):
 
     def compute(self, context: ScoringContext) -> MetricResult:
         return offline_trace(context.text, context.answer.support, context.citation_checks, context.embedder)
+
+    def note(self, result: MetricResult) -> str:
+        citations = (result.details or {}).get("citations")
+        return "" if citations is None else citation_note(citations)
