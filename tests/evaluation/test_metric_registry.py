@@ -171,3 +171,41 @@ def test_revision_follows_metric_definitions(tmp_path: Path, toy_metrics: list[s
     assert definitions_digest() not in (with_toy, base)
     unregister_metric("toy_rev")
     assert definitions_digest() == base
+
+
+def test_judge_phase_metric_is_judged_and_offline_stands_in(tmp_path: Path, toy_metrics: list[str]) -> None:
+    """A judge-phase metric is computed with the judge client (concurrently, in run_judges), carried to
+    the score row, and replaced by its offline() result in an offline evaluation."""
+    from foresci.evaluation.runner import evaluate_run
+    from foresci.io import iter_jsonl
+    from tests.evaluation.conftest import WordEncoder
+    from tests.evaluation.fixtures import write_release, write_run
+    from tests.evaluation.test_judges import judge_reply, judged_settings
+    from tests.support.openai_server import ScriptedOpenAIServer
+
+    @register_metric
+    class Verdict(Metric):
+        name, label, description, phase = "toy_verdict", "Verdict", "judged toy", "judge"
+
+        def compute(self, context: ScoringContext) -> MetricResult:
+            assert context.judge is not None and context.encoder is None  # judge phase: no embedder
+            claims, _, _ = context.claim_extraction  # the claims the shipped judge metrics share
+            return MetricResult(name=self.name, value=float(len(claims or [])))
+
+        def offline(self, context: ScoringContext) -> MetricResult:
+            return MetricResult(name=self.name, value=None, available=False, reason="needs a judge")
+
+    toy_metrics.append("toy_verdict")
+    release = write_release(tmp_path / "release")
+    judged_run = write_run(tmp_path / "judged", release)
+    offline_run = write_run(tmp_path / "offline", release)
+    with ScriptedOpenAIServer(responder=judge_reply) as server:
+        settings = judged_settings(tmp_path, server)
+        evaluate_run(judged_run, None, settings, offline=False, encoder=WordEncoder())
+    evaluate_run(offline_run, None, settings, offline=True, encoder=WordEncoder())
+    judged = [row for row in iter_jsonl(judged_run / "scores.jsonl") if row["family"] != "forecast"]
+    offline = [row for row in iter_jsonl(offline_run / "scores.jsonl") if row["family"] != "forecast"]
+    ok = [row for row in judged if row["status"] == "ok"]
+    assert ok and all(row["metrics"]["toy_verdict"]["value"] == 2.0 for row in ok)  # two scripted claims
+    assert all(row["metrics"]["toy_verdict"]["reason"] == "needs a judge"
+               for row in offline if row["status"] == "ok")

@@ -40,7 +40,7 @@ SHIPPED_MODULES = (
     "crps", "brier", "coverage",
 )
 """The shipped metric modules, imported (so registered) in this order: the order of the metric legend
-and the leaderboard columns; a score row orders its metrics by ``Metric.row_position``."""
+and the leaderboard columns (score rows are written with sorted keys)."""
 
 for _module in SHIPPED_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

@@ -69,8 +69,6 @@ class Metric:
     """A headline metric: a column of the Table-2 pivot and the low-score heatmaps and diagnostics."""
     legend: ClassVar[bool] = True
     """Listed in the metric legend (summary.json ``metric_info``, the report) and its leaderboards."""
-    row_position: ClassVar[int] = 1000
-    """Where its result sits among a score row's metrics (then registration order)."""
     version: ClassVar[int] = 1
     """Part of the scoring revision beside the metric's source; raise it to force re-scoring by hand."""
 
@@ -180,12 +178,11 @@ def get_metric(name: str) -> Metric:
 
 
 def metrics_for(family: str, phase: Phase | None = None) -> list[Metric]:
-    """The metrics that apply to ``family`` (of ``phase`` when given), in score-row order."""
-    chosen = [
+    """The metrics that apply to ``family`` (of ``phase`` when given), in registration order."""
+    return [
         metric for metric in all_metrics()
         if metric.applies_to(family) and (phase is None or metric.phase == phase)
     ]
-    return sorted(chosen, key=lambda metric: metric.row_position)
 
 
 def task_metric_names() -> tuple[str, ...]:

@@ -38,7 +38,6 @@ class Brier(Metric):
     description = "(p - o)^2 of a binary forecast"
     higher_is_better = False
     families = (FORECAST_FAMILY,)
-    row_position = 50
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
         if context.forecast_question.kind == "numeric":
@@ -66,7 +65,6 @@ class BrierSkill(Metric):
     description = "1 - Brier / Brier of the question's baseline"
     families = (FORECAST_FAMILY,)
     aggregate = None
-    row_position = 60
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
         if context.forecast_question.kind == "numeric":

@@ -26,29 +26,29 @@ class NumericIndicator(Metric):
 
 @register_metric
 class Cover1(NumericIndicator):
-    name, label, row_position = "cover_1", "cover |z|<1", 30
+    name, label = "cover_1", "cover |z|<1"
     description = "1 when the outcome lies within one sigma of the log-space forecast (nominal 68.3 %)"
 
 
 @register_metric
 class Cover2(NumericIndicator):
-    name, label, row_position = "cover_2", "cover |z|<2", 31
+    name, label = "cover_2", "cover |z|<2"
     description = "1 when the outcome lies within two sigma of the log-space forecast (nominal 95.4 %)"
 
 
 @register_metric
 class Cover3(NumericIndicator):
-    name, label, row_position = "cover_3", "cover |z|<3", 32
+    name, label = "cover_3", "cover |z|<3"
     description = "1 when the outcome lies within three sigma of the log-space forecast (nominal 99.7 %)"
 
 
 @register_metric
 class WithinX3(NumericIndicator):
-    name, label, row_position = "within_x3", "within x3", 40
+    name, label = "within_x3", "within x3"
     description = "1 when the forecast median is within a factor 3 of the outcome (in log10(y+1))"
 
 
 @register_metric
 class WithinX10(NumericIndicator):
-    name, label, row_position = "within_x10", "within x10", 41
+    name, label = "within_x10", "within x10"
     description = "1 when the forecast median is within a factor 10 of the outcome (in log10(y+1))"

@@ -23,7 +23,6 @@ class CRPS(Metric):
     description = "CRPS of the Gaussian fitted to p10/p50/p90 in log10(y+1)"
     higher_is_better = False
     families = (FORECAST_FAMILY,)
-    row_position = 10
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
         if not is_numeric(context):
@@ -53,7 +52,6 @@ class CRPSSkill(Metric):
     description = "1 - CRPS / CRPS of the persistence point forecast"
     families = (FORECAST_FAMILY,)
     aggregate = None
-    row_position = 20
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
         if not is_numeric(context):

@@ -24,7 +24,6 @@ class Fact(Metric):
     offline_stand_in = "fact_offline"
     headline = True
     families = ()
-    row_position = 60
 
     def compute(self, context: ScoringContext) -> MetricResult:
         hidden = context.target

@@ -20,7 +20,6 @@ class OfflineFact(Metric):
         "embedding similarity to the claim bank (not the judged Fact)"
     )
     families = ()
-    row_position = 30
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
         hidden, settings = context.target, context.settings

@@ -91,7 +91,6 @@ class FutureTargetAlignment(Metric):
     families = ()
     offline_stand_in = "fta_offline_claims"
     headline = True
-    row_position = 10
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
         if get_family(context.family).ranked:

@@ -20,7 +20,6 @@ class OfflineSlotAlignment(Metric):
         "sentences instead of judge-extracted claims (direction/bottleneck)"
     )
     families = ()
-    row_position = 20
 
     def compute(self, context: ScoringContext) -> MetricResult:
         return slot_result(self.name, context.claim_sentences, context)

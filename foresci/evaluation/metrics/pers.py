@@ -22,7 +22,6 @@ class Persuasiveness(Metric):
     phase = "judge"
     headline = True
     families = ()
-    row_position = 80
 
     def compute(self, context: ScoringContext) -> MetricResult:
         if context.judge is None:

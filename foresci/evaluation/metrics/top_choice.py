@@ -18,7 +18,6 @@ class TopChoice(Metric):
     label = "Top-1"
     description = "first pick right: primary direction 1, acceptable neighbour 0.5; planning/venue S_top"
     families = ()
-    row_position = 50
 
     def compute(self, context: ScoringContext) -> MetricResult | None:
         top = get_family(context.family).top_choice(context.answer, context.public_task, context.target)

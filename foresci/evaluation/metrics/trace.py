@@ -23,7 +23,6 @@ class Trace(Metric):
     offline_stand_in = "trace_offline"
     headline = True
     families = ()
-    row_position = 70
 
     def compute(self, context: ScoringContext) -> MetricResult:
         if context.judge is None:

@@ -19,7 +19,6 @@ class OfflineTrace(Metric):
         "Trace weights over citation validity and evidence-to-answer similarity (not the judged Trace)"
     )
     families = ()
-    row_position = 40
 
     def compute(self, context: ScoringContext) -> MetricResult:
         return offline_trace(context.text, context.answer.support, context.citation_checks, context.embedder)
