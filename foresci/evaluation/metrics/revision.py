@@ -23,9 +23,9 @@ from types import ModuleType
 
 from foresci.evaluation.metrics.base import Metric, all_metrics
 
-REVISION_ALIASES = {"ca6d063c20139a3f": 2}
+REVISION_ALIASES = {"e7df2a633634df68": 2}
 """Digests that keep the revision number written before revisions were derived, so rows scored by the
-same computation stay valid: ca6d063c20139a3f is the metric-object refactor of revision 2, whose demo
+same computation stay valid: e7df2a633634df68 is the metric-object refactor of revision 2, whose demo
 scores.jsonl, summary.json and report are byte-identical to revision 2's. A digest that is not here is
 the revision itself: any later change of a metric's code re-scores stored rows once, with no bump."""
 
