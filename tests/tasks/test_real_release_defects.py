@@ -195,3 +195,24 @@ def test_release_defect_figures_on_the_toy_world(evidence: DomainEvidence) -> No
                                   "against 7 of 241 before."})
     test = bottleneck_rise(fallen)
     assert test is not None and not rises(test)
+
+
+def test_selection_keeps_the_recency_rule_under_its_gate() -> None:
+    """Most candidates are won by the option with the highest recent / pre-cutoff ratio: picked as they
+    come the naive rule would solve the family; the selection swaps or drops them to the gate."""
+    from foresci.tasks.builders.common import Built, select_balanced
+
+    labels = ["accelerating", "cooling", "steady"]
+    pool = []
+    for index in range(30):
+        counts = {"A": (100 + index, 20), "B": (10, 8), "D": (50, 10 + index % 7)}
+        top = "B" if index % 4 else "D"
+        task, target = _direction_task(index, counts, top)
+        target = target.model_copy(update={"trajectory": labels[index % 3]})
+        pool.append(Built(task=task.model_copy(update={"domain": f"d{index}"}), hidden=target,
+                          decision_key=(f"3m:{index}",), label=labels[index % 3], persistence_match=False))
+    chosen = select_balanced(pool, 12, TaskSettings())
+    hits = [recency_wins(item.task, item.hidden) for item in chosen]
+    known = [hit for hit in hits if hit is not None]
+    assert len(known) >= TaskSettings().min_gate_tasks
+    assert sum(known) <= 0.6 * len(known)
