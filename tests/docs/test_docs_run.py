@@ -1,0 +1,139 @@
+"""The README's and the tutorials' runnable code blocks, run as a user runs them: bash in an empty folder,
+``foresci`` on the PATH (this checkout's), one shell per page, so the docs cannot drift from the code.
+
+Each page's run blocks generate and use a small synthetic world; a page marked ``docs-test: after
+PAGE.md`` runs in a copy of the folder that page left. Every run folder a page writes must hold only
+answers that succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.docs.blocks import REPO_ROOT, Block, command_lines, doc_pages, read_blocks, runs_after, script
+
+PAGE_TIMEOUT_S = 600
+RUN_PAGES = [page for page in doc_pages() if any(block.action == "run" for block in read_blocks(page))]
+
+
+@dataclass
+class PageRun:
+    """A page's blocks, run: the folder they ran in and what the shell printed."""
+
+    page: Path
+    folder: Path
+    output: str
+
+
+def _environment(tmp: Path) -> dict[str, str]:
+    """A user's shell: ``foresci`` is this checkout's, ``python`` the test's, one shared cache, one thread."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    wrapper = bin_dir / "foresci"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO_ROOT}${{PYTHONPATH:+:$PYTHONPATH}}" '
+                       f'exec "{sys.executable}" -m foresci "$@"\n')
+    wrapper.chmod(0o755)
+    clean = {key: value for key, value in os.environ.items() if not key.startswith("FORESCI_")}
+    return {
+        **clean,
+        "PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), clean.get("PATH", "")]),
+        "PYTHONPATH": str(REPO_ROOT),
+        "FORESCI_CACHE_DIR": str(tmp / "cache"),
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OMP_WAIT_POLICY": "PASSIVE",
+        "COLUMNS": "120",
+    }
+
+
+def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
+    blocks = read_blocks(page)
+    (folder.parent / f"{folder.name}.sh").write_text(script(blocks))
+    process = subprocess.Popen(["bash", str(folder.parent / f"{folder.name}.sh")], cwd=folder, env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=PAGE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        pytest.fail(f"{page.name}: still running after {PAGE_TIMEOUT_S} s; last lines:\n{output[-3000:]}")
+    finally:
+        try:  # a server a block started in the background must not outlive the page
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    if process.returncode != 0:
+        started = [line for line in output.splitlines() if line.startswith("docs-test block ")]
+        where = started[-1].removeprefix("docs-test block ") if started else page.name
+        pytest.fail(f"the code block at {where} failed (exit {process.returncode}):\n{output[-4000:]}")
+    return PageRun(page, folder, output)
+
+
+@pytest.fixture(scope="session")
+def page_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, PageRun]:
+    return {}
+
+
+@pytest.fixture(scope="session")
+def docs_environment(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return _environment(tmp_path_factory.mktemp("docs-env"))
+
+
+def run_page(page: Path, runs: dict[Path, PageRun], environment: dict[str, str],
+             tmp_path_factory: pytest.TempPathFactory) -> PageRun:
+    """Run ``page`` once per session (after the page it continues from)."""
+    page = page.resolve()
+    if page not in runs:
+        before = runs_after(page)
+        folder = tmp_path_factory.mktemp(page.stem) / "work-folder"
+        if before is None:
+            folder.mkdir()
+        else:
+            shutil.copytree(run_page(before, runs, environment, tmp_path_factory).folder, folder, symlinks=True)
+        runs[page] = _run_page(page, folder, environment)
+    return runs[page]
+
+
+def _run_folders(blocks: list[Block]) -> list[str]:
+    """The ``--out`` folders of the page's ``foresci run`` commands."""
+    folders = []
+    for block in blocks:
+        if block.action != "run":
+            continue
+        for words in command_lines(block):
+            if words[:1] == ["run"] and "--out" in words:
+                folders.append(words[words.index("--out") + 1])
+    return folders
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", RUN_PAGES, ids=[str(page.relative_to(REPO_ROOT)) for page in RUN_PAGES])
+def test_page_code_blocks_run(page: Path, page_runs: dict[Path, PageRun], docs_environment: dict[str, str],
+                              tmp_path_factory: pytest.TempPathFactory) -> None:
+    done = run_page(page, page_runs, docs_environment, tmp_path_factory)
+    blocks = read_blocks(page)
+    for block in blocks:
+        if block.action == "file":
+            assert (done.folder / block.argument).read_text() == block.text
+    run_folders = _run_folders(blocks)
+    assert run_folders, f"{page.name} runs no method"
+    for relative in run_folders:
+        run = done.folder / relative
+        rows = [json.loads(line) for name in ("answers.jsonl", "forecasts.jsonl") if (run / name).exists()
+                for line in (run / name).read_text().splitlines() if line.strip()]
+        assert rows, f"{relative}: no answer written"
+        failed = [(row.get("task_id") or row.get("question_id"), row.get("error")) for row in rows
+                  if row.get("status") != "ok"]
+        assert failed == [], f"{relative}: error rows"
+        if (run / "summary.json").exists():
+            assert json.loads((run / "summary.json").read_text())["leaderboard"], f"{relative}: empty leaderboard"
