@@ -25,7 +25,7 @@ def escape(text: str) -> str:
     position = 0
     for match in _CODE_SPAN.finditer(text):
         pieces.append(_escape_plain(text[position:match.start()]))
-        pieces.append(match.group(0).replace("|", "\\|"))
+        pieces.append(match.group(0))  # Python-Markdown's tables leave a pipe inside a code span alone
         position = match.end()
     pieces.append(_escape_plain(text[position:]))
     return "".join(pieces).replace("\n", " ")
@@ -41,7 +41,7 @@ def code(text: str) -> str:
     if not text:
         return ""
     fence = "``" if "`" in text else "`"
-    return f"{fence}{text.replace('|', chr(92) + '|')}{fence}"
+    return f"{fence}{text}{fence}"
 
 
 def table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
@@ -75,9 +75,9 @@ def settings_page(sections: list[Any]) -> str:
         parts.append(f"## {title}\n")
         if section.summary:
             parts.append(escape(section.summary) + "\n")
-        rows = [[code(row.key), code(row.env_var), code(row.type), code(row.default), escape(row.description)]
-                for row in section.rows]
-        parts.append(table(["key", "environment variable", "type", "default", "description"], rows))
+        rows = [[f"{code(row.key)}<br>{code(row.env_var)}", code(row.type), code(row.default),
+                 escape(row.description)] for row in section.rows]
+        parts.append(table(["key and environment variable", "type", "default", "description"], rows))
     return "\n".join(parts)
 
 
@@ -116,9 +116,9 @@ def families_page(families: list[Any]) -> str:
         parts.append("**What the question asks of the answer**\n")
         parts.append("\n".join(f"- {escape(item)}" for item in family.deliverables) + "\n")
         parts.append(f"**Answer schema** (`{family.answer_schema}`)\n")
-        parts.append(table(["field", "required", "type", "description"],
-                           [[code(field.name), _yes(field.required), code(field.type), escape(field.description)]
-                            for field in family.fields]))
+        rows = [[code(field.name), _yes(field.required), code(field.type), escape(field.description)]
+                for field in family.fields]
+        parts.append(table(["field", "required", "type", "description"], rows))
         parts.append("**Contract given to every method**\n")
         parts.append(escape(family.contract) + "\n")
         parts.append("**Reviewer rubric**\n")
@@ -162,9 +162,9 @@ def cli_page(commands: list[Any]) -> str:
         parts.append(f"{level} {heading}\n")
         parts.append(help_markdown(command.help))
         if command.params:
-            parts.append(table(["argument / option", "required", "default", "help"],
-                               [[code(param.name), _yes(param.required), code(param.default), escape(param.help)]
-                                for param in command.params]))
+            rows = [[code(param.name), _yes(param.required), code(param.default), escape(param.help)]
+                    for param in command.params]
+            parts.append(table(["argument / option", "required", "default", "help"], rows))
     return "\n".join(parts)
 
 

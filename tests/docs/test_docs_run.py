@@ -8,6 +8,7 @@ answers that succeeded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -57,8 +58,9 @@ def _environment(tmp: Path) -> dict[str, str]:
 
 def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
     blocks = read_blocks(page)
-    (folder.parent / f"{folder.name}.sh").write_text(script(blocks))
-    process = subprocess.Popen(["bash", str(folder.parent / f"{folder.name}.sh")], cwd=folder, env=environment,
+    script_file = folder.parent / f"{folder.name}.sh"
+    script_file.write_text(script(blocks))
+    process = subprocess.Popen(["bash", str(script_file)], cwd=folder, env=environment,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)
     try:
@@ -68,10 +70,8 @@ def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
         output, _ = process.communicate()
         pytest.fail(f"{page.name}: still running after {PAGE_TIMEOUT_S} s; last lines:\n{output[-3000:]}")
     finally:
-        try:  # a server a block started in the background must not outlive the page
+        with contextlib.suppress(ProcessLookupError):  # a server a block started must not outlive the page
             os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
     if process.returncode != 0:
         started = [line for line in output.splitlines() if line.startswith("docs-test block ")]
         where = started[-1].removeprefix("docs-test block ") if started else page.name
@@ -99,7 +99,8 @@ def run_page(page: Path, runs: dict[Path, PageRun], environment: dict[str, str],
         if before is None:
             folder.mkdir()
         else:
-            shutil.copytree(run_page(before, runs, environment, tmp_path_factory).folder, folder, symlinks=True)
+            earlier = run_page(before, runs, environment, tmp_path_factory)
+            shutil.copytree(earlier.folder, folder, symlinks=True)
         runs[page] = _run_page(page, folder, environment)
     return runs[page]
 
@@ -136,4 +137,5 @@ def test_page_code_blocks_run(page: Path, page_runs: dict[Path, PageRun], docs_e
                   if row.get("status") != "ok"]
         assert failed == [], f"{relative}: error rows"
         if (run / "summary.json").exists():
-            assert json.loads((run / "summary.json").read_text())["leaderboard"], f"{relative}: empty leaderboard"
+            summary = json.loads((run / "summary.json").read_text())
+            assert summary["leaderboard"], f"{relative}: empty leaderboard"
