@@ -57,7 +57,7 @@ demo: $(STAMP) $(if $(filter local,$(LLM)),$(LLM_STAMP))
 	$(BIN)/foresci demo $(if $(LLM),--llm $(LLM))
 
 lint: $(STAMP)
-	$(BIN)/ruff check foresci tests benchmarks
+	$(BIN)/ruff check foresci tests benchmarks docs/hooks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy foresci

@@ -4,6 +4,7 @@ log no console error, and render real content (not a blank page)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -34,10 +35,9 @@ def _needs(message: str) -> None:
 
 
 def _browser_or_skip() -> Any:
-    try:
+    sync_api: Any = None
+    with contextlib.suppress(ImportError):
         from playwright import sync_api
-    except ImportError:
-        sync_api = None
     if sync_api is None or not CHROMIUM.exists():
         _needs("needs /usr/bin/chromium and playwright (run tests/support/ensure_chromium.sh)")
     return sync_api
