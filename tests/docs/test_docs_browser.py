@@ -114,6 +114,7 @@ def _screenshot(page: Any, path: Path) -> float:
     return _drawn(path)
 
 
+@pytest.mark.slow
 def test_reference_pages_in_headless_chromium(served: str, tmp_path: Path) -> None:
     sync_api = _browser_or_skip()
     problems: list[str] = []
