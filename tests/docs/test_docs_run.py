@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,18 +61,22 @@ def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
     blocks = read_blocks(page)
     script_file = folder.parent / f"{folder.name}.sh"
     script_file.write_text(script(blocks))
-    process = subprocess.Popen(["bash", str(script_file)], cwd=folder, env=environment,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=PAGE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        pytest.fail(f"{page.name}: still running after {PAGE_TIMEOUT_S} s; last lines:\n{output[-3000:]}")
-    finally:
-        with contextlib.suppress(ProcessLookupError):  # a server a block started must not outlive the page
-            os.killpg(process.pid, signal.SIGTERM)
+    log = folder.parent / f"{folder.name}.log"
+    # Output goes to a file, not a pipe: a job a block left in the background would hold a pipe open.
+    with log.open("w") as sink:
+        process = subprocess.Popen(["bash", str(script_file)], cwd=folder, env=environment, stdout=sink,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            process.wait(timeout=PAGE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            pytest.fail(f"{page.name}: still running after {PAGE_TIMEOUT_S} s; last lines:\n"
+                        f"{log.read_text()[-3000:]}")
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # what a block started must not outlive the page
+                os.killpg(process.pid, signal.SIGTERM)
+    output = log.read_text()
     if process.returncode != 0:
         started = [line for line in output.splitlines() if line.startswith("docs-test block ")]
         where = started[-1].removeprefix("docs-test block ") if started else page.name
@@ -139,3 +144,30 @@ def test_page_code_blocks_run(page: Path, page_runs: dict[Path, PageRun], docs_e
         if (run / "summary.json").exists():
             summary = json.loads((run / "summary.json").read_text())
             assert summary["leaderboard"], f"{relative}: empty leaderboard"
+
+
+def test_a_failing_block_is_named_and_its_background_jobs_end(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("<!-- docs-test: run -->\n```bash\nsleep 300 &\necho $! > sleeper.pid\n```\n\n"
+                    "<!-- docs-test: file note.txt -->\n```text\nwritten\n```\n\n"
+                    "<!-- docs-test: run -->\n```bash\ncat note.txt\nfalse\necho never\n```\n")
+    folder = tmp_path / "work"
+    folder.mkdir()
+    with pytest.raises(pytest.fail.Exception, match=r"page\.md:13 failed \(exit 1\)") as failure:
+        _run_page(page, folder, _environment(tmp_path))
+    assert "written" in str(failure.value) and "never" not in str(failure.value)
+    assert _ends(int((folder / "sleeper.pid").read_text())), "a background job outlived its page"
+
+
+def _ends(pid: int, within_s: float = 5.0) -> bool:
+    """Whether process ``pid`` is gone (or a zombie) within ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.1)
+    return False
