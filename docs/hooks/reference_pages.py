@@ -84,17 +84,16 @@ def settings_page(sections: list[Any]) -> str:
 # ----------------------------------------------------------------------------------------------- metrics
 
 
-def metrics_page(metrics: list[Any]) -> str:
-    """The metric registry as one table."""
-    rows = [[code(metric.name), escape(metric.label), escape(metric.kind),
-             _yes(metric.higher_is_better), escape(metric.description)] for metric in metrics]
+def metrics_page(metrics: Any) -> str:
+    """The metric registry as one table (the table as the metrics package renders it)."""
     return "\n".join([
         "# Metric reference\n",
-        GENERATED_NOTE.format(source="the metric registry"),
-        f"{len(metrics)} registered metrics. The name is the key in `scores.jsonl` and `summary.json`; "
-        "the label is the column heading of leaderboards and the report. How the ForeSci metrics are "
-        "defined: [Metrics and scores](../concepts/scores.md).\n",
-        table(["name", "label", "kind", "higher is better", "what it measures"], rows),
+        GENERATED_NOTE.format(source="the metric registry (`foresci.evaluation.metrics`)"),
+        f"{len(metrics.names)} registered metrics. The name is the key in `scores.jsonl` and "
+        "`summary.json`; the label is the column heading of leaderboards and the report. A metric an "
+        "extension registers (`FORESCI_EXTENSIONS`) appears here too when the site is built with it. How "
+        "the ForeSci metrics are defined: [Metrics and scores](../concepts/scores.md).\n",
+        metrics.table,
     ])
 
 
@@ -105,11 +104,15 @@ def families_page(families: list[Any]) -> str:
     """Each task family: horizons, deliverables, answer schema, contract, rubric and evidence focus."""
     parts = [
         "# Task family reference\n",
-        GENERATED_NOTE.format(source="the task family registry and `agents/families.yaml`"),
-        f"{len(families)} families. " + ", ".join(f"`{family.name}`" for family in families) + ".\n",
-        table(["family", "id prefix", "horizons", "answer schema"],
+        GENERATED_NOTE.format(source="the task family registry (`foresci.tasks.families`) and "
+                              "`agents/families.yaml`"),
+        f"{len(families)} families: " + ", ".join(f"`{family.name}`" for family in families)
+        + ". `foresci tasks families` lists the registered ones, extensions' included.\n",
+        table(["family", "id prefix", "windows", "forecast questions", "metrics", "answer schema",
+               "defined in"],
               [[code(family.name), code(family.abbreviation), escape(family.horizons),
-                code(family.answer_schema)] for family in families]),
+                escape(family.forecast_kind or "–"), ", ".join(code(name) for name in family.metrics),
+                code(family.answer_schema), code(family.defined_in)] for family in families]),
     ]
     for family in families:
         parts.append(f"## `{family.name}`\n")

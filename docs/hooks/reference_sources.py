@@ -34,14 +34,11 @@ class SettingsSectionDoc:
 
 
 @dataclass(frozen=True)
-class MetricDoc:
-    """One registered metric as the reference shows it."""
+class MetricsDoc:
+    """The metric registry: the names in registry order and its table, as the metrics package renders it."""
 
-    name: str
-    label: str
-    kind: str
-    higher_is_better: bool
-    description: str
+    names: list[str]
+    table: str
 
 
 @dataclass(frozen=True)
@@ -61,6 +58,9 @@ class FamilyDoc:
     name: str
     abbreviation: str
     horizons: str
+    forecast_kind: str
+    metrics: list[str]
+    defined_in: str
     deliverables: list[str]
     answer_schema: str
     fields: list[FieldDoc]
@@ -157,43 +157,43 @@ def _setting_row(info: Any, path: tuple[str, ...], prefix: str, delimiter: str) 
 # ----------------------------------------------------------------------------------------------- metrics
 
 
-def metric_docs() -> list[MetricDoc]:
-    """The metric registry (today ``foresci.evaluation.registry.METRICS``), in registry order."""
-    from foresci.evaluation.registry import METRICS
+def metric_docs() -> MetricsDoc:
+    """The metric registry (``foresci.evaluation.metrics``, extensions included) and its reference table,
+    which the metrics package renders itself (``metric_reference``)."""
+    from foresci.evaluation.metrics import all_metrics
+    from foresci.evaluation.metrics.reference import metric_reference
 
-    return [MetricDoc(spec.name, spec.label, spec.kind, spec.higher_is_better, spec.description)
-            for spec in METRICS.values()]
+    markdown = metric_reference()
+    return MetricsDoc([metric.name for metric in all_metrics()], markdown[markdown.index("| metric |"):])
 
 
 # ---------------------------------------------------------------------------------------------- families
 
 
 def family_docs() -> list[FamilyDoc]:
-    """The task families (today ``FAMILIES`` with their tables in ``tasks``, ``contracts`` and
-    ``agents/families.yaml``), in registry order."""
+    """The task family registry (``foresci.tasks.families``, extensions included) with the prompt texts of
+    ``agents/families.yaml``, in registry order."""
     from foresci.agents.prompts import load_prompts
-    from foresci.contracts import family_schema
-    from foresci.tasks.build import WINDOW_FAMILIES
-    from foresci.tasks.builders.common import FAMILY_ABBREVIATION
-    from foresci.tasks.models import FAMILIES
-    from foresci.tasks.templates import DELIVERABLES
+    from foresci.tasks.families import all_families
 
     prompts = load_prompts()
-    docs = []
-    for family in FAMILIES:
-        schema = family_schema(family)
-        docs.append(FamilyDoc(
-            name=family,
-            abbreviation=FAMILY_ABBREVIATION[family],
-            horizons="3m, 6m windows" if family in WINDOW_FAMILIES else "venue cycle",
-            deliverables=list(DELIVERABLES[family]),
-            answer_schema=schema.__name__,
-            fields=_schema_fields(schema),
-            contract=prompts.family(family, "contract"),
-            rubric=prompts.family(family, "rubric"),
-            evidence_focus=prompts.family(family, "evidence_focus"),
-        ))
-    return docs
+    return [
+        FamilyDoc(
+            name=family.name,
+            abbreviation=family.abbreviation,
+            horizons=", ".join(family.horizons),
+            forecast_kind=family.forecast_kind or "",
+            metrics=list(family.metrics),
+            defined_in=type(family).__module__,
+            deliverables=list(family.deliverables),
+            answer_schema=family.answer_schema.__name__,
+            fields=_schema_fields(family.answer_schema),
+            contract=prompts.family(family.name, "contract"),
+            rubric=prompts.family(family.name, "rubric"),
+            evidence_focus=prompts.family(family.name, "evidence_focus"),
+        )
+        for family in all_families()
+    ]
 
 
 def _schema_fields(schema: Any) -> list[FieldDoc]:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-Family = Literal["direction_forecasting", "bottleneck_opportunity", "strategic_planning",
-                 "venue_positioning"]
-FAMILIES: tuple[Family, ...] = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning",
-                                "venue_positioning")
 Horizon = Literal["3m", "6m", "venue_cycle"]
 QuestionKind = Literal["numeric", "binary"]
+
+
+def _registered_families(schema: dict[str, Any]) -> None:
+    """The JSON schema of ``Task.family``: an enum of the families registered when it is generated."""
+    from foresci.tasks.families import family_names
+
+    schema["enum"] = list(family_names())
 
 
 class Candidate(BaseModel):
@@ -32,7 +35,8 @@ class Task(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str
-    family: Family
+    family: str = Field(description="a registered task family (foresci.tasks.families)",
+                        json_schema_extra=_registered_families)
     domain: str
     cutoff: date
     horizon: Horizon
@@ -46,6 +50,14 @@ class Task(BaseModel):
     deliverable: list[str] = Field(default_factory=list, description="requirements on the answer")
     source: str = Field(default="foresci", description="who built it: foresci, researchforesight, sim")
     subtype: str | None = None
+
+    @field_validator("family")
+    @classmethod
+    def _registered_family(cls, value: str) -> str:
+        from foresci.tasks.families import get_family
+
+        get_family(value)
+        return value
 
 
 class ForecastQuestion(BaseModel):

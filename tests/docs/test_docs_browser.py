@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from foresci.evaluation.registry import METRICS
+from foresci.evaluation.metrics import all_metrics
 from foresci.settings import Settings
 from tests.docs.blocks import REPO_ROOT
 from tests.docs.reference import settings_leaf_keys
@@ -127,10 +127,11 @@ def test_reference_pages_in_headless_chromium(served: str, tmp_path: Path) -> No
             assert metrics.locator("article h1").inner_text().startswith("Metric reference")
             table = metrics.locator("article table").first.element_handle()
             rows = _cells(metrics, table)
-            assert [row[0] for row in rows] == list(METRICS)
-            assert [row[1] for row in rows] == [spec.label for spec in METRICS.values()]
-            assert [row[3] for row in rows] == ["yes" if spec.higher_is_better else "no"
-                                                for spec in METRICS.values()]
+            registered = all_metrics()
+            assert [row[0] for row in rows] == [metric.name for metric in registered]
+            assert [row[1] for row in rows] == [metric.label for metric in registered]
+            assert [row[5] for row in rows] == ["higher" if metric.higher_is_better else "lower"
+                                                for metric in registered]
             assert metrics.locator("nav").get_by_text("Task families").count() >= 1
             assert _screenshot(metrics, tmp_path / "docs-metrics.png") > 0.03
 

@@ -9,11 +9,10 @@ import re
 import pytest
 
 from foresci.cli import COMMANDS
-from foresci.contracts import family_schema
-from foresci.evaluation.registry import METRICS
+from foresci.evaluation.metrics import all_metrics
 from foresci.methods import shipped_methods
 from foresci.settings import Settings
-from foresci.tasks.models import FAMILIES
+from foresci.tasks.families import all_families
 from tests.docs.reference import HOOKS_DIR, hook_module, settings_leaf_keys
 
 
@@ -38,18 +37,20 @@ def test_settings_page_has_every_setting_with_its_variable_and_description(pages
 
 def test_metrics_page_lists_the_registry(pages: dict[str, str]) -> None:
     page = pages["reference/metrics.md"]
-    assert _first_cells(page) == list(METRICS)
-    for name, spec in METRICS.items():
-        row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
-        assert ("| no |" in row) == (not spec.higher_is_better)
+    metrics = all_metrics()
+    assert _first_cells(page) == [metric.name for metric in metrics]
+    for metric in metrics:
+        row = next(line for line in page.splitlines() if line.startswith(f"| `{metric.name}` |"))
+        assert ("| lower |" in row) == (not metric.higher_is_better)
 
 
 def test_families_page_has_every_family_and_its_required_fields(pages: dict[str, str]) -> None:
     page = pages["reference/families.md"]
     sections = re.split(r"^## ", page, flags=re.MULTILINE)[1:]
-    assert [section.split("\n", 1)[0].strip("`") for section in sections] == list(FAMILIES)
-    for family, section in zip(FAMILIES, sections, strict=True):
-        fields = family_schema(family).model_fields
+    families = all_families()
+    assert [section.split("\n", 1)[0].strip("`") for section in sections] == [f.name for f in families]
+    for family, section in zip(families, sections, strict=True):
+        fields = family.answer_schema.model_fields
         required = {name for name, info in fields.items() if info.is_required()}
         listed = {line.split("`")[1] for line in section.splitlines()
                   if re.match(r"^\| `\w+` \| yes \|", line)}
