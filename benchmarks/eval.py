@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from foresci.agents.models import Answer  # noqa: E402
+from foresci.contracts import Answer  # noqa: E402
 from foresci.evaluation.runner import evaluate_run  # noqa: E402
 from foresci.io import write_json, write_jsonl  # noqa: E402
 from foresci.settings import Settings  # noqa: E402

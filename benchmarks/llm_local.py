@@ -32,13 +32,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/realllm builds the world
 from foresci.agents.answers import read_answers  # noqa: E402
 from foresci.agents.cli import write_run_manifest  # noqa: E402
-from foresci.agents.runner import ANSWERS_FILE, run_release  # noqa: E402
 from foresci.evaluation.models import Score  # noqa: E402
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run  # noqa: E402
 from foresci.llm.capabilities import llm_capabilities  # noqa: E402
 from foresci.llm.local_demo import COMPACT_PROFILE, compact_settings  # noqa: E402
 from foresci.llm.serve import LocalServer  # noqa: E402
 from foresci.methods import shipped_methods  # noqa: E402
+from foresci.methods.runner import ANSWERS_FILE, run_release  # noqa: E402
 from foresci.settings import Settings  # noqa: E402
 from foresci.tasks.release import load_release  # noqa: E402
 from tests.realllm.world import SmallWorld, build_small_world  # noqa: E402

@@ -18,8 +18,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from foresci.agents.models import PlanningAnswer, RankedOption, VenueAnswer  # noqa: E402
 from foresci.agents.render import render_text  # noqa: E402
+from foresci.contracts import PlanningAnswer, RankedOption, VenueAnswer  # noqa: E402
 from foresci.embed import embedder_from_settings  # noqa: E402
 from foresci.evaluation.fact import offline_fact, public_texts  # noqa: E402
 from foresci.io import read_models  # noqa: E402

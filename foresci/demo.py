@@ -92,7 +92,6 @@ def run_demo(
     from rich.console import Console
 
     from foresci.agents.cli import write_run_manifest
-    from foresci.agents.runner import run_release
     from foresci.evaluation.models import Score
     from foresci.evaluation.quality import family_quality, quality_table
     from foresci.evaluation.report import write_report
@@ -103,6 +102,7 @@ def run_demo(
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
     from foresci.methods import shipped_methods
+    from foresci.methods.runner import run_release
     from foresci.sim.world import default_world_config, generate_world, load_ground_truth
     from foresci.tasks.build import build_release
     from foresci.tasks.release import load_release

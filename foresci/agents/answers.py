@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foresci.agents.models import Answer, ForecastAnswer
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.io import AppendLog as AppendLog
 from foresci.io import read_models, repair_torn_tail
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from foresci.agents.models import BottleneckAnswer, DirectionAnswer, PlanningAnswer, RankedOption, VenueAnswer
+from foresci.contracts import BottleneckAnswer, DirectionAnswer, PlanningAnswer, RankedOption, VenueAnswer
 from foresci.tasks.models import Task
 from foresci.tasks.options import option_ids, resolve_option
 

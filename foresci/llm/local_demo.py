@@ -121,8 +121,8 @@ def judged_sample(run_dirs: list[Path], out: Path, tasks: int = 1) -> list[Path]
     manifest, transcripts), for judging a sample with the local model: each judged row costs about three
     judge calls of 10-60 s on two cores."""
     from foresci.agents.answers import read_answers
-    from foresci.agents.runner import ANSWERS_FILE
     from foresci.io import write_jsonl
+    from foresci.methods.runner import ANSWERS_FILE
 
     samples = []
     for run_dir in run_dirs:

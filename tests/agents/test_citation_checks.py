@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from foresci.agents.models import Evidence, RetrievedItem, SupportArtifact
+from foresci.contracts import Evidence, RetrievedItem, SupportArtifact
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import evaluate_run

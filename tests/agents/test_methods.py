@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.briefs import family_schema
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.contracts import family_schema
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.settings import Settings
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder, schema_name

@@ -13,11 +13,11 @@ import pytest
 
 from foresci.agents.answers import read_answers
 from foresci.agents.langchain_tools import kb_langchain_tools
-from foresci.agents.models import Answer
-from foresci.agents.runner import ANSWERS_FILE, Job, answer_job, run_release
 from foresci.agents.tools import KBTools
+from foresci.contracts import Answer
 from foresci.llm import LLMClient, load_model_registry
 from foresci.methods.registry import registered
+from foresci.methods.runner import ANSWERS_FILE, Job, answer_job, run_release
 from foresci.settings import Settings
 from foresci.tasks.models import Task
 from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts

@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.cli import app
 from foresci.errors import UserError
 from foresci.fencing import FENCE_TAG, SYSTEM_CLAUSE
 from foresci.io import write_jsonl
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.settings import Settings
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder

@@ -14,13 +14,13 @@ import pytest
 from pydantic import BaseModel
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.cli import run_cli
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
 from foresci.io import read_models, write_json
 from foresci.llm import LLMClient
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.settings import Settings
 from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, read_transcripts
 from foresci.transcripts import recording

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.models import Answer, Evidence, ForecastAnswer, RetrievedItem, SupportArtifact
+from foresci.contracts import Answer, Evidence, ForecastAnswer, RetrievedItem, SupportArtifact
 from foresci.io import write_json, write_jsonl
 from foresci.tasks.hidden import Claim, HiddenTarget, Resolution
 from foresci.tasks.models import Candidate, ForecastQuestion, Task

@@ -11,8 +11,8 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from foresci.agents.models import Answer, Evidence, RetrievedItem, SupportArtifact
 from foresci.cli import app
+from foresci.contracts import Answer, Evidence, RetrievedItem, SupportArtifact
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import evaluate_run

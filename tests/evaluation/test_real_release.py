@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from foresci.agents.models import Answer
+from foresci.contracts import Answer
 from foresci.evaluation.runner import evaluate_run
 from foresci.io import iter_jsonl, write_json, write_jsonl
 from foresci.settings import Settings

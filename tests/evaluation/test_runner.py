@@ -159,7 +159,7 @@ def test_diagnostics_on_hand_made_rows() -> None:
 def test_invalid_forecast_is_an_error_row_not_a_crash(
     tmp_path: Path, release_dir: Path, eval_settings: Settings
 ) -> None:
-    from foresci.agents.models import Answer
+    from foresci.contracts import Answer
     from tests.evaluation.fixtures import write_run
 
     bad = Answer(
@@ -212,7 +212,7 @@ def test_diagnostics_never_mix_judged_and_offline_values_in_a_family() -> None:
 
 
 def test_forecast_package_with_resolutions_file(tmp_path: Path, eval_settings: Settings) -> None:
-    from foresci.agents.models import ForecastAnswer
+    from foresci.contracts import ForecastAnswer
     from foresci.io import write_json, write_jsonl
     from tests.evaluation.fixtures import release_rows
 

@@ -26,9 +26,8 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.briefs import family_schema
 from foresci.agents.cli import write_run_manifest
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.contracts import family_schema
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
 from foresci.io import write_jsonl
@@ -36,6 +35,7 @@ from foresci.llm.bounds import reply_token_bound
 from foresci.llm.local_demo import compact_settings
 from foresci.llm.serve import LocalServer
 from foresci.methods import shipped_methods
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.settings import Settings
 from foresci.tasks.hidden import Claim, HiddenTarget
 from foresci.tasks.models import Task

@@ -4,8 +4,8 @@ One row per (question, method, model, mode), appended as it finishes and skipped
 ``answers.jsonl``. Each method answers through its forecast hook (:class:`foresci.methods.MethodSpec`
 ``forecast``; plug-ins behind the wall, :func:`foresci.methods.calling.call_forecast`) with KB tools bound
 to the question's cutoff and domain when it reads the KB in full mode, and the chat-model client of the
-``--model`` backbone when it uses an LLM: trend and persistence (:mod:`foresci.agents.baselines.methods`),
-the LLM methods (:mod:`foresci.agents.forecasting`). Methods without an LLM run once and only in full
+``--model`` backbone when it uses an LLM: trend and persistence (:mod:`foresci.methods.shipped.baselines`),
+the LLM methods (:mod:`foresci.methods.shipped.forecasting`). Methods without an LLM run once and only in full
 mode. Each question is its own failure boundary: an exception (a method without a hook included)
 becomes a ``status="error"`` row naming the question, and the run goes on.
 """

@@ -13,10 +13,23 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block
-from foresci.agents.forecasting import forecast_hook
-from foresci.agents.methods.base import MethodState, decide, finish, method_context, run_llm_method
-from foresci.agents.methods.retrieval import retrieve_for_task
+from foresci.agents.config import AgentSettings
+from foresci.agents.retrieval import retrieve_for_task
+from foresci.agents.tools import KBTools
+from foresci.contracts import ForecastAnswer
+from foresci.llm import LLMClient
 from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.base import MethodState, decide, finish, method_context, run_llm_method
+from foresci.methods.shipped.forecasting import (
+    NO_LITERATURE,
+    answer_reply,
+    ask,
+    forecast_hook,
+    question_subject,
+    related_block,
+    search_subject,
+)
+from foresci.tasks.models import ForecastQuestion
 
 
 def retrieve(state: MethodState, config: RunnableConfig) -> Command[Literal["answer"]]:
@@ -48,10 +61,19 @@ def hybrid_rag_graph() -> Any:
     return graph.compile()
 
 
-@method("hybrid_rag", needs_kb=True, uses_llm=True)
+@method("hybrid_rag", needs_kb=True, uses_llm=True, order=20,
+        prompts={"answer": {"brief", "evidence", "contract"}})
 def hybrid_rag(inputs: MethodInput) -> MethodResult:
     """The hybrid_rag graph on one task."""
     return run_llm_method(hybrid_rag_graph, inputs)
 
 
-hybrid_rag.forecaster(forecast_hook("hybrid_rag"))
+def rag_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
+                 settings: AgentSettings) -> ForecastAnswer:
+    """Hybrid RAG: the papers search finds for the question's subject."""
+    evidence = (NO_LITERATURE if tools is None
+                else related_block(search_subject(tools, question_subject(question))))
+    return answer_reply(question, ask(question, llm, evidence), tools)
+
+
+hybrid_rag.forecaster(forecast_hook("hybrid_rag", rag_forecast))

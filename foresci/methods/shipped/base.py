@@ -1,25 +1,30 @@
-"""What every LLM method shares: its context, the graph state, the decide step and evidence linking."""
+"""What every LLM method shares: its context, the graph state, the decide step, the brief-only graph (the
+native method, and every method's name-only mode) and running a graph on one task."""
 
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, TypedDict
+from functools import cache
+from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.graph import START, StateGraph
+from langgraph.types import Command
 from pydantic import BaseModel
 
 from foresci.agents.briefs import Mode, candidate_ids, task_brief
 from foresci.agents.config import AgentSettings
-from foresci.agents.prompts import PromptBook, load_prompts
+from foresci.agents.evidence_links import link_evidence
+from foresci.agents.prompts import PromptBook
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools
 from foresci.contracts import ContractStatus, Evidence, answer_schema_for_options, family_schema
 from foresci.kb.models import Paper
 from foresci.llm import LLMClient
 from foresci.methods.registry import MethodInput, MethodResult
+from foresci.methods.shipped.prompts import prompt_book
 from foresci.tasks.models import Task
 
 
@@ -138,25 +143,30 @@ def decide(context: MethodContext, user_prompt: str) -> Decision:
     return Decision(check.answer, "repaired", notes)
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def link_evidence(text: str, known_ids: set[str]) -> list[Evidence]:
-    """Evidence per claim: each sentence of ``text`` that cites known paper ids, with those ids."""
-    evidence = []
-    for sentence in _SENTENCE.split(text):
-        cited = [paper_id for paper_id in sorted(known_ids) if paper_id in sentence]
-        if cited:
-            evidence.append(Evidence(claim=sentence.strip(), paper_ids=cited))
-    return evidence
-
-
 def finish(context: MethodContext, answer: BaseModel) -> dict[str, Any]:
     """Final state update of a graph: the payload plus evidence links into the support artifact."""
     if context.tools is not None:
         known = {item.paper_id for item in context.tools.artifact.retrieved}
         context.tools.artifact.evidence.extend(link_evidence(render_text(context.task, answer), known))
     return {"answer": answer.model_dump(mode="json")}
+
+
+def answer_from_brief(state: MethodState, config: RunnableConfig) -> Command[Literal["__end__"]]:
+    """The one decide step of the brief-only graph (the ``native`` prompt file)."""
+    context = method_context(config)
+    prompt = context.prompts.render("native", "answer", brief=context.brief, contract=context.contract)
+    decision = decide(context, prompt)
+    return Command(goto="__end__", update={**finish(context, decision.answer), **decision.update()})
+
+
+@cache
+def native_graph() -> Any:
+    """The brief-only graph: START -> answer -> END (one model call, no tools), compiled on first use. The
+    native method is this graph; every method answers with it in name-only mode."""
+    graph = StateGraph(MethodState)
+    graph.add_node("answer", answer_from_brief)
+    graph.add_edge(START, "answer")
+    return graph.compile()
 
 
 CompiledGraph = Callable[[], Any]
@@ -166,15 +176,13 @@ def run_llm_method(graph: CompiledGraph, inputs: MethodInput) -> MethodResult:
     """Answer one task with the compiled ``graph()`` (the native graph in name-only mode), the task in its
     config (:func:`run_config`): the family answer, the KB tools' support artifact with the graph's notes,
     and the contract outcome."""
-    from foresci.agents.methods.native import native_graph
-
     if inputs.llm is None or inputs.settings is None:
         raise ValueError("LLM methods need an LLM endpoint (FORESCI_LLM__BASE_URL)")
     tools = inputs.tools
     if tools is not None and not isinstance(tools, KBTools):
         raise TypeError(f"shipped methods read the KB through KBTools, got {type(tools).__name__}")
     context = MethodContext(task=inputs.task, mode=inputs.mode, llm=inputs.llm, tools=tools,
-                            prompts=load_prompts(), settings=inputs.settings.agents)
+                            prompts=prompt_book(), settings=inputs.settings.agents)
     compiled = (native_graph if inputs.mode == "name_only" else graph)()
     state = compiled.invoke({}, config=run_config(context))
     answer = family_schema(inputs.task.family).model_validate(state["answer"])

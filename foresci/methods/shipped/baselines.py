@@ -35,7 +35,7 @@ def _forecast(kind: Kind, question: ForecastQuestion, inputs: ForecastInput) -> 
     return forecast_question(kind, _kb_tools(inputs.tools, kind).view, question, inputs.settings.agents)
 
 
-@method("trend", needs_kb=True)
+@method("trend", needs_kb=True, order=70)
 def trend(inputs: MethodInput) -> MethodResult:
     """Momentum of normalised shares, fragmentation, venue shares, bottleneck recurrence."""
     return _answer("trend", inputs)
@@ -47,7 +47,7 @@ def trend_forecast(question: ForecastQuestion, inputs: ForecastInput) -> Forecas
     return _forecast("trend", question, inputs)
 
 
-@method("persistence", needs_kb=True)
+@method("persistence", needs_kb=True, order=71)
 def persistence(inputs: MethodInput) -> MethodResult:
     """The past continues: the biggest recent direction wins, rankings by pre-cutoff volume."""
     return _answer("persistence", inputs)

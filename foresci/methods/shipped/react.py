@@ -9,7 +9,7 @@ message but one structured call in the family's schema (the shared decide/contra
 papers the searches found and the model's findings.
 
 Model calls per task: the loop's turns (at most ``react_max_steps``) + 1 answer (+1 contract fix).
-Forecast questions go through the same loop (:func:`foresci.agents.forecasting.react_forecast`).
+Forecast questions go through the same loop (:func:`react_forecast`).
 The graph is compiled once; the task arrives in the ``RunnableConfig`` (:func:`run_config`).
 """
 
@@ -26,9 +26,15 @@ from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block
-from foresci.agents.forecasting import forecast_hook
+from foresci.agents.config import AgentSettings
 from foresci.agents.langchain_tools import kb_langchain_tools
-from foresci.agents.methods.base import (
+from foresci.agents.tool_loop import run_tool_calls, search_with_tools, stop_reason
+from foresci.agents.tools import KBTools
+from foresci.contracts import ForecastAnswer
+from foresci.kb.models import Paper
+from foresci.llm import LLMClient
+from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.base import (
     decide,
     finish,
     merge_papers,
@@ -36,9 +42,16 @@ from foresci.agents.methods.base import (
     run_llm_method,
     system_prompt,
 )
-from foresci.agents.tool_loop import run_tool_calls, stop_reason
-from foresci.kb.models import Paper
-from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.forecasting import (
+    NO_LITERATURE,
+    answer_reply,
+    ask,
+    forecast_hook,
+    question_facts,
+    related_block,
+)
+from foresci.methods.shipped.prompts import prompt_book
+from foresci.tasks.models import ForecastQuestion
 
 
 class ReactState(TypedDict, total=False):
@@ -118,10 +131,31 @@ def react_graph() -> Any:
     return graph.compile()
 
 
-@method("react", needs_kb=True, uses_llm=True)
+@method("react", needs_kb=True, uses_llm=True, order=60,
+        prompts={"instructions": {"brief", "contract", "tool_budget", "max_steps"},
+                 "answer": {"brief", "evidence", "findings", "contract"},
+                 "forecast_search": {"question", "facts", "tool_budget", "max_steps"}})
 def react(inputs: MethodInput) -> MethodResult:
     """The react graph on one task."""
     return run_llm_method(react_graph, inputs)
 
 
-react.forecaster(forecast_hook("react"))
+def react_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
+                   settings: AgentSettings) -> ForecastAnswer:
+    """ReAct: the model searches with the KB tools (its own calls, within the tool budget and
+    ``react_max_steps`` turns), then forecasts from the papers found and its findings (turns + 1 calls)."""
+    if tools is None:
+        return answer_reply(question, ask(question, llm, NO_LITERATURE), None)
+    book = prompt_book()
+    opening = [("system", book.render("common", "system", cutoff=question.cutoff.isoformat())),
+               ("user", book.render("react", "forecast_search", question=question.text,
+                                    facts=question_facts(question), tool_budget=tools.budget,
+                                    max_steps=settings.react_max_steps))]
+    found = search_with_tools(llm, tools, opening, settings.react_max_steps)
+    evidence = "\n\n".join([related_block(found.papers), *found.findings])
+    answer = answer_reply(question, ask(question, llm, evidence), tools)
+    answer.notes.append(f"react: {found.stop}")
+    return answer
+
+
+react.forecaster(forecast_hook("react", react_forecast))

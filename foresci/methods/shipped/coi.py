@@ -23,8 +23,13 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import task_queries
-from foresci.agents.forecasting import forecast_hook
-from foresci.agents.methods.base import (
+from foresci.agents.config import AgentSettings
+from foresci.agents.tools import KBTools
+from foresci.contracts import ForecastAnswer
+from foresci.kb.models import Paper
+from foresci.llm import LLMClient
+from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.base import (
     MethodState,
     decide,
     finish,
@@ -32,8 +37,15 @@ from foresci.agents.methods.base import (
     run_llm_method,
     system_prompt,
 )
-from foresci.kb.models import Paper
-from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.forecasting import (
+    NO_LITERATURE,
+    answer_reply,
+    ask,
+    forecast_hook,
+    idea_chain,
+    question_subject,
+)
+from foresci.tasks.models import ForecastQuestion
 
 
 def _chain_text(index: int, anchor: Paper, followers: list[Paper]) -> str:
@@ -118,10 +130,19 @@ def coi_graph() -> Any:
     return graph.compile()
 
 
-@method("coi", needs_kb=True, uses_llm=True)
+@method("coi", needs_kb=True, uses_llm=True, order=30,
+        prompts={"read_chains": {"brief", "chains"},
+                 "answer": {"brief", "chains", "trend_reading", "contract"}})
 def coi(inputs: MethodInput) -> MethodResult:
     """The coi graph on one task."""
     return run_llm_method(coi_graph, inputs)
 
 
-coi.forecaster(forecast_hook("coi"))
+def coi_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
+                 settings: AgentSettings) -> ForecastAnswer:
+    """CoI: one chain of ideas on the subject (anchor, then later related work, oldest first)."""
+    evidence = NO_LITERATURE if tools is None else idea_chain(tools, question_subject(question))
+    return answer_reply(question, ask(question, llm, evidence), tools)
+
+
+coi.forecaster(forecast_hook("coi", coi_forecast))

@@ -24,9 +24,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, Send
 
-from foresci.agents.briefs import evidence_block, family_schema
-from foresci.agents.forecasting import forecast_hook
-from foresci.agents.methods.base import (
+from foresci.agents.briefs import evidence_block
+from foresci.agents.config import AgentSettings
+from foresci.agents.render import render_text
+from foresci.agents.retrieval import retrieve_for_task
+from foresci.agents.tools import KBTools
+from foresci.contracts import ForecastAnswer, family_schema
+from foresci.llm import LLMClient
+from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.base import (
     MethodContext,
     MethodState,
     decide,
@@ -35,9 +41,17 @@ from foresci.agents.methods.base import (
     run_llm_method,
     system_prompt,
 )
-from foresci.agents.methods.retrieval import retrieve_for_task
-from foresci.agents.render import render_text
-from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.forecasting import (
+    NO_LITERATURE,
+    answer_reply,
+    ask,
+    forecast_hook,
+    question_subject,
+    related_block,
+    search_subject,
+    share_trend,
+)
+from foresci.tasks.models import ForecastQuestion
 
 
 class ReviewTask(TypedDict):
@@ -125,10 +139,27 @@ def research_agent_graph() -> Any:
     return graph.compile()
 
 
-@method("research_agent", needs_kb=True, uses_llm=True)
+@method("research_agent", needs_kb=True, uses_llm=True, order=40,
+        prompts={"draft": {"brief", "evidence", "contract"},
+                 "review": {"brief", "draft", "rubric", "reviewer"},
+                 "refine": {"brief", "evidence", "draft", "reviews", "contract"}})
 def research_agent(inputs: MethodInput) -> MethodResult:
     """The research_agent graph on one task."""
     return run_llm_method(research_agent_graph, inputs)
 
 
-research_agent.forecaster(forecast_hook("research_agent"))
+def research_agent_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
+                            settings: AgentSettings) -> ForecastAnswer:
+    """ResearchAgent: a draft from papers and the share trend, then a calibration review (two calls)."""
+    evidence = NO_LITERATURE
+    if tools is not None:
+        subject = question_subject(question)
+        evidence = (related_block(search_subject(tools, subject)) + "\n\n"
+                    + share_trend(tools, subject, settings.trend_months))
+    draft = ask(question, llm, evidence)
+    answer = answer_reply(question, ask(question, llm, evidence, draft=draft), tools)
+    answer.notes.append(f"draft before review: {draft.model_dump(exclude={'rationale'})}")
+    return answer
+
+
+research_agent.forecaster(forecast_hook("research_agent", research_agent_forecast))

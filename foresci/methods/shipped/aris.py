@@ -22,8 +22,15 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command
 
 from foresci.agents.briefs import evidence_block, task_queries
-from foresci.agents.forecasting import forecast_hook
-from foresci.agents.methods.base import (
+from foresci.agents.config import AgentSettings
+from foresci.agents.models import EvidencePlan, QueryPlan
+from foresci.agents.retrieval import retrieve_for_queries
+from foresci.agents.signals import family_signals
+from foresci.agents.tools import KBTools
+from foresci.contracts import ForecastAnswer
+from foresci.llm import LLMClient
+from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.base import (
     MethodContext,
     MethodState,
     decide,
@@ -32,10 +39,18 @@ from foresci.agents.methods.base import (
     run_llm_method,
     system_prompt,
 )
-from foresci.agents.methods.retrieval import retrieve_for_queries
-from foresci.agents.methods.signals import family_signals
-from foresci.agents.models import EvidencePlan, QueryPlan
-from foresci.methods.registry import MethodInput, MethodResult, method
+from foresci.methods.shipped.forecasting import (
+    NO_LITERATURE,
+    answer_reply,
+    ask,
+    family_signal,
+    forecast_hook,
+    question_subject,
+    related_block,
+    search_subject,
+    share_trend,
+)
+from foresci.tasks.models import ForecastQuestion
 
 
 def _messages(context: MethodContext, prompt: str) -> list[tuple[str, str]]:
@@ -113,10 +128,26 @@ def aris_graph() -> Any:
     return graph.compile()
 
 
-@method("aris", needs_kb=True, uses_llm=True)
+@method("aris", needs_kb=True, uses_llm=True, order=50,
+        prompts={"plan_queries": {"brief", "contract", "max_queries"},
+                 "build_evidence": {"brief", "evidence", "signals", "contract"},
+                 "render": {"brief", "claims", "signals", "contract"}})
 def aris(inputs: MethodInput) -> MethodResult:
     """The aris graph on one task."""
     return run_llm_method(aris_graph, inputs)
 
 
-aris.forecaster(forecast_hook("aris"))
+def aris_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
+                  settings: AgentSettings) -> ForecastAnswer:
+    """ARIS: the measured share trend first, related papers, and the family's own signal."""
+    evidence = NO_LITERATURE
+    if tools is not None:
+        subject = question_subject(question)
+        trend = share_trend(tools, subject, settings.trend_months)
+        papers = search_subject(tools, subject)
+        parts = (trend, related_block(papers), family_signal(question, papers))
+        evidence = "\n\n".join(part for part in parts if part)
+    return answer_reply(question, ask(question, llm, evidence), tools)
+
+
+aris.forecaster(forecast_hook("aris", aris_forecast))

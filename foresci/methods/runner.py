@@ -27,17 +27,17 @@ from foresci.agents.answers import AnswerKey, AppendLog, answer_key, read_answer
 from foresci.agents.briefs import Mode, name_only_task
 from foresci.agents.checks import check_tasks
 from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_parts
-from foresci.agents.forecast_runner import FORECASTS_FILE as FORECASTS_FILE
-from foresci.agents.forecast_runner import answer_questions
-from foresci.agents.prompts import load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
 from foresci.contracts import Answer
 from foresci.llm import LLMClient, ModelInfo, contamination_risk, load_model_registry, role_model
 from foresci.locks import artifact_lock
 from foresci.methods.calling import call_method
+from foresci.methods.forecast_runner import FORECASTS_FILE as FORECASTS_FILE
+from foresci.methods.forecast_runner import answer_questions
 from foresci.methods.loading import resolve_method
 from foresci.methods.registry import MethodInput, MethodResult, MethodSpec
+from foresci.methods.shipped.prompts import prompt_book
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
 from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
@@ -230,7 +230,7 @@ def run_release(
     """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
 
     Forecast questions (if given) are answered by every method with a forecast hook into
-    ``out/forecasts.jsonl`` (:mod:`foresci.agents.forecast_runner`).
+    ``out/forecasts.jsonl`` (:mod:`foresci.methods.forecast_runner`).
     ``engine`` answers the jobs elsewhere (e.g. :class:`foresci.engines.answers.RayJobEngine`); default:
     threads in this process (``agents.concurrency``).
     """
@@ -275,7 +275,7 @@ def answer_release(
     summary = RunSummary(done_before=len(done))
     if mode == "name_only":
         summary.skipped = [spec.name for spec in specs if not spec.uses_llm]
-    load_prompts()  # a broken prompt file fails the run before any answer
+    prompt_book()  # a broken prompt file fails the run before any answer
     registry = load_model_registry(settings.llm.registry)
     clients = {name: LLMClient(settings, "agent", name) for name in model_names} if llm_methods else {}
     views: dict[date, KBViewLike] = {}

@@ -1,9 +1,10 @@
 """LLM answers to resolvable forecast questions: p10/p50/p90 for numeric, a probability for binary.
 
 Every shipped LLM method has a forecaster with one signature, ``(question, llm, tools, settings) ->
-ForecastAnswer`` (:data:`LLM_FORECASTERS`); ``tools`` are the method's KB tools bound to the question's
-cutoff and domain, or None (native, name-only runs). Each method module registers its forecaster as its
-forecast hook with :func:`forecast_hook`. Each keeps its method's shape at forecast scale:
+ForecastAnswer`` (:data:`LLMForecaster`), defined in the method's own module; ``tools`` are the method's KB
+tools bound to the question's cutoff and domain, or None (native, name-only runs). Each method module
+registers its forecaster as its forecast hook with :func:`forecast_hook`; this module holds what they
+share. Each keeps its method's shape at forecast scale:
 
 - native: the question alone (one call).
 - hybrid_rag: the papers hybrid search finds for the question's subject (one call).
@@ -18,7 +19,8 @@ forecast hook with :func:`forecast_hook`. Each keeps its method's shape at forec
   bottleneck questions) (one call).
 
 Without tools every method answers from the question alone. Answers come through a structured schema;
-quantiles given out of order are sorted (the repair is noted). The prompts are ``agents/forecast.yaml``.
+quantiles given out of order are sorted (the repair is noted). The prompts are ``agents/forecast.yaml``
+(declared in :mod:`foresci.methods.shipped.prompts`).
 """
 
 from __future__ import annotations
@@ -31,12 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.agents.briefs import evidence_block
 from foresci.agents.config import AgentSettings
-from foresci.agents.methods.signals import growth_summary, limitation_statements, venue_profile
-from foresci.agents.prompts import load_prompts
+from foresci.agents.signals import growth_summary, limitation_statements, venue_profile
 from foresci.agents.tools import KBTools
 from foresci.contracts import ForecastAnswer
 from foresci.kb.models import Paper
 from foresci.llm import LLMClient
+from foresci.methods.shipped.prompts import prompt_book
 from foresci.tasks.models import ForecastQuestion
 
 if TYPE_CHECKING:
@@ -89,11 +91,12 @@ def question_facts(question: ForecastQuestion) -> str:
     return "\n".join(lines)
 
 
-def _papers(tools: KBTools, subject: str) -> list[Paper]:
+def search_subject(tools: KBTools, subject: str) -> list[Paper]:
+    """The papers search finds for ``subject`` (none once the tool budget is spent)."""
     return tools.search(subject) if tools.calls_left > 0 else []
 
 
-def _trend(tools: KBTools, subject: str, months: int) -> str:
+def share_trend(tools: KBTools, subject: str, months: int) -> str:
     """The subject's monthly matches and share trend over the last ``months`` months (one tool call)."""
     if tools.calls_left <= 0:
         return "(tool budget exhausted: no trend measured)"
@@ -103,13 +106,14 @@ def _trend(tools: KBTools, subject: str, months: int) -> str:
             f"normalised by {timeline['normalised_by']}")
 
 
-def _related(papers: list[Paper]) -> str:
+def related_block(papers: list[Paper]) -> str:
+    """``papers`` as the prompt's related-papers block."""
     return "Related papers (on or before the cutoff):\n" + evidence_block(papers)
 
 
-def _chain(tools: KBTools, subject: str) -> str:
+def idea_chain(tools: KBTools, subject: str) -> str:
     """A chain of ideas: the earliest of the top hits, then later work related to it, in date order."""
-    hits = _papers(tools, subject)
+    hits = search_subject(tools, subject)
     if not hits:
         return "(no related papers found)"
     anchor = min(hits[:3], key=lambda paper: (paper.announced, paper.paper_id))
@@ -118,7 +122,8 @@ def _chain(tools: KBTools, subject: str) -> str:
     return "Chain of ideas, oldest first:\n" + evidence_block(chain)
 
 
-def _family_signal(question: ForecastQuestion, papers: list[Paper]) -> str:
+def family_signal(question: ForecastQuestion, papers: list[Paper]) -> str:
+    """The family's own signal in ``papers`` (venue profile, recurring limitations), or ""."""
     family = str(question.params.get("family", ""))
     if family == "venue_positioning":
         lines = venue_profile(papers)
@@ -129,8 +134,9 @@ def _family_signal(question: ForecastQuestion, papers: list[Paper]) -> str:
     return "Family signal:\n" + "\n".join(f"- {line}" for line in lines)
 
 
-def _ask(question: ForecastQuestion, llm: LLMClient, evidence: str, draft: Reply | None = None) -> Reply:
-    book = load_prompts()
+def ask(question: ForecastQuestion, llm: LLMClient, evidence: str, draft: Reply | None = None) -> Reply:
+    """The model's forecast of ``question`` from ``evidence`` (a review of ``draft`` when given)."""
+    book = prompt_book()
     schema: type[NumericForecast] | type[BinaryForecast] = (
         NumericForecast if question.kind == "numeric" else BinaryForecast)
     values = {"question": question.text, "facts": question_facts(question), "evidence": evidence}
@@ -143,7 +149,8 @@ def _ask(question: ForecastQuestion, llm: LLMClient, evidence: str, draft: Reply
     return llm.invoke_structured(messages, schema)
 
 
-def _answer(question: ForecastQuestion, reply: Reply, tools: KBTools | None) -> ForecastAnswer:
+def answer_reply(question: ForecastQuestion, reply: Reply, tools: KBTools | None) -> ForecastAnswer:
+    """The model's ``reply`` as the :class:`ForecastAnswer` (quantiles sorted, tool evidence attached)."""
     answer = ForecastAnswer(question_id=question.question_id, notes=[f"rationale: {reply.rationale}"])
     if tools is not None:
         answer.evidence_ids = [item.paper_id for item in tools.artifact.retrieved]
@@ -158,96 +165,9 @@ def _answer(question: ForecastQuestion, reply: Reply, tools: KBTools | None) -> 
     return answer
 
 
-def native_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
-                    settings: AgentSettings) -> ForecastAnswer:
-    """The backbone alone: the question and its public facts, no literature."""
-    return _answer(question, _ask(question, llm, NO_LITERATURE), None)
-
-
-def rag_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
-                 settings: AgentSettings) -> ForecastAnswer:
-    """Hybrid RAG: the papers search finds for the question's subject."""
-    evidence = NO_LITERATURE if tools is None else _related(_papers(tools, question_subject(question)))
-    return _answer(question, _ask(question, llm, evidence), tools)
-
-
-def coi_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
-                 settings: AgentSettings) -> ForecastAnswer:
-    """CoI: one chain of ideas on the subject (anchor, then later related work, oldest first)."""
-    evidence = NO_LITERATURE if tools is None else _chain(tools, question_subject(question))
-    return _answer(question, _ask(question, llm, evidence), tools)
-
-
-def research_agent_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
-                            settings: AgentSettings) -> ForecastAnswer:
-    """ResearchAgent: a draft from papers and the share trend, then a calibration review (two calls)."""
-    evidence = NO_LITERATURE
-    if tools is not None:
-        subject = question_subject(question)
-        evidence = _related(_papers(tools, subject)) + "\n\n" + _trend(tools, subject, settings.trend_months)
-    draft = _ask(question, llm, evidence)
-    answer = _answer(question, _ask(question, llm, evidence, draft=draft), tools)
-    answer.notes.append(f"draft before review: {draft.model_dump(exclude={'rationale'})}")
-    return answer
-
-
-def aris_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
-                  settings: AgentSettings) -> ForecastAnswer:
-    """ARIS: the measured share trend first, related papers, and the family's own signal."""
-    evidence = NO_LITERATURE
-    if tools is not None:
-        subject = question_subject(question)
-        trend = _trend(tools, subject, settings.trend_months)
-        papers = _papers(tools, subject)
-        evidence = "\n\n".join(part for part in (trend, _related(papers), _family_signal(question, papers))
-                               if part)
-    return _answer(question, _ask(question, llm, evidence), tools)
-
-
-def react_forecast(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
-                   settings: AgentSettings) -> ForecastAnswer:
-    """ReAct: the model searches with the KB tools (its own calls, within the tool budget and
-    ``react_max_steps`` turns), then forecasts from the papers found and its findings (turns + 1 calls)."""
-    from foresci.agents.tool_loop import search_with_tools
-
-    if tools is None:
-        return _answer(question, _ask(question, llm, NO_LITERATURE), None)
-    book = load_prompts()
-    opening = [("system", book.render("common", "system", cutoff=question.cutoff.isoformat())),
-               ("user", book.render("react", "forecast_search", question=question.text,
-                                    facts=question_facts(question), tool_budget=tools.budget,
-                                    max_steps=settings.react_max_steps))]
-    found = search_with_tools(llm, tools, opening, settings.react_max_steps)
-    evidence = "\n\n".join([_related(found.papers), *found.findings])
-    answer = _answer(question, _ask(question, llm, evidence), tools)
-    answer.notes.append(f"react: {found.stop}")
-    return answer
-
-
-LLM_FORECASTERS: dict[str, LLMForecaster] = {
-    "native": native_forecast,
-    "hybrid_rag": rag_forecast,
-    "coi": coi_forecast,
-    "research_agent": research_agent_forecast,
-    "aris": aris_forecast,
-    "react": react_forecast,
-}
-
-
-def forecast_with_llm(question: ForecastQuestion, llm: LLMClient, tools: KBTools | None,
-                      settings: AgentSettings, method: str = "hybrid_rag") -> ForecastAnswer:
-    """The forecast of ``question`` by LLM ``method`` (a key of :data:`LLM_FORECASTERS`)."""
-    try:
-        forecaster = LLM_FORECASTERS[method]
-    except KeyError as error:
-        raise ValueError(f"no forecaster for method {method!r}; expected one of {sorted(LLM_FORECASTERS)}") \
-            from error
-    return forecaster(question, llm, tools, settings)
-
-
-def forecast_hook(method: str) -> Callable[[ForecastQuestion, ForecastInput], ForecastAnswer]:
-    """LLM ``method``'s forecaster as a registry forecast hook ``(question, ForecastInput)``."""
-    forecaster = LLM_FORECASTERS[method]
+def forecast_hook(method: str, forecaster: LLMForecaster) -> Callable[[ForecastQuestion, ForecastInput],
+                                                                      ForecastAnswer]:
+    """LLM ``method``'s ``forecaster`` as a registry forecast hook ``(question, ForecastInput)``."""
 
     def hook(question: ForecastQuestion, inputs: ForecastInput) -> ForecastAnswer:
         if inputs.llm is None or inputs.settings is None:
@@ -257,5 +177,5 @@ def forecast_hook(method: str) -> Callable[[ForecastQuestion, ForecastInput], Fo
             raise TypeError(f"method {method} reads the KB through KBTools, got {type(tools).__name__}")
         return forecaster(question, inputs.llm, tools, inputs.settings.agents)
 
-    hook.__doc__ = f"The {method} forecast of one question (:data:`LLM_FORECASTERS`)."
+    hook.__doc__ = f"The {method} forecast of one question ({forecaster.__name__})."
     return hook
