@@ -168,7 +168,7 @@ def screening_section(rows: list[dict[str, Any]], embed: Any, field: str) -> lis
 def name_section(kb: Any, cutoff: date, taxonomy_dir: Path | None, domains: list[str]) -> list[str]:
     """Share of node names that are grounded 2-8-word noun phrases; return missed goals."""
     from foresci.settings import Settings
-    from foresci.tasks.build import snapshot_for
+    from foresci.tasks.domain_inputs import snapshot_for
     from foresci.taxonomy.phrases import is_noun_phrase, phrase_key, phrase_support
 
     settings = Settings()

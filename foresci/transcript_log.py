@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from foresci.io import AppendLog, JsonlError, atomic_path, repair_torn_tail
+from foresci.llm.config import PLACEHOLDER_KEY
 from foresci.redact import MASK, mask_urls_in
 from foresci.transcripts import Transcript
 
@@ -44,8 +45,6 @@ Unit = Literal["answer", "forecast", "judge"]
 
 def secrets_of(settings: Settings) -> list[str]:
     """The secret strings no transcript may hold: the configured API key and ``OPENAI_API_KEY``."""
-    from foresci.llm.client import PLACEHOLDER_KEY
-
     values = [settings.llm.api_key.get_secret_value(), os.environ.get("OPENAI_API_KEY", "")]
     return [value for value in dict.fromkeys(values) if value and value != PLACEHOLDER_KEY]
 

@@ -17,9 +17,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.models import Answer
-from foresci.agents.runner import Job, answer_job, error_row
-from foresci.engines.cluster import RemoteFailure, imap_unordered
+from foresci.contracts import Answer
+from foresci.core.cluster import RemoteFailure, imap_unordered
+from foresci.methods.runner import Job, answer_job, error_row
 from foresci.settings import Settings
 from foresci.transcripts import Transcript, recording
 

@@ -231,7 +231,7 @@ def score_answers(
         return parts, transcripts.write(transcript, "judge", key)
 
     if settings.runtime.engine == "ray":  # judges on Ray workers; scores are still written here alone
-        from foresci.engines.judges import judge_on_ray
+        from foresci.evaluation.ray_judges import judge_on_ray
 
         usage = getattr(client, "usage", None)
         for index, parts, spent, calls in judge_on_ray(pending, release, settings, kb_dates):

@@ -343,7 +343,7 @@ def _encode_chunks(
 ) -> Iterator[np.ndarray]:
     """The vectors of each chunk of text indices, in order: here, or on Ray (``runtime.engine``)."""
     if settings.runtime.engine == "ray":
-        from foresci.engines.embedding import embed_chunks_ray
+        from foresci.embedders.ray_embedding import embed_chunks_ray
 
         chunk_texts = [[texts[index] for index in indices] for indices in chunks]
         yield from embed_chunks_ray(embedder, chunk_texts, settings, advance)

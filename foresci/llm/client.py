@@ -33,7 +33,9 @@ from foresci.llm.bounds import bounded_schema, reply_token_bound
 from foresci.llm.budget import estimate_tokens, fit_to_window
 from foresci.llm.cache import Usage, response_cache
 from foresci.llm.capabilities import capabilities_for
+from foresci.llm.config import PLACEHOLDER_KEY
 from foresci.llm.errors import LLMError, LLMOutputError, LLMRequestError, classify, short
+from foresci.llm.messages import MessageLike, normalise_messages
 from foresci.llm.registry import context_length, load_model_registry
 from foresci.llm.structured import MethodUnavailable, read_reply, request_fields, schema_instruction
 from foresci.transcripts import record
@@ -46,8 +48,6 @@ if TYPE_CHECKING:
 
 Role = Literal["agent", "judge", "builder"]
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
-MessageLike = Any  # a langchain BaseMessage, a (role, content) tuple or a {"role", "content"} dict
-PLACEHOLDER_KEY = "not-needed"
 _CONTEXT_WORDS = ("context", "n_ctx", "too long", "exceed", "maximum length")
 
 
@@ -97,28 +97,6 @@ def current_step() -> str | None:
 
 
 # ---- messages -----------------------------------------------------------------------------------
-
-def normalise_messages(messages: Sequence[MessageLike]) -> list[dict[str, str]]:
-    """Messages as ``[{"role": ..., "content": ...}]`` (the form that is hashed and sent)."""
-    from langchain_core.messages import BaseMessage
-
-    roles = {"human": "user", "ai": "assistant", "system": "system", "user": "user", "assistant": "assistant"}
-    normalised: list[dict[str, str]] = []
-    for index, message in enumerate(messages):
-        if isinstance(message, BaseMessage):
-            role, content = message.type, message.content
-        elif isinstance(message, tuple) and len(message) == 2:
-            role, content = message
-        elif isinstance(message, dict) and {"role", "content"} <= set(message):
-            role, content = message["role"], message["content"]
-        else:
-            raise TypeError(f"message {index}: expected a BaseMessage, (role, content) or {{role, content}}")
-        if role not in roles:
-            raise ValueError(f"message {index}: unknown role {role!r}")
-        normalised.append({"role": roles[role], "content": content if isinstance(content, str) else
-                           json.dumps(content, ensure_ascii=False)})
-    return normalised
-
 
 def _to_langchain(messages: list[dict[str, str]]) -> list[BaseMessage]:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage

@@ -20,6 +20,10 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 DEFAULT_MAX_TOKENS = {"agent": 1024, "judge": 768, "builder": 256}
 
 
+# the API key of a local endpoint that needs none (OPENAI_API_KEY, when set, is used instead)
+PLACEHOLDER_KEY = "not-needed"
+
+
 class LLMSettings(SettingsSection):
     """An OpenAI-compatible chat endpoint, shared by the roles agent, judge and builder."""
 
@@ -28,7 +32,7 @@ class LLMSettings(SettingsSection):
     )
     model: str = Field(default="gpt-4o-mini", description="model name sent to the endpoint")
     api_key: SecretStr = Field(
-        default=SecretStr("not-needed"), description="API key (never written to outputs)"
+        default=SecretStr(PLACEHOLDER_KEY), description="API key (never written to outputs)"
     )
     temperature: float = Field(default=0.0, description="sampling temperature")
     timeout_s: float | None = Field(

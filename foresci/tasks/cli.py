@@ -200,7 +200,7 @@ def audit_command(
     decisions = _run_decisions(run, ("trend", "persistence")) if run is not None else None
     report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions)
     if scores is not None and control is not None:
-        from foresci.tasks.proxy_control import proxy_separation
+        from foresci.evaluation.proxy_control import proxy_separation
 
         report.proxy_checks = proxy_separation(scores, control)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
@@ -220,7 +220,7 @@ def blind_copy_command(
 
         foresci tasks blind-copy workspace/rf workspace/rf-blind
     """
-    from foresci.tasks.proxy_control import blind_copy
+    from foresci.evaluation.proxy_control import blind_copy
 
     blind_copy(release, out, parse_date_option(cutoff, "--cutoff"))
     typer.echo(f"wrote the blind copy of {release} to {out}")

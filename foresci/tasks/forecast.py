@@ -27,6 +27,7 @@ from foresci.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
 from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
+from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.models import FAMILIES, ForecastQuestion
@@ -180,8 +181,6 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     Returns the questions, the snapshot T(d, t) each domain's questions were routed with, and the domains
     skipped (no paper at the cutoff) with the reason.
     """
-    from foresci.tasks.build import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
-
     frame = make_window(cutoff, window)
     earlier = make_window(_shift_back(frame), window)
     evidences: dict[str, DomainEvidence] = {}

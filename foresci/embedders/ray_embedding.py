@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from foresci.core.cluster import RemoteFailure, cluster_gpus, connect, imap_unordered
 from foresci.embed import Embedder, EncodePlan
-from foresci.engines.cluster import RemoteFailure, cluster_gpus, connect, imap_unordered
 from foresci.threads import ensure_threads
 
 

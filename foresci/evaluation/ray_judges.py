@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from foresci.agents.models import Answer
-from foresci.engines.cluster import RemoteFailure, imap_unordered
+from foresci.contracts import Answer
+from foresci.core.cluster import RemoteFailure, imap_unordered
 from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.scoring import JudgedParts, judge_failed, judge_recorded
 from foresci.evaluation.trace import PaperDates

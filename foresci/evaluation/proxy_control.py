@@ -4,7 +4,8 @@
 answers with zero papers. ``proxy_separation`` pairs the scores of the normal run and of the blind run
 (same task and method) and, per metric, tests whether evidence-based answers score higher: mean of each,
 mean paired difference and a one-sided paired-bootstrap p-value. A metric whose difference is not
-significant (p >= 0.05) or smaller than ``MIN_GAP`` is reported as unable to separate them.
+significant (p >= 0.05) or smaller than ``MIN_GAP`` is reported as unable to separate them. The checks
+are recorded in the release audit as :class:`foresci.tasks.proxy_checks.ProxyCheck`.
 """
 
 from __future__ import annotations
@@ -12,31 +13,15 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from foresci.artifacts import write_manifest
 from foresci.evaluation.stats import paired_bootstrap_pvalue
 from foresci.io import iter_jsonl
 from foresci.tasks.hidden_io import load_hidden, write_hidden
+from foresci.tasks.proxy_checks import ProxyCheck
 from foresci.tasks.release import load_release, write_public
 
 MIN_GAP = 0.02
 ALPHA = 0.05
-
-
-class ProxyCheck(BaseModel):
-    """One metric's separation of evidence-based from blind (zero-evidence) answers."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    metric: str
-    pairs: int
-    evidence_mean: float
-    blind_mean: float
-    difference: float
-    p_value: float
-    separates: bool
-    verdict: str
 
 
 def blind_copy(release: Path | str, out: Path | str, cutoff: date = date(1990, 1, 1)) -> Path:
@@ -101,14 +86,3 @@ def proxy_separation(evidence: Path | str, blind: Path | str) -> list[ProxyCheck
             )
         )
     return checks
-
-
-def render_checks(checks: list[ProxyCheck]) -> str:
-    """Plain-text lines of the zero-evidence control."""
-    lines = ["\nzero-evidence control (same tasks and methods, cutoff before the KB):"]
-    lines += [
-        f"  {check.metric}: evidence {check.evidence_mean:.3f} vs blind {check.blind_mean:.3f} "
-        f"(diff {check.difference:+.3f}, p={check.p_value:.3f}, n={check.pairs}): {check.verdict}"
-        for check in checks
-    ]
-    return "\n".join(lines)

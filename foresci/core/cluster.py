@@ -1,4 +1,5 @@
-"""The Ray side of the engines: connect to a cluster and map a function over items, results as they finish.
+"""The Ray side of the engines: connect to a cluster and map a function over items, results as they
+finish.
 
 ``connect`` joins the cluster named by ``runtime.ray_address`` or ``RAY_ADDRESS`` (``ray start --head``
 prints it), and otherwise starts a local one on this machine; a session already connected in this
