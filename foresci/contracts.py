@@ -3,7 +3,7 @@
 ``Answer`` (one row of ``answers.jsonl``), its ``SupportArtifact`` (queries, retrieved items, ``Evidence``
 per claim, tool calls), the four family answer schemas and ``ForecastAnswer``. Both ``foresci.agents``
 and ``foresci.evaluation`` import these; neither imports the other. ``foresci schema export DIR`` writes
-them as JSON Schemas for agents written in other languages (:mod:`foresci.schemas`).
+them as JSON Schemas for agents written in other languages (:mod:`foresci.app.schemas`).
 """
 
 from __future__ import annotations

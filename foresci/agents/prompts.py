@@ -8,7 +8,7 @@ the code that renders them; the shipped methods declare theirs, see
 ``agents/families.yaml`` holds the per-family answer contract and reviewer rubric (plain text).
 
 Values that carry retrieved or model-written text (:data:`DATA_VARIABLES`) are fenced as data when
-rendered (:mod:`foresci.fencing`), and the shared system message gets the clause saying fenced text is
+rendered (:mod:`foresci.core.fencing`), and the shared system message gets the clause saying fenced text is
 evidence, never instructions.
 """
 
@@ -21,10 +21,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from foresci.errors import UserError
-from foresci.fencing import fence_values, with_system_clause
-from foresci.resources import declarative_dir
-from foresci.yamlio import read_yaml_mapping
+from foresci.core.errors import UserError
+from foresci.core.fencing import fence_values, with_system_clause
+from foresci.core.resources import declarative_dir
+from foresci.core.yamlio import read_yaml_mapping
 
 PromptVariables = Mapping[str, Mapping[str, frozenset[str]]]
 _FrozenVariables = tuple[tuple[str, tuple[tuple[str, frozenset[str]], ...]], ...]

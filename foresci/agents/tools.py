@@ -19,8 +19,8 @@ from functools import wraps
 from typing import Any, Protocol, TypeVar
 
 from foresci.contracts import RetrievedItem, SupportArtifact, ToolCall
+from foresci.core.transcripts import record
 from foresci.kb.models import Paper, SearchHit
-from foresci.transcripts import record
 
 
 class KBViewLike(Protocol):

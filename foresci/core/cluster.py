@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 
 RAY_MISSING = "the ray engine needs Ray: pip install 'foresci[ray]' (or choose --engine local)"
 

@@ -1,7 +1,7 @@
 """``kb build --engine ray``: the model work of embedding, sharded over a Ray cluster.
 
 The driver keeps everything that touches disk: it plans each chunk of ``settings.kb.embed_chunk`` texts
-against the embedding cache exactly as the local build does (:meth:`foresci.embed.Embedder.plan`), sends
+against the embedding cache exactly as the local build does (:meth:`foresci.embedders.embedder.Embedder.plan`), sends
 each chunk's texts-to-encode to a worker whole, and stores the returned vectors in the cache in chunk
 order. A worker encodes a chunk with the same model, backend, batch size and thread count as the local
 engine, so it sees the very same batches and the KB it yields is byte-identical. A text repeated in a
@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from foresci.core.cluster import RemoteFailure, cluster_gpus, connect, imap_unordered
-from foresci.embed import Embedder, EncodePlan
-from foresci.threads import ensure_threads
+from foresci.core.threads import ensure_threads
+from foresci.embedders.embedder import Embedder, EncodePlan
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def encode_on_worker(spec: EncoderSpec, texts: list[str]) -> np.ndarray:
     """(n, d) vectors of ``texts`` by the model of ``spec`` (one encoder per worker process and spec)."""
     from pathlib import Path
 
-    from foresci.threads import apply_threads
+    from foresci.core.threads import apply_threads
 
     encoder = _ENCODERS.get(spec)
     if encoder is None:

@@ -27,7 +27,7 @@ def with_engine(settings: Any, engine: str | None) -> Any:
     if engine is None:
         return settings
     if engine not in ENGINES:
-        from foresci.errors import UserError
+        from foresci.core.errors import UserError
 
         raise UserError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", field="--engine")
     runtime = settings.runtime.model_copy(update={"engine": engine})

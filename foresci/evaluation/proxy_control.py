@@ -13,9 +13,9 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from foresci.artifacts import write_manifest
+from foresci.core.artifacts import write_manifest
+from foresci.core.io import iter_jsonl
 from foresci.evaluation.stats import paired_bootstrap_pvalue
-from foresci.io import iter_jsonl
 from foresci.tasks.hidden_io import load_hidden, write_hidden
 from foresci.tasks.proxy_checks import ProxyCheck
 from foresci.tasks.release import load_release, write_public

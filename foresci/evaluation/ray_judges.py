@@ -14,11 +14,11 @@ from typing import Any
 
 from foresci.contracts import Answer
 from foresci.core.cluster import RemoteFailure, imap_unordered
+from foresci.core.settings import Settings
+from foresci.core.transcripts import Transcript
 from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.scoring import JudgedParts, judge_failed, judge_recorded
 from foresci.evaluation.trace import PaperDates
-from foresci.settings import Settings
-from foresci.transcripts import Transcript
 
 
 @dataclass(frozen=True)

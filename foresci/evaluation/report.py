@@ -11,6 +11,14 @@ from typing import Any
 from jinja2 import Environment, Undefined
 
 from foresci.contracts import Answer
+from foresci.core.io import read_json, read_models, write_json
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import (
+    JUDGE_TRANSCRIPTS_FILE,
+    TRANSCRIPTS_FILE,
+    event_parts,
+    read_transcripts,
+)
 from foresci.evaluation.loading import answer_key, load_answers
 from foresci.evaluation.models import Score
 from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliability_diagram
@@ -19,10 +27,7 @@ from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
 from foresci.evaluation.scoring import answer_text
 from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summary, entry_label
-from foresci.io import read_json, read_models, write_json
-from foresci.settings import Settings
 from foresci.tasks.models import Task
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
 
 HEADLINE = ("fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline")
 

@@ -8,7 +8,7 @@ re-running a finished evaluation makes zero model calls. A judge failure whose o
 repeats at temperature 0, so it is kept with its row instead of being asked again, unless
 ``retry_errors`` is set. A release without any target for the run's answers is refused before anything
 is written; the run folder is locked while it is evaluated. The judge calls of each judged row are
-recorded as its transcript in ``RUNDIR/judge_transcripts.jsonl`` (:mod:`foresci.transcript_log`).
+recorded as its transcript in ``RUNDIR/judge_transcripts.jsonl`` (:mod:`foresci.core.transcript_log`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from foresci.contracts import Answer
+from foresci.core.io import append_jsonl, write_json, write_jsonl
+from foresci.core.locks import artifact_lock
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import JUDGE_TRANSCRIPTS_FILE, TranscriptLog, prune_transcripts, secrets_of
 from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
@@ -46,10 +50,6 @@ from foresci.evaluation.scoring import (
 )
 from foresci.evaluation.summary import build_summary
 from foresci.evaluation.trace import PaperDates
-from foresci.io import append_jsonl, write_json, write_jsonl
-from foresci.locks import artifact_lock
-from foresci.settings import Settings
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TranscriptLog, prune_transcripts, secrets_of
 
 SCORES_NAME = "scores.jsonl"
 SUMMARY_NAME = "summary.json"
@@ -318,7 +318,7 @@ def _evaluate_locked(
     ]
     kb_dates = kb_citation_dates(kb, todo) if kb is not None else None
     if encoder is None:
-        from foresci.embed import embedder_from_settings
+        from foresci.embedders.embedder import embedder_from_settings
 
         encoder = embedder_from_settings(settings)
     if not offline and client is None and any(_score_plain(answer, release) is None for answer in todo):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from foresci.contracts import Answer, ForecastAnswer
+from foresci.core.transcripts import Transcript, recording
 from foresci.evaluation.config import EvaluationSettings
 from foresci.evaluation.fact import judged_fact, offline_fact, public_texts
 from foresci.evaluation.forecast import brier, brier_skill, numeric_scores
@@ -25,7 +26,6 @@ from foresci.evaluation.trace import (
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
 from foresci.tasks.options import resolve_option
-from foresci.transcripts import Transcript, recording
 
 RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
 SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from foresci.resources import declarative_dir
+from foresci.core.resources import declarative_dir
 
 
 class DomainSpec(BaseModel):

@@ -11,7 +11,7 @@
   lose their lowest-ranked evidence first (:mod:`foresci.llm.budget`).
 - A persistent SQLite response cache makes a re-run cost zero calls; concurrency is limited per endpoint.
 - Every call, cache hit, retry, fallback and context trim is recorded into the open transcript
-  (:mod:`foresci.transcripts`): messages sent, raw completion, tokens and seconds.
+  (:mod:`foresci.core.transcripts`): messages sent, raw completion, tokens and seconds.
 
 API keys are read from settings or the environment and are never logged or written.
 """
@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from foresci.artifacts import sha256_json
+from foresci.core.artifacts import sha256_json
+from foresci.core.transcripts import record
 from foresci.llm.bounds import bounded_schema, reply_token_bound
 from foresci.llm.budget import estimate_tokens, fit_to_window
 from foresci.llm.cache import Usage, response_cache
@@ -38,13 +39,12 @@ from foresci.llm.errors import LLMError, LLMOutputError, LLMRequestError, classi
 from foresci.llm.messages import MessageLike, normalise_messages
 from foresci.llm.registry import context_length, load_model_registry
 from foresci.llm.structured import MethodUnavailable, read_reply, request_fields, schema_instruction
-from foresci.transcripts import record
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
     from langchain_openai import ChatOpenAI
 
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
 Role = Literal["agent", "judge", "builder"]
 SchemaT = TypeVar("SchemaT", bound=BaseModel)

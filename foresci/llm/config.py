@@ -1,6 +1,6 @@
 """Settings of the LLM layer (the ``llm`` section): endpoint, roles, structured output, limits.
 
-Plain pydantic fields only (no runtime imports), so ``foresci.settings`` can hold this section.
+Plain pydantic fields only (no runtime imports), so ``foresci.core.settings`` can hold this section.
 Fields left ``None`` take a default that depends on the endpoint: a local server (127.0.0.1,
 localhost, ::1) is a single-slot CPU model, so it gets one request at a time and a long timeout.
 """
@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr
 
-from foresci.sections import SettingsSection
+from foresci.core.sections import SettingsSection
 
 StructuredMethod = Literal["json_schema", "function_calling", "json_mode", "grammar"]
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})

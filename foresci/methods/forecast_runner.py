@@ -23,14 +23,14 @@ from foresci.agents.answers import AppendLog, read_forecasts, repair_torn_tail
 from foresci.agents.briefs import Mode
 from foresci.agents.tools import KBTools, KBViewLike
 from foresci.contracts import ForecastAnswer
-from foresci.io import write_jsonl
+from foresci.core.io import write_jsonl
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
+from foresci.core.transcripts import recording
 from foresci.llm import LLMClient, ModelInfo, contamination_risk
 from foresci.methods.calling import call_forecast
 from foresci.methods.registry import ForecastInput, MethodSpec
-from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
-from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
-from foresci.transcripts import recording
 
 FORECASTS_FILE = "forecasts.jsonl"
 ForecastKey = tuple[str, str, str | None, str]

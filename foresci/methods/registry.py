@@ -35,9 +35,9 @@ from pydantic import BaseModel
 from foresci.contracts import ContractStatus, ForecastAnswer, SupportArtifact
 
 if TYPE_CHECKING:
+    from foresci.core.settings import Settings
     from foresci.kb.models import Paper
     from foresci.llm import LLMClient
-    from foresci.settings import Settings
     from foresci.tasks.models import ForecastQuestion, Task
 
 Mode = Literal["full", "name_only"]

@@ -4,7 +4,7 @@ Rows are appended as they finish, so an interrupted run (even ``kill -9``) resum
 without duplicating any row. Each task is its own failure boundary: any exception while answering it
 (transport failures, output that stayed invalid, a domain the KB lacks, a provider error) becomes a
 ``status="error"`` row naming the task and the exception, and the run goes on. One writer per run
-folder (:func:`foresci.locks.artifact_lock`); a folder answered under other settings or prompts is
+folder (:func:`foresci.core.locks.artifact_lock`); a folder answered under other settings or prompts is
 refused (:mod:`foresci.agents.fingerprint`). A KB-reading method that saw no paper marks its row
 ``evidence="none"``. Every row says whether its backbone may know the future
 (``contamination_risk``). API keys never reach any output.
@@ -30,18 +30,18 @@ from foresci.agents.fingerprint import check_run_fingerprint, run_fingerprint_pa
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, KBViewLike
 from foresci.contracts import Answer
+from foresci.core.locks import artifact_lock
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
+from foresci.core.transcripts import Transcript, recording
 from foresci.llm import LLMClient, ModelInfo, contamination_risk, load_model_registry, role_model
-from foresci.locks import artifact_lock
 from foresci.methods.calling import call_method
 from foresci.methods.forecast_runner import FORECASTS_FILE as FORECASTS_FILE
 from foresci.methods.forecast_runner import answer_questions
 from foresci.methods.loading import resolve_method
 from foresci.methods.registry import MethodInput, MethodResult, MethodSpec
 from foresci.methods.shipped.prompts import prompt_book
-from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion, Task
-from foresci.transcript_log import TRANSCRIPTS_FILE, TranscriptLog, secrets_of
-from foresci.transcripts import Transcript, recording
 
 ANSWERS_FILE = "answers.jsonl"
 ViewFactory = Callable[[date], KBViewLike]
@@ -263,7 +263,7 @@ def answer_release(
     existing = read_answers(path)
     check_run_fingerprint(out, run_fingerprint_parts(settings), has_rows=bool(existing))
     if retry_errors and any(row.status == "error" for row in existing):
-        from foresci.io import write_jsonl
+        from foresci.core.io import write_jsonl
 
         existing = [row for row in existing if row.status != "error"]
         write_jsonl(path, existing)

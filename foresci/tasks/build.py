@@ -9,8 +9,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from foresci.artifacts import write_manifest
-from foresci.errors import UserError
+from foresci.core.artifacts import write_manifest
+from foresci.core.errors import UserError
 from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
@@ -39,7 +39,7 @@ from foresci.taxonomy.models import Snapshot
 
 if TYPE_CHECKING:
 
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
 Builder = Callable[[DomainEvidence, TaskSettings, str, int], list[Built]]
 BUILDERS: dict[str, Builder] = {"direction_forecasting": build_direction_tasks,
@@ -142,7 +142,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     ``build_taxonomy`` from papers up to the cutoff, or loaded from / saved to ``taxonomy_dir/<domain>``.
     Refuses windows the KB has not yet closed.
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.taxonomy.naming import kb_embed_function
 
     settings = settings or Settings()

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 from foresci.kb.models import Paper
 from foresci.tasks.evidence import Classifier, DomainEvidence, collect_evidence
 from foresci.tasks.text import content_tokens
@@ -19,7 +19,7 @@ from foresci.taxonomy.models import Snapshot
 if TYPE_CHECKING:
     import numpy as np
 
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
 DOMAIN_NAMES = {"llm_agent": "LLM agents", "llm_finetuning_post_training": "LLM fine-tuning and "
                 "post-training",

@@ -21,9 +21,9 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
-from foresci.errors import UserError
-from foresci.io import iter_jsonl, write_json, write_jsonl
+from foresci.core.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
 from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
@@ -210,7 +210,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     Reads only papers announced on or before the cutoff. The manifest records the content hash of the
     questions and snapshots and the creation time (the only wall-clock value of the package).
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     settings = settings or Settings()
     out = Path(out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foresci.io import iter_models, read_models, write_jsonl
+from foresci.core.io import iter_models, read_models, write_jsonl
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.release import FORECAST_HIDDEN_FILE, HIDDEN_FILE
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file
-from foresci.errors import UserError
-from foresci.io import read_json, read_models, write_jsonl
+from foresci.core.artifacts import sha256_file
+from foresci.core.errors import UserError
+from foresci.core.io import read_json, read_models, write_jsonl
 from foresci.tasks.models import ForecastQuestion, Task
 
 TASKS_FILE = "tasks.jsonl"

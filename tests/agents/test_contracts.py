@@ -21,9 +21,9 @@ from foresci.contracts import (
     RankedOption,
     answer_schema_for_options,
 )
+from foresci.core.resources import declarative_dir
 from foresci.kb.models import Paper, SearchHit
 from foresci.methods.shipped.prompts import prompt_book
-from foresci.resources import declarative_dir
 from tests.agents.toy import toy_tasks
 
 FORESCI_SOURCE = Path(__file__).resolve().parents[2] / "foresci"
@@ -84,7 +84,7 @@ def test_agents_never_import_hidden_targets_or_evaluation() -> None:
                 names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
             offenders += [f"{path.name}: {name}" for name in names if name.startswith(FORBIDDEN)]
     assert not offenders
-    # foresci.settings holds every component's settings section, so the evaluation *config* module (plain
+    # foresci.core.settings holds every component's settings section, so the evaluation *config* module (plain
     # pydantic fields) is loaded with it; no evaluation code may be.
     allowed = ("foresci.evaluation", "foresci.evaluation.config")
     code = (

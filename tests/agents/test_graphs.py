@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
+from foresci.core.settings import Settings
 from foresci.methods.registry import shipped_methods
 from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.methods.shipped.aris import aris_graph
@@ -19,7 +20,6 @@ from foresci.methods.shipped.coi import coi_graph
 from foresci.methods.shipped.hybrid_rag import hybrid_rag_graph
 from foresci.methods.shipped.react import react_graph
 from foresci.methods.shipped.research_agent import research_agent_graph
-from foresci.settings import Settings
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks

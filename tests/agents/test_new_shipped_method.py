@@ -17,11 +17,11 @@ import foresci.methods.shipped as shipped_package
 from foresci.agents import prompts as agent_prompts
 from foresci.agents.answers import read_answers, read_forecasts
 from foresci.agents.prompts import PromptError
+from foresci.core.resources import declarative_dir
+from foresci.core.settings import Settings
 from foresci.methods import registry
 from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.methods.shipped.prompts import prompt_book
-from foresci.resources import declarative_dir
-from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
 from tests.agents.responders import answering_responder, schema_name
 from tests.agents.toy import CUTOFF, DOMAIN, toy_tasks

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from foresci.cli import main
-from foresci.io import write_jsonl
+from foresci.core.io import write_jsonl
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
-from foresci.settings import Settings
 from tests.evaluation.fixtures import answers, release_rows
 
 REPO = Path(__file__).resolve().parents[2]

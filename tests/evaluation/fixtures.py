@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from foresci.contracts import Answer, Evidence, ForecastAnswer, RetrievedItem, SupportArtifact
-from foresci.io import write_json, write_jsonl
+from foresci.core.io import write_json, write_jsonl
 from foresci.tasks.hidden import Claim, HiddenTarget, Resolution
 from foresci.tasks.models import Candidate, ForecastQuestion, Task
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from foresci.contracts import Answer
+from foresci.core.io import iter_jsonl, write_json, write_jsonl
+from foresci.core.settings import Settings
 from foresci.evaluation.runner import evaluate_run
-from foresci.io import iter_jsonl, write_json, write_jsonl
-from foresci.settings import Settings
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.rf_import import import_researchforesight
 from tests.conftest import require_shared

@@ -23,19 +23,19 @@ from pathlib import Path
 # (layer name, its blocks), lowest first. A block is packages/modules that may import each other; the
 # blocks of one layer stay independent of each other.
 LAYERS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
-    ("foundation", (("foresci", "foresci.core", "foresci.io", "foresci.errors", "foresci.locks",
-                     "foresci.settings", "foresci.yamlio", "foresci.redact", "foresci.fencing",
-                     "foresci.threads", "foresci.runtime_config", "foresci.artifacts", "foresci.resources",
-                     "foresci.sections", "foresci.transcripts", "foresci.transcript_log"),)),
-    ("llm and embedding", (("foresci.llm",), ("foresci.embedders", "foresci.embed"))),
+    ("foundation", (("foresci", "foresci.core", "foresci.core.io", "foresci.core.errors", "foresci.core.locks",
+                     "foresci.core.settings", "foresci.core.yamlio", "foresci.core.redact", "foresci.core.fencing",
+                     "foresci.core.threads", "foresci.core.runtime_config", "foresci.core.artifacts", "foresci.core.resources",
+                     "foresci.core.sections", "foresci.core.transcripts", "foresci.core.transcript_log"),)),
+    ("llm and embedding", (("foresci.llm",), ("foresci.embedders", "foresci.embedders.embedder"))),
     ("kb", (("foresci.kb",),)),
     ("taxonomy and sim", (("foresci.taxonomy",), ("foresci.sim",))),
     ("tasks", (("foresci.tasks", "foresci.contracts"),)),
     ("evaluation and agents", (("foresci.evaluation",), ("foresci.agents",))),
     ("methods", (("foresci.methods",),)),
     ("engines", (("foresci.engines",),)),
-    ("app", (("foresci.app", "foresci.__main__", "foresci.cli", "foresci.demo", "foresci.signal",
-              "foresci.llm.local_demo", "foresci.transcript_cli", "foresci.cli_options", "foresci.schemas"),)),
+    ("app", (("foresci.app", "foresci.__main__", "foresci.cli", "foresci.app.demo", "foresci.app.signal",
+              "foresci.app.local_demo", "foresci.app.transcript_cli", "foresci.app.cli_options", "foresci.app.schemas"),)),
 )
 # the cutoff discipline: what answers tasks never imports hidden targets or the scoring
 NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
@@ -138,7 +138,7 @@ def _under(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
 
 
-SECTION_OK = ("foresci.evaluation.config",)  # a settings section, loaded with foresci.settings
+SECTION_OK = ("foresci.evaluation.config",)  # a settings section, loaded with foresci.core.settings
 
 
 def violations(root: Path, package: str = "foresci") -> list[Violation]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import typer
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from foresci.sim.knobs import WorldConfig
 
 
@@ -92,12 +92,12 @@ def run_demo(
     from rich.console import Console
 
     from foresci.agents.cli import write_run_manifest
+    from foresci.core.io import read_json, read_models
     from foresci.evaluation.models import Score
     from foresci.evaluation.quality import family_quality, quality_table
     from foresci.evaluation.report import write_report
     from foresci.evaluation.runner import evaluate_run
     from foresci.evaluation.summary import leaderboard_tables
-    from foresci.io import read_json, read_models
     from foresci.kb.build import build_kb
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
@@ -176,7 +176,7 @@ def run_demo(
     release = load_release(release_dir)
     tasks, questions = release.tasks, release.questions
     if answered is not None:
-        from foresci.llm.local_demo import demo_subset
+        from foresci.app.local_demo import demo_subset
 
         tasks, questions = demo_subset(tasks, questions, *answered)
         console.print(f"  every method answers {len(tasks)} of the {len(release.tasks)} tasks "
@@ -214,7 +214,7 @@ def run_demo(
             evaluate_run(run_dir, release_dir, settings, offline=not judge_all)
     judged_dirs: list[Path] = []
     if settings.llm.configured and judged_tasks is not None:
-        from foresci.llm.local_demo import judged_sample
+        from foresci.app.local_demo import judged_sample
 
         stage = f"evaluation (LLM judges, first {judged_tasks} task(s) of each run)"
         with _stage(console, timings, cpu, stage):
@@ -289,7 +289,7 @@ def demo_command(
         raise typer.BadParameter("expected 'local' (or set FORESCI_LLM__BASE_URL for any endpoint)",
                                  param_hint="--llm")
     if llm == "local":
-        from foresci.llm.local_demo import error_rate_lines, local_llm_environment
+        from foresci.app.local_demo import error_rate_lines, local_llm_environment
 
         with local_llm_environment(out, threads=llm_threads) as server:
             typer.echo(f"local model {server.name} at {server.base_url} ({server.threads} threads)")
@@ -298,7 +298,7 @@ def demo_command(
                               judged_tasks=DEMO_LOCAL_JUDGED_TASKS)
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
-        from foresci.threads import use_idle_cores
+        from foresci.core.threads import use_idle_cores
 
         threads = use_idle_cores(Settings())  # the local model is not competing for cores here
         typer.echo(f"{threads} thread(s) for embedding and search (FORESCI_RUNTIME__THREADS sets it)")

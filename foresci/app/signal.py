@@ -1,7 +1,7 @@
 """Foresight signal over many synthetic worlds: the demo pipeline per world, quality pooled per difficulty.
 
 Each world runs the whole path a user runs (world -> KB with the configured embedder -> taxonomy ->
-release -> trend / persistence -> evaluation, :func:`foresci.demo.run_demo`); strict top-1 and FTA are
+release -> trend / persistence -> evaluation, :func:`foresci.app.demo.run_demo`); strict top-1 and FTA are
 pooled over the worlds of one difficulty and compared with chance. The check
 (:func:`signal_failures`): where trends are visible before the cutoff (difficulty <= ``visible_up_to``),
 trend's direction top-1 must clear both persistence's and chance's mean with its 95 % lower bound; where
@@ -27,8 +27,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from foresci.core.settings import Settings
 from foresci.evaluation.quality import CHANCE, FamilyQuality, chance_level, family_quality
-from foresci.settings import Settings
 from foresci.sim.knobs import WorldConfig
 
 DIRECTION = "direction_forecasting"
@@ -104,9 +104,9 @@ def run_world(config: WorldConfig, folder: Path, keep: bool = False,
     :func:`pooled_settings`); return its quality (folder removed unless ``keep``)."""
     import time
 
-    from foresci.demo import run_demo
+    from foresci.app.demo import run_demo
+    from foresci.core.io import read_models
     from foresci.evaluation.models import Score
-    from foresci.io import read_models
     from foresci.sim.world import load_ground_truth
     from foresci.tasks.release import load_release
 
@@ -126,8 +126,8 @@ def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | Non
 
     Seconds are not kept, so they read 0; the quality is re-read from the world's scored rows.
     """
+    from foresci.core.io import read_models
     from foresci.evaluation.models import Score
-    from foresci.io import read_models
     from foresci.sim.world import load_ground_truth
     from foresci.tasks.release import load_release
 

@@ -8,8 +8,13 @@ from typing import Any
 
 import typer
 
-from foresci.errors import UserError
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
+from foresci.core.errors import UserError
+from foresci.core.transcript_log import (
+    JUDGE_TRANSCRIPTS_FILE,
+    TRANSCRIPTS_FILE,
+    event_parts,
+    read_transcripts,
+)
 
 PREVIEW_CHARS = 240
 

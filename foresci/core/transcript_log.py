@@ -4,7 +4,7 @@
 ``RUNDIR/judge_transcripts.jsonl`` those of ``scores.jsonl`` rows; a row names its transcript by id
 (``Answer.transcript``, ``Score.transcript``). JSONL rather than SQLite because the rows that point
 here are JSONL appended the same way: one fsynced line per finished unit, a torn last line cut off on
-the next open (:class:`foresci.io.AppendLog`), so a killed run leaves no reference to a transcript that
+the next open (:class:`foresci.core.io.AppendLog`), so a killed run leaves no reference to a transcript that
 was not written (the transcript goes first, the row second). It also reads with any text tool.
 
 Compact: within one transcript every distinct message is stored once (``messages``) and events list
@@ -30,13 +30,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from foresci.io import AppendLog, JsonlError, atomic_path, repair_torn_tail
+from foresci.core.io import AppendLog, JsonlError, atomic_path, repair_torn_tail
+from foresci.core.redact import MASK, mask_urls_in
+from foresci.core.transcripts import Transcript
 from foresci.llm.config import PLACEHOLDER_KEY
-from foresci.redact import MASK, mask_urls_in
-from foresci.transcripts import Transcript
 
 if TYPE_CHECKING:
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
 TRANSCRIPTS_FILE = "transcripts.jsonl"
 JUDGE_TRANSCRIPTS_FILE = "judge_transcripts.jsonl"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from foresci.llm.serve import DEFAULT_LOCAL_MODEL, LocalServer
 
 if TYPE_CHECKING:
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.tasks.models import ForecastQuestion, Task
 
 ItemT = TypeVar("ItemT")
@@ -121,7 +121,7 @@ def judged_sample(run_dirs: list[Path], out: Path, tasks: int = 1) -> list[Path]
     manifest, transcripts), for judging a sample with the local model: each judged row costs about three
     judge calls of 10-60 s on two cores."""
     from foresci.agents.answers import read_answers
-    from foresci.io import write_jsonl
+    from foresci.core.io import write_jsonl
     from foresci.methods.runner import ANSWERS_FILE
 
     samples = []

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from foresci.settings import DEFAULT_EMBEDDING_MODEL
-from foresci.threads import ensure_threads
+from foresci.core.settings import DEFAULT_EMBEDDING_MODEL
+from foresci.core.threads import ensure_threads
 
 BACKENDS = ("auto", "onnx", "torch")
 
@@ -238,7 +238,7 @@ def _onnx_encoder_for(model: str, root: Path, threads: int) -> Any:
 
 
 def embedder_from_settings(settings: Any) -> Embedder:
-    """Build an Embedder from a :class:`foresci.settings.Settings` (applying its thread count)."""
+    """Build an Embedder from a :class:`foresci.core.settings.Settings` (applying its thread count)."""
     ensure_threads(settings)
     return Embedder(
         model=settings.embed.model,

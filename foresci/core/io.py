@@ -19,8 +19,8 @@ from typing import IO, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from foresci.errors import InputDataError
-from foresci.redact import mask_urls_in
+from foresci.core.errors import InputDataError
+from foresci.core.redact import mask_urls_in
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

@@ -5,7 +5,7 @@ so it is released by the kernel when the holding process dies, even by SIGKILL; 
 blocks a later writer. The holder writes its pid and start time beside the lock so that a second writer
 can say who holds the folder. By default a second writer (another ``kb build``, ``kb update``, ``run``
 or ``eval`` into the same folder) does not wait: it raises :class:`ArtifactLockedError` (a
-:class:`~foresci.errors.UserError`, printed as one line by the CLI); ``timeout`` makes it wait that
+:class:`~foresci.core.errors.UserError`, printed as one line by the CLI); ``timeout`` makes it wait that
 many seconds first (``None`` or a negative value waits for ever).
 
 The lock is re-entrant within one process (a command that calls another writer of the same folder does
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 
 LOCK_NAME = ".foresci.lock"
 OWNER_NAME = ".foresci.lock.owner"
