@@ -287,7 +287,8 @@ def measure_threads(kb_dir: Path, count: int) -> dict:
     figures: dict[str, float] = {}
     for threads in (1, 2, 1, 2):  # twice each, interleaved: both see the same machine load
         apply_threads(threads)
-        foresci.embedders.embedder._onnx_encoder_for.cache_clear()  # a session with the new intra-op thread count
+        # a session with the new intra-op thread count
+        foresci.embedders.embedder._onnx_encoder_for.cache_clear()
         encoder = Embedder()
         encoder.encode_uncached(["warm up"])
         encode, search = [], []

@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class SettingsSection(BaseModel):
-    """A nested section of :class:`foresci.core.settings.Settings` (``kb``, ``llm``, ...); extra keys refused."""
+    """A nested section of :class:`foresci.core.settings.Settings` (``kb``, ``llm``, ...); extra keys
+    refused."""
 
     model_config = ConfigDict(extra="forbid")

@@ -1,13 +1,14 @@
 """``kb build --engine ray``: the model work of embedding, sharded over a Ray cluster.
 
 The driver keeps everything that touches disk: it plans each chunk of ``settings.kb.embed_chunk`` texts
-against the embedding cache exactly as the local build does (:meth:`foresci.embedders.embedder.Embedder.plan`), sends
-each chunk's texts-to-encode to a worker whole, and stores the returned vectors in the cache in chunk
-order. A worker encodes a chunk with the same model, backend, batch size and thread count as the local
-engine, so it sees the very same batches and the KB it yields is byte-identical. A text repeated in a
-later chunk is encoded once, as in the local build (where the earlier chunk has reached the cache by
-then). On a cluster with GPUs, workers encode on a GPU with the torch backend (unless the encoder is
-pinned to 'onnx'); those vectors equal the CPU ones to float rounding, not to the bit.
+against the embedding cache exactly as the local build does
+(:meth:`foresci.embedders.embedder.Embedder.plan`), sends each chunk's texts-to-encode to a worker
+whole, and stores the returned vectors in the cache in chunk order. A worker encodes a chunk with the
+same model, backend, batch size and thread count as the local engine, so it sees the very same batches
+and the KB it yields is byte-identical. A text repeated in a later chunk is encoded once, as in the
+local build (where the earlier chunk has reached the cache by then). On a cluster with GPUs, workers
+encode on a GPU with the torch backend (unless the encoder is pinned to 'onnx'); those vectors equal the
+CPU ones to float rounding, not to the bit.
 """
 
 from __future__ import annotations

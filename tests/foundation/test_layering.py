@@ -56,7 +56,8 @@ def test_the_checker_flags_upward_sideways_and_unplaced_imports(tmp_path: Path) 
     _write(tmp_path, "foresci/evaluation/scoring.py", "import foresci.agents.tools\n")  # sideways
     _write(tmp_path, "foresci/kb/config.py", "from foresci.kb.store import helper\n")  # section -> kb
     _write(tmp_path, "foresci/unplaced.py", "")
-    found = {(violation.path, violation.line, violation.why.split(":")[0]) for violation in violations(tmp_path)}
+    found = {(violation.path, violation.line, violation.why.split(":")[0])
+             for violation in violations(tmp_path)}
     assert found == {
         ("foresci/kb/store.py", 5, "upward"),
         ("foresci/kb/store.py", 7, "upward"),
