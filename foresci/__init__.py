@@ -15,7 +15,7 @@ The packages form one-way layers; a module imports its own layer and lower ones 
     kb
     llm | embedders          chat-model client; sentence encoders and the embedding cache
     foundation   foresci.core (io, errors, locks, settings, yamlio, redact, fencing, threads, artifacts,
-                 resources, sections, transcripts, the Ray map) and every package's config.py (a
+                 resources, sections, transcripts, extensions, the Ray map) and every package's config.py (a
                  settings section: plain fields, so the one Settings holds them all)
 
 ``agents`` and ``methods`` never import hidden targets or ``evaluation`` (the cutoff discipline).
