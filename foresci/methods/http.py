@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from foresci.contracts import ForecastAnswer
@@ -43,8 +45,10 @@ def _retry_after(response: Any) -> float | None:
         return None
 
 
-def post_json(url: str, body: dict[str, Any], settings: Settings) -> Any:
-    """POST ``body`` to ``url`` and return the JSON reply, retrying by error kind like the LLM client."""
+def post_json(url: str, body: dict[str, Any], settings: Settings,
+              headers: dict[str, str] | None = None) -> Any:
+    """POST ``body`` to ``url`` (with extra ``headers``) and return the JSON reply, retrying by error kind
+    like the LLM client."""
     import httpx
 
     llm = settings.llm
@@ -53,7 +57,8 @@ def post_json(url: str, body: dict[str, Any], settings: Settings) -> Any:
     while True:
         wait: float | None = None
         try:
-            response = httpx.post(url, json=body, timeout=timeout, headers={"user-agent": "foresci"})
+            response = httpx.post(url, json=body, timeout=timeout,
+                                  headers={"user-agent": "foresci", **(headers or {})})
         except httpx.TimeoutException as error:
             timeout_tries += 1
             if timeout_tries > llm.timeout_retries:
@@ -101,16 +106,34 @@ def _settings(inputs: MethodInput | ForecastInput) -> Settings:
     return inputs.settings if inputs.settings is not None else Settings()
 
 
-def http_method(url: str) -> MethodSpec:
-    """The method that answers through the agent at ``url`` (named by its URL)."""
+@contextmanager
+def _tools_header(inputs: MethodInput | ForecastInput) -> Iterator[dict[str, str]]:
+    """The header naming this task's KB tools URL while the agent answers (none without KB tools)."""
+    if inputs.tools is None:
+        yield {}
+        return
+    from foresci.methods.sandbox.http_tools import TOOLS_HEADER, tool_server
+
+    with tool_server().grant(inputs.tools) as tools_url:
+        yield {TOOLS_HEADER: tools_url}
+
+
+def http_method(url: str, kb_tools: bool = False) -> MethodSpec:
+    """The method that answers through the agent at ``url`` (named by its URL); with ``kb_tools`` it
+    reads the KB: each request carries a URL of KB tools bound to the task's cutoff and budget
+    (:mod:`foresci.methods.sandbox.http_tools`)."""
 
     def answer(inputs: MethodInput) -> MethodResult:
-        return read_reply(url, post_json(url, inputs.task.model_dump(mode="json"), _settings(inputs)))
+        with _tools_header(inputs) as headers:
+            reply = post_json(url, inputs.task.model_dump(mode="json"), _settings(inputs), headers)
+        return read_reply(url, reply)
 
     def forecast(question: ForecastQuestion, inputs: ForecastInput) -> ForecastAnswer | dict[str, Any]:
-        reply = post_json(url, question.model_dump(mode="json"), _settings(inputs))
+        with _tools_header(inputs) as headers:
+            reply = post_json(url, question.model_dump(mode="json"), _settings(inputs), headers)
         if not isinstance(reply, dict):
             raise LLMOutputError(f"agent {url}: forecast reply is not an object", [json.dumps(reply)[:2000]])
         return reply
 
-    return MethodSpec(name=url, answer=answer, forecast=forecast, source=url)
+    return MethodSpec(name=url, answer=answer, forecast=forecast, source=url, needs_kb=kb_tools,
+                      isolated=True)

@@ -113,8 +113,11 @@ class Method(Protocol):
 class MethodSpec:
     """A registered method: its name, flags, answer function and optional forecast hook.
 
-    ``shipped`` methods come with foresci and are trusted with the full KB tools; every other method runs
-    behind the plug-in wall (:mod:`foresci.methods.wall`). ``prompts`` declares the templates of the
+    ``shipped`` methods come with foresci and are trusted with the full KB tools. ``isolated`` methods
+    answer in a process of their own (a sandboxed plug-in, :mod:`foresci.methods.sandbox`, or an HTTP
+    agent): the spec's functions are foresci's side of it and are given the full KB tools, which they
+    serve over the tool channel. Every other method runs in foresci's process behind the plug-in wall
+    (:mod:`foresci.methods.wall`; ``--trust-plugin``). ``prompts`` declares the templates of a shipped
     method's prompt file ``agents/<name>.yaml`` and the variables the code passes to each (checked when the
     prompts load); ``order`` places a shipped method in listings and runs (lower first).
     """
@@ -126,6 +129,7 @@ class MethodSpec:
     forecast: ForecastFn | None = None
     shipped: bool = False
     source: str = ""
+    isolated: bool = False
     prompts: Mapping[str, frozenset[str]] = field(default_factory=dict)
     order: int | None = None
 
@@ -191,6 +195,12 @@ def register(spec: MethodSpec) -> MethodSpec:
             raise ValueError(f"method name {spec.name!r} is already registered by {taken.source}")
         _REGISTRY[spec.name] = spec
     return spec
+
+
+def lookup(name: str) -> MethodSpec | None:
+    """The method registered as ``name`` so far (the shipped ones are not loaded for this), or None."""
+    with _LOCK:
+        return _REGISTRY.get(name)
 
 
 def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
