@@ -29,7 +29,7 @@ from foresci.core.artifacts import (
     sha256_json,
     write_manifest,
 )
-from foresci.core.errors import InputDataError, UserError
+from foresci.core.errors import InputDataError, UserError, naming_the_file
 from foresci.core.io import read_json, write_json, write_jsonl
 from foresci.core.locks import artifact_lock
 from foresci.core.settings import Settings
@@ -267,8 +267,10 @@ def _write_generation(
         "embed_field": settings.kb.embed_field,
         "built_on": date.today().isoformat(),
     }
-    write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
-    np.save(generation / "vectors.npy", vectors, allow_pickle=False)
+    with naming_the_file(generation / "papers.sqlite"):
+        write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
+    with naming_the_file(generation / "vectors.npy"):
+        np.save(generation / "vectors.npy", vectors, allow_pickle=False)
     if len(vectors) > settings.runtime.approximate_above:  # large KB: an IVF index beside the vectors
         from foresci.kb.dense import build_ivf, write_index
 

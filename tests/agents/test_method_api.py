@@ -56,9 +56,9 @@ def test_contracts_are_one_set_of_types_for_agents_and_evaluation() -> None:
     import foresci.agents.briefs as briefs
     import foresci.agents.models as agent_models
     import foresci.contracts as contracts
-    import foresci.evaluation.scoring as scoring
+    import foresci.evaluation.runner as evaluation_runner
 
-    assert scoring.Answer is contracts.Answer
+    assert evaluation_runner.Answer is contracts.Answer
     for name in ("Answer", "SupportArtifact", "ForecastAnswer", "DirectionAnswer", "VenueAnswer",
                  "family_schema", "FAMILY_SCHEMAS"):  # importable from foresci.contracts only
         assert not hasattr(agent_models, name) and not hasattr(briefs, name), name

@@ -95,6 +95,7 @@ def dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     agents_dir = tmp_path / "agents"
     shutil.copytree(declarative_dir("agents"), agents_dir)
     (agents_dir / f"{NAME}.yaml").write_text(YAML)
+    registry.registered()  # the shipped methods load into the real registry before it is swapped
     monkeypatch.setattr(shipped_package, "__path__", [*shipped_package.__path__, str(package_dir)])
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     monkeypatch.setattr(agent_prompts, "declarative_dir", lambda name: tmp_path / name)
