@@ -1,4 +1,4 @@
-"""Appending updates write segments, and a KB grown by updates is the KB built from scratch over the same days.
+"""Appending updates write segments; a KB grown by updates is the KB built from scratch over the same days.
 
 The small fixture corpus (8 days of 12 papers) is built from its first days and then updated day by day (one
 update takes two days), with the HNSW graph on (``graph_above`` low) and merges every 3 segments: search
@@ -65,7 +65,7 @@ def _searches(kb: KnowledgeBase) -> list[object]:
 def grown_and_scratch(
     tmp_path_factory: pytest.TempPathFactory, daily_corpus: tuple[Path, dict], kb_settings: Settings
 ) -> tuple[Path, Path, list[str]]:
-    """A KB built from 3 days and updated 4 times (days 4, 5, 6+7, 8) with merges of 3, and one from scratch."""
+    """A KB built from 3 days, updated 4 times (days 4, 5, 6+7, 8) with merges of 3; one from scratch."""
     settings = _graph_settings(kb_settings)
     days = _days(daily_corpus[0])
     root = tmp_path_factory.mktemp("segments")
@@ -111,9 +111,8 @@ def test_updates_merge_segments_and_write_only_what_they_add(
     assert os.path.samefile(generation / "papers.sqlite", previous / "papers.sqlite")
     assert os.path.samefile(generation / "vectors.npy", previous / "vectors.npy")
     hashes = read_manifest(generation).hashes
-    assert {f"{segments[-1].name}/{name}" for name in ("papers.sqlite", "vectors.npy", "bm25_counts.npz")} <= set(
-        hashes
-    )
+    files = ("papers.sqlite", "vectors.npy", "bm25_counts.npz")
+    assert {f"{segments[-1].name}/{name}" for name in files} <= set(hashes)
     assert changed_files(generation) == []
 
 
@@ -148,7 +147,9 @@ def test_a_day_the_kb_already_has_is_a_full_rebuild_equal_to_scratch(
     assert _searches(grown) == _searches(rebuilt)
 
 
-KILL_POINTS = ["write_generation_db", "write_merged_segment", "grow_hnsw", "write_appended_manifest", "_swap_in"]
+KILL_POINTS = [
+    "write_generation_db", "write_merged_segment", "grow_hnsw", "write_appended_manifest", "_swap_in"
+]
 KILLER = """
 import os, signal, sys
 from pathlib import Path
