@@ -125,6 +125,8 @@ def write_merged_segment(source: Path, parts: Sequence[Segment], target: Path, m
     folder = segment_folder(target, merged.name)
     folder.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(folder / "papers.sqlite")
+    connection.execute("PRAGMA journal_mode=OFF")  # a new file, unseen until the generation is swapped in
+    connection.execute("PRAGMA synchronous=OFF")
     connection.executescript(SCHEMA)
     for number, part in enumerate(parts):
         alias = f"part{number}"

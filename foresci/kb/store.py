@@ -115,6 +115,10 @@ def write_generation_db(
         start = connection.execute("SELECT COUNT(*) FROM papers").fetchone()[0]
     else:
         connection = sqlite3.connect(target)
+        # a new file no reader can see before the generation is swapped in: no journal, no fsync (a
+        # killed writer leaves an unreferenced generation, removed by the next one); same file bytes
+        connection.execute("PRAGMA journal_mode=OFF")
+        connection.execute("PRAGMA synchronous=OFF")
         connection.executescript(SCHEMA)
         start = first_row
     with connection:
