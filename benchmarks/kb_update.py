@@ -38,7 +38,10 @@ DEFAULT_CORPUS = Path(os.environ.get("FORESCI_SHARED", REPO.parent / "shared")) 
 def stand_in_day(corpus: Path, after: date, folder: Path) -> Path:
     """A daily file dated the day after ``after``: the rows of the median-sized corpus day, ids moved."""
     days = sorted(corpus.glob("*.jsonl.gz"))
-    sizes = [(sum(1 for _ in gzip.open(path, "rt", encoding="utf-8")), path) for path in days[-60:]]
+    sizes = []
+    for path in days[-60:]:
+        with gzip.open(path, "rt", encoding="utf-8") as rows:
+            sizes.append((sum(1 for _ in rows), path))
     _, source = sorted(sizes)[len(sizes) // 2]
     announced = after + timedelta(days=1)
     target = folder / f"{announced.isoformat()}.jsonl.gz"
@@ -60,7 +63,9 @@ def day_texts(day: Path, field: str) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--kb", type=Path, required=True, help="a built KB (copied, never written)")
     parser.add_argument("--workdir", type=Path, required=True, help="where the copy and caches go")
     parser.add_argument("--day", type=Path, default=None, help="a daily file after the KB's last day")

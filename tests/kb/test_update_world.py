@@ -1,4 +1,4 @@
-"""On a generated world: a KB grown by daily updates builds the very release a KB built from scratch builds."""
+"""On a generated world: a KB grown by daily updates builds the release a KB built from scratch builds."""
 
 from __future__ import annotations
 
