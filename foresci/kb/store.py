@@ -493,7 +493,11 @@ class KnowledgeBase:
             mode=mode,
             approximate_above=runtime.approximate_above if runtime is not None else 100_000,
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
-            hnsw=read_index(self.generation, HNSW_FILE) if mode in ("auto", "hnsw") else None,
+            hnsw=(
+                read_index(self.generation, HNSW_FILE, vectors=self.vectors)
+                if mode in ("auto", "hnsw")
+                else None
+            ),
             graph_above=runtime.graph_above if runtime is not None else 30_000,
             ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
         )
