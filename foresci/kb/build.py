@@ -2,8 +2,8 @@
 
 ``build_kb`` ingests every source, embeds (content-addressed cache: nothing is embedded twice),
 screens per domain, indexes (BM25 term counts + vectors for FAISS) and swaps the new generation
-in atomically. ``update_kb`` appends papers announced on or after the KB's last date without
-recomputing anything for the papers already there. Both hold the folder's write lock
+in atomically. ``update_kb`` appends papers announced after the KB's last day as a new segment,
+writing only them (:mod:`foresci.kb.append`); anything else (a back-fill) rebuilds every index. Both hold the folder's write lock
 (:func:`foresci.locks.artifact_lock`): a second writer exits with a one-line error instead of racing.
 """
 
