@@ -9,7 +9,8 @@ daily file announced after the KB's last day (--day), or, by default, a stand-in
 rows of the corpus day of median size with their ids moved to an unused month (2699.NNNNN) and the file
 dated the day after the KB's last day (real titles and abstracts, never embedded before: the update's
 embedding cache starts empty of them). The model is loaded before either timing (both exclude it), and
-the KB's derived postings and row dates are cached once first, as the day before's update left them.
+the KB's derived postings and row dates and the domains' seed vectors are cached first, as the day
+before's update left them.
 Printed: the update's stage timings, the embedding time, threads and load average (`uptime`).
 
 Examples:
@@ -94,6 +95,11 @@ def main() -> int:
     field = kb.meta.get("embed_field", "text")
     settings = settings.model_copy(update={"kb": settings.kb.model_copy(update={"embed_field": field})})
     kb.bm25_postings  # noqa: B018  (derive and cache them, as the previous day's update left them)
+    seeds = [text for spec in kb.domain_specs for text in spec.seed_descriptions]
+    cached = Embedder(
+        model=settings.embed.model, cache_dir=settings.cache_dir, backend=settings.runtime.encoder
+    )
+    cached.encode(seeds)  # the domains' seed vectors, cached by every earlier build or update
     last, before_size = kb.max_date, kb.size
     kb.close()
     day = args.day or stand_in_day(args.corpus, last, workdir)
