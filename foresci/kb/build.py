@@ -3,8 +3,9 @@
 ``build_kb`` ingests every source, embeds (content-addressed cache: nothing is embedded twice),
 screens per domain, indexes (BM25 term counts + vectors for FAISS) and swaps the new generation
 in atomically. ``update_kb`` appends papers announced after the KB's last day as a new segment,
-writing only them (:mod:`foresci.kb.append`); anything else (a back-fill) rebuilds every index. Both hold the folder's write lock
-(:func:`foresci.locks.artifact_lock`): a second writer exits with a one-line error instead of racing.
+writing only them (:mod:`foresci.kb.append`); anything else (a back-fill) rebuilds every index. Both
+hold the folder's write lock (:func:`foresci.locks.artifact_lock`): a second writer exits with a
+one-line error instead of racing.
 """
 
 from __future__ import annotations

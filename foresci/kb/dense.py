@@ -160,7 +160,7 @@ def write_index(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
 
     path = folder / name
     if name == HNSW_FILE:
-        faiss.write_index(index, str(path), faiss.IO_FLAG_SKIP_STORAGE)
+        faiss.write_index(index, str(path), faiss.IO_FLAG_SKIP_STORAGE)  # type: ignore[call-overload]
     else:
         faiss.write_index(index, str(path))
     return path
