@@ -185,7 +185,7 @@ def read_index(
         index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC)
     else:
         index = faiss.read_index(str(path))
-    if name == HNSW_FILE and index.storage is None:
+    if name == HNSW_FILE and getattr(index, "storage", None) is None:
         if vectors is None or len(vectors) != index.ntotal:
             rows = "no" if vectors is None else len(vectors)
             raise ValueError(f"{path}: a graph of {index.ntotal} rows needs its vectors ({rows} given)")
