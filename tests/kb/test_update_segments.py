@@ -206,3 +206,35 @@ def test_day_boundaries_of_an_update_follow_announcement_days() -> None:
 
     ordinals = np.asarray([date(2025, 1, day).toordinal() for day in (1, 1, 2, 2, 2, 5)])
     assert day_starts(ordinals) == [2, 5]
+
+
+def test_a_graph_stored_whole_by_an_earlier_build_is_read_and_grown_alike(
+    tmp_path: Path, daily_corpus: tuple[Path, dict], kb_settings: Settings
+) -> None:
+    """KBs built before graphs were stored without their vectors still search, and update to the same KB."""
+    import faiss
+
+    from foresci.artifacts import refresh_hashes
+
+    days = _days(daily_corpus[0])
+    settings = _graph_settings(kb_settings)
+    out = tmp_path / "kb"
+    build_kb(days[:6], out, settings)
+    generation = live_generation(out)
+    compact = (generation / HNSW_FILE).read_bytes()
+    whole = faiss.read_index(str(generation / HNSW_FILE))
+    assert whole.storage is None  # stored without its vectors
+    kb = KnowledgeBase.open(out, settings)
+    seen = _searches(kb)
+    kb.close()
+    from foresci.kb.dense import attach_storage
+
+    attach_storage(whole, KnowledgeBase.open(out, settings).vectors)
+    faiss.write_index(whole, str(generation / HNSW_FILE))  # the format of earlier builds: vectors inside
+    refresh_hashes(generation, [HNSW_FILE])
+    assert len((generation / HNSW_FILE).read_bytes()) > len(compact)
+    assert _searches(KnowledgeBase.open(out, settings)) == seen
+    update_kb(out, [days[6]], settings)
+    build_kb(days[:7], tmp_path / "scratch", settings)
+    grown, scratch = live_generation(out), live_generation(tmp_path / "scratch")
+    assert (grown / HNSW_FILE).read_bytes() == (scratch / HNSW_FILE).read_bytes()
