@@ -166,7 +166,10 @@ class KnowledgeBase:
         self._lock = threading.Lock()
         self.manifest = read_manifest(generation)
         self.fingerprint = self.manifest.fingerprint
-        self._paper_ids, self._ordinals, self._month_index, self._segment_starts = self._row_dates()
+        try:
+            self._paper_ids, self._ordinals, self._month_index, self._segment_starts = self._row_dates()
+        except sqlite3.DatabaseError as error:
+            raise self._database_error(error) from error
         if listed and [segment.start for segment in listed] != self._segment_starts:
             raise ValueError(f"{generation / SEGMENTS_NAME}: segment rows disagree with their papers.sqlite")
         if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
@@ -514,12 +517,27 @@ class KnowledgeBase:
     def _query(self, sql: str, parameters: tuple[Any, ...] = (), segment: int = -1) -> list[Any]:
         """Rows of ``sql`` in one segment (by default the newest, which holds the domains and build facts)."""
         with self._lock:
-            return self._connections[segment].execute(sql, parameters).fetchall()
+            try:
+                return self._connections[segment].execute(sql, parameters).fetchall()
+            except sqlite3.DatabaseError as error:
+                raise self._database_error(error) from error
 
     def _query_segments(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
         """Rows of ``sql`` in every segment, one after the other (row order for a row-ordered query)."""
         with self._lock:
-            return [row for connection in self._connections for row in connection.execute(sql, parameters)]
+            try:
+                return [row for link in self._connections for row in link.execute(sql, parameters)]
+            except sqlite3.DatabaseError as error:
+                raise self._database_error(error) from error
+
+    def _database_error(self, error: sqlite3.DatabaseError) -> Exception:
+        """A corrupt or unreadable papers.sqlite as a user error naming the file (a bad query stays a bug)."""
+        from foresci.errors import DatabaseFileError, as_user_error
+
+        if isinstance(error, sqlite3.OperationalError) and as_user_error(error) is None:
+            return error  # e.g. a bad query: a bug, keep its traceback
+        return DatabaseFileError(f"SQLite: {' '.join(str(error).split())} (rebuild the KB, or check it with "
+                                 "`foresci kb verify`)", path=self.generation / "papers.sqlite")
 
     def _require_papers(self) -> None:
         if not self._paper_ids:
