@@ -68,7 +68,8 @@ def main() -> int:
             print(f"  {method:<24} {mean:.3f} [{low:.3f}, {high:.3f}]")
         mean, low, high = mean_interval(per_method[LEARNED])
         if difficulty == 0.0 and not low > EASY_FLOOR:
-            failures.append(f"difficulty 0: learned AUC interval [{low:.3f}, {high:.3f}] not above {EASY_FLOOR}")
+            failures.append(f"difficulty 0: learned AUC interval [{low:.3f}, {high:.3f}] "
+                            f"not above {EASY_FLOOR}")
         if difficulty == 1.0 and not low <= 0.5 <= high:
             failures.append(f"difficulty 1: learned AUC interval [{low:.3f}, {high:.3f}] excludes 0.5")
     if args.seeds < 10:

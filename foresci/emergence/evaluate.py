@@ -15,7 +15,7 @@ from foresci.emergence.concepts import ConceptPaper
 from foresci.emergence.config import EmergenceSettings
 from foresci.emergence.features import BASELINES
 from foresci.emergence.learned import LearnedModel, fit_learned
-from foresci.emergence.scoring import Interval, score_pairs
+from foresci.emergence.scoring import Interval, auc_difference, score_pairs
 
 LEARNED = "learned"
 
@@ -67,9 +67,12 @@ def evaluate(target: EmergenceSet, model: LearnedModel, min_papers: int,
     """AUC and precision@k with bootstrap intervals for every method, and the audit."""
     labels = target.labels(min_papers)
     scoring = settings.scoring
+    methods = method_scores(target, model)
     scored = {name: score_pairs(values, labels, scoring.precision_at, scoring.bootstrap_resamples,
                                 scoring.bootstrap_seed)
-              for name, values in method_scores(target, model).items()}
+              for name, values in methods.items()}
+    lift = auc_difference(methods[LEARNED], methods["preferential_attachment"], labels,
+                          scoring.bootstrap_resamples, scoring.bootstrap_seed)
     degree = score_pairs(target.snapshot.features.baseline("degree"), labels, [], 0, 0)["auc"].value
     best = max((metrics["auc"].value for metrics in scored.values()), default=float("nan"))
     network = target.snapshot.network
@@ -82,6 +85,7 @@ def evaluate(target: EmergenceSet, model: LearnedModel, min_papers: int,
         "pre_cutoff_papers": network.papers, "window_papers": target.window_papers,
         "concepts": len(target.snapshot.vocabulary), "candidates_sampled": target.snapshot.candidates.sampled,
         "learned": model.note,
+        "learned_minus_preferential_attachment_auc": lift.as_dict(),
     }
     return Evaluation(cutoff=target.snapshot.cutoff, window_end=target.window_end, min_papers=min_papers,
                       total_candidates=target.snapshot.candidates.total, scored_candidates=len(labels),

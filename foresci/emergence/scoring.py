@@ -91,3 +91,17 @@ def score_pairs(scores: np.ndarray, labels: np.ndarray, precision_at: list[int],
         for k in precision_at:
             samples[f"precision@{k}"].append(ranked.precision_at(k, weights))
     return {name: _interval(point, samples[name]) for name, point in points.items()}
+
+
+def auc_difference(first: np.ndarray, second: np.ndarray, labels: np.ndarray, resamples: int,
+                   seed: int) -> Interval:
+    """AUC of ``first`` minus AUC of ``second`` on the same pairs, with a paired bootstrap interval."""
+    one, two = RankedScores(first, labels), RankedScores(second, labels)
+    ones = np.ones(len(labels))
+    point = one.auc(ones) - two.auc(ones)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(resamples if len(labels) else 0):
+        weights = np.bincount(rng.integers(0, len(labels), len(labels)), minlength=len(labels)).astype(float)
+        samples.append(one.auc(weights) - two.auc(weights))
+    return _interval(point, samples)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from foresci.emergence.scoring import RankedScores, score_pairs
+from foresci.emergence.scoring import RankedScores, auc_difference, score_pairs
 
 
 def test_auc_matches_scikit_learn_with_ties() -> None:
@@ -50,3 +50,15 @@ def test_bootstrap_interval_brackets_the_point_and_separates_signal_from_noise()
         assert bad.low is not None and bad.high is not None
         widths.append((bad.high - bad.low) / 3.92)
     assert 0.8 * null_sd < float(np.mean(widths)) < 1.2 * null_sd
+
+
+def test_paired_auc_difference() -> None:
+    rng = np.random.default_rng(6)
+    labels = rng.random(1000) < 0.2
+    strong, weak = labels + rng.normal(0, 0.4, 1000), labels + rng.normal(0, 2.0, 1000)
+    lift = auc_difference(strong, weak, labels, 100, 2)
+    expected = roc_auc_score(labels, strong) - roc_auc_score(labels, weak)
+    assert abs(lift.value - expected) < 1e-12
+    assert lift.low is not None and lift.low > 0
+    same = auc_difference(strong, strong, labels, 20, 2)
+    assert same.value == same.low == same.high == 0.0
