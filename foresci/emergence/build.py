@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
+import scipy.sparse as sp
 
 from foresci.emergence.candidates import Candidates, candidate_pairs, pair_counts, positives
 from foresci.emergence.concepts import ConceptPaper, Vocabulary, mine_vocabulary
@@ -40,6 +41,8 @@ class Snapshot:
     network: ConceptNetwork
     candidates: Candidates
     features: PairFeatures
+    paper_concepts: sp.csr_matrix  # (papers up to the cutoff, concepts), announcement order
+    titles: tuple[str, ...]  # those papers' titles, same order
 
     def digests(self) -> dict[str, str]:
         """Content hashes of vocabulary, network, candidates and features (the leakage test's bytes)."""
@@ -61,14 +64,16 @@ def snapshot_at(papers: Sequence[ConceptPaper], cutoff: date, recent_months: int
     ``recent_months`` sets the span before the cutoff whose papers count as recent (a feature);
     ``limit`` caps the candidates (default ``targets.max_candidates``, a seeded uniform sample above it).
     """
-    before = [paper for paper in papers if paper.announced <= cutoff]
+    before = sorted((paper for paper in papers if paper.announced <= cutoff),
+                    key=lambda paper: paper.announced)
     vocabulary = mine_vocabulary(before, cutoff, settings.vocabulary)
     paper_concepts = incidence(before, vocabulary)
     network = build_network(before, paper_concepts, cutoff, shift_months(cutoff, -recent_months))
     targets = settings.targets
     candidates = candidate_pairs(network, limit or targets.max_candidates, targets.sample_seed)
     return Snapshot(cutoff=cutoff, vocabulary=vocabulary, network=network, candidates=candidates,
-                    features=pair_features(network, candidates.pairs))
+                    features=pair_features(network, candidates.pairs), paper_concepts=paper_concepts,
+                    titles=tuple(paper.title for paper in before))
 
 
 @dataclass(frozen=True)

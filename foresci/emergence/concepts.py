@@ -26,13 +26,14 @@ class ConceptPaper:
     paper_id: str
     announced: date
     phrases: Mapping[str, Mapping[str, int]]  # phrase key -> surface form -> occurrences
+    title: str = ""
 
 
 def concept_paper(paper: Paper, settings: VocabularySettings) -> ConceptPaper:
     """The phrases of ``paper``'s title and abstract (generic phrases dropped)."""
     found = document_phrases(paper.text, settings.min_words, settings.max_words)
     return ConceptPaper(paper_id=paper.paper_id, announced=paper.announced,
-                        phrases={key: dict(forms) for key, forms in found.items()})
+                        phrases={key: dict(forms) for key, forms in found.items()}, title=paper.title)
 
 
 def concept_papers(papers: Iterable[Paper], settings: VocabularySettings) -> list[ConceptPaper]:

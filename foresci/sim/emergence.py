@@ -51,7 +51,11 @@ class EmergenceWorldConfig(BaseModel):
     cross_community: float = Field(default=0.1, ge=0.0, le=1.0,
                                    description="chance a paper names one concept of another community")
     planted_pairs: int = Field(default=30, ge=1, description="pairs planted to emerge in the window")
-    papers_per_pair: int = Field(default=3, ge=1, description="window papers naming each planted pair")
+    papers_per_pair: int = Field(default=3, ge=1, description="window papers naming each planted pair (the "
+                                                              "most, with min_papers_per_pair)")
+    min_papers_per_pair: int | None = Field(default=None, ge=1,
+                                            description="when set, each pair draws its window papers "
+                                                        "uniformly from this to papers_per_pair")
     growth: float = Field(default=3.0, ge=1.0, description="popularity factor of an announced pair's "
                                                            "concepts during the signal months")
 
@@ -183,7 +187,10 @@ def generate_emergence_world(config: EmergenceWorldConfig) -> EmergenceWorld:
         drawn = rng.integers(len(before), size=config.papers_per_month)
         by_month[index] = [list(before[int(i)]) for i in drawn]
     for first, second in (*announced, *hidden):
-        for _ in range(config.papers_per_pair):
+        least = config.min_papers_per_pair
+        most = config.papers_per_pair
+        count = most if least is None else int(rng.integers(least, most + 1))
+        for _ in range(count):
             by_month[config.months_before + int(rng.integers(config.window_months))].append([first, second])
     planted = [PlantedPair(first=names[a], second=names[b], announced=True) for a, b in announced] + \
               [PlantedPair(first=names[a], second=names[b], announced=False) for a, b in hidden]
