@@ -3,7 +3,8 @@
 For each seed it plans the signal benchmark's world (:func:`foresci.signal.small_world`: one domain, six
 directions, 40 papers a month) without writing papers, takes the planted directions as the nodes, and builds
 every 4-option direction task the builder's gates keep (3- and 6-month windows; margin, lead over noise and
-window papers as in :mod:`foresci.tasks.builders.direction`). The winner is the option whose share grows
+window papers as in :mod:`foresci.tasks.families.direction_forecasting.builder`).
+The winner is the option whose share grows
 most against its level, the level being either the observed level count ("raw", the old target) or its
 empirical-Bayes estimate (:func:`foresci.tasks.evidence.level_estimates`, the target). Printed per
 difficulty and level: tasks, how often the largest and the smallest option (by level) win, and trend's

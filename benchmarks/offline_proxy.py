@@ -24,7 +24,7 @@ from foresci.embed import embedder_from_settings  # noqa: E402
 from foresci.evaluation.fact import offline_fact, public_texts  # noqa: E402
 from foresci.io import read_models  # noqa: E402
 from foresci.settings import Settings  # noqa: E402
-from foresci.tasks.hidden import HiddenTarget  # noqa: E402
+from foresci.tasks.hidden_io import read_hidden  # noqa: E402
 from foresci.tasks.models import Task  # noqa: E402
 
 ANSWERS = {"strategic_planning": PlanningAnswer, "venue_positioning": VenueAnswer}
@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument("--goal", type=float, default=0.2, help="highest mean fact_offline of names-only")
     args = parser.parse_args()
     tasks = {task.task_id: task for task in read_models(args.release / "tasks.jsonl", Task)}
-    hidden = {row.task_id: row for row in read_models(args.release / "hidden.jsonl", HiddenTarget)}
+    hidden = {row.task_id: row for row in read_hidden(args.release / "hidden.jsonl")}
     settings = Settings()
     encoder = embedder_from_settings(settings)
     before, after, control = [], [], []

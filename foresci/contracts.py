@@ -1,21 +1,30 @@
 """The neutral contracts between answering methods and evaluation: what a method returns.
 
 ``Answer`` (one row of ``answers.jsonl``), its ``SupportArtifact`` (queries, retrieved items, ``Evidence``
-per claim, tool calls), the four family answer schemas and ``ForecastAnswer``. Both ``foresci.agents``
+per claim, tool calls) and ``ForecastAnswer``. Each family's answer schema is the family's
+(:mod:`foresci.tasks.families`, ``family_schema(name)``); the four shipped ones are named here too, for
+``AgentReply``. Both ``foresci.agents``
 and ``foresci.evaluation`` import these; neither imports the other. ``foresci schema export DIR`` writes
 them as JSON Schemas for agents written in other languages (:mod:`foresci.schemas`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import date
-from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
+from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.taxonomy.models import Trajectory
+from foresci.tasks.families import family_schema
+from foresci.tasks.families.bottleneck_opportunity.family import BottleneckAnswer
+from foresci.tasks.families.direction_forecasting.family import DirectionAnswer
+from foresci.tasks.families.parts import RankedOption
+from foresci.tasks.families.strategic_planning.family import PlanningAnswer
+from foresci.tasks.families.venue_positioning.family import VenueAnswer
+
+__all__ = ["AgentReply", "Answer", "BottleneckAnswer", "ContractStatus", "DirectionAnswer", "Evidence",
+           "ForecastAnswer", "PlanningAnswer", "RankedOption", "RetrievedItem", "SupportArtifact", "ToolCall",
+           "VenueAnswer", "family_schema"]
 
 
 class RetrievedItem(BaseModel):
@@ -61,62 +70,6 @@ class SupportArtifact(BaseModel):
     notes: list[str] = Field(default_factory=list, description="e.g. how trends were normalised")
 
 
-# ---- family-specific structured outputs -------------------------------------------------------
-
-class DirectionAnswer(BaseModel):
-    """direction_forecasting: the candidate that gains momentum and its trajectory."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    direction: str = Field(description="option_id of the chosen candidate")
-    trajectory: Trajectory
-    rationale: str
-    signals: list[str] = Field(default_factory=list)
-    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-
-
-class BottleneckAnswer(BaseModel):
-    """bottleneck_opportunity: one root bottleneck, the opportunity it unlocks, and the mechanism."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    bottleneck: str
-    opportunity: str
-    mechanism: str
-    evidence_summary: str = ""
-
-
-class RankedOption(BaseModel):
-    """One entry of a ranked plan or venue list."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    option_id: str
-    reason: str = ""
-
-
-class PlanningAnswer(BaseModel):
-    """strategic_planning: ranked options with milestones and risks."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    ranking: list[RankedOption]
-    milestones: list[str] = Field(default_factory=list)
-    risks: list[str] = Field(default_factory=list)
-    go_no_go: str = ""
-
-
-class VenueAnswer(BaseModel):
-    """venue_positioning: ranked venue families with framing and reviewer risks."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    ranking: list[RankedOption]
-    framing: str = ""
-    reviewer_risks: list[str] = Field(default_factory=list)
-    evidence_upgrades: list[str] = Field(default_factory=list)
-
-
 class ForecastAnswer(BaseModel):
     """Answer to a forecast question: quantiles for numeric, a probability for binary."""
 
@@ -142,58 +95,7 @@ class ForecastAnswer(BaseModel):
     )
 
 
-FAMILY_SCHEMAS: dict[str, type[BaseModel]] = {
-    "direction_forecasting": DirectionAnswer,
-    "bottleneck_opportunity": BottleneckAnswer,
-    "strategic_planning": PlanningAnswer,
-    "venue_positioning": VenueAnswer,
-}
-
-
-def family_schema(family: str) -> type[BaseModel]:
-    """The structured output schema of a task family."""
-    try:
-        return FAMILY_SCHEMAS[family]
-    except KeyError as error:
-        raise ValueError(f"unknown task family {family!r}; expected one of "
-                         f"{sorted(FAMILY_SCHEMAS)}") from error
-
-
 ContractStatus = Literal["ok", "repaired", "invalid"]
-
-
-def answer_schema_for_options(base: type[BaseModel], options: Sequence[str]) -> type[BaseModel]:
-    """``base`` (a family answer) with the task's option ids as an ``enum`` and, for rankings, exactly as
-    many entries as options (``minItems``/``maxItems``) in the JSON schema sent to the model.
-
-    A server with a grammar is held to the options; parsing stays lenient (any string, any length), so an
-    answer outside the contract is still read, checked and recorded as the model gave it. The class name,
-    and so the schema title, stays the family's.
-    """
-    return _constrained_schema(base, tuple(options))
-
-
-@lru_cache(maxsize=256)
-def _constrained_schema(base: type[BaseModel], options: tuple[str, ...]) -> type[BaseModel]:
-    if not options:
-        return base
-    enum: dict[str, JsonValue] = {"enum": list(options)}
-    if issubclass(base, DirectionAnswer):
-        direction = Field(description="option_id of the chosen candidate", json_schema_extra=enum)
-        return create_model(
-            base.__name__, __base__=base, __module__=base.__module__, direction=(str, direction)
-        )
-    if issubclass(base, PlanningAnswer | VenueAnswer):
-        item = create_model(
-            RankedOption.__name__, __base__=RankedOption, __module__=__name__,
-            option_id=(str, Field(description="option_id of a candidate", json_schema_extra=enum)),
-        )
-        sizes: dict[str, JsonValue] = {"minItems": len(options), "maxItems": len(options)}
-        ranking = Field(description="every option once, best first", json_schema_extra=sizes)
-        return create_model(
-            base.__name__, __base__=base, __module__=base.__module__, ranking=(list[item], ranking)
-        )
-    return base
 
 
 class Answer(BaseModel):

@@ -14,7 +14,8 @@ from pathlib import Path
 import typer
 from pydantic import BaseModel
 
-from foresci.contracts import FAMILY_SCHEMAS, AgentReply, ForecastAnswer, SupportArtifact
+from foresci.contracts import AgentReply, ForecastAnswer, SupportArtifact
+from foresci.tasks.families import all_families
 from foresci.tasks.models import ForecastQuestion, Task
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -37,8 +38,10 @@ def schema_files() -> dict[str, dict[str, object]]:
         "support_artifact.schema.json": schema_of(SupportArtifact),
         "forecast_answer.schema.json": schema_of(ForecastAnswer),
     }
-    for family, model in FAMILY_SCHEMAS.items():
-        files[f"answer/{family}.schema.json"] = schema_of(model, title=f"{model.__name__} ({family})")
+    for family in all_families():
+        model = family.answer_schema
+        title = f"{model.__name__} ({family.name})"
+        files[f"answer/{family.name}.schema.json"] = schema_of(model, title=title)
     return files
 
 

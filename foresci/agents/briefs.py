@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from foresci.contracts import FAMILY_SCHEMAS, family_schema
 from foresci.kb.models import Paper
+from foresci.tasks.families import family_schema
 from foresci.tasks.models import Task
 
 Mode = Literal["full", "name_only"]
 
-# FAMILY_SCHEMAS and family_schema live in foresci.contracts; re-exported for older imports
-__all__ = ["FAMILY_SCHEMAS", "Mode", "candidate_ids", "evidence_block", "family_schema", "name_only_task",
+# family_schema lives in foresci.tasks.families; re-exported for older imports
+__all__ = ["Mode", "candidate_ids", "evidence_block", "family_schema", "name_only_task",
            "task_brief", "task_queries"]
 
 

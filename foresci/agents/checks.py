@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from foresci.errors import UserError
-from foresci.tasks.models import FAMILIES, ForecastQuestion, Task
+from foresci.tasks.families import family_names
+from foresci.tasks.models import ForecastQuestion, Task
 
 
 def task_problems(task: Task, domains: Iterable[str] | None) -> list[tuple[str, str]]:
@@ -29,8 +30,8 @@ def task_problems(task: Task, domains: Iterable[str] | None) -> list[tuple[str, 
         problems.append(
             ("window_end", f"window end {task.window_end} is before its start {task.window_start}")
         )
-    if task.family not in FAMILIES:
-        problems.append(("family", f"unknown family {task.family!r}; expected one of {list(FAMILIES)}"))
+    if task.family not in family_names():
+        problems.append(("family", f"unknown family {task.family!r}; expected one of {list(family_names())}"))
     known = None if domains is None else set(domains)
     if known is not None and task.domain not in known:
         problems.append(("domain", f"domain {task.domain!r} is not in the KB (it has {sorted(known)})"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.contracts import (
-    FAMILY_SCHEMAS,
     Answer,
     BottleneckAnswer,
     ContractStatus,
@@ -19,12 +18,10 @@ from foresci.contracts import (
     SupportArtifact,
     ToolCall,
     VenueAnswer,
-    answer_schema_for_options,
     family_schema,
 )
 
 __all__ = [
-    "FAMILY_SCHEMAS",
     "Answer",
     "BottleneckAnswer",
     "ContractStatus",
@@ -39,7 +36,6 @@ __all__ = [
     "SupportArtifact",
     "ToolCall",
     "VenueAnswer",
-    "answer_schema_for_options",
     "family_schema",
 ]
 

@@ -143,25 +143,32 @@ def _load_templates(path: Path, expected: dict[str, frozenset[str]]) -> dict[str
 
 
 def _load_families(path: Path) -> dict[str, dict[str, str]]:
-    from foresci.tasks.models import FAMILIES
+    """Every registered family's texts: its entry in ``families.yaml`` (the shipped families'), else the
+    texts the family object carries (``TaskFamily.contract``/``rubric``/``evidence_focus``)."""
+    from foresci.tasks.families import all_families, family_names
 
     data = _read_yaml(path).get("families")
     if not isinstance(data, dict):
         raise PromptError(f"{path}: expected 'families:' mapping")
     families: dict[str, dict[str, str]] = {}
-    for family in FAMILIES:
+    for registered in all_families():
+        family = registered.name
         entry = data.get(family)
+        own = {key: getattr(registered, key, "") for key in FAMILY_KEYS}
+        if entry is None and all(str(text).strip() for text in own.values()):
+            entry = own
         if not isinstance(entry, dict):
-            raise PromptError(f"{path}: families.{family}: missing")
+            raise PromptError(f"{path}: families.{family}: missing (and the family object carries no "
+                              f"{'/'.join(sorted(FAMILY_KEYS))} texts)")
         if set(entry) != FAMILY_KEYS:
             raise PromptError(f"{path}: families.{family}: keys {sorted(entry)} != {sorted(FAMILY_KEYS)}")
         for key, text in entry.items():
             if placeholders(str(text)):
                 raise PromptError(f"{path}: families.{family}.{key}: family texts take no variables")
         families[family] = {key: str(text).strip() for key, text in entry.items()}
-    unknown = sorted(set(data) - set(FAMILIES))
+    unknown = sorted(set(data) - set(family_names()))
     if unknown:
-        raise PromptError(f"{path}: unknown families {unknown}")
+        raise PromptError(f"{path}: unknown families {unknown}; known: {list(family_names())}")
     return families
 
 

@@ -75,7 +75,8 @@ def target_slots(task: Task, hidden: HiddenTarget) -> tuple[list[Slot], str]:
     if task.family == "direction_forecasting":
         by_id = {candidate.option_id: candidate for candidate in task.candidates}
         texts: list[str] = []
-        for option_id in [hidden.primary_direction, *hidden.acceptable_directions]:
+        primary = getattr(hidden, "primary_direction", None)
+        for option_id in [primary, *getattr(hidden, "acceptable_directions", [])]:
             if option_id is None:
                 continue
             candidate = by_id.get(option_id)
@@ -87,15 +88,19 @@ def target_slots(task: Task, hidden: HiddenTarget) -> tuple[list[Slot], str]:
                 texts.append(f"{candidate.name}: {candidate.description}")
         if texts:
             slots.append(Slot(name="direction", variants=texts))
-        if hidden.trajectory:
-            slots.append(Slot(name="trajectory", variants=[f"The direction is {hidden.trajectory}."]))
+        trajectory = getattr(hidden, "trajectory", None)
+        if trajectory:
+            slots.append(Slot(name="trajectory", variants=[f"The direction is {trajectory}."]))
     elif task.family == "bottleneck_opportunity":
-        if hidden.bottleneck:
-            slots.append(Slot(name="bottleneck", variants=list(hidden.bottleneck)))
-        if hidden.opportunity:
-            slots.append(Slot(name="opportunity", variants=list(hidden.opportunity)))
-        if hidden.mechanism:
-            slots.append(Slot(name="mechanism", variants=[hidden.mechanism]))
+        bottleneck: list[str] = getattr(hidden, "bottleneck", [])
+        opportunity: list[str] = getattr(hidden, "opportunity", [])
+        mechanism: str | None = getattr(hidden, "mechanism", None)
+        if bottleneck:
+            slots.append(Slot(name="bottleneck", variants=list(bottleneck)))
+        if opportunity:
+            slots.append(Slot(name="opportunity", variants=list(opportunity)))
+        if mechanism:
+            slots.append(Slot(name="mechanism", variants=[mechanism]))
     return slots, "derived"
 
 

@@ -14,6 +14,7 @@ from foresci.errors import UserError
 from foresci.evaluation.trace import cited_ids
 from foresci.io import read_json, read_models
 from foresci.tasks.hidden import HiddenTarget, Resolution
+from foresci.tasks.hidden_io import read_hidden
 from foresci.tasks.models import ForecastQuestion, Task
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -48,7 +49,7 @@ def load_release(release_dir: Path) -> ReleaseData:
     if tasks_path.is_file():
         data.tasks = {task.task_id: task for task in read_models(tasks_path, Task)}
     if (release_dir / "hidden.jsonl").is_file():
-        data.hidden = {row.task_id: row for row in read_models(release_dir / "hidden.jsonl", HiddenTarget)}
+        data.hidden = {row.task_id: row for row in read_hidden(release_dir / "hidden.jsonl")}
     if forecast_path.is_file():
         data.questions = {row.question_id: row for row in read_models(forecast_path, ForecastQuestion)}
     for name in RESOLUTION_FILES:

@@ -34,25 +34,31 @@ def reviewer_brief(task: Task, hidden: HiddenTarget) -> str:
     """The family-conditioned brief from the public task and the hidden decision target (JSON)."""
     names = {candidate.option_id: candidate.name for candidate in task.candidates}
     brief: dict[str, object] = {"family": task.family}
-    if hidden.primary_direction:
-        brief["direction_that_gained_momentum"] = names.get(
-            hidden.primary_direction, hidden.primary_direction
-        )
+    # each family's target holds some of these fields (foresci.tasks.families); absent ones are empty
+    primary = getattr(hidden, "primary_direction", None)
+    trajectory = getattr(hidden, "trajectory", None)
+    bottleneck: list[str] = getattr(hidden, "bottleneck", [])
+    opportunity: list[str] = getattr(hidden, "opportunity", [])
+    mechanism = getattr(hidden, "mechanism", None)
+    ranking: list[str] = getattr(hidden, "ranking", [])
+    rationale: list[str] = getattr(hidden, "rationale", [])
+    if primary:
+        brief["direction_that_gained_momentum"] = names.get(primary, primary)
         brief["acceptable_neighbours"] = [
-            names.get(option, option) for option in hidden.acceptable_directions
+            names.get(option, option) for option in getattr(hidden, "acceptable_directions", [])
         ]
-    if hidden.trajectory:
-        brief["trajectory"] = hidden.trajectory
-    if hidden.bottleneck:
-        brief["bottleneck"] = hidden.bottleneck[0]
-    if hidden.opportunity:
-        brief["opportunity"] = hidden.opportunity[0]
-    if hidden.mechanism:
-        brief["mechanism"] = hidden.mechanism
-    if hidden.ranking:
-        brief["preferred_order"] = [names.get(option, option) for option in hidden.ranking]
-    if hidden.rationale:
-        brief["rationale"] = hidden.rationale
+    if trajectory:
+        brief["trajectory"] = trajectory
+    if bottleneck:
+        brief["bottleneck"] = bottleneck[0]
+    if opportunity:
+        brief["opportunity"] = opportunity[0]
+    if mechanism:
+        brief["mechanism"] = mechanism
+    if ranking:
+        brief["preferred_order"] = [names.get(option, option) for option in ranking]
+    if rationale:
+        brief["rationale"] = rationale
     return json.dumps(brief, ensure_ascii=False)
 
 

@@ -14,7 +14,7 @@ from foresci.evaluation.judges import JudgeClient, JudgeError
 from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.pers import judged_pers, offline_pers
-from foresci.evaluation.ranking import parse_answer_ranking, ranking_fta
+from foresci.evaluation.ranking import ranking_fta
 from foresci.evaluation.trace import (
     PaperDates,
     citation_checks,
@@ -22,13 +22,12 @@ from foresci.evaluation.trace import (
     judged_trace,
     offline_trace,
 )
+from foresci.tasks.families import get_family
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
-from foresci.tasks.options import resolve_option
+from foresci.tasks.options import parse_answer_ranking
 from foresci.transcripts import Transcript, recording
 
-RANKING_FAMILIES = ("strategic_planning", "venue_positioning")
-SLOT_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
 FORECAST_FAMILY = "forecast"
 SCORING_REVISION = 2
 """Part of the evaluation fingerprint: bump it when a metric is computed differently, so stored scores of
@@ -119,13 +118,14 @@ def judge_recorded(
 
 
 def ranking_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricResult:
-    """FTA_rank of a planning/venue answer against the hidden order."""
-    if not hidden.ranking:
+    """FTA_rank of a ranking family's answer (planning, venue) against the hidden order."""
+    gold: list[str] = getattr(hidden, "ranking", [])
+    if not gold:
         return MetricResult(
             name="fta", value=None, available=False, reason="the hidden target has no ranking"
         )
     predicted, source = parse_answer_ranking(answer.payload, answer.text, task.candidates)
-    score = ranking_fta(hidden.ranking, predicted)
+    score = ranking_fta(gold, predicted)
     return MetricResult(
         name="fta",
         value=score.f1,
@@ -134,7 +134,7 @@ def ranking_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricRe
         details={
             "kind": "rank",
             "predicted": predicted,
-            "gold": hidden.ranking,
+            "gold": gold,
             "parsed_from": source,
             "recall_checks": vars(score.recall_checks),
             "precision_checks": vars(score.precision_checks),
@@ -168,43 +168,11 @@ def slot_metric(
 
 
 def top_choice_metric(answer: Answer, task: Task, hidden: HiddenTarget) -> MetricResult | None:
-    """``top_choice``: was the first pick right? direction: 1 primary / 0.5 acceptable; ranking: S_top.
-
-    A payload direction is what the model chose: one that names no option scores 0 (the text is read
-    only when the payload has no direction at all).
-    """
-    if task.family == "direction_forecasting" and hidden.primary_direction:
-        label = answer.payload.get("direction")
-        chosen = resolve_option(label, task.candidates)
-        if label is None:
-            predicted, _ = parse_answer_ranking({}, answer.text, task.candidates)
-            chosen = predicted[0] if predicted else None
-        value = (
-            1.0
-            if chosen == hidden.primary_direction
-            else 0.5
-            if chosen in hidden.acceptable_directions
-            else 0.0
-        )
-        trajectory = answer.payload.get("trajectory")
-        return MetricResult(
-            name="top_choice",
-            value=value,
-            details={
-                "chosen": chosen,
-                "answered": label,
-                "gold": hidden.primary_direction,
-                "trajectory": trajectory,
-                "trajectory_correct": None if hidden.trajectory is None else trajectory == hidden.trajectory,
-            },
-        )
-    if task.family in RANKING_FAMILIES and hidden.ranking:
-        predicted, _ = parse_answer_ranking(answer.payload, answer.text, task.candidates)
-        value = 1.0 if predicted and predicted[0] == hidden.ranking[0] else 0.0
-        return MetricResult(
-            name="top_choice", value=value, details={"chosen": predicted[:1], "gold": hidden.ranking[0]}
-        )
-    return None
+    """``top_choice``: was the first pick right? The task's family decides
+    (:meth:`foresci.tasks.families.TaskFamily.top_choice`: direction 1 primary / 0.5 acceptable; ranking
+    families S_top); None where it does not apply."""
+    top = get_family(task.family).top_choice(answer, task, hidden)
+    return None if top is None else MetricResult(name="top_choice", value=top.value, details=top.details)
 
 
 def score_task_answer(
@@ -222,14 +190,15 @@ def score_task_answer(
     """
     metrics: dict[str, MetricResult] = {}
     checks = citation_checks(answer, task.cutoff, kb_dates)
-    if task.family in RANKING_FAMILIES:
+    family = get_family(task.family)
+    if family.ranked:
         metrics["fta"] = ranking_metric(answer, task, hidden)
     elif judged is not None:
         if judged.claims is None:
             metrics["fta"] = judge_failed("fta", judged.claims_error, judged.claims_error_kind)
         else:
             metrics["fta"] = slot_metric("fta", judged.claims, task, hidden, encoder)
-    if task.family in SLOT_FAMILIES:
+    if "fta_offline_claims" in family.metrics:
         sentences = split_sentences(answer_text(answer), limit=settings.max_claims)
         metrics["fta_offline_claims"] = slot_metric("fta_offline_claims", sentences, task, hidden, encoder)
     if hidden.claims:

@@ -103,14 +103,17 @@ def decision_signature(task: Task, hidden: HiddenTarget | None) -> tuple[object,
     options = tuple(sorted(candidate.name.lower() for candidate in task.candidates))
     answer: object = None
     if hidden is not None:
+        primary: str | None = getattr(hidden, "primary_direction", None)
+        bottleneck: list[str] = getattr(hidden, "bottleneck", [])
+        ranking: list[str] = getattr(hidden, "ranking", [])
         answer = (
-            hidden.primary_direction
-            or (hidden.bottleneck[0].lower() if hidden.bottleneck else None)
-            or (tuple(hidden.ranking[:1]) if hidden.ranking else None)
+            primary
+            or (bottleneck[0].lower() if bottleneck else None)
+            or (tuple(ranking[:1]) if ranking else None)
         )
-        if hidden.primary_direction or hidden.ranking:
+        if primary or ranking:
             names = {candidate.option_id: candidate.name.lower() for candidate in task.candidates}
-            answer = names.get(str(hidden.primary_direction or hidden.ranking[0]), answer)
+            answer = names.get(str(primary or ranking[0]), answer)
     subject = str(task.context.get("subdirection") or task.context.get("contribution") or "").lower()
     if answer is None and not options:
         subject = subject or " ".join(task.title.lower().split())
@@ -164,7 +167,7 @@ def _audit_family(
         by_horizon=dict(Counter(task.horizon for task in members)),
         by_subtype=dict(Counter(str(task.subtype) for task in members if task.subtype)),
     )
-    labels = Counter(target.trajectory for _, target in pairs if target.trajectory)
+    labels = Counter(label for _, target in pairs if (label := getattr(target, "trajectory", None)))
     audit.labels = {str(label): count for label, count in labels.most_common()}
     if labels:
         audit.top_label_share = round(labels.most_common(1)[0][1] / sum(labels.values()), 4)

@@ -51,7 +51,7 @@ def make_rate(rule: str, how: str, outcomes: Sequence[bool | None]) -> Rate:
 
 def hidden_top(hidden: HiddenTarget) -> str | None:
     """The hidden top option id: the primary direction, else the first of the ranking."""
-    return hidden.primary_direction or (hidden.ranking[0] if hidden.ranking else None)
+    return hidden.top_option()
 
 
 def answer_signature(task: Task, hidden: HiddenTarget) -> str:
@@ -60,8 +60,9 @@ def answer_signature(task: Task, hidden: HiddenTarget) -> str:
     names = {candidate.option_id: candidate.name for candidate in task.candidates}
     if top is not None:
         return names.get(top, top).lower()
-    if hidden.bottleneck:
-        return hidden.bottleneck[0].lower()
+    bottleneck: list[str] = getattr(hidden, "bottleneck", [])
+    if bottleneck:
+        return bottleneck[0].lower()
     return hidden.slots[0].variants[0].lower() if hidden.slots else ""
 
 

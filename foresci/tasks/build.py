@@ -15,17 +15,14 @@ from foresci.kb.models import Paper
 from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
-from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
 from foresci.tasks.builders.common import Built, select_balanced
-from foresci.tasks.builders.direction import build_direction_tasks
-from foresci.tasks.builders.planning import build_planning_tasks
-from foresci.tasks.builders.venue import build_venue_tasks
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import Classifier, DomainEvidence, collect_evidence
+from foresci.tasks.families import family_names, get_family
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.hidden_io import write_forecast_hidden, write_hidden
 from foresci.tasks.lint import lint_task
-from foresci.tasks.models import FAMILIES, ForecastQuestion
+from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.release import write_public
 from foresci.tasks.text import content_tokens
 from foresci.tasks.windows import Window, make_window
@@ -41,13 +38,6 @@ DOMAIN_NAMES = {"llm_agent": "LLM agents", "llm_finetuning_post_training": "LLM 
                 "rag_and_retrieval_structuring": "RAG and retrieval structuring",
                 "visual_generative_modeling_and_diffusion": "visual generative modelling and diffusion"}
 
-Builder = Callable[[DomainEvidence, TaskSettings, str, int], list[Built]]
-BUILDERS: dict[str, Builder] = {"direction_forecasting": build_direction_tasks,
-                                "bottleneck_opportunity": build_bottleneck_tasks,
-                                "strategic_planning": build_planning_tasks,
-                                "venue_positioning": build_venue_tasks}
-HORIZON_FAMILIES = {"venue_cycle": ("venue_positioning",)}
-WINDOW_FAMILIES = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning")
 
 
 def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
@@ -127,27 +117,28 @@ def evidence_for_windows(snapshot: Snapshot, papers: Sequence[Paper], embeddings
 
 
 def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, per_family: int,
-                   families: Sequence[str] = FAMILIES) -> tuple[dict[str, list[Built]], list[str]]:
-    """Run every family builder on every window's evidence; drop tasks the leakage lint flags.
+                   families: Sequence[str] | None = None) -> tuple[dict[str, list[Built]], list[str]]:
+    """Run every family's builder (default: every registered family) on the evidence of each window the
+    family reads (its ``horizons``); drop tasks the leakage lint flags.
 
     Returns the candidates per family and the lint problems of dropped tasks.
     """
-    pools: dict[str, list[Built]] = {family: [] for family in families}
+    chosen = [get_family(name) for name in (family_names() if families is None else families)]
+    pools: dict[str, list[Built]] = {family.name: [] for family in chosen}
     problems: list[str] = []
     for evidence in evidences:
         name = domain_name(evidence.domain)
         allowed = frozenset(content_tokens(name)) | snapshot_vocabulary(evidence.snapshot)
         first_seen = {node.node_id: node.first_seen for node in evidence.snapshot.nodes}
-        wanted = HORIZON_FAMILIES.get(evidence.window.horizon, WINDOW_FAMILIES)
-        for family in families:
-            if family not in wanted:
+        for family in chosen:
+            if evidence.window.horizon not in family.horizons:
                 continue
-            for item in BUILDERS[family](evidence, settings, name, per_family):
+            for item in family.build(evidence, settings, name, per_family):
                 found = lint_task(item.task, item.hidden, evidence.pre_vocabulary, first_seen, allowed)
                 if found:
                     problems.extend(found)
                     continue
-                pools[family].append(item)
+                pools[family.name].append(item)
     return pools, problems
 
 
@@ -172,7 +163,7 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
     Forecast ``questions`` go to forecast.jsonl (public) and their ``resolutions`` to
     forecast_hidden.jsonl (hidden, beside hidden.jsonl).
     """
-    items = [item for family in FAMILIES for item in selected.get(family, [])]
+    items = [item for family in family_names() for item in selected.get(family, [])]
     tasks = [item.task for item in items]
     hidden = {item.hidden.task_id: item.hidden for item in items}
     report = audit_tasks(tasks, hidden, settings)

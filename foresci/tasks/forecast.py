@@ -28,8 +28,9 @@ from foresci.kb.models import Paper
 from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
+from foresci.tasks.families import all_families
 from foresci.tasks.hidden import Resolution
-from foresci.tasks.models import FAMILIES, ForecastQuestion
+from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.release import FORECAST_FILE, check_frozen_files
 from foresci.tasks.text import content_tokens, core_phrase
 from foresci.tasks.windows import Window, make_window
@@ -45,12 +46,15 @@ class WindowNotClosedError(UserError):
     """The KB given for resolution does not yet cover the package's window."""
 
 
+def _forecast_families() -> list[tuple[str, str]]:
+    """(family, question kind) of every registered family that contributes forecast questions."""
+    return [(family.name, family.forecast_kind) for family in all_families() if family.forecast_kind]
+
+
 def _kinds() -> Iterator[tuple[str, str]]:
-    kinds = {"direction_forecasting": "binary", "strategic_planning": "numeric",
-             "bottleneck_opportunity": "numeric", "venue_positioning": "binary"}
+    cycle = _forecast_families()
     while True:
-        for family in FAMILIES:
-            yield family, kinds[family]
+        yield from cycle
 
 
 def _mentions(words: set[str], paper: Paper) -> bool:
@@ -112,7 +116,7 @@ def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEviden
         params["phrase"] = phrase
         params["baseline_count"] = mentions
         baseline = float(mentions)
-    else:
+    elif family == "venue_positioning":
         if not item.pre_venues:
             return None
         venue = max(sorted(item.pre_venues), key=lambda family_name: item.pre_venues[family_name])
@@ -125,6 +129,9 @@ def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEviden
                 "papers")
         params["venue_family"] = venue
         baseline = round(share, 4)
+    else:
+        raise UserError(f"family {family!r} has forecast kind {kind!r} but foresci writes forecast questions "
+                        "only for the shipped families", field="forecast_kind")
     identifier = "fq-" + sha256_json({"text": text, "params": params})[:10]
     return ForecastQuestion(question_id=identifier, kind="binary" if kind == "binary" else "numeric",
                             domain=evidence.domain, cutoff=evidence.cutoff, window_start=window.start,
@@ -145,12 +152,13 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
     domains = sorted(evidences)
     exhausted: set[str] = set()
     kinds = _kinds()
-    while domains and len(questions) < n and len(exhausted) < len(FAMILIES):
+    cycle = len(_forecast_families())
+    while domains and cycle and len(questions) < n and len(exhausted) < cycle:
         family, kind = next(kinds)
         if family in exhausted:
             continue
         made = None
-        position = len(questions) + len(questions) // len(FAMILIES)
+        position = len(questions) + len(questions) // cycle
         for offset in range(len(domains)):
             domain = domains[(position + offset) % len(domains)]
             for item in pools[domain]:
@@ -351,11 +359,13 @@ def _resolve(question: ForecastQuestion, evidence: DomainEvidence, fingerprint: 
     elif family == "bottleneck_opportunity":
         words = set(content_tokens(str(question.params["phrase"])))
         outcome = float(sum(1 for paper_id in item.window_ids if _mentions(words, evidence.papers[paper_id])))
-    else:
+    elif family == "venue_positioning":
         counts = item.window_venues
         venue = str(question.params["venue_family"])
         details["window_venues"] = dict(counts)
         top = max(counts.values(), default=0)
         outcome = float(counts[venue] == top and top > 0 and list(counts.values()).count(top) == 1)
+    else:
+        raise UserError(f"no resolution rule for family {family!r}", field="params.family")
     return Resolution(question_id=question.question_id, outcome=outcome, resolved_with=fingerprint or "kb",
                       details=details)

@@ -5,11 +5,18 @@ Agents must never import this module (a test enforces it).
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Annotated, Any, ClassVar, Union
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from foresci.taxonomy.models import Trajectory
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+    model_validator,
+)
 
 
 class Claim(BaseModel):
@@ -31,32 +38,84 @@ class Slot(BaseModel):
     variants: list[str] = Field(min_length=1)
 
 
+LEGACY_FIELDS: dict[str, Any] = {
+    "primary_direction": None, "acceptable_directions": [], "trajectory": None,
+    "bottleneck": [], "opportunity": [], "mechanism": None, "ranking": [], "rationale": [],
+}
+"""The fields of the flat hidden target every row of the four shipped families carried, each family's
+own set or empty. Their targets still write the ones they lack, empty, so hidden.jsonl stays byte-identical
+(``writes_legacy_fields``); reading drops them when empty. A new family writes only its own fields."""
+
+
 class HiddenTarget(BaseModel):
-    """The hidden target of one task. Fields apply per family; unused ones stay empty."""
+    """What the hidden target of every family holds; each family's target subclasses it with a Literal
+    ``family`` and its own fields (the tagged union :func:`hidden_target_union`)."""
 
     model_config = ConfigDict(extra="forbid")
 
+    writes_legacy_fields: ClassVar[bool] = False
+
     task_id: str
     family: str
-    # direction_forecasting
-    primary_direction: str | None = Field(default=None,
-                                          description="candidate option_id that gains momentum")
-    acceptable_directions: list[str] = Field(default_factory=list,
-                                             description="acceptable neighbour option_ids")
-    trajectory: Trajectory | None = None
-    # bottleneck_opportunity
-    bottleneck: list[str] = Field(default_factory=list, description="primary bottleneck then variants")
-    opportunity: list[str] = Field(default_factory=list, description="unlocked opportunity then variants")
-    mechanism: str | None = None
-    # strategic_planning / venue_positioning
-    ranking: list[str] = Field(default_factory=list, description="preferred order of option_ids")
-    rationale: list[str] = Field(default_factory=list)
-    # all families
     slots: list[Slot] = Field(default_factory=list, description="FTA slots with acceptable variants")
     claims: list[Claim] = Field(default_factory=list, description="claim bank for Fact")
     evidence_ids: list[str] = Field(default_factory=list, description="post-cutoff papers behind the target")
     stats: dict[str, Any] = Field(default_factory=dict, description="window counts/shares used")
     unmapped: list[str] = Field(default_factory=list, description="imported fields with no faithful mapping")
+
+    def top_option(self) -> str | None:
+        """The option id that is the right first pick (None: the family's target names no option)."""
+        return None
+
+    def named_options(self) -> list[str]:
+        """Every option id the target names (checked against the task's options)."""
+        return []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_empty_legacy_fields(cls, data: Any) -> Any:
+        if cls.writes_legacy_fields and isinstance(data, dict):
+            return {key: value for key, value in data.items()
+                    if key in cls.model_fields or key not in LEGACY_FIELDS or LEGACY_FIELDS[key] != value}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _with_legacy_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.writes_legacy_fields:
+            for key, default in LEGACY_FIELDS.items():
+                data.setdefault(key, default)
+        return data
+
+
+def hidden_target_union() -> Any:
+    """The tagged union of every registered family's hidden target, discriminated on ``family``."""
+    from foresci.tasks.families import all_families
+
+    models = tuple(family.hidden_model() for family in all_families())
+    if len(models) == 1:
+        return models[0]
+    return Annotated[Union[models], Field(discriminator="family")]  # noqa: UP007 (a runtime tuple)
+
+
+@lru_cache(maxsize=8)
+def _adapter(names: tuple[str, ...]) -> TypeAdapter[HiddenTarget]:
+    return TypeAdapter(hidden_target_union())
+
+
+def parse_hidden_target(row: Any) -> HiddenTarget:
+    """One hidden row as its family's target (UnknownFamilyError naming the known families; a pydantic
+    ValidationError naming the field otherwise)."""
+    from foresci.tasks.families import family_names, get_family
+
+    if isinstance(row, dict) and "family" in row:
+        get_family(str(row["family"]))
+    return _adapter(family_names()).validate_python(row)
+
+
+def make_hidden_target(**fields: Any) -> HiddenTarget:
+    """A hidden target of the family named in ``fields`` (``family=...``)."""
+    return parse_hidden_target(fields)
 
 
 class Resolution(BaseModel):

@@ -10,7 +10,6 @@ from typing import Any
 from foresci.kb.models import VENUE_FAMILIES
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
-from foresci.tasks.templates import DELIVERABLES
 from foresci.tasks.text import content_tokens
 
 
@@ -38,19 +37,14 @@ def _strings(value: Any) -> Iterable[str]:
 @functools.cache
 def template_vocabulary() -> frozenset[str]:
     """Words the templates themselves contribute (allowed whatever the corpus says)."""
-    from foresci.tasks import templates
+    from foresci.tasks.families import all_families
 
-    text = " ".join(" ".join(lines) for lines in DELIVERABLES.values())
+    text = " ".join(" ".join(family.deliverables) for family in all_families())
     text += " " + " ".join(VENUE_FAMILIES)
-    probe = date(2000, 1, 1)
-    text += " " + " ".join(templates.direction_question("", probe, probe, probe))
-    text += " " + " ".join(templates.planning_question("", "", probe, probe, probe))
-    text += " " + " ".join(templates.venue_question("", "", probe, probe, probe))
-    text += " " + " ".join(templates.bottleneck_question("", "", probe, probe, probe))
+    text += " " + " ".join(family.template_text() for family in all_families())
     text += (" momentum measure growth share domain's new papers window same-length period before cutoff "
              "pre_cutoff_papers recent_papers key_terms candidates domain_name scope options contribution "
-             "description subdirection recurring_limitations_before_cutoff pre_cutoff_venue_papers key terms "
-             + templates.momentum_measure(""))
+             "description subdirection recurring_limitations_before_cutoff pre_cutoff_venue_papers key terms")
     return frozenset(content_tokens(text))
 
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-Family = Literal["direction_forecasting", "bottleneck_opportunity", "strategic_planning",
-                 "venue_positioning"]
-FAMILIES: tuple[Family, ...] = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning",
-                                "venue_positioning")
 Horizon = Literal["3m", "6m", "venue_cycle"]
 QuestionKind = Literal["numeric", "binary"]
 
@@ -32,7 +28,7 @@ class Task(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str
-    family: Family
+    family: str = Field(description="a registered task family (foresci.tasks.families)")
     domain: str
     cutoff: date
     horizon: Horizon
@@ -46,6 +42,14 @@ class Task(BaseModel):
     deliverable: list[str] = Field(default_factory=list, description="requirements on the answer")
     source: str = Field(default="foresci", description="who built it: foresci, researchforesight, sim")
     subtype: str | None = None
+
+    @field_validator("family")
+    @classmethod
+    def _registered_family(cls, value: str) -> str:
+        from foresci.tasks.families import get_family
+
+        get_family(value)
+        return value
 
 
 class ForecastQuestion(BaseModel):

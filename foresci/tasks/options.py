@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from typing import Any
 
 from foresci.tasks.models import Candidate
 
@@ -121,3 +122,86 @@ def resolve_option(label: object, candidates: Sequence[Candidate]) -> str | None
 def option_ids(candidates: Sequence[Candidate]) -> list[str]:
     """The option ids of ``candidates`` in task order."""
     return [candidate.option_id for candidate in candidates]
+
+
+def _dedupe(items: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    ordered: list[str] = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            ordered.append(item)
+    return ordered
+
+
+def _payload_labels(payload: dict[str, Any]) -> list[str]:
+    labels: list[str] = []
+    for entry in payload.get("ranking") or []:
+        if isinstance(entry, str):
+            labels.append(entry)
+        elif isinstance(entry, dict):
+            value = entry.get("option_id") or entry.get("id") or entry.get("name") or entry.get("venue")
+            if isinstance(value, str):
+                labels.append(value)
+    return labels
+
+
+def _mention_pattern(candidate: Candidate) -> re.Pattern[str]:
+    option = re.escape(candidate.option_id)
+    parts = []
+    if len(candidate.option_id) <= 2:
+        parts.append(rf"(?:option|choice)\s+{option}\b|\({option}\)|\[{option}\]|(?<![\w-]){option}(?=[:.)])")
+    else:
+        parts.append(rf"(?<![\w-]){option}(?![\w-])")
+    if candidate.name.strip():
+        parts.append(re.escape(candidate.name.strip()))
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def _first_mention(text: str, candidates: Sequence[Candidate]) -> list[tuple[int, str]]:
+    found = []
+    for candidate in candidates:
+        match = _mention_pattern(candidate).search(text)
+        if match:
+            found.append((match.start(), candidate.option_id))
+    return sorted(found)
+
+
+_NUMBERED_LINE = re.compile(r"^\s*(?:#+\s*)?(?:rank\s*)?(\d+)[.):]\s+(.+)$", re.IGNORECASE | re.MULTILINE)
+
+
+def parse_ranking_text(text: str, candidates: Sequence[Candidate]) -> list[str]:
+    """Parse an order of option ids from free text: numbered lines first, else order of first mention."""
+    numbered = sorted(
+        (int(match.group(1)), match.start(), match.group(2)) for match in _NUMBERED_LINE.finditer(text)
+    )
+    order: list[str] = []
+    for _, _, line in numbered:
+        mentions = _first_mention(line, candidates)
+        if mentions:
+            order.append(mentions[0][1])
+    order = _dedupe(order)
+    if len(order) >= 2:
+        return order
+    return _dedupe([option for _, option in _first_mention(text, candidates)])
+
+
+def parse_answer_ranking(
+    payload: dict[str, Any], text: str, candidates: Sequence[Candidate]
+) -> tuple[list[str], str]:
+    """Return (ranking of option ids, source) from payload["ranking"] or, when the payload has none, the text.
+
+    A payload ranking is what the model answered and is final: an empty one scores as empty (the text is
+    not mined for option names instead). Labels go through the shared resolver
+    (:func:`foresci.tasks.options.resolve_option`); labels that match no candidate are kept as they are:
+    an invented option is an extra item that lowers precision, never silently dropped.
+    """
+    if isinstance(payload.get("ranking"), list):
+        labels = _payload_labels(payload)
+        resolved = [resolve_option(label, candidates) or label for label in labels]
+        return _dedupe(resolved), "payload"
+    if candidates and text.strip():
+        ranking = parse_ranking_text(text, candidates)
+        if ranking:
+            return ranking, "text"
+    return [], "none"

@@ -29,6 +29,10 @@ from typing import Any
 from foresci.kb.models import VENUE_FAMILIES
 from foresci.kb.venue_status import venue_family
 from foresci.tasks.builders.common import OPTION_IDS
+from foresci.tasks.families.bottleneck_opportunity.target import BottleneckTarget
+from foresci.tasks.families.direction_forecasting.target import DirectionTarget
+from foresci.tasks.families.strategic_planning.target import PlanningTarget
+from foresci.tasks.families.venue_positioning.target import VenueTarget
 from foresci.tasks.hidden import HiddenTarget, Slot
 from foresci.tasks.models import Candidate, Task
 
@@ -66,7 +70,7 @@ def _record_names(records: list[dict[str, Any]]) -> list[str]:
     return [humanise(item.get("display_name")) for item in records if humanise(item.get("display_name"))]
 
 
-def _set_trajectory(target: HiddenTarget, truth: dict[str, Any]) -> None:
+def _set_trajectory(target: DirectionTarget | VenueTarget, truth: dict[str, Any]) -> None:
     trajectory = truth.get("trajectory") or {}
     label = trajectory.get("trajectory_label") if isinstance(trajectory, dict) else None
     if label in TRAJECTORIES:
@@ -75,7 +79,7 @@ def _set_trajectory(target: HiddenTarget, truth: dict[str, Any]) -> None:
         target.stats["trajectory_measures"] = trajectory
 
 
-def map_direction(task: Task, target: HiddenTarget, truth: dict[str, Any]) -> set[str]:
+def map_direction(task: Task, target: DirectionTarget, truth: dict[str, Any]) -> set[str]:
     """Next-step direction among the named descendants, plus the trajectory label."""
     terminal = truth.get("future_terminal") or {}
     descendants = list(truth.get("emergent_descendants") or [])
@@ -103,7 +107,7 @@ def map_direction(task: Task, target: HiddenTarget, truth: dict[str, Any]) -> se
     return used
 
 
-def map_bottleneck(task: Task, target: HiddenTarget, truth: dict[str, Any]) -> set[str]:
+def map_bottleneck(task: Task, target: BottleneckTarget, truth: dict[str, Any]) -> set[str]:
     """Primary bottleneck (the first limitation cluster, its counts) and the realized opportunities."""
     clusters = list(truth.get("historical_limitation_cluster") or [])
     names = [str(item.get("name") or "") for item in clusters if item.get("name")]
@@ -135,7 +139,7 @@ def is_comparative(truth: dict[str, Any]) -> bool:
     )
 
 
-def map_planning(task: Task, target: HiddenTarget, truth: dict[str, Any]) -> set[str]:
+def map_planning(task: Task, target: PlanningTarget, truth: dict[str, Any]) -> set[str]:
     """Agenda ranking by realized future papers, or a comparative winner/loser pair with its counts."""
     if is_comparative(truth):
         return _map_comparative(task, target, truth)
@@ -161,7 +165,7 @@ def map_planning(task: Task, target: HiddenTarget, truth: dict[str, Any]) -> set
     return {"direction_records", "candidate_directions", "emergent_descendants"}
 
 
-def _map_comparative(task: Task, target: HiddenTarget, truth: dict[str, Any]) -> set[str]:
+def _map_comparative(task: Task, target: PlanningTarget, truth: dict[str, Any]) -> set[str]:
     records = {item.get("comparative_role"): item for item in truth.get("direction_records") or []}
     winner = humanise(truth.get("winner_display_name") or (records.get("winner") or {}).get("display_name"))
     loser = humanise(truth.get("loser_display_name") or (records.get("loser") or {}).get("display_name"))
@@ -226,7 +230,7 @@ def venue_ranking(counts: Counter[str], likely: str | None) -> tuple[list[str], 
     return order, tied
 
 
-def map_venue(task: Task, target: HiddenTarget, truth: dict[str, Any]) -> set[str]:
+def map_venue(task: Task, target: VenueTarget, truth: dict[str, Any]) -> set[str]:
     """Venue-family ordering over the five families, with trajectory and direction records kept."""
     option_of = {family: OPTION_IDS[index] for index, family in enumerate(VENUE_FAMILIES)}
     task.candidates = [Candidate(option_id=option_of[family], name=family) for family in VENUE_FAMILIES]

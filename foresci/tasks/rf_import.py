@@ -19,16 +19,17 @@ from foresci.artifacts import sha256_file, write_manifest
 from foresci.errors import UserError
 from foresci.io import iter_jsonl_numbered
 from foresci.kb.models import Paper
+from foresci.tasks.families import get_family
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot
 from foresci.tasks.hidden_io import write_hidden
-from foresci.tasks.models import Family, Horizon, Task
+from foresci.tasks.models import Horizon, Task
 from foresci.tasks.release import write_public
 from foresci.tasks.rf_families import map_bottleneck, map_direction, map_planning, map_venue
 from foresci.tasks.text import content_tokens
 from foresci.tasks.windows import make_window
 
 PUBLIC_FILE, HIDDEN_FILE = "tasks.jsonl", "tasks_hidden_eval.jsonl"
-FAMILY_MAP: dict[str, Family] = {
+FAMILY_MAP: dict[str, str] = {
     "direction_forecasting": "direction_forecasting",
     "bottleneck_opportunity_discovery": "bottleneck_opportunity",
     "strategic_research_planning": "strategic_planning",
@@ -36,7 +37,7 @@ FAMILY_MAP: dict[str, Family] = {
     "venue_positioning": "venue_positioning",
     "venue_conditioned_positioning": "venue_positioning",
 }
-Mapper = Callable[[Task, HiddenTarget, dict[str, Any]], set[str]]
+Mapper = Callable[[Task, Any, dict[str, Any]], set[str]]  # each takes its family's target
 MAPPERS: dict[str, Mapper] = {
     "direction_forecasting": map_direction,
     "bottleneck_opportunity": map_bottleneck,
@@ -72,7 +73,7 @@ def _claims(row: dict[str, Any]) -> list[Claim]:
     return [Claim(claim_id=f"c{index}", text=text) for index, text in enumerate(texts, start=1)]
 
 
-def _public(row: dict[str, Any], hidden_row: dict[str, Any], family: Family, path: Path, line: int) -> Task:
+def _public(row: dict[str, Any], hidden_row: dict[str, Any], family: str, path: Path, line: int) -> Task:
     horizon = HORIZON_MAP.get(str(row.get("horizon", "")))
     if horizon is None:
         raise UserError(
@@ -146,7 +147,7 @@ def set_persistence(target: HiddenTarget) -> None:
     """Persistence outcome from ``option_pre_counts``: the unique option with most pre-cutoff papers is
     the answer; None (not evaluable) on a tie or without a hidden top."""
     counts: dict[str, int] = target.stats.get("option_pre_counts") or {}
-    top = target.primary_direction or (target.ranking[0] if target.ranking else None)
+    top = target.top_option()
     if not counts or top is None or "persistence_match" in target.stats:
         return
     most = max(counts.values())
@@ -194,7 +195,8 @@ def import_researchforesight(src: Path | str, out: Path | str, papers: Iterable[
             continue
         task = _public(row, hidden_row, family, public_path, line)
         truth = hidden_row.get("ground_truth") or {}
-        target = HiddenTarget(task_id=task.task_id, family=family, claims=_claims(hidden_row))
+        target = get_family(family).hidden_model()(task_id=task.task_id, family=family,
+                                                   claims=_claims(hidden_row))
         target.stats["subtype"] = row.get("subtype")
         target.stats["source_family"] = hidden_row.get("family")
         used = MAPPERS[family](task, target, truth)
@@ -210,9 +212,9 @@ def import_researchforesight(src: Path | str, out: Path | str, papers: Iterable[
             f"ground_truth.{key}" for key in truth if key not in used | {"reference_papers"}
         )
         target.unmapped += [key for key in UNMAPPED_TOP_LEVEL if hidden_row.get(key)]
-        if family == "bottleneck_opportunity" and not target.opportunity:
+        if family == "bottleneck_opportunity" and not getattr(target, "opportunity", []):
             target.unmapped.append("opportunity: no realized opportunity in their ground truth")
-        if family == "venue_positioning" and not target.ranking:
+        if family == "venue_positioning" and not getattr(target, "ranking", []):
             target.unmapped.append("venue ordering: no top-tier venue bucket in their records")
         if not target.slots:
             target.slots.append(

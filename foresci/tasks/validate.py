@@ -72,9 +72,7 @@ def validate_release(path: Path | str) -> list[str]:
             problems.append(f"task {task.task_id}: hidden target has no FTA slot")
         options = {candidate.option_id for candidate in task.candidates}
         if options:
-            named = [*target.ranking, *target.acceptable_directions]
-            if target.primary_direction:
-                named.append(target.primary_direction)
+            named = target.named_options()
             unknown = sorted({option for option in named if option not in options})
             if unknown:
                 problems.append(f"task {task.task_id}: hidden target names unknown options {unknown}")

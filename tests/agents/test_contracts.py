@@ -16,13 +16,13 @@ from foresci.agents.models import (
     DirectionAnswer,
     PlanningAnswer,
     RankedOption,
-    answer_schema_for_options,
 )
 from foresci.agents.prompts import PromptError, load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools, ToolBudgetExceeded
 from foresci.kb.models import Paper, SearchHit
 from foresci.resources import declarative_dir
+from foresci.tasks.families import get_family
 from tests.agents.toy import toy_tasks
 
 AGENTS_SOURCE = Path(__file__).resolve().parents[2] / "foresci" / "agents"
@@ -128,7 +128,7 @@ def test_contract_check_reads_labels_but_invents_nothing() -> None:
 
 
 def test_answer_schema_holds_a_grammar_to_the_options_but_parses_leniently() -> None:
-    schema = answer_schema_for_options(PlanningAnswer, ["A", "B", "C"])
+    schema = get_family("strategic_planning").constrained_schema(["A", "B", "C"])
     sent = schema.model_json_schema()
     assert sent["title"] == "PlanningAnswer"
     ranking = sent["properties"]["ranking"]
@@ -136,9 +136,10 @@ def test_answer_schema_holds_a_grammar_to_the_options_but_parses_leniently() -> 
     assert sent["$defs"]["RankedOption"]["properties"]["option_id"]["enum"] == ["A", "B", "C"]
     parsed = schema.model_validate({"ranking": [{"option_id": "A: graph memory"}]})
     assert isinstance(parsed, PlanningAnswer) and parsed.ranking[0].option_id == "A: graph memory"
-    direction = answer_schema_for_options(DirectionAnswer, ["A", "B"]).model_json_schema()
+    direction = get_family("direction_forecasting").constrained_schema(["A", "B"]).model_json_schema()
     assert direction["properties"]["direction"]["enum"] == ["A", "B"]
-    assert answer_schema_for_options(BottleneckAnswer, []) is BottleneckAnswer
+    assert get_family("bottleneck_opportunity").constrained_schema(["A"]) is BottleneckAnswer
+    assert get_family("strategic_planning").constrained_schema([]) is PlanningAnswer
 
 
 class _LeakyView:

@@ -8,7 +8,7 @@ from typing import Any
 
 from foresci.agents.models import Answer, Evidence, ForecastAnswer, RetrievedItem, SupportArtifact
 from foresci.io import write_json, write_jsonl
-from foresci.tasks.hidden import Claim, HiddenTarget, Resolution
+from foresci.tasks.hidden import Claim, HiddenTarget, Resolution, make_hidden_target
 from foresci.tasks.models import Candidate, ForecastQuestion, Task
 
 CUTOFF = date(2025, 6, 30)
@@ -57,7 +57,7 @@ def release_rows() -> tuple[list[Task], list[HiddenTarget], list[ForecastQuestio
         Claim(claim_id="g2", text="Retrieval of past episodes is the key mechanism."),
     ]
     hidden = [
-        HiddenTarget(
+        make_hidden_target(
             task_id="D1",
             family="direction_forecasting",
             primary_direction="A",
@@ -65,7 +65,7 @@ def release_rows() -> tuple[list[Task], list[HiddenTarget], list[ForecastQuestio
             trajectory="accelerating",
             claims=claims,
         ),
-        HiddenTarget(
+        make_hidden_target(
             task_id="B1",
             family="bottleneck_opportunity",
             bottleneck=["Long-horizon credit assignment is unreliable.", "Agents cannot assign credit."],
@@ -73,8 +73,9 @@ def release_rows() -> tuple[list[Task], list[HiddenTarget], list[ForecastQuestio
             mechanism="Better credit assignment enables learning from long trajectories.",
             claims=[Claim(claim_id="b1", text="Credit assignment over long horizons is the bottleneck.")],
         ),
-        HiddenTarget(task_id="P1", family="strategic_planning", ranking=["A", "B", "C"], claims=claims[:1]),
-        HiddenTarget(
+        make_hidden_target(task_id="P1", family="strategic_planning", ranking=["A", "B", "C"],
+                           claims=claims[:1]),
+        make_hidden_target(
             task_id="V1",
             family="venue_positioning",
             ranking=["acl", "ml", "cv"],

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from foresci.evaluation.fta import reference_guided_fta, split_sentences, target_slots
-from foresci.tasks.hidden import HiddenTarget, Slot
+from foresci.tasks.hidden import Slot, make_hidden_target
 from tests.evaluation.conftest import TableEncoder
 from tests.evaluation.fixtures import release_rows
 
@@ -60,7 +60,7 @@ def test_derived_slots_of_direction_and_bottleneck_targets() -> None:
     bottleneck_slots, _ = target_slots(tasks[1], hidden[1])
     assert [slot.name for slot in bottleneck_slots] == ["bottleneck", "opportunity", "mechanism"]
     assert len(bottleneck_slots[0].variants) == 2
-    explicit = HiddenTarget(
+    explicit = make_hidden_target(
         task_id="D1", family="direction_forecasting", slots=[Slot(name="x", variants=["y"])]
     )
     assert target_slots(tasks[0], explicit) == ([Slot(name="x", variants=["y"])], "hidden")

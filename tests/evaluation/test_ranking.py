@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from foresci.evaluation.ranking import parse_answer_ranking, ranking_checks, ranking_fta
+from foresci.evaluation.ranking import ranking_checks, ranking_fta
+from foresci.tasks.options import parse_answer_ranking
 from tests.evaluation.fixtures import DIRECTIONS, VENUES
 
 

@@ -9,7 +9,7 @@ from foresci.agents.models import Answer
 from foresci.evaluation.runner import evaluate_run
 from foresci.io import iter_jsonl, write_json, write_jsonl
 from foresci.settings import Settings
-from foresci.tasks.hidden import HiddenTarget
+from foresci.tasks.hidden import parse_hidden_target
 from foresci.tasks.rf_import import import_researchforesight
 from tests.conftest import require_shared
 from tests.evaluation.conftest import WordEncoder
@@ -18,7 +18,7 @@ from tests.evaluation.conftest import WordEncoder
 def test_restating_the_target_beats_an_off_topic_answer(tmp_path: Path, eval_settings: Settings) -> None:
     source = require_shared("releases/researchforesight-quarter")
     release = import_researchforesight(source, tmp_path / "rf")
-    hidden = [HiddenTarget.model_validate(row) for row in iter_jsonl(release / "hidden.jsonl")]
+    hidden = [parse_hidden_target(row) for row in iter_jsonl(release / "hidden.jsonl")]
     chosen = [target for target in hidden if target.claims and target.slots][:12]
     rows = []
     for target in chosen:
@@ -29,7 +29,7 @@ def test_restating_the_target_beats_an_off_topic_answer(tmp_path: Path, eval_set
                 family=target.family,
                 method="oracle",
                 text=restated,
-                payload={"ranking": target.ranking},
+                payload={"ranking": getattr(target, "ranking", [])},
             )
         )
         rows.append(

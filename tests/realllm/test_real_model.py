@@ -37,7 +37,7 @@ from foresci.llm.local_demo import compact_settings
 from foresci.llm.serve import LocalServer
 from foresci.methods import shipped_methods
 from foresci.settings import Settings
-from foresci.tasks.hidden import Claim, HiddenTarget
+from foresci.tasks.hidden import Claim, HiddenTarget, make_hidden_target
 from foresci.tasks.models import Task
 from tests.agents.conftest import ToyWorld
 from tests.agents.toy import CUTOFF, POST_MARKER, toy_tasks
@@ -51,15 +51,17 @@ def hidden_targets() -> list[HiddenTarget]:
     ids = {task.family: task.task_id for task in toy_tasks()}
     grows = Claim(claim_id="c1", text="Graph memory for language agents gains momentum after the cutoff.")
     return [
-        HiddenTarget(task_id=ids["direction_forecasting"], family="direction_forecasting",
+        make_hidden_target(task_id=ids["direction_forecasting"], family="direction_forecasting",
                      primary_direction="A", trajectory="accelerating", claims=[grows]),
-        HiddenTarget(task_id=ids["bottleneck_opportunity"], family="bottleneck_opportunity",
+        make_hidden_target(task_id=ids["bottleneck_opportunity"], family="bottleneck_opportunity",
                      bottleneck=["Context window limits bound graph memory agents on long tasks."],
                      opportunity=["Agents that plan over long tasks with retrieved memory subgraphs."],
                      claims=[Claim(claim_id="b1", text="The context window limit is the bottleneck.")]),
-        HiddenTarget(task_id=ids["strategic_planning"], family="strategic_planning", ranking=["A", "B", "C"],
+        make_hidden_target(task_id=ids["strategic_planning"], family="strategic_planning",
+                           ranking=["A", "B", "C"],
                      claims=[grows]),
-        HiddenTarget(task_id=ids["venue_positioning"], family="venue_positioning", ranking=["V2", "V1", "V3"],
+        make_hidden_target(task_id=ids["venue_positioning"], family="venue_positioning",
+                           ranking=["V2", "V1", "V3"],
                      claims=[Claim(claim_id="v1", text="Graph memory agent papers fit ACL/EMNLP/NAACL.")]),
     ]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from foresci.tasks.audit import audit_tasks, render_audit
 from foresci.tasks.builders.common import Built, select_balanced
 from foresci.tasks.config import TaskSettings
-from foresci.tasks.hidden import HiddenTarget, Slot
+from foresci.tasks.hidden import HiddenTarget, Slot, make_hidden_target
 from foresci.tasks.models import Candidate, Task
 
 
@@ -27,12 +27,12 @@ def _item(index: int, label: str, persistent: bool, family: str = "direction_for
         candidates=[Candidate(option_id=letter, name=f"{letter}{index}") for letter in "ABC"],
     )
     primary = "ABC"[index % 3]
-    hidden = HiddenTarget(
+    is_direction = family == "direction_forecasting"
+    direction = {"primary_direction": primary, "trajectory": label} if is_direction else {}
+    hidden = make_hidden_target(
         task_id=task.task_id,
         family=family,
-        primary_direction=primary,
-        trajectory=label,
-        # type: ignore[arg-type]
+        **direction,
         slots=[Slot(name="primary_direction", variants=[f"{primary}{index}"])],
         stats={"persistence_match": persistent},
     )
@@ -155,7 +155,7 @@ def test_domain_constant_is_leave_one_out_over_stable_option_names() -> None:
             update={"candidates": [Candidate(option_id=letter, name=f"venue {letter}") for letter in "ABC"]}
         )
         tasks.append(task)
-        hidden[task.task_id] = item.hidden.model_copy(update={"primary_direction": None, "ranking": [top]})
+        hidden[task.task_id] = item.hidden.model_copy(update={"ranking": [top]})
     rules = {
         rate.rule: rate for rate in audit_tasks(tasks, hidden).families["venue_positioning"].rule_baselines
     }

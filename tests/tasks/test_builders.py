@@ -7,12 +7,12 @@ from datetime import date
 
 import pytest
 
-from foresci.tasks.builders.bottleneck import build_bottleneck_tasks
-from foresci.tasks.builders.direction import build_direction_tasks
-from foresci.tasks.builders.planning import build_planning_tasks
-from foresci.tasks.builders.venue import build_venue_tasks
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, collect_evidence
+from foresci.tasks.families.bottleneck_opportunity.builder import build_bottleneck_tasks
+from foresci.tasks.families.direction_forecasting.builder import build_direction_tasks
+from foresci.tasks.families.strategic_planning.builder import build_planning_tasks
+from foresci.tasks.families.venue_positioning.builder import build_venue_tasks
 from foresci.tasks.lint import lint_task, public_strings
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.trajectory import TrajectoryRules, classify_trajectory

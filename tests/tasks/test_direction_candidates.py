@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 from foresci.tasks.builders.common import direction_candidates, eligible_nodes, history_share, phrase_share
-from foresci.tasks.builders.direction import build_direction_tasks, lead_noise
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+from foresci.tasks.families.direction_forecasting.builder import build_direction_tasks, lead_noise
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Lineage, Node, Signal, Snapshot
 

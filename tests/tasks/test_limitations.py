@@ -9,10 +9,10 @@ from datetime import date
 import numpy as np
 import pytest
 
-from foresci.tasks.builders.bottleneck import build_bottleneck_tasks, limitation_signals
 from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, collect_evidence
+from foresci.tasks.families.bottleneck_opportunity.builder import build_bottleneck_tasks, limitation_signals
 from foresci.tasks.limitations import extract_limitations, is_limitation, named_limitation
 from foresci.tasks.text import content_tokens
 from foresci.tasks.windows import make_window
@@ -153,7 +153,7 @@ def test_a_goal_is_no_limitation_signal_and_any_methods_problem_no_root_bottlene
     degradation', 'significant latency' and 'computational overhead' (the real releases' vaguest
     bottlenecks) stay among its recurring limitations, which persistence reads, but none is ever the
     hidden root bottleneck: that names the sub-direction ('flux drift instability')."""
-    from foresci.tasks.builders.bottleneck import any_methods_problem
+    from foresci.tasks.families.bottleneck_opportunity.builder import any_methods_problem
 
     node = evidence.nodes["n_vorp"]
     texts = ["performance degradation", "significant latency",
@@ -194,7 +194,7 @@ def test_bottleneck_target_is_chosen_among_limitations_of_the_node(evidence: Dom
     """A faster-growing limitation that sits at another node ('cache eviction', like the generic
     'computational costs' of the real RAG nodes) is neither the target nor the persistence answer; the
     node's own limitation is. Without an embedder nothing is filtered."""
-    from foresci.tasks.builders.bottleneck import _belonging
+    from foresci.tasks.families.bottleneck_opportunity.builder import _belonging
 
     nodes = evidence.snapshot.nodes
     centroid = {node.node_id: np.asarray(node.centroid, dtype=np.float32) for node in nodes}
@@ -217,7 +217,7 @@ def test_generic_limitations_without_words_of_the_node_are_not_bottlenecks(evide
     """'flux drift instability' is n_vorp's own limitation; a limitation worded with the filler every paper
     uses ('careful ablations across settings'), or with another node's words ('cache eviction thrash'),
     has no marker word of n_vorp and never becomes its bottleneck."""
-    from foresci.tasks.builders.bottleneck import node_markers
+    from foresci.tasks.families.bottleneck_opportunity.builder import node_markers
 
     node = evidence.nodes["n_vorp"]
     assert node_markers("flux drift instability", node, evidence) >= {"flux", "drift"}
@@ -269,7 +269,7 @@ def test_opportunity_is_taken_up_by_the_papers_addressing_the_bottleneck() -> No
 def test_a_lack_stays_a_lack_in_the_bottleneck_phrase() -> None:
     """'X lack support for Y' names the lack, not the topic 'support for Y' (the real release had offered
     'support for multi-object motion scenes ...' and 'sufficient parallel corpora' as bottlenecks)."""
-    from foresci.tasks.builders.bottleneck import limitation_phrase
+    from foresci.tasks.families.bottleneck_opportunity.builder import limitation_phrase
 
     assert limitation_phrase("existing methods lack support for multi-object motion scenes") == (
         "lack of support for multi-object motion scenes")
@@ -281,7 +281,7 @@ def test_a_lack_stays_a_lack_in_the_bottleneck_phrase() -> None:
 def test_a_long_bottleneck_phrase_names_its_first_limitation() -> None:
     """The real release at 2025-12-31 offered the 20-word bottleneck 'lack of support for multi-object motion
     scenes or experience severe performance degradation when object trajectories intersect'."""
-    from foresci.tasks.builders.bottleneck import limitation_phrase
+    from foresci.tasks.families.bottleneck_opportunity.builder import limitation_phrase
 
     assert limitation_phrase(
         "existing motion control methods in T2V either lack support for multi-object motion scenes or "
@@ -294,7 +294,7 @@ def test_a_long_bottleneck_phrase_names_its_first_limitation() -> None:
 def test_a_bottleneck_given_with_its_cause_is_the_cause() -> None:
     """'X remains challenging due to Y', X no problem itself: Y is the root bottleneck (the real release
     offered the task 'video frame interpolation' itself as a bottleneck)."""
-    from foresci.tasks.builders.bottleneck import limitation_phrase
+    from foresci.tasks.families.bottleneck_opportunity.builder import limitation_phrase
 
     assert limitation_phrase("Video frame interpolation (VFI) in scenarios with large motion remains "
                              "challenging due to motion ambiguity between frames") == (
@@ -329,7 +329,7 @@ def test_what_an_evaluation_covers_is_no_limitation() -> None:
 def test_a_single_word_of_the_node_restates_a_bottleneck(evidence: DomainEvidence) -> None:
     """A limitation named by one marker word ('overthinking' in reasoning models) is restated by the papers
     using it when the word is the node's own; a single word that is not never makes a mention."""
-    from foresci.tasks.builders.bottleneck import mentions, node_markers
+    from foresci.tasks.families.bottleneck_opportunity.builder import mentions, node_markers
 
     node = evidence.nodes["n_vorp"]
     signal = Signal(kind="bottleneck", text="flux", first_seen=date(2025, 1, 1))
@@ -356,7 +356,7 @@ def test_a_problem_measured_absent_or_lowered_is_no_limitation() -> None:
 def test_a_goal_called_challenging_names_no_bottleneck() -> None:
     """'enabling X remains challenging' names a goal, not what blocks it; a long phrase is cut at 'while'
     ('A is designed for B while C remains underexplored' names no problem in its first part)."""
-    from foresci.tasks.builders.bottleneck import limitation_phrase, states_a_problem
+    from foresci.tasks.families.bottleneck_opportunity.builder import limitation_phrase, states_a_problem
 
     assert not states_a_problem(limitation_phrase("enabling Interactive Video Generation (IVG), where users "
                                                   "control motion elements, remains challenging"))

@@ -6,8 +6,8 @@ from datetime import date
 
 from foresci.kb.models import Paper
 from foresci.tasks.bottleneck_mining import mined_bottlenecks
-from foresci.tasks.builders.bottleneck import opportunity_phrases
 from foresci.tasks.evidence import DomainEvidence
+from foresci.tasks.families.bottleneck_opportunity.builder import opportunity_phrases
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
 

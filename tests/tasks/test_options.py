@@ -6,9 +6,8 @@ import pytest
 
 from foresci.agents.models import PlanningAnswer, RankedOption
 from foresci.agents.render import check_contract
-from foresci.evaluation.ranking import parse_answer_ranking
 from foresci.tasks.models import Candidate
-from foresci.tasks.options import resolve_option
+from foresci.tasks.options import parse_answer_ranking, resolve_option
 from tests.agents.toy import toy_tasks
 
 OPTIONS = [

@@ -11,8 +11,8 @@ from foresci.cli import app
 from foresci.io import iter_jsonl, write_jsonl
 from foresci.settings import Settings
 from foresci.tasks.build import build_release
+from foresci.tasks.families import family_names
 from foresci.tasks.hidden_io import load_hidden
-from foresci.tasks.models import FAMILIES
 from foresci.tasks.release import load_release
 from foresci.tasks.validate import validate_release
 from tests.tasks.toy import CUTOFF, ToyKB
@@ -34,7 +34,7 @@ def test_release_files_round_trip(release: Path) -> None:
     assert {task.task_id for task in loaded.tasks} == set(hidden)
     assert loaded.manifest["counts"]["tasks"] == len(loaded.tasks)
     assert set(loaded.manifest["hashes"]) == {"tasks.jsonl", "hidden.jsonl"}
-    assert {task.family for task in loaded.tasks} == set(FAMILIES)
+    assert {task.family for task in loaded.tasks} == set(family_names())
     assert {task.horizon for task in loaded.tasks if task.family == "venue_positioning"} <= {"venue_cycle"}
     assert validate_release(release) == []
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from foresci.kb.models import Paper
-from foresci.tasks.builders.venue import build_venue_tasks, top_is_tied
 from foresci.tasks.evidence import collect_evidence
+from foresci.tasks.families.venue_positioning.builder import build_venue_tasks, top_is_tied
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.venues import accepted_venue_family
 from tests.tasks.test_builders import SETTINGS, classify

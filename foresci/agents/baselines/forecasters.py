@@ -47,6 +47,7 @@ from foresci.agents.models import (
 )
 from foresci.agents.tools import KBViewLike, month_of
 from foresci.kb.models import Paper
+from foresci.tasks.families import get_family
 from foresci.tasks.models import Task
 from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
@@ -164,20 +165,16 @@ class Forecaster:
     # ---- families -------------------------------------------------------------------------------
 
     def answer(self, task: Task) -> tuple[BaseModel, SupportArtifact]:
-        """The family answer and its support artifact.
+        """The family answer and its support artifact: what the task's family says the forecasters answer
+        (:meth:`foresci.tasks.families.TaskFamily.baseline_answer`, which calls :meth:`direction`,
+        :meth:`planning`, :meth:`venue` or :meth:`bottleneck` for the shipped families).
 
         Direction and planning tasks must offer candidate options (ValueError otherwise, which the runner
-        records as an error row): these forecasters rank fixed options, they do not invent them.
+        records as an error row): these forecasters rank fixed options, they do not invent them. A family
+        without a baseline answer is an error too, never answered as another family.
         """
-        if task.family in ("direction_forecasting", "strategic_planning") and not task.candidates:
-            raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
-        if task.family == "direction_forecasting":
-            return self.direction(task)
-        if task.family == "strategic_planning":
-            return self.planning(task)
-        if task.family == "venue_positioning":
-            return self.venue(task)
-        return self.bottleneck(task)
+        answer, support = get_family(task.family).baseline_answer(self, task)
+        return answer, support
 
     def trajectory(self, item: CandidateSeries) -> Trajectory:
         """The trend label of one candidate: fragmenting, accelerating, cooling or steady."""

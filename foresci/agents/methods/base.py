@@ -16,10 +16,11 @@ from foresci.agents.config import AgentSettings
 from foresci.agents.prompts import PromptBook, load_prompts
 from foresci.agents.render import check_contract, render_text
 from foresci.agents.tools import KBTools
-from foresci.contracts import ContractStatus, Evidence, answer_schema_for_options, family_schema
+from foresci.contracts import ContractStatus, Evidence, family_schema
 from foresci.kb.models import Paper
 from foresci.llm import LLMClient
 from foresci.methods.registry import MethodInput, MethodResult
+from foresci.tasks.families import get_family
 from foresci.tasks.models import Task
 
 
@@ -117,7 +118,7 @@ def _fix_instruction(options: list[str]) -> str:
 def decide(context: MethodContext, user_prompt: str) -> Decision:
     """Ask for the family answer (option ids as a schema enum); if it breaks the task contract, ask once
     more naming the problems and the valid ids. What still breaks it is recorded, never repaired."""
-    schema = answer_schema_for_options(family_schema(context.task.family), candidate_ids(context.task))
+    schema = get_family(context.task.family).constrained_schema(candidate_ids(context.task))
     messages = [("system", system_prompt(context)), ("user", user_prompt)]
     check = check_contract(context.task, context.llm.invoke_structured(messages, schema))
     if not check.problems:

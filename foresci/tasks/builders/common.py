@@ -13,14 +13,13 @@ from foresci.artifacts import sha256_json
 from foresci.tasks.audit_rates import domain_constant_outcomes, extreme_wins
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+from foresci.tasks.families.base import get_family
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.text import content_tokens
 from foresci.taxonomy.models import Node
 from foresci.taxonomy.naming import display_name as node_name
 
-FAMILY_ABBREVIATION = {"direction_forecasting": "df", "bottleneck_opportunity": "bo",
-                       "strategic_planning": "sp", "venue_positioning": "vp"}
 OPTION_IDS = "ABCDEFGHIJ"
 
 
@@ -41,7 +40,7 @@ def task_id(family: str, domain: str, horizon: str, decision_key: Sequence[str],
     digest = sha256_json({"family": family, "domain": domain, "horizon": horizon,
                           "decision": list(decision_key),
                           "cutoff": cutoff_iso})[:10]
-    return f"{FAMILY_ABBREVIATION[family]}-{cutoff_iso.replace('-', '')}-{horizon}-{digest}"
+    return f"{get_family(family).abbreviation}-{cutoff_iso.replace('-', '')}-{horizon}-{digest}"
 
 
 def display_name(node: Node) -> str:

@@ -29,11 +29,13 @@ from foresci.tasks.builders.common import Built, display_name, eligible_nodes, n
 from foresci.tasks.coherence import node_coherence
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
-from foresci.tasks.hidden import Claim, HiddenTarget, Slot
+from foresci.tasks.families.base import get_family
+from foresci.tasks.families.bottleneck_opportunity.family import bottleneck_question
+from foresci.tasks.families.bottleneck_opportunity.target import BottleneckTarget
+from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.limitations import CUES, PROBLEM_HEADS, limitation_clause, named_limitation
 from foresci.tasks.lint import public_strings
 from foresci.tasks.models import Task
-from foresci.tasks.templates import DELIVERABLES, bottleneck_question
 from foresci.tasks.text import content_tokens, core_phrase, name_evidence_text
 from foresci.taxonomy.models import Signal
 from foresci.taxonomy.phrases import CLOSED, JOINERS, document_phrases, phrase_key, subsumed
@@ -436,7 +438,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                          "pre_cutoff_papers": evidence.pre_total,
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "recurring_limitations_before_cutoff": signals_public},
-                deliverable=list(DELIVERABLES[FAMILY]))
+                deliverable=list(get_family(FAMILY).deliverables))
     public = " ".join(public_strings(task)).lower()
     found = [(text, count) for text, count in found if text.lower() not in public]
     if not found:
@@ -449,7 +451,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                  f"'{opportunity[0]}'; {len(addressing)} of the {evidence.window} window papers of the "
                  f"sub-direction address the bottleneck, against {len(before)} of {evidence.pre_total} "
                  f"before.")
-    hidden = HiddenTarget(
+    hidden = BottleneckTarget(
         task_id=identifier, family=FAMILY, bottleneck=bottleneck,
         opportunity=opportunity, mechanism=mechanism,
         slots=[Slot(name="bottleneck", variants=bottleneck),

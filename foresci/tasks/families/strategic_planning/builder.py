@@ -23,9 +23,11 @@ from foresci.tasks.builders.common import (
 )
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
-from foresci.tasks.hidden import Claim, HiddenTarget, Slot
+from foresci.tasks.families.base import get_family
+from foresci.tasks.families.strategic_planning.family import planning_question
+from foresci.tasks.families.strategic_planning.target import PlanningTarget
+from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Task
-from foresci.tasks.templates import DELIVERABLES, planning_question
 from foresci.tasks.text import name_evidence_text
 
 FAMILY = "strategic_planning"
@@ -88,7 +90,7 @@ def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: s
                 question=question, candidates=[candidate for candidate, _ in named],
                 context={"domain_name": domain_name, "scope": scope,
                          "options": {option_of[item.node_id]: pre_cutoff_context(item) for item in options}},
-                deliverable=list(DELIVERABLES[FAMILY]))
+                deliverable=list(get_family(FAMILY).deliverables))
     risks = [signal.text for signal in top.node.signals if signal.kind == "bottleneck"][:3]
     dependencies = _dependencies(domain, top.node_id)
     rationale = [f"{name_of[item.node_id]}: share of new {domain_name} papers {item.level_share:.1%} -> "
@@ -106,7 +108,7 @@ def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: s
     claims += [Claim(claim_id=f"c{index}", text=f"{name_of[first.node_id]} should rank above "
                                                  f"{name_of[second.node_id]}.")
                for index, (first, second) in enumerate(zip(ranked, ranked[1:], strict=False), start=2)]
-    hidden = HiddenTarget(
+    hidden = PlanningTarget(
         task_id=identifier, family=FAMILY, ranking=ranking, rationale=rationale, slots=slots, claims=claims,
         evidence_ids=top.window_ids[:20],
         stats={"normalised_by": domain.normalised_by, "milestones": milestones, "dependencies": dependencies,

@@ -26,9 +26,11 @@ from foresci.tasks.builders.common import (
 )
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
-from foresci.tasks.hidden import Claim, HiddenTarget, Slot
+from foresci.tasks.families.base import get_family
+from foresci.tasks.families.venue_positioning.family import venue_question
+from foresci.tasks.families.venue_positioning.target import VenueTarget
+from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Candidate, Task
-from foresci.tasks.templates import DELIVERABLES, venue_question
 from foresci.taxonomy.venues import accepted_venue_family
 
 FAMILY = "venue_positioning"
@@ -95,10 +97,10 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "pre_cutoff_papers": evidence.pre_total,
                          "pre_cutoff_venue_papers": dict(sorted(evidence.pre_venues.items()))},
-                deliverable=list(DELIVERABLES[FAMILY]))
+                deliverable=list(get_family(FAMILY).deliverables))
     top = hidden_order[0]
     ranking = [option_of[family] for family in hidden_order]
-    hidden = HiddenTarget(
+    hidden = VenueTarget(
         task_id=identifier, family=FAMILY, ranking=ranking,
         rationale=[f"{family}: {evidence.window_venues[family]} of the sub-direction's venue-tagged papers "
                    f"in "

@@ -15,9 +15,11 @@ from foresci.tasks.builders.common import (
 )
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
-from foresci.tasks.hidden import Claim, HiddenTarget, Slot
+from foresci.tasks.families.base import get_family
+from foresci.tasks.families.direction_forecasting.family import direction_question, momentum_measure
+from foresci.tasks.families.direction_forecasting.target import DirectionTarget
+from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Task
-from foresci.tasks.templates import DELIVERABLES, direction_question, momentum_measure
 
 FAMILY = "direction_forecasting"
 TRAJECTORY_VARIANTS = {
@@ -76,7 +78,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                          "candidates": {option_of[item.node_id]: pre_cutoff_context(item)
                                         for item in options},
                          "momentum_measure": momentum_measure(domain.level_period)},
-                deliverable=list(DELIVERABLES[FAMILY]))
+                deliverable=list(get_family(FAMILY).deliverables))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
     label = winner.trajectory
     slots = [Slot(name="primary_direction",
@@ -100,7 +102,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
     for index, item in enumerate(cooling, start=4):
         name = next(candidate.name for candidate, other in named if other is item)
         claims.append(Claim(claim_id=f"c{index}", text=f"{name} loses share of the domain in the window."))
-    hidden = HiddenTarget(
+    hidden = DirectionTarget(
         task_id=identifier, family=FAMILY, primary_direction=option_of[winner.node_id],
         acceptable_directions=[option_of[item.node_id] for item in neighbours], trajectory=label,
         ranking=[option_of[item.node_id] for item in by_growth], slots=slots, claims=claims,

@@ -1,0 +1,258 @@
+"""The task-family registry: one :class:`TaskFamily` object per family, and every per-family list derived
+from it.
+
+A family is a subclass of :class:`TaskFamily` registered with :func:`register_family`. It owns its public
+answer schema, deliverables, contract check and rendering, the metrics that apply, what the non-LLM
+baselines answer, its forecast-question kind and its task-id abbreviation (all public: agents read them),
+and, by dotted path so that agents never import hidden code, its hidden-target model and its builder.
+
+The four shipped families live in sub-packages of :mod:`foresci.tasks.families`; a third-party family
+registers from a module outside foresci named in ``FORESCI_EXTENSIONS`` or the entry-point group
+``foresci.extensions`` (:mod:`foresci.extensions`), which the registry imports before it is read.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from foresci.errors import UserError
+
+if TYPE_CHECKING:
+    from foresci.tasks.builders.common import Built
+    from foresci.tasks.config import TaskSettings
+    from foresci.tasks.evidence import DomainEvidence
+    from foresci.tasks.hidden import HiddenTarget
+    from foresci.tasks.models import QuestionKind, Task
+
+BUILTIN_FAMILIES = (
+    "foresci.tasks.families.direction_forecasting.family",
+    "foresci.tasks.families.bottleneck_opportunity.family",
+    "foresci.tasks.families.strategic_planning.family",
+    "foresci.tasks.families.venue_positioning.family",
+)
+"""Modules of the shipped families, imported in this order (the order of ``family_names()``: task order
+in a release, the forecast-question cycle)."""
+
+class UnknownFamilyError(UserError):
+    """A family name no registered :class:`TaskFamily` carries."""
+
+
+class FamilyDefinitionError(UserError):
+    """A :class:`TaskFamily` subclass that cannot be registered (a missing attribute, a taken name)."""
+
+
+class AnswerLike(Protocol):
+    """What :meth:`TaskFamily.top_choice` reads of an answer row (``foresci.contracts.Answer``)."""
+
+    payload: dict[str, Any]
+    text: str
+
+
+@dataclass(frozen=True)
+class ContractCheck:
+    """An answer read against its task contract.
+
+    ``answer`` has the model's labels read as option ids (one resolver, :mod:`foresci.tasks.options`)
+    and repeated ranking entries dropped; nothing is invented, reordered or filled in, so it is scored as
+    what the model said. ``problems`` lists what still breaks the contract; ``notes`` how labels were read.
+    """
+
+    answer: BaseModel
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TopChoice:
+    """The ``top_choice`` metric of one answer: was the first pick right (value in [0, 1]), and details."""
+
+    value: float
+    details: dict[str, Any]
+
+
+Builder = Callable[["DomainEvidence", "TaskSettings", str, int], "list[Built]"]
+
+
+def _load(path: str, what: str, family: str) -> Any:
+    module, _, name = path.partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        raise FamilyDefinitionError(f"family {family!r}: cannot load its {what} {path!r}: {error}") from error
+
+
+class TaskFamily:
+    """One task family. Subclass it, set the attributes, override what differs, and register it.
+
+    Required attributes: ``name``, ``abbreviation`` (task-id prefix), ``answer_schema`` (the pydantic
+    model a method answers in), ``deliverables`` (requirements on the answer, shown in every task),
+    ``metrics`` (names of the metrics that apply), ``hidden_target`` (``"module:Class"`` of its hidden
+    target, a subclass of :class:`foresci.tasks.hidden.HiddenTarget` whose ``family`` is a Literal of the
+    name). ``builder`` (``"module:function"``, signature of :data:`Builder`) builds its tasks from a
+    window's evidence in ``tasks build``; without one the family is skipped there.
+    """
+
+    name: str
+    abbreviation: str
+    answer_schema: type[BaseModel]
+    deliverables: tuple[str, ...]
+    metrics: tuple[str, ...]
+    hidden_target: str
+    builder: str | None = None
+    horizons: tuple[str, ...] = ("3m", "6m")
+    """The windows whose evidence its builder reads (the venue family reads the venue cycle)."""
+    forecast_kind: QuestionKind | None = None
+    """The kind of the forecast questions it contributes to a release (None: none)."""
+    ranked: bool = False
+    """Answers rank every option: FTA is the ranking score, option ids are enumerated in ``ranking``."""
+    contract: str = ""
+    rubric: str = ""
+    evidence_focus: str = ""
+    """Texts for the prompts (answer contract, reviewer rubric, ARIS evidence focus); the shipped families'
+    texts live in ``agents/families.yaml``, which overrides these."""
+
+    # ---- hidden side (loaded on use: agents never import hidden code) ------------------------------
+
+    def hidden_model(self) -> type[HiddenTarget]:
+        """The family's hidden-target model."""
+        from foresci.tasks.hidden import HiddenTarget
+
+        model = _load(self.hidden_target, "hidden target", self.name)
+        if not (isinstance(model, type) and issubclass(model, HiddenTarget)):
+            raise FamilyDefinitionError(f"family {self.name!r}: hidden target {self.hidden_target!r} is not "
+                                        "a subclass of foresci.tasks.hidden.HiddenTarget")
+        return model
+
+    def build(self, evidence: DomainEvidence, settings: TaskSettings, domain_name: str,
+              wanted: int) -> list[Built]:
+        """Candidate tasks of this family from one domain's window evidence (none without a builder)."""
+        if self.builder is None:
+            return []
+        function: Builder = _load(self.builder, "builder", self.name)
+        return function(evidence, settings, domain_name, wanted)
+
+    # ---- public side -------------------------------------------------------------------------------
+
+    def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
+        """The answer schema sent to a model, with the task's option ids as an ``enum`` where the answer
+        names options (parsing stays lenient: the plain ``answer_schema`` reads replies)."""
+        return self.answer_schema
+
+    def template_text(self) -> str:
+        """Words the family's question templates put in every task whatever the corpus says (the leakage
+        lint allows them)."""
+        return ""
+
+    def check_contract(self, task: Task, answer: BaseModel) -> ContractCheck:
+        """Read ``answer`` against the task contract: labels -> option ids, and what still breaks it."""
+        return ContractCheck(answer)
+
+    def render(self, task: Task, answer: BaseModel) -> str:
+        """The final answer text (what judges read). Default: each non-empty field on a line."""
+        lines = []
+        for key, value in answer.model_dump(mode="json").items():
+            if value in (None, "", [], {}):
+                continue
+            shown = "; ".join(str(item) for item in value) if isinstance(value, list) else str(value)
+            lines.append(f"{key.replace('_', ' ').capitalize()}: {shown}")
+        return "\n".join(lines)
+
+    def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
+        """The ``top_choice`` metric: was the answer's first pick the hidden one? None: not applicable."""
+        return None
+
+    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
+        """What the non-LLM forecasters (``foresci.agents.baselines.forecasters.Forecaster``) answer:
+        (family answer, support artifact). A family without one is an error row, never another family's
+        answer."""
+        raise UserError(f"family {self.name!r} defines no baseline answer (TaskFamily.baseline_answer); "
+                        f"the {getattr(forecaster, 'kind', 'non-LLM')} forecaster cannot answer its tasks",
+                        field="family")
+
+    def __repr__(self) -> str:
+        return f"<TaskFamily {self.name}>"
+
+
+_REGISTRY: dict[str, TaskFamily] = {}
+_builtins_loaded = False
+REQUIRED = ("name", "abbreviation", "answer_schema", "deliverables", "metrics", "hidden_target")
+FamilyT = TypeVar("FamilyT", bound=TaskFamily | type[TaskFamily])
+
+
+def register_family(family: FamilyT) -> FamilyT:
+    """Register a family (a :class:`TaskFamily` subclass or instance); usable as a class decorator.
+
+    A FamilyDefinitionError when a required attribute is missing, or the name or abbreviation is taken
+    by another family.
+    """
+    instance = family() if isinstance(family, type) else family
+    if not isinstance(instance, TaskFamily):
+        raise FamilyDefinitionError(f"{family!r} is not a TaskFamily")
+    missing = [attribute for attribute in REQUIRED if not hasattr(instance, attribute)]
+    if missing:
+        raise FamilyDefinitionError(f"family class {type(instance).__name__}: missing {missing}")
+    for other in _REGISTRY.values():
+        if other.name == instance.name and type(other) is not type(instance):
+            raise FamilyDefinitionError(f"family {instance.name!r} is already registered by "
+                                        f"{type(other).__module__}.{type(other).__name__}")
+        if other.abbreviation == instance.abbreviation and other.name != instance.name:
+            raise FamilyDefinitionError(f"family {instance.name!r}: abbreviation {instance.abbreviation!r} "
+                                        f"is taken by {other.name!r}")
+    _REGISTRY[instance.name] = instance
+    _family_tuple.cache_clear()
+    return family
+
+
+def _ensure_loaded() -> None:
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        for module in BUILTIN_FAMILIES:
+            importlib.import_module(module)
+    from foresci.extensions import load_extensions
+
+    if load_extensions():
+        _family_tuple.cache_clear()
+
+
+@lru_cache(maxsize=1)
+def _family_tuple() -> tuple[TaskFamily, ...]:
+    """The shipped families in BUILTIN_FAMILIES order (whatever imported them first), then the others in
+    registration order."""
+    def rank(family: TaskFamily) -> int:
+        module = type(family).__module__
+        return BUILTIN_FAMILIES.index(module) if module in BUILTIN_FAMILIES else len(BUILTIN_FAMILIES)
+
+    return tuple(sorted(_REGISTRY.values(), key=rank))
+
+
+def all_families() -> tuple[TaskFamily, ...]:
+    """Every registered family: the shipped four first, then extensions', in registration order."""
+    _ensure_loaded()
+    return _family_tuple()
+
+
+def family_names() -> tuple[str, ...]:
+    """The names of every registered family, in registration order."""
+    return tuple(family.name for family in all_families())
+
+
+def get_family(name: str) -> TaskFamily:
+    """The registered family ``name``; an UnknownFamilyError naming the known ones otherwise."""
+    _ensure_loaded()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownFamilyError(f"unknown task family {name!r}; known families: "
+                                 f"{', '.join(_REGISTRY)}", field="family") from None
+
+
+def family_schema(name: str) -> type[BaseModel]:
+    """The answer schema of family ``name`` (UnknownFamilyError for an unknown one)."""
+    return get_family(name).answer_schema

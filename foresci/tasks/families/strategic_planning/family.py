@@ -1,0 +1,102 @@
+"""strategic_planning, public side: answer schema, question wording, deliverables, contract check,
+rendering, top choice and the baselines' answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from foresci.tasks.families.base import AnswerLike, ContractCheck, TaskFamily, TopChoice, register_family
+from foresci.tasks.families.parts import (
+    RankedOption,
+    bullets,
+    check_ranking,
+    ranking_lines,
+    ranking_schema,
+    ranking_top_choice,
+)
+from foresci.tasks.templates import COMMON_REQUIREMENTS, when
+
+if TYPE_CHECKING:
+    from foresci.tasks.hidden import HiddenTarget
+    from foresci.tasks.models import Task
+
+NAME = "strategic_planning"
+
+
+class PlanningAnswer(BaseModel):
+    """strategic_planning: ranked options with milestones and risks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ranking: list[RankedOption]
+    milestones: list[str] = Field(default_factory=list)
+    risks: list[str] = Field(default_factory=list)
+    go_no_go: str = ""
+
+
+def planning_question(domain_name: str, scope: str, cutoff: date, start: date, end: date) -> tuple[str, str]:
+    """Title and question of a strategic-planning task."""
+    title = f"Prioritising research options in {scope}"
+    question = (f"{when(cutoff, start, end)} A research team working on {scope} ({domain_name}) can pursue "
+                f"the "
+                "options listed below during the window. Rank them from highest to lowest priority, where "
+                "priority means the option whose line of work will most clearly gain ground in the window. "
+                "Give the rationale, milestones, dependencies, risks and a go/no-go criterion for your top "
+                "choice.")
+    return title, question
+
+
+@register_family
+class StrategicPlanning(TaskFamily):
+    """Rank the options a team could pursue in the window, with milestones, risks and a go/no-go."""
+
+    name = NAME
+    abbreviation = "sp"
+    answer_schema = PlanningAnswer
+    deliverables = (
+        *COMMON_REQUIREMENTS,
+        "Rank all options (by option id) from highest to lowest priority for the window.",
+        "Give a rationale, milestones, dependencies, risks and a go/no-go criterion for the top option.",
+    )
+    metrics = ("fact", "fta", "trace", "pers", "fact_offline", "trace_offline", "top_choice")
+    hidden_target = "foresci.tasks.families.strategic_planning.target:PlanningTarget"
+    builder = "foresci.tasks.families.strategic_planning.builder:build_planning_tasks"
+    forecast_kind = "numeric"
+    ranked = True
+
+    def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
+        return ranking_schema(PlanningAnswer, tuple(options))
+
+    def template_text(self) -> str:
+        probe = date(2000, 1, 1)
+        return " ".join(planning_question("", "", probe, probe, probe))
+
+    def check_contract(self, task: Task, answer: BaseModel) -> ContractCheck:
+        """Every option ranked once, nothing else."""
+        if not isinstance(answer, PlanningAnswer) or not task.candidates:
+            return ContractCheck(answer)
+        return check_ranking(task, answer)
+
+    def render(self, task: Task, answer: BaseModel) -> str:
+        if not isinstance(answer, PlanningAnswer):
+            raise TypeError(f"no {self.name} renderer for {type(answer).__name__}")
+        lines = ranking_lines(task, "Priority order", answer.ranking)
+        lines += bullets("Milestones", answer.milestones) + bullets("Risks", answer.risks)
+        if answer.go_no_go:
+            lines.append(f"Go/no-go: {answer.go_no_go}")
+        return "\n".join(lines)
+
+    def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
+        """S_top: the first option of the answer's ranking is the hidden first."""
+        return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
+
+    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
+        """The options ranked by measured momentum (it ranks fixed options, it invents none)."""
+        if not task.candidates:
+            raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
+        answer, support = forecaster.planning(task)
+        return answer, support

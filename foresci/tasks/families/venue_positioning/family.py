@@ -1,0 +1,104 @@
+"""venue_positioning, public side: answer schema, question wording, deliverables, contract check,
+rendering, top choice and the baselines' answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from foresci.tasks.families.base import AnswerLike, ContractCheck, TaskFamily, TopChoice, register_family
+from foresci.tasks.families.parts import (
+    RankedOption,
+    bullets,
+    check_ranking,
+    ranking_lines,
+    ranking_schema,
+    ranking_top_choice,
+)
+from foresci.tasks.templates import COMMON_REQUIREMENTS, when
+
+if TYPE_CHECKING:
+    from foresci.tasks.hidden import HiddenTarget
+    from foresci.tasks.models import Task
+
+NAME = "venue_positioning"
+
+
+class VenueAnswer(BaseModel):
+    """venue_positioning: ranked venue families with framing and reviewer risks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ranking: list[RankedOption]
+    framing: str = ""
+    reviewer_risks: list[str] = Field(default_factory=list)
+    evidence_upgrades: list[str] = Field(default_factory=list)
+
+
+def venue_question(domain_name: str, contribution: str, cutoff: date, start: date, end: date) -> tuple[str,
+                                                                                                       str]:
+    """Title and question of a venue-positioning task."""
+    title = f"Positioning a contribution on {contribution} for the next venue cycle"
+    question = (f"{when(cutoff, start, end)} A team has a contribution in {domain_name} on "
+                f"'{contribution}' and "
+                "will submit during the next venue cycle. Rank the venue families listed below from best to "
+                "worst "
+                "fit for this contribution, and for the top choice explain the framing, the reviewer risks "
+                "and "
+                "the evidence upgrades that would make the submission credible.")
+    return title, question
+
+
+@register_family
+class VenuePositioning(TaskFamily):
+    """Rank venue families for a contribution, with the framing, reviewer risks and evidence upgrades."""
+
+    name = NAME
+    abbreviation = "vp"
+    answer_schema = VenueAnswer
+    deliverables = (
+        *COMMON_REQUIREMENTS,
+        "Rank all venue families (by option id) from best to worst fit for the contribution.",
+        "Explain the framing, the main reviewer risks and the evidence upgrades for the top venue family.",
+    )
+    metrics = ("fact", "fta", "trace", "pers", "fact_offline", "trace_offline", "top_choice")
+    hidden_target = "foresci.tasks.families.venue_positioning.target:VenueTarget"
+    builder = "foresci.tasks.families.venue_positioning.builder:build_venue_tasks"
+    horizons = ("venue_cycle",)
+    forecast_kind = "binary"
+    ranked = True
+
+    def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
+        return ranking_schema(VenueAnswer, tuple(options))
+
+    def template_text(self) -> str:
+        probe = date(2000, 1, 1)
+        return " ".join(venue_question("", "", probe, probe, probe))
+
+    def check_contract(self, task: Task, answer: BaseModel) -> ContractCheck:
+        """Every venue family ranked once, nothing else."""
+        if not isinstance(answer, VenueAnswer) or not task.candidates:
+            return ContractCheck(answer)
+        return check_ranking(task, answer)
+
+    def render(self, task: Task, answer: BaseModel) -> str:
+        if not isinstance(answer, VenueAnswer):
+            raise TypeError(f"no {self.name} renderer for {type(answer).__name__}")
+        lines = ranking_lines(task, "Venue ranking", answer.ranking)
+        if answer.framing:
+            lines.append(f"Framing: {answer.framing}")
+        lines += bullets("Reviewer risks", answer.reviewer_risks)
+        lines += bullets("Evidence upgrades", answer.evidence_upgrades)
+        return "\n".join(lines)
+
+    def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
+        """S_top: the first venue family of the answer's ranking is the hidden first."""
+        return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
+
+    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
+        """Venue families ranked by where similar pre-cutoff work was accepted."""
+        answer, support = forecaster.venue(task)
+        return answer, support
