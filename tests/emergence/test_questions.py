@@ -5,6 +5,7 @@ from __future__ import annotations
 from foresci.emergence.build import emergence_set
 from foresci.emergence.concepts import concept_papers
 from foresci.emergence.config import load_emergence_settings
+from foresci.emergence.forecasts import binary_questions
 from foresci.emergence.questions import BUCKETS, binary_base_rate, option_sets, pair_option
 from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
 
@@ -33,3 +34,22 @@ def test_option_sets_cover_every_bucket_with_pre_cutoff_context() -> None:
     for row in range(0, len(alone.counts), 97):  # the same text without the window
         assert pair_option(alone.snapshot, row) == pair_option(target.snapshot, row)
     assert binary_base_rate([True, False, False]) == round(1.5 / 4, 6)
+
+
+def test_binary_questions_resolve_from_the_window_and_read_only_the_snapshot() -> None:
+    world = generate_emergence_world(CONFIG)
+    papers = concept_papers(world.papers, SETTINGS.vocabulary)
+    target = emergence_set(papers, CONFIG.cutoff, CONFIG.window_end, SETTINGS)
+    made = binary_questions(target, "synthetic", "3m", 2, 10, baseline=0.02, seed=3)
+    assert len(made) == 10
+    outcomes = [resolution.outcome for _, resolution in made]
+    assert sum(outcomes) == 5  # half drawn from the positives
+    for question, resolution in made:
+        assert question.kind == "binary" and question.baseline == 0.02
+        assert question.question_id == resolution.question_id
+        count = resolution.details["window_papers"]
+        assert resolution.outcome == float(count >= 2)
+        assert question.params["first"] in question.text and "window_papers" not in question.params
+        assert question.window_start > question.cutoff
+    again = binary_questions(target, "synthetic", "3m", 2, 10, baseline=0.02, seed=3)
+    assert [q.question_id for q, _ in again] == [q.question_id for q, _ in made]
