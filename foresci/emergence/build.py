@@ -43,6 +43,7 @@ class Snapshot:
     features: PairFeatures
     paper_concepts: sp.csr_matrix  # (papers up to the cutoff, concepts), announcement order
     titles: tuple[str, ...]  # those papers' titles, same order
+    paper_ids: tuple[str, ...]  # and their ids
 
     def digests(self) -> dict[str, str]:
         """Content hashes of vocabulary, network, candidates and features (the leakage test's bytes)."""
@@ -73,7 +74,8 @@ def snapshot_at(papers: Sequence[ConceptPaper], cutoff: date, recent_months: int
     candidates = candidate_pairs(network, limit or targets.max_candidates, targets.sample_seed)
     return Snapshot(cutoff=cutoff, vocabulary=vocabulary, network=network, candidates=candidates,
                     features=pair_features(network, candidates.pairs), paper_concepts=paper_concepts,
-                    titles=tuple(paper.title for paper in before))
+                    titles=tuple(paper.title for paper in before),
+                    paper_ids=tuple(paper.paper_id for paper in before))
 
 
 @dataclass(frozen=True)

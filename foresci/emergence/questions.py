@@ -30,6 +30,7 @@ class PairOption:
     second: str
     context: str
     signals: dict[str, float] = field(default_factory=dict)
+    paper_ids: tuple[str, ...] = ()  # the latest pre-cutoff paper using each concept
 
     @property
     def label(self) -> str:
@@ -50,9 +51,10 @@ class OptionSet:
         return sorted(range(len(self.options)), key=lambda position: -self.window_papers[position])
 
 
-def _latest_title(snapshot: Snapshot, columns: sp.csc_matrix, concept: int) -> str:
+def _latest_row(columns: sp.csc_matrix, concept: int) -> int | None:
+    """Row of the latest paper up to the cutoff using ``concept`` (rows are in announcement order)."""
     rows = columns.indices[columns.indptr[concept]:columns.indptr[concept + 1]]
-    return snapshot.titles[int(rows.max())] if len(rows) else ""
+    return int(rows.max()) if len(rows) else None
 
 
 def pair_option(snapshot: Snapshot, row: int, columns: sp.csc_matrix | None = None) -> PairOption:
@@ -65,8 +67,11 @@ def pair_option(snapshot: Snapshot, row: int, columns: sp.csc_matrix | None = No
     features = snapshot.features
     common = int(features.common[row])
 
+    latest_rows = {concept: _latest_row(columns, concept) for concept in (first, second)}
+
     def usage(concept: int) -> str:
-        latest = _latest_title(snapshot, columns, concept)
+        row_of = latest_rows[concept]
+        latest = snapshot.titles[row_of] if row_of is not None else ""
         return (f"“{names[concept]}” in {int(network.frequency[concept])} papers "
                 f"({int(network.recent_frequency[concept])} recent; latest: “{latest}”)")
 
@@ -79,7 +84,9 @@ def pair_option(snapshot: Snapshot, row: int, columns: sp.csc_matrix | None = No
         "recent_second": float(network.recent_frequency[second]),
         "common_neighbours": float(common), "adamic_adar": round(float(features.adamic_adar[row]), 6),
     }
-    return PairOption(first=names[first], second=names[second], context=context, signals=signals)
+    ids = tuple(snapshot.paper_ids[row_of] for row_of in latest_rows.values() if row_of is not None)
+    return PairOption(first=names[first], second=names[second], context=context, signals=signals,
+                      paper_ids=ids)
 
 
 def buckets(counts: np.ndarray) -> np.ndarray:

@@ -64,12 +64,16 @@ def test_tasks_are_clean_and_hide_the_window_order(built: tuple[list[Built], Dom
 
 def test_baselines_rank_by_public_signals_and_score_against_the_hidden_order(
         built: tuple[list[Built], DomainEvidence]) -> None:
-    items, _ = built
+    items, evidence = built
+    papers = evidence.papers
     family = get_family("concept_emergence")
     for item in items:
         for kind in ("persistence", "trend"):
             answer, support = family.baseline_answer(SimpleNamespace(kind=kind), item.task)
             assert isinstance(answer, EmergenceAnswer) and support.notes
+            assert len(support.evidence) == 4 and all(entry.paper_ids for entry in support.evidence)
+            cited = {paper_id for entry in support.evidence for paper_id in entry.paper_ids}
+            assert all(papers[paper_id].announced <= item.task.cutoff for paper_id in cited)
             assert family.check_contract(item.task, answer).problems == []
             predicted = [entry.option_id for entry in answer.ranking]
             score = "preferential_attachment" if kind == "persistence" else "adamic_adar"

@@ -48,7 +48,9 @@ def _built(domain: DomainEvidence, option_set: OptionSet, domain_name: str) -> B
     task = Task(task_id=identifier, family=NAME, domain=domain.domain, cutoff=domain.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question, candidates=candidates,
-                context={"pair_signals": signals, "domain_name": domain_name},
+                context={"pair_signals": signals, "domain_name": domain_name,
+                         "pair_papers": {option_id: list(option.paper_ids)
+                                         for option_id, option in zip(ids, option_set.options, strict=True)}},
                 deliverable=list(get_family(NAME).deliverables))
     counts = dict(zip(ids, option_set.window_papers, strict=True))
     pre_counts = {option_id: int(option.signals["papers_first"] + option.signals["papers_second"])

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 NAME = "concept_emergence"
 CONTEXT_TEMPLATE = ("“concept” in papers recent latest never in one paper up to concepts concept used with "
                     "both pair_signals degree_first degree_second papers_first papers_second recent_first "
-                    "recent_second common_neighbours adamic_adar")
+                    "recent_second common_neighbours adamic_adar pair_papers")
 """Fixed words of an option's one-line context and public signals (:func:`foresci.emergence.questions.
 pair_option`)."""
 
@@ -49,18 +49,19 @@ def emergence_question(domain_name: str, cutoff: date, start: date, end: date) -
     return title, question
 
 
+def signal_value(task: Task, option: str, score: str) -> float:
+    """A pre-cutoff signal of one option from the task's context (preferential attachment: the degree
+    product)."""
+    found: dict[str, float] = task.context.get("pair_signals", {}).get(option, {})
+    if score == "preferential_attachment":
+        return found.get("degree_first", 0.0) * found.get("degree_second", 0.0)
+    return found.get(score, 0.0)
+
+
 def signal_ranking(task: Task, score: str) -> list[str]:
     """Option ids by a pre-cutoff signal of the task's context, best first (ties: option order)."""
-    signals: dict[str, dict[str, float]] = task.context.get("pair_signals", {})
     order = [candidate.option_id for candidate in task.candidates]
-
-    def value(option: str) -> float:
-        found = signals.get(option, {})
-        if score == "preferential_attachment":
-            return found.get("degree_first", 0.0) * found.get("degree_second", 0.0)
-        return found.get(score, 0.0)
-
-    return sorted(order, key=lambda option: (-value(option), order.index(option)))
+    return sorted(order, key=lambda option: (-signal_value(task, option, score), order.index(option)))
 
 
 @register_family
@@ -116,7 +117,7 @@ class ConceptEmergence(TaskFamily):
     def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
         """persistence: preferential attachment (popular concepts meet); trend: Adamic–Adar (shared
         neighbours, rarer ones weigh more). Both read only the signals the task shows (pre-cutoff)."""
-        from foresci.contracts import SupportArtifact
+        from foresci.contracts import Evidence, SupportArtifact
 
         if not task.candidates:
             raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
@@ -128,4 +129,11 @@ class ConceptEmergence(TaskFamily):
             rationale=f"ranked by {score.replace('_', ' ')} in the co-occurrence network at the cutoff")
         support = SupportArtifact()
         support.notes.append(f"{forecaster.kind}: {score} of each pair from the task's pre-cutoff signals")
+        papers: dict[str, list[str]] = task.context.get("pair_papers", {})
+        names = {candidate.option_id: candidate.name for candidate in task.candidates}
+        for position, option in enumerate(ranked, start=1):
+            support.evidence.append(Evidence(
+                claim=f"{option} ({names[option]}) ranks {position} by {score.replace('_', ' ')}: "
+                      f"{signal_value(task, option, score):.3f}",
+                paper_ids=list(papers.get(option, []))))
         return answer, support
