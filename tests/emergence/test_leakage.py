@@ -1,5 +1,5 @@
 """Leakage: what concept emergence knows at t is byte-identical from a KB holding only papers up to t and
-from the full KB (vocabulary, network, candidates, features)."""
+from the full KB (vocabulary, network, candidates, features, and each pair's question text)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.kb_source import kb_snapshot, window_papers
+from foresci.emergence.questions import pair_option
 from foresci.kb.build import build_kb
 from foresci.kb.store import KnowledgeBase
 from foresci.settings import Settings
@@ -41,6 +42,9 @@ def test_snapshot_at_t_is_identical_with_a_truncated_kb(tmp_path: Path) -> None:
     assert seen.vocabulary.to_json() == alone.vocabulary.to_json()
     assert len(seen.vocabulary) >= 25 and seen.candidates.total > 0
     assert seen.network.last_read is not None and seen.network.last_read <= CONFIG.cutoff
+    columns = seen.paper_concepts.tocsc()
+    for row in range(len(seen.candidates.pairs)):  # the text and signals an LLM question shows
+        assert pair_option(seen, row, columns) == pair_option(alone, row)
     window = window_papers(full, CONFIG.cutoff, CONFIG.window_end, emergence)
     assert window and all(paper.announced > CONFIG.cutoff for paper in window)
     assert not window_papers(truncated, CONFIG.cutoff, CONFIG.window_end, emergence)
