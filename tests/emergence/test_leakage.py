@@ -3,10 +3,13 @@ from the full KB (vocabulary, network, candidates, features, and each pair's que
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from foresci.cli import build_app
 from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.kb_source import kb_snapshot, window_papers
 from foresci.emergence.questions import pair_option
@@ -24,14 +27,21 @@ def _kb(world_dir: Path, out: Path, settings: Settings) -> KnowledgeBase:
     return KnowledgeBase.open(out, settings)
 
 
-@pytest.mark.slow
-def test_snapshot_at_t_is_identical_with_a_truncated_kb(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def kbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[KnowledgeBase, KnowledgeBase]:
+    """(full KB, KB of the papers up to the cutoff) of one small emergence world."""
+    root = tmp_path_factory.mktemp("emergence-kbs")
     world = generate_emergence_world(CONFIG)
-    write_emergence_world(world, tmp_path / "full")
-    write_emergence_world(world, tmp_path / "truncated", until=CONFIG.cutoff)
-    settings = Settings(cache_dir=tmp_path / "cache")
-    full = _kb(tmp_path / "full", tmp_path / "kb-full", settings)
-    truncated = _kb(tmp_path / "truncated", tmp_path / "kb-truncated", settings)
+    write_emergence_world(world, root / "full")
+    write_emergence_world(world, root / "truncated", until=CONFIG.cutoff)
+    settings = Settings(cache_dir=root / "cache")
+    full = _kb(root / "full", root / "kb-full", settings)
+    return full, _kb(root / "truncated", root / "kb-truncated", settings)
+
+
+@pytest.mark.slow
+def test_snapshot_at_t_is_identical_with_a_truncated_kb(kbs: tuple[KnowledgeBase, KnowledgeBase]) -> None:
+    full, truncated = kbs
     assert full.size > truncated.size  # the full KB holds the window
     emergence = load_emergence_settings()
     emergence = emergence.model_copy(update={"vocabulary": emergence.vocabulary.model_copy(
@@ -48,3 +58,21 @@ def test_snapshot_at_t_is_identical_with_a_truncated_kb(tmp_path: Path) -> None:
     window = window_papers(full, CONFIG.cutoff, CONFIG.window_end, emergence)
     assert window and all(paper.announced > CONFIG.cutoff for paper in window)
     assert not window_papers(truncated, CONFIG.cutoff, CONFIG.window_end, emergence)
+
+
+@pytest.mark.slow
+def test_cli_builds_and_scores_the_bulk_set(kbs: tuple[KnowledgeBase, KnowledgeBase], tmp_path: Path) -> None:
+    full, truncated = kbs
+    runner = CliRunner()
+    args = ["emergence", "build", "--kb", str(full.path), "--cutoff", CONFIG.cutoff.isoformat(), "--out",
+            str(tmp_path / "bulk"), "--domain", "all", "--window", "1"]
+    result = runner.invoke(build_app(), args)
+    assert result.exit_code == 0, result.output
+    assert "all 1m:" in result.output and (tmp_path / "bulk" / "emergence_hidden.jsonl").is_file()
+    scored = runner.invoke(build_app(), ["emergence", "score", str(tmp_path / "bulk"), "--baseline",
+                                         "adamic_adar"])
+    assert scored.exit_code == 0, scored.output
+    auc = json.loads(scored.output)["all:1m"]["auc"]
+    assert auc["low"] <= auc["value"] <= auc["high"]
+    refused = runner.invoke(build_app(), [*args[:3], str(truncated.path), *args[4:]])
+    assert refused.exit_code != 0 and "has not closed" in str(refused.exception)
