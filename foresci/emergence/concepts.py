@@ -87,7 +87,9 @@ def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: Voca
         frequency.update(paper.phrases.keys())
         for key, forms in paper.phrases.items():
             surfaces.setdefault(key, Counter()).update(forms)
-    kept = {key: count for key, count in frequency.items() if count >= settings.min_document_frequency}
+    first_words, last_words = set(settings.exclude_first_words), set(settings.exclude_last_words)
+    kept = {key: count for key, count in frequency.items() if count >= settings.min_document_frequency
+            and key.split()[0] not in first_words and key.split()[-1] not in last_words}
     if settings.drop_subsumed:
         for key in _subsumed(kept):
             del kept[key]

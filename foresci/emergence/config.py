@@ -22,6 +22,10 @@ class VocabularySettings(_Section):
     max_words: int = Field(default=4, ge=1, description="most words in a concept phrase")
     min_document_frequency: int = Field(default=5, ge=1, description="papers up to t using a phrase")
     vocabulary_size: int = Field(default=2000, ge=2, description="most used phrases kept")
+    exclude_first_words: list[str] = Field(default_factory=list,
+                                           description="a phrase starting with one of these is no concept")
+    exclude_last_words: list[str] = Field(default_factory=list,
+                                          description="a phrase ending with one of these is no concept")
     drop_subsumed: bool = Field(default=True,
                                 description="drop phrases inside a longer concept used as often")
 
@@ -34,6 +38,8 @@ class TargetSettings(_Section):
     window_months: list[int] = Field(default_factory=lambda: [3, 6], description="window lengths")
     max_candidates: int = Field(default=200_000, ge=1, description="uniform sample above this many pairs")
     sample_seed: int = Field(default=31, description="seed of the candidate sample")
+    question_candidates: int = Field(default=2_000_000, ge=1,
+                                     description="candidates LLM questions are drawn from (sample above)")
 
 
 class LearnedSettings(_Section):

@@ -97,27 +97,36 @@ def buckets(counts: np.ndarray) -> np.ndarray:
     return result
 
 
-def option_sets(target: EmergenceSet, wanted: int, seed: int) -> list[OptionSet]:
+def option_sets(target: EmergenceSet, wanted: int, seed: int,
+                max_persistence_share: float = 0.4) -> list[OptionSet]:
     """Up to ``wanted`` option sets, each one candidate per outcome bucket, options in a seeded order.
 
     No candidate is used twice. Pairs are drawn uniformly within a bucket (the draw sees the window, the
-    options' texts do not).
+    options' texts do not). A set whose most-studied pair is also preferential attachment's first pick is
+    kept only while such sets stay at most ``max_persistence_share`` of those kept (otherwise its top pair
+    is set aside and the next one tried), so "pick the most popular pair" cannot solve the family.
     """
     rng = np.random.default_rng(seed)
     bucket_of = buckets(target.counts)
-    by_bucket = [rng.permutation(np.flatnonzero(bucket_of == index)) for index in range(len(BUCKETS))]
+    pools = [list(rng.permutation(np.flatnonzero(bucket_of == index))) for index in range(len(BUCKETS))]
     columns = target.snapshot.paper_concepts.tocsc()
-    sets = []
     popularity = target.snapshot.features.baseline("preferential_attachment")
-    for number in range(min([wanted, *(len(rows) for rows in by_bucket)])):
-        rows = [int(bucket_rows[number]) for bucket_rows in by_bucket]
+    sets: list[OptionSet] = []
+    matched = 0
+    while len(sets) < wanted and all(pools):
+        rows = [int(pool[0]) for pool in pools]
+        top_wins = all(popularity[rows[0]] > popularity[row] for row in rows[1:])
+        if top_wins and matched + 1 > max_persistence_share * (len(sets) + 1):
+            pools[0].pop(0)
+            continue
+        for pool in pools:
+            pool.pop(0)
         order = rng.permutation(len(rows))
         chosen = [rows[int(position)] for position in order]
         counts = tuple(int(target.counts[row]) for row in chosen)
-        top = max(range(len(chosen)), key=lambda position: counts[position])
-        popular = max(range(len(chosen)), key=lambda position: (popularity[chosen[position]], -position))
+        matched += top_wins
         sets.append(OptionSet(options=tuple(pair_option(target.snapshot, row, columns) for row in chosen),
-                              window_papers=counts, persistence_match=top == popular))
+                              window_papers=counts, persistence_match=top_wins))
     return sets
 
 

@@ -109,3 +109,11 @@ def test_shift_months_keeps_month_ends() -> None:
 def test_declarative_settings_load() -> None:
     settings = load_emergence_settings()
     assert settings.targets.positive_min_papers == [1, 3] and settings.targets.window_months == [3, 6]
+
+
+def test_excluded_words_keep_reporting_prose_out_of_the_vocabulary() -> None:
+    papers = [_paper(i, date(2025, 1, 2), "finding highlight", "increasing attention", "self attention")
+              for i in range(3)]
+    settings = VocabularySettings(min_document_frequency=1, exclude_first_words=["increasing"],
+                                  exclude_last_words=["highlight"])
+    assert mine_vocabulary(papers, CUTOFF, settings).keys == ("self attention",)

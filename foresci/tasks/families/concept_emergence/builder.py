@@ -30,7 +30,8 @@ def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain
     emergence = load_emergence_settings()
     papers = sorted((paper for paper in domain.papers.values() if paper.announced <= window.end),
                     key=lambda paper: (paper.announced, paper.paper_id))
-    target = emergence_set(concept_papers(papers, emergence.vocabulary), domain.cutoff, window.end, emergence)
+    target = emergence_set(concept_papers(papers, emergence.vocabulary), domain.cutoff, window.end, emergence,
+                           limit=emergence.targets.question_candidates)
     seed = zlib.crc32(f"{settings.seed}:{NAME}:{domain.domain}:{window.horizon}".encode())
     return [_built(domain, option_set, domain_name) for option_set in option_sets(target, wanted, seed)]
 
