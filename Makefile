@@ -16,7 +16,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit browser install clean llm examples ray
+.PHONY: demo test lint typecheck unit browser sandbox install clean llm examples ray
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ typecheck: $(STAMP)
 browser: $(STAMP)
 	PYTHON=$(BIN)/python sh tests/support/ensure_chromium.sh
 
+# bubblewrap (Debian package) for the plug-in sandbox: plug-in methods run each task in a bwrap-confined
+# process, and tests/methods runs real ones (under CI=true a missing bwrap fails them rather than skipping).
+sandbox:
+	sh tests/support/ensure_bwrap.sh
+
 # The example plug-in (examples/foresci-example-agent) registers through its entry point; tests/methods
 # runs it through `foresci run` and `foresci eval`.
 examples: $(STAMP)
@@ -66,7 +71,7 @@ unit: $(STAMP) examples
 
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
 # extra fails that stage rather than skipping it).
-test: lint typecheck browser llm ray unit
+test: lint typecheck browser sandbox llm ray unit
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build *.egg-info

@@ -3,7 +3,9 @@
 For agents written in any language: the public task and forecast question (the request bodies an HTTP
 agent receives), the answer per task family, the reply envelope, the support artifact and the forecast
 answer. Files: ``task.schema.json``, ``forecast_question.schema.json``, ``answer/<family>.schema.json``,
-``reply.schema.json``, ``support_artifact.schema.json``, ``forecast_answer.schema.json``.
+``reply.schema.json``, ``support_artifact.schema.json``, ``forecast_answer.schema.json``, and
+``tool_request.schema.json`` (what an HTTP agent POSTs to the KB tools URL of its ``x-foresci-tools``
+request header, :mod:`foresci.methods.sandbox.http_tools`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import typer
 from pydantic import BaseModel
 
 from foresci.contracts import AgentReply, ForecastAnswer, SupportArtifact
+from foresci.methods.sandbox.http_tools import ToolRequest
 from foresci.tasks.families import all_families
 from foresci.tasks.models import ForecastQuestion, Task
 
@@ -37,6 +40,7 @@ def schema_files() -> dict[str, dict[str, object]]:
         "reply.schema.json": schema_of(AgentReply),
         "support_artifact.schema.json": schema_of(SupportArtifact),
         "forecast_answer.schema.json": schema_of(ForecastAnswer),
+        "tool_request.schema.json": schema_of(ToolRequest),
     }
     for family in all_families():
         model = family.answer_schema

@@ -11,7 +11,8 @@ Event kinds the package records: ``llm_call`` (messages sent, raw completion, to
 re-ask attempt, the graph step), ``cache_hit`` (the request as the cache keys it, i.e. before any
 context-window trim, and the cached response: no call made), ``retry`` and
 ``llm_error`` (transport failures), ``fallback`` (a structured-output method the endpoint refused),
-``context_trim`` (evidence lines dropped to fit the context window), ``tool_call`` (KB tools). An
+``context_trim`` (evidence lines dropped to fit the context window), ``tool_call`` (KB tools),
+``sandbox`` (a sandboxed plug-in's process: start-up and channel milliseconds). An
 ``llm_call`` marked ``cached`` counts as a cache hit. The model's text is ``completion`` (``response`` for a
 cache hit, ``reply`` for a tool-calling step).
 

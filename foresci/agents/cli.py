@@ -8,6 +8,9 @@ import typer
 
 from foresci.engines import ENGINE_HELP, with_engine
 
+# what `foresci eval` writes into a run folder: it holds hidden targets (judge prompts, scores)
+JUDGED_OUTPUTS = ("scores.jsonl", "judge_transcripts.jsonl", "summary.json")
+
 
 def run_command(
     release: Path = typer.Argument(
@@ -36,6 +39,12 @@ def run_command(
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
     engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
+    trust_plugin: bool = typer.Option(
+        False, "--trust-plugin",
+        help="run plug-in methods inside foresci's process (faster start, behind a wall that stops "
+        "mistakes, not deliberate escapes) instead of each task in its own bubblewrap sandbox; only for code "
+        "you trust",
+    ),
 ) -> None:
     """Answer a release's tasks with answering methods; resumable (rerun the same command after a crash).
 
@@ -66,6 +75,10 @@ def run_command(
       RAY_ADDRESS=auto foresci run releases/demo --kb kb/demo --methods all --model a --model b \\
           --out runs/demo --engine ray     # jobs spread over a Ray cluster; this process writes the rows
 
+    A plug-in (package.module:object or an installed entry point) runs each task in its own process,
+    confined by bubblewrap (Linux: apt-get install bubblewrap): it sees the public task and reaches the KB
+    and the model only through foresci's tool channel. --trust-plugin runs it inside foresci instead.
+
     LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
     Non-LLM methods: trend, persistence. Your own method: an installed plug-in (entry point group
     foresci.methods), package.module:object, or an HTTP agent URL (README: Benchmark your own agent;
@@ -93,16 +106,28 @@ def run_command(
         raise typer.BadParameter("give --method M (repeatable) or --methods all", param_hint="--method")
     if mode not in ("full", "name_only"):
         raise typer.BadParameter("expected 'full' or 'name_only'", param_hint="--mode")
+    settings = with_engine(Settings(), engine)
+    for folder in (release, kb, out, settings.cache_dir):
+        if folder is not None:
+            protect(folder)  # plug-ins never see the release, the KB, the run folder or the caches
     try:
-        specs = [resolve_method(name) for name in dict.fromkeys(chosen)]
+        specs = [resolve_method(name, trust_plugin=trust_plugin, kb_tools=kb is not None)
+                 for name in dict.fromkeys(chosen)]
     except MethodLoadError as error:
         raise typer.BadParameter(error.message, param_hint="--method") from error
+    in_process = [spec.name for spec in specs if not spec.shipped and not spec.isolated]
+    judged = [name for name in JUDGED_OUTPUTS if (out / name).exists()]
+    if in_process and judged:
+        raise typer.BadParameter(
+            f"{out} holds evaluation outputs ({', '.join(judged)}) that the in-process plug-in "
+            f"{', '.join(in_process)} could read: run it into a new folder, or without --trust-plugin",
+            param_hint="--out",
+        )
     needs_kb = [spec.name for spec in specs if spec.needs_kb and (mode == "full" or not spec.uses_llm)]
     if needs_kb and kb is None:
         raise typer.BadParameter(
             f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
         )
-    settings = with_engine(Settings(), engine)
     wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
@@ -110,10 +135,6 @@ def run_command(
             "(or llm.base_url in --config)",
             param_hint="--method",
         )
-    if not all(spec.shipped for spec in specs):
-        protect(release)  # plug-ins may not open the release (hidden targets) or the KB files
-        if kb is not None:
-            protect(kb)
     loaded = load_release(release)
     knowledge_base = None
     if kb is not None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from foresci.contracts import Answer
+from foresci.errors import UserError
 from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
@@ -277,6 +278,8 @@ def evaluate_run(
     an unchanged row at temperature 0 are kept, not asked again, unless ``retry_errors``.
     """
     run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise UserError("no such folder (give the run folder `foresci run --out` wrote)", path=run_dir)
     release_dir = release_dir or release_of_run(run_dir)
     if release_dir is None:
         raise ValueError(f"{run_dir}/manifest.json names no release; pass --release DIR")

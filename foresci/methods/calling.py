@@ -1,5 +1,10 @@
-"""Calling a registered method: the plug-in wall around third-party methods, and their results read
-into the family answer schema (a dict or another model is validated; what fails names the field)."""
+"""Calling a registered method, and its results read into the family answer schema (a dict or another
+model is validated; what fails names the field).
+
+Shipped methods are called directly. A sandboxed plug-in (``spec.isolated``) is called directly too: its
+spec's functions are foresci's side of the plug-in's own process. Any other method (``--trust-plugin``)
+runs in this process behind the plug-in wall (:mod:`foresci.methods.wall`), and its ``sys.exit`` is that
+task's error, not the end of the run."""
 
 from __future__ import annotations
 
@@ -16,6 +21,24 @@ from foresci.tasks.models import ForecastQuestion, Task
 
 class MethodOutputError(ValueError):
     """A method returned something that is not an answer in its task family's schema."""
+
+
+class PluginExit(RuntimeError):
+    """A plug-in called ``sys.exit`` (or raised ``SystemExit``) while answering."""
+
+
+def _walled_call(spec: MethodSpec, function: Any, *args: Any) -> Any:
+    """``function(*args)`` as plug-in ``spec`` behind the wall; its ``SystemExit`` is a
+    :class:`PluginExit`."""
+    try:
+        with walled(spec.name):
+            return function(*args)
+    except SystemExit as error:
+        raise PluginExit(f"method {spec.name}: the plug-in called sys.exit({error.code!r})") from error
+
+
+def _direct(spec: MethodSpec) -> bool:
+    return spec.shipped or spec.isolated
 
 
 def _first_problem(error: ValidationError) -> str:
@@ -81,12 +104,11 @@ def call_method(spec: MethodSpec, inputs: MethodInput) -> MethodResult:
     A plug-in that used the KB tools and returned no support artifact gets the tools' log as one, so its
     evidence is traceable like a shipped method's.
     """
-    if spec.shipped:
+    if _direct(spec):
         raw = spec.answer(inputs)
     else:
         given = replace(inputs, tools=PluginTools(inputs.tools) if inputs.tools is not None else None)
-        with walled(spec.name):
-            raw = spec.answer(given)
+        raw = _walled_call(spec, spec.answer, given)
     result = raw if isinstance(raw, MethodResult) else MethodResult(answer=raw)
     answer = read_answer(spec.name, inputs.task, result.answer)
     support = read_support(spec.name, inputs.task, result.support)
@@ -101,12 +123,11 @@ def call_forecast(spec: MethodSpec, question: ForecastQuestion, inputs: Forecast
     :class:`ForecastAnswer` under the method's name."""
     if spec.forecast is None:
         raise NotImplementedError(f"method {spec.name} does not answer forecast questions")
-    if spec.shipped:
+    if _direct(spec):
         raw = spec.forecast(question, inputs)
     else:
         given = replace(inputs, tools=PluginTools(inputs.tools) if inputs.tools is not None else None)
-        with walled(spec.name):
-            raw = spec.forecast(question, given)
+        raw = _walled_call(spec, spec.forecast, question, given)
     data = raw.model_dump(mode="json") if isinstance(raw, BaseModel) else raw
     if not isinstance(data, dict):
         raise MethodOutputError(f"method {spec.name} forecast returned {type(raw).__name__}, expected a "

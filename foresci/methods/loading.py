@@ -1,5 +1,10 @@
 """Resolve a ``--method`` value to a registered method: a registered name, an installed plug-in (entry
-point group ``foresci.methods``), ``package.module:object`` or an ``http(s)://`` agent URL."""
+point group ``foresci.methods``), ``package.module:object`` or an ``http(s)://`` agent URL.
+
+A plug-in loaded here is not imported into foresci's process: its module is located without running it,
+and it is imported, described and run in its own sandboxed process (:mod:`foresci.methods.sandbox`).
+``trust_plugin=True`` (``--trust-plugin``) imports it here instead, behind the in-process wall only.
+Code under the ``foresci`` package is foresci's own and always loads here."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from foresci.errors import UserError
-from foresci.methods.registry import MethodSpec, as_spec, register, registered, shipped_methods
+from foresci.methods.registry import MethodSpec, as_spec, lookup, register, registered, shipped_methods
 
 ENTRY_POINT_GROUP = "foresci.methods"
 
@@ -37,6 +42,32 @@ def _spec_of(target: Any, label: str, name: str | None = None) -> MethodSpec:
         raise MethodLoadError(f"{label}: {error}") from error
     if name is not None and spec.name != name:
         spec = replace(spec, name=name)
+    try:
+        return register(spec)
+    except ValueError as error:
+        raise MethodLoadError(f"{label}: {error}") from error
+
+
+def _own(reference: str) -> bool:
+    module = reference.partition(":")[0]
+    return module == "foresci" or module.startswith("foresci.")
+
+
+def _sandboxed(reference: str, label: str, name: str | None = None, entry_point: bool = False) -> MethodSpec:
+    """The plug-in at ``reference`` described and run in its own process, registered under its name."""
+    from foresci.methods.sandbox import SandboxUnavailable, program_for, sandboxed_spec
+
+    try:
+        program = program_for(reference, label, name=name, entry_point=entry_point)
+    except ModuleNotFoundError as error:
+        raise MethodLoadError(f"cannot load method {reference!r}: no module named {error.name!r} "
+                              "(is its folder on PYTHONPATH, or the package installed?)") from error
+    except (ImportError, ValueError) as error:
+        raise MethodLoadError(f"cannot load {label}: {_short(error)}") from error
+    try:
+        spec = sandboxed_spec(program)
+    except SandboxUnavailable as error:
+        raise MethodLoadError(f"cannot run {label} in its sandbox: {error}") from error
     try:
         return register(spec)
     except ValueError as error:
@@ -74,21 +105,32 @@ def load_entry_point(entry: EntryPoint) -> MethodSpec:
     return _spec_of(target, label, name=entry.name)
 
 
-def resolve_method(value: str) -> MethodSpec:
-    """The method ``value`` names; a :class:`MethodLoadError` (one line) when it names none."""
+def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = False) -> MethodSpec:
+    """The method ``value`` names; a :class:`MethodLoadError` (one line) when it names none.
+
+    A plug-in (``module:object`` or an entry point) runs sandboxed unless ``trust_plugin``. An HTTP agent
+    resolved with ``kb_tools`` (the run has a KB) is registered as reading the KB through its tools URL."""
     value = value.strip()
     if value.startswith(("http://", "https://")):
         from foresci.methods.http import http_method
 
-        return http_method(value)
+        if kb_tools:  # registered, so the runner's lookup by name finds the KB-reading agent
+            return register(http_method(value, kb_tools=True))
+        return lookup(value) or http_method(value)
     known = registered()
     if value in known:
         return known[value]
     if ":" in value:
-        return load_object(value)
+        if trust_plugin or _own(value):
+            return load_object(value)
+        return _sandboxed(value, value)
     plugins = installed_plugins()
     if value in plugins:
-        return load_entry_point(plugins[value])
+        entry = plugins[value]
+        if trust_plugin or _own(entry.value):
+            return load_entry_point(entry)
+        return _sandboxed(entry.value, f"plug-in {entry.name!r} ({entry.value})", name=entry.name,
+                          entry_point=True)
     choices = ", ".join(shipped_methods())
     extra = f"; installed plug-ins: {', '.join(sorted(plugins))}" if plugins else ""
     raise MethodLoadError(f"unknown method {value!r}; choose from {choices}{extra}, "

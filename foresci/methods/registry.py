@@ -111,8 +111,11 @@ class Method(Protocol):
 class MethodSpec:
     """A registered method: its name, flags, answer function and optional forecast hook.
 
-    ``shipped`` methods come with foresci and are trusted with the full KB tools; every other method runs
-    behind the plug-in wall (:mod:`foresci.methods.wall`).
+    ``shipped`` methods come with foresci and are trusted with the full KB tools. ``isolated`` methods
+    answer in a process of their own (a sandboxed plug-in, :mod:`foresci.methods.sandbox`, or an HTTP
+    agent): the spec's functions are foresci's side of it and are given the full KB tools, which they
+    serve over the tool channel. Every other method runs in foresci's process behind the plug-in wall
+    (:mod:`foresci.methods.wall`; ``--trust-plugin``).
     """
 
     name: str
@@ -122,6 +125,7 @@ class MethodSpec:
     forecast: ForecastFn | None = None
     shipped: bool = False
     source: str = ""
+    isolated: bool = False
 
     def forecaster(self, function: ForecastFn) -> ForecastFn:
         """Decorator: register ``function(question, inputs)`` as this method's forecast hook."""
@@ -185,6 +189,12 @@ def register(spec: MethodSpec) -> MethodSpec:
             raise ValueError(f"method name {spec.name!r} is already registered by {taken.source}")
         _REGISTRY[spec.name] = spec
     return spec
+
+
+def lookup(name: str) -> MethodSpec | None:
+    """The method registered as ``name`` so far (the shipped ones are not loaded for this), or None."""
+    with _LOCK:
+        return _REGISTRY.get(name)
 
 
 def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False) -> Callable[[Any], MethodSpec]:

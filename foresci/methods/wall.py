@@ -1,7 +1,9 @@
-"""The plug-in wall: what keeps a third-party method away from hidden targets and post-cutoff data.
+"""The in-process plug-in wall, for a plug-in run with ``--trust-plugin`` (inside foresci's process).
 
-A shipped method is trusted with :class:`~foresci.agents.tools.KBTools`; every other method runs behind
-this wall, on the thread that calls it:
+By default a plug-in runs in its own sandboxed process (:mod:`foresci.methods.sandbox`), which is the
+trust boundary; the folders :func:`protect` names are the ones that sandbox never shows. A plug-in the user
+vouches for (``--trust-plugin``, or one registered by Python code the caller imported itself) runs here,
+on the thread that calls it, behind this wall:
 
 - its KB tools are :class:`PluginTools`: the four tool functions and nothing else (no view, no KB, no
   store attribute to walk to), each result re-checked against the task cutoff by ``KBTools``;
@@ -12,9 +14,9 @@ this wall, on the thread that calls it:
   ground-truth file, by ``open``, ``os.open`` or ``sqlite3.connect``.
 
 The guards are a Python audit hook (:func:`sys.addaudithook`), active only while a plug-in runs on that
-thread (and lifted while its tool calls run inside foresci). A plug-in runs in foresci's process, so
-this closes every door foresci controls, not a deliberate escape (``ctypes``, threads the plug-in starts,
-files elsewhere on the disk); run an untrusted agent as an HTTP agent in its own sandbox instead.
+thread (and lifted while its tool calls run inside foresci). It catches mistakes, not a deliberate
+escape: code in foresci's process can patch the wall, walk to the KB through the objects it is given,
+start a subprocess or use descriptors foresci holds. Untrusted code belongs in the sandbox.
 """
 
 from __future__ import annotations
@@ -55,6 +57,11 @@ class WallViolation(ForesciError, PermissionError):
 def protect(path: Path | str) -> None:
     """Refuse plug-ins every file under ``path`` (the run's release and KB folders)."""
     _protected.add(Path(path).resolve())
+
+
+def protected_roots() -> list[Path]:
+    """The folders :func:`protect` named, in the order given."""
+    return sorted(_protected)
 
 
 def forbidden(module: str) -> bool:

@@ -13,6 +13,7 @@ import pytest
 
 from foresci.settings import Settings
 from tests.realllm.world import SmallWorld, build_small_world
+from tests.support.fixtures import llm_settings, scripted_llm  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # smaller than the real-model stage's world (about a third of its build time); still three families

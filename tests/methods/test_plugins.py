@@ -268,8 +268,9 @@ def blunt_cheater(inputs):
 '''
 
 
-def test_a_plugin_that_tries_to_cheat_is_refused(small_world: SmallWorld, foresci: Foresci,
-                                                tmp_path: Path) -> None:
+def test_a_trusted_plugin_that_cheats_by_mistake_is_walled(small_world: SmallWorld, foresci: Foresci,
+                                                           tmp_path: Path) -> None:
+    """--trust-plugin: in foresci's process, behind the wall (mistakes refused, not deliberate escapes)."""
     from foresci.kb.store import KnowledgeBase
 
     kb = KnowledgeBase.open(small_world.kb_dir, small_world.settings)
@@ -286,7 +287,7 @@ def test_a_plugin_that_tries_to_cheat_is_refused(small_world: SmallWorld, foresc
     run = tmp_path / "run"
     result = foresci("run", str(small_world.release_dir), "--kb", str(small_world.kb_dir), "--method",
                      "cheats:cheater", "--method", "cheats:blunt_cheater", "--out", str(run), "--no-progress",
-                     "--limit", "1", path=(folder,))
+                     "--limit", "1", "--trust-plugin", path=(folder,))
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(report_path.read_text())
     refused = ("import hidden readers", "import evaluation", "open hidden file", "open world truth",

@@ -54,7 +54,7 @@ def test_export_writes_every_contract(exported: Path) -> None:
         "answer/bottleneck_opportunity.schema.json", "answer/direction_forecasting.schema.json",
         "answer/strategic_planning.schema.json", "answer/venue_positioning.schema.json",
         "forecast_answer.schema.json", "forecast_question.schema.json", "reply.schema.json",
-        "support_artifact.schema.json", "task.schema.json",
+        "support_artifact.schema.json", "task.schema.json", "tool_request.schema.json",
     ]
     for path in exported.rglob("*.json"):
         jsonschema.Draft202012Validator.check_schema(_schema(exported, str(path.relative_to(exported))))
@@ -88,3 +88,19 @@ def test_task_schema_describes_what_an_http_agent_receives(exported: Path) -> No
     forecast = _schema(exported, "forecast_answer.schema.json")
     assert _valid(forecast, {"question_id": "q", "p10": 1, "p50": 2, "p90": 3})
     assert not _valid(forecast, {"question_id": "q", "probability": 1.5})
+
+
+def test_tool_request_schema_is_what_the_tools_url_accepts(exported: Path) -> None:
+    from foresci.methods.sandbox.http_tools import ToolRequest
+
+    schema = _schema(exported, "tool_request.schema.json")
+    requests = [({"tool": "search", "query": "retrieval", "k": 5}, True), ({"tool": "calls_left"}, True),
+                ({"tool": "get_paper", "paper_id": "2501.00001"}, True), ({"tool": "read_file"}, False),
+                ({"tool": "search", "query": "q", "k": 0}, False), ({"tool": "timeline", "path": "/"}, False)]
+    for request, accepted in requests:
+        assert _valid(schema, request) == accepted, request
+        try:
+            ToolRequest.model_validate(request)
+            assert accepted, request
+        except ValidationError:
+            assert not accepted, request

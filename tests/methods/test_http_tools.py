@@ -1,0 +1,119 @@
+"""HTTP agents may search the KB: each request carries a tools URL (header ``x-foresci-tools``) bound to the
+task's cutoff and tool budget; the calls are logged into the row's support artifact and transcript, and the
+URL stops working once the answer is in."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from foresci.agents.answers import read_answers
+from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.kb.store import KnowledgeBase
+from foresci.methods.loading import resolve_method
+from foresci.tasks.release import load_release
+from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
+from tests.realllm.world import SmallWorld
+
+
+def call_tool(url: str, **request: Any) -> tuple[int, Any]:
+    """POST one tool request; (status, body)."""
+    data = json.dumps(request).encode()
+    try:
+        request_ = urllib.request.Request(url, data=data, method="POST")
+        with urllib.request.urlopen(request_, timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+class SearchingAgent(BaseHTTPRequestHandler):
+    """Searches the KB through the tools URL it is sent, asks for a post-cutoff paper, answers."""
+
+    seen: list[dict[str, Any]]
+    late_id: str
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        task = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        tools = self.headers.get("x-foresci-tools")
+        found = call_tool(tools, tool="search", query=task["title"], k=5)
+        late = call_tool(tools, tool="get_paper", paper_id=self.late_id)
+        left = call_tool(tools, tool="calls_left")
+        bad = call_tool(tools, tool="read_file", path="/etc/passwd")
+        self.seen.append({"task": task, "tools": tools, "found": found, "late": late, "left": left,
+                          "bad": bad})
+        options = [candidate["option_id"] for candidate in task.get("candidates", [])]
+        cite = f" [{found[1]['result'][0]['paper_id']}]" if found[0] == 200 and found[1]["result"] else ""
+        if task["family"] == "direction_forecasting":
+            answer = {"direction": options[0], "trajectory": "steady", "rationale": "first" + cite}
+        elif task["family"] == "bottleneck_opportunity":
+            answer = {"bottleneck": "scarce data" + cite, "opportunity": "synthetic data", "mechanism": "m"}
+        else:
+            answer = {"ranking": [{"option_id": option} for option in options]}
+        payload = json.dumps({"answer": answer}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+@pytest.fixture
+def searching_agent(small_world: SmallWorld) -> Iterator[tuple[str, list[dict[str, Any]], str]]:
+    cutoff = min(task.cutoff for task in load_release(small_world.release_dir).tasks)
+    kb = KnowledgeBase.open(small_world.kb_dir, small_world.settings)
+    late_id = next(paper.paper_id for paper in kb.all_papers() if paper.announced > cutoff)
+    seen: list[dict[str, Any]] = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Agent", (SearchingAgent,),
+                                                        {"seen": seen, "late_id": late_id}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/answer", seen, late_id
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_http_agent_searches_the_kb_through_its_tools_url(
+    small_world: SmallWorld, searching_agent: tuple[str, list[dict[str, Any]], str], tmp_path: Path
+) -> None:
+    url, seen, late_id = searching_agent
+    spec = resolve_method(url, kb_tools=True)
+    assert spec.needs_kb and resolve_method(url) is spec  # the runner finds the KB-reading agent by name
+    tasks = load_release(small_world.release_dir).tasks
+    run = tmp_path / "run"
+    summary = run_release(tasks, run, small_world.settings, [url], view_factory=small_world.view_factory())
+    assert summary.errors == 0
+    rows = {row.task_id: row for row in read_answers(run / ANSWERS_FILE)}
+    cutoffs = {task.task_id: task.cutoff for task in tasks}
+    budget = small_world.settings.agents.tool_budget
+    assert len(seen) == len(tasks) and len({visit["tools"] for visit in seen}) == len(tasks)
+    for visit in seen:
+        task_id = visit["task"]["task_id"]
+        status, found = visit["found"]
+        assert status == 200 and found["result"], visit
+        assert all(paper["announced"] <= cutoffs[task_id].isoformat() for paper in found["result"])
+        assert visit["late"] == (200, {"result": None})  # after the cutoff: not there
+        assert visit["left"] == (200, {"result": budget - 2})
+        assert visit["bad"][0] == 400 and visit["bad"][1]["error"].startswith("ValidationError: 2 validation")
+        assert late_id not in json.dumps(visit)
+        row = rows[task_id]
+        assert row.status == "ok" and row.evidence == "retrieved", row.error
+        assert [call.tool for call in row.support.tool_calls] == ["search_papers", "get_paper"]
+        assert all(item.announced <= cutoffs[task_id] for item in row.support.retrieved)
+        (transcript,) = read_transcripts(run / TRANSCRIPTS_FILE, [row.transcript or ""]).values()
+        assert [event["tool"] for event in transcript["events"] if event["kind"] == "tool_call"] == [
+            "search_papers", "get_paper"]
+        assert call_tool(visit["tools"], tool="search", query="x") == (
+            403, {"error": "unknown or expired tools URL"})
