@@ -48,6 +48,9 @@ class LearnedSettings(_Section):
     model: Literal["logistic", "gradient_boosting"] = Field(default="logistic", description="classifier")
     seed: int = Field(default=7, description="random seed of the classifier and its training sample")
     max_training_pairs: int = Field(default=100_000, ge=10, description="training pairs sampled at most")
+    train_min_papers: int | None = Field(
+        default=1, ge=1, description="training positives co-occur in at least this many papers, whatever the "
+        "k evaluated (None: the evaluated k)")
 
 
 class ScoringSettings(_Section):

@@ -97,7 +97,10 @@ def evaluate_window(papers: Sequence[ConceptPaper], cutoff: date, months: int,
     """Every ``targets.positive_min_papers`` evaluation of the window of ``months`` after ``cutoff``."""
     target = emergence_set(papers, cutoff, shift_months(cutoff, months), settings)
     results = []
+    trained: dict[int, LearnedModel] = {}
     for min_papers in settings.targets.positive_min_papers:
-        model = train_learned(papers, cutoff, months, min_papers, settings)
-        results.append(evaluate(target, model, min_papers, settings))
+        train_k = settings.learned.train_min_papers or min_papers
+        if train_k not in trained:
+            trained[train_k] = train_learned(papers, cutoff, months, train_k, settings)
+        results.append(evaluate(target, trained[train_k], min_papers, settings))
     return results
