@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.briefs import family_schema
-from foresci.agents.runner import ANSWERS_FILE, run_release
-from foresci.settings import Settings
+from foresci.contracts import family_schema
+from foresci.core.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder, schema_name
 from tests.agents.toy import POST_MARKER, toy_tasks
@@ -101,7 +101,7 @@ def test_api_key_never_written(
     toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     from foresci.agents.cli import write_run_manifest
-    from foresci.io import write_jsonl
+    from foresci.core.io import write_jsonl
 
     scripted_llm.responder = answering_responder
     settings = _settings(llm_settings)
@@ -205,13 +205,15 @@ def _shaped(overrides: dict[str, Any]) -> Any:
 
 def _offline_score(row: Any, family: str, hidden: dict[str, Any]) -> Any:
     from foresci.evaluation.config import EvaluationSettings
+    from foresci.evaluation.metrics import ScoringContext
     from foresci.evaluation.scoring import score_task_answer
     from foresci.tasks.hidden import make_hidden_target
     from tests.evaluation.conftest import WordEncoder
 
     task = next(task for task in toy_tasks() if task.family == family)
     target = make_hidden_target(task_id=task.task_id, family=family, **hidden)
-    return score_task_answer(row, task, target, EvaluationSettings(), WordEncoder(), None)
+    context = ScoringContext(row, EvaluationSettings(), WordEncoder(), task=task, hidden=target)
+    return score_task_answer(context)
 
 
 def test_empty_ranking_stays_empty_flagged_and_scores_as_empty(
