@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from foresci.core.io import iter_jsonl, write_jsonl
 from foresci.emergence.build import EmergenceSet
 from foresci.emergence.config import ScoringSettings
 from foresci.emergence.features import BASELINES
 from foresci.emergence.scoring import Interval, score_pairs
-from foresci.io import iter_jsonl, write_jsonl
 
 PUBLIC_FILE = "emergence_pairs.jsonl"
 HIDDEN_FILE = "emergence_hidden.jsonl"

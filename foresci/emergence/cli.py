@@ -31,12 +31,12 @@ def build_command(
     window: list[int] = typer.Option([], help="window months (repeatable; default taxonomy/emergence.yaml)"),
 ) -> None:
     """Build the bulk set of each domain and window: candidate pairs at the cutoff and their window papers."""
-    from foresci.artifacts import write_manifest
+    from foresci.core.artifacts import write_manifest
+    from foresci.core.errors import UserError
     from foresci.emergence.build import emergence_set, shift_months
     from foresci.emergence.bulk import bulk_rows, write_bulk
     from foresci.emergence.config import load_emergence_settings
     from foresci.emergence.kb_source import papers_at, window_papers
-    from foresci.errors import UserError
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase, last_announcement
 
@@ -73,10 +73,10 @@ def score_command(
     k: int = typer.Option(1, help="a pair is positive with at least k window papers"),
 ) -> None:
     """AUC and precision@k (95 % bootstrap intervals) per domain and window."""
+    from foresci.core.errors import UserError
+    from foresci.core.io import iter_jsonl
     from foresci.emergence.bulk import PUBLIC_FILE, baseline_scores, score_bulk
     from foresci.emergence.config import load_emergence_settings
-    from foresci.errors import UserError
-    from foresci.io import iter_jsonl
 
     if (scores is None) == (baseline is None):
         raise UserError("give exactly one of --scores and --baseline", field="--scores")

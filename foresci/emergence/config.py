@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.resources import declarative_file
-from foresci.yamlio import load_yaml_model
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
 
 
 class _Section(BaseModel):

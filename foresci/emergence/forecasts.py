@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from foresci.artifacts import sha256_json
+from foresci.core.artifacts import sha256_json
 from foresci.emergence.build import EmergenceSet
 from foresci.emergence.questions import pair_option
 from foresci.tasks.hidden import Resolution

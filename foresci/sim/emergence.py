@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.io import write_json
+from foresci.core.io import write_json
 from foresci.kb.models import Paper
 from foresci.sim.corpus import write_day_files
 from foresci.sim.knobs import parse_month, weekdays

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from foresci.core.io import iter_jsonl
 from foresci.emergence.build import emergence_set
 from foresci.emergence.bulk import HIDDEN_FILE, baseline_scores, bulk_rows, score_bulk, write_bulk
 from foresci.emergence.concepts import concept_papers
 from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.evaluate import evaluate
 from foresci.emergence.learned import LearnedModel
-from foresci.io import iter_jsonl
 from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
 
 SETTINGS = load_emergence_settings()

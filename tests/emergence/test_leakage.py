@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.cli import build_app
+from foresci.core.settings import Settings
 from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.kb_source import kb_snapshot, window_papers
 from foresci.emergence.questions import pair_option
 from foresci.kb.build import build_kb
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world, write_emergence_world
 
 CONFIG = EmergenceWorldConfig(seed=4, difficulty=0.3, concepts=30, communities=3, papers_per_month=25,
