@@ -33,6 +33,7 @@ COMMANDS: tuple[tuple[str, str, str, bool], ...] = (
     ("taxonomy", "foresci.taxonomy.cli", "app", True),
     ("tasks", "foresci.tasks.cli", "app", True),
     ("forecast", "foresci.tasks.cli", "forecast_app", True),
+    ("rounds", "foresci.rounds.cli", "app", True),
     ("schema", "foresci.schemas", "app", True),
     ("run", "foresci.agents.cli", "run_command", False),
     ("eval", "foresci.evaluation.cli", "eval_command", False),
