@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +24,13 @@ RESOLUTIONS_DIR = "resolutions"
 SUBMISSIONS_DIR = "submissions"
 SCORES_FILE = "scores.jsonl"
 BOARD_FILE = "board.json"
+KILL_ENV = "FORESCI_ROUNDS_KILL_AT"  # fault injection for the kill -9 tests: the name of a fault point
+
+
+def fault_point(step: str) -> None:
+    """SIGKILL this process when ``FORESCI_ROUNDS_KILL_AT`` names ``step`` (the kill -9 tests' hook)."""
+    if os.environ.get(KILL_ENV) == step:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class LedgerConfig(BaseModel):

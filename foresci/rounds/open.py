@@ -20,6 +20,7 @@ from foresci.rounds.ledger import (
     PUBLIC_DIR,
     ROUND_FILE,
     RoundManifest,
+    fault_point,
     load_config,
     public_files,
     round_dir,
@@ -99,4 +100,5 @@ def open_round(
             for name in KB_BASELINES:
                 label, rows = answer_with_method(questions, name, settings, view_for)
                 commit_version(staging, label, rows, {**source, "value": name}, cutoff, round_id)
+        fault_point("open-staged")
     return round_id

@@ -128,7 +128,9 @@ def board(rows: Sequence[dict[str, Any]], metric: str, config: LedgerConfig) -> 
     """One board: adjusted score, interval, raw mean, items, ranked flag and rank per method."""
     reference, value = BOARDS[metric]
     picked = [row for row in latest_rows(rows) if row["metric"] == metric]
-    methods = sorted({row["method"] for row in picked})
+    taking_part = {row["method"] for row in picked if not row["imputed"]}
+    picked = [row for row in picked if row["method"] in taking_part]  # imputed-only methods sit out
+    methods = sorted(taking_part)
     result: dict[str, Any] = {
         "metric": metric,
         "reference": reference,

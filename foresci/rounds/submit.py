@@ -29,6 +29,7 @@ from foresci.rounds.ledger import (
     RoundManifest,
     check_round,
     closed_on,
+    fault_point,
     round_dir,
     slug,
 )
@@ -116,6 +117,7 @@ def commit_version(
             }
             write_json(staging / SUBMISSION_FILE, record)
             target = base / f"v{number:04d}"
+            fault_point("commit-staged")
             try:
                 os.rename(staging, target)
                 return target

@@ -10,8 +10,6 @@ say is done, so a second tick changes nothing and a tick killed anywhere is comp
 
 from __future__ import annotations
 
-import os
-import signal
 from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
@@ -28,6 +26,7 @@ from foresci.rounds.ledger import (
     SCORES_FILE,
     check_round,
     closed_on,
+    fault_point,
     load_config,
     load_round,
     round_dir,
@@ -39,14 +38,6 @@ from foresci.rounds.scores import board, read_scores, resolved_outcomes, score_r
 from foresci.rounds.submit import all_submissions, round_questions
 from foresci.tasks.forecast import load_package, resolve_questions
 from foresci.taxonomy.models import Snapshot
-
-KILL_ENV = "FORESCI_ROUNDS_KILL_AT"  # fault injection for the kill -9 tests: a step name
-
-
-def _maybe_die(step: str) -> None:
-    if os.environ.get(KILL_ENV) == step:
-        os.kill(os.getpid(), signal.SIGKILL)
-
 
 def write_jsonl_if_changed(path: Path, rows: list[dict[str, Any]]) -> bool:
     """Write rows atomically unless the file already holds exactly them; True when written."""
@@ -149,14 +140,14 @@ def tick(
                 taxonomy_dir=taxonomy_dir,
             )
             actions.append(f"opened {round_id} (scheduled {scheduled})")
-        _maybe_die("open")
+        fault_point("open")
         for round_id in round_ids(ledger):
             manifest = check_round(ledger, round_id)
             folder = round_dir(ledger, round_id)
             if closed_on(ledger, round_id) is None and day > manifest.cutoff:
                 write_json(folder / CLOSED_FILE, {"closed_on": day.isoformat()})
                 actions.append(f"closed {round_id} on {day}")
-            _maybe_die("close")
+            fault_point("close")
             for window, span in manifest.windows.items():
                 target = folder / RESOLUTIONS_DIR / f"{window}.jsonl"
                 if target.is_file() or day < date.fromisoformat(span["end"]):
@@ -164,12 +155,12 @@ def tick(
                 questions, frozen = load_package(folder / PUBLIC_DIR / window)
                 write_jsonl(target, resolve_questions(questions, frozen, kb))
                 actions.append(f"resolved {round_id} {window} ({len(questions)} questions)")
-                _maybe_die("resolve")
+                fault_point("resolve")
             if resolved_outcomes(folder, manifest):
                 rows = score_round(folder, manifest, round_questions(folder, manifest))
                 if write_jsonl_if_changed(folder / SCORES_FILE, rows):
                     actions.append(f"scored {round_id} ({len(rows)} rows)")
-                _maybe_die("score")
+                fault_point("score")
         if write_json_if_changed(ledger / BOARD_FILE, summary(ledger)):
             actions.append("board updated")
     return actions
