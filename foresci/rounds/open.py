@@ -98,7 +98,9 @@ def open_round(
         commit_version(staging, "base-rate", base_rate_answers(questions), source, cutoff, round_id)
         if view_for is not None:
             for name in KB_BASELINES:
-                label, rows = answer_with_method(questions, name, settings, view_for)
-                commit_version(staging, label, rows, {**source, "value": name}, cutoff, round_id)
+                label, rows, transcripts = answer_with_method(questions, name, settings, view_for)
+                commit_version(
+                    staging, label, rows, {**source, "value": name}, cutoff, round_id, transcripts=transcripts
+                )
         fault_point("open-staged")
     return round_id

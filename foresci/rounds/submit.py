@@ -38,6 +38,7 @@ from foresci.tasks.models import ForecastQuestion
 
 SUBMISSION_FILE = "submission.json"
 ANSWERS_FILE = "forecasts.jsonl"
+TRANSCRIPTS_FILE = "transcripts.jsonl"
 
 
 class DeadlineError(UserError):
@@ -95,6 +96,7 @@ def commit_version(
     source: dict[str, Any],
     kb_day: date,
     round_id: str | None = None,
+    transcripts: bytes | None = None,
 ) -> Path:
     """Write rows as the next version of ``method`` (one rename of a complete staging folder)."""
     base = folder / SUBMISSIONS_DIR / slug(method)
@@ -102,6 +104,8 @@ def commit_version(
     staging = Path(tempfile.mkdtemp(prefix=".staging.", dir=base))
     try:
         write_jsonl(staging / ANSWERS_FILE, [row.model_copy(update={"method": method}) for row in rows])
+        if transcripts:
+            (staging / TRANSCRIPTS_FILE).write_bytes(transcripts)
         number = len(versions(folder, method)) + 1
         while True:
             record = {
@@ -168,8 +172,11 @@ def answer_with_method(
     settings: Any,
     view_for: Callable[[date], Any] | None,
     trust_plugin: bool = False,
-) -> tuple[str, list[ForecastAnswer]]:
-    """Answer ``questions`` with a method foresci resolves (shipped, plug-in, entry point, HTTP agent)."""
+) -> tuple[str, list[ForecastAnswer], bytes | None]:
+    """Answer ``questions`` with a method foresci resolves (shipped, plug-in, entry point, HTTP agent).
+
+    Returns the method's name, its rows in question order and its transcripts (tool calls included).
+    """
     from foresci.agents.answers import read_forecasts
     from foresci.agents.forecast_runner import FORECASTS_FILE, answer_questions
     from foresci.methods.loading import MethodLoadError, resolve_method
@@ -181,8 +188,10 @@ def answer_with_method(
     with tempfile.TemporaryDirectory(prefix="foresci-round-") as scratch:
         answer_questions(list(questions), Path(scratch), settings, [spec], view_for or (lambda _cutoff: None))
         rows = read_forecasts(Path(scratch) / FORECASTS_FILE)
+        transcript_path = Path(scratch) / TRANSCRIPTS_FILE
+        transcripts = transcript_path.read_bytes() if transcript_path.is_file() else None
     order = {question.question_id: index for index, question in enumerate(questions)}
-    return spec.name, sorted(rows, key=lambda row: order.get(row.question_id, len(order)))
+    return spec.name, sorted(rows, key=lambda row: order.get(row.question_id, len(order))), transcripts
 
 
 def submit(
@@ -213,6 +222,7 @@ def submit(
     questions = round_questions(folder, manifest)
     if answers is not None:
         label, rows = read_answers_file(Path(answers), questions, name)
+        transcripts = None
         source: dict[str, Any] = {
             "kind": "answers-file",
             "value": Path(answers).name,
@@ -220,9 +230,11 @@ def submit(
         }
     else:
         assert method is not None
-        label, rows = answer_with_method(questions, method, settings or Settings(), view_for, trust_plugin)
+        label, rows, transcripts = answer_with_method(
+            questions, method, settings or Settings(), view_for, trust_plugin
+        )
         label = name or label
         source = {"kind": "method", "value": method}
     with artifact_lock(ledger, timeout=None):
         check_deadline(ledger, manifest, kb_day)
-        return commit_version(folder, label, rows, source, kb_day)
+        return commit_version(folder, label, rows, source, kb_day, transcripts=transcripts)

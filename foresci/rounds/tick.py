@@ -39,6 +39,7 @@ from foresci.rounds.submit import all_submissions, round_questions
 from foresci.tasks.forecast import load_package, resolve_questions
 from foresci.taxonomy.models import Snapshot
 
+
 def write_jsonl_if_changed(path: Path, rows: list[dict[str, Any]]) -> bool:
     """Write rows atomically unless the file already holds exactly them; True when written."""
     text = "".join(dumps_line(row) for row in rows)

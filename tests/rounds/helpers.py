@@ -25,8 +25,18 @@ def toy_settings() -> Settings:
 def make_ledger(root: Path, min_items: int = 2) -> Path:
     """A month-end ledger starting in December 2025 (its first round opens at CUTOFF)."""
     ledger = root / "ledger"
-    init_ledger(ledger, LedgerConfig(schedule="month-end", start=date(2025, 12, 1), windows=["3m"],
-                                     questions=8, min_items=min_items, bootstrap=40, seed=1))
+    init_ledger(
+        ledger,
+        LedgerConfig(
+            schedule="month-end",
+            start=date(2025, 12, 1),
+            windows=["3m"],
+            questions=8,
+            min_items=min_items,
+            bootstrap=40,
+            seed=1,
+        ),
+    )
     return ledger
 
 
@@ -44,13 +54,23 @@ def answers_file(path: Path, questions: list[Any], probability: float, scale: fl
             rows.append({"question_id": question.question_id, "method": method, "probability": probability})
         else:
             middle = float(question.baseline or 0.0) * scale
-            rows.append({"question_id": question.question_id, "method": method, "p10": middle / 2,
-                         "p50": middle, "p90": middle * 2})
+            rows.append(
+                {
+                    "question_id": question.question_id,
+                    "method": method,
+                    "p10": middle / 2,
+                    "p50": middle,
+                    "p90": middle * 2,
+                }
+            )
     write_jsonl(path, rows)
     return path
 
 
 def file_bytes(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (lock files aside) -> its bytes."""
-    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*"))
-            if path.is_file() and not path.name.startswith(".foresci.lock")}
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.name.startswith(".foresci.lock")
+    }

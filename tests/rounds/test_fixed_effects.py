@@ -37,8 +37,10 @@ def _ols_with_dummies(rows: list[tuple[str, str, float]], reference: str) -> dic
         if methods.index(method) > 0:
             design[row, len(items) - 1 + methods.index(method)] = 1.0
     coefficients = np.linalg.lstsq(design, target, rcond=None)[0]
-    return {method: 0.0 if index == 0 else float(coefficients[len(items) - 1 + index])
-            for index, method in enumerate(methods)}
+    return {
+        method: 0.0 if index == 0 else float(coefficients[len(items) - 1 + index])
+        for index, method in enumerate(methods)
+    }
 
 
 def test_method_effects_match_ols_with_dummies() -> None:
@@ -56,7 +58,8 @@ def test_rescaling_and_bootstrap() -> None:
     adjusted = adjusted_scores(rows, "always-0.5", 0.25)
     assert adjusted["always-0.5"] == 0.25
     assert adjusted["good"] - adjusted["bad"] == pytest.approx(
-        method_effects(rows, "always-0.5")["good"] - method_effects(rows, "always-0.5")["bad"])
+        method_effects(rows, "always-0.5")["good"] - method_effects(rows, "always-0.5")["bad"]
+    )
     intervals = bootstrap_intervals(rows, "always-0.5", 0.25, resamples=60, seed=3)
     assert intervals == bootstrap_intervals(rows, "always-0.5", 0.25, resamples=60, seed=3)  # seeded
     for method in ("good", "bad", "sparse"):

@@ -31,8 +31,14 @@ def _tick_process(ledger: Path, until: str, kill_at: str | None) -> subprocess.C
     env.pop(KILL_ENV, None)
     if kill_at:
         env[KILL_ENV] = kill_at
-    return subprocess.run([sys.executable, "-c", TICK, str(ledger), until], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", TICK, str(ledger), until],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _state(ledger: Path) -> dict[str, object]:
@@ -41,11 +47,14 @@ def _state(ledger: Path) -> dict[str, object]:
     for round_id in round_ids(ledger):
         folder = round_dir(ledger, round_id)
         state[round_id] = {
-            "resolutions": sorted(json.dumps(row, sort_keys=True)
-                                  for path in sorted((folder / "resolutions").glob("*.jsonl"))
-                                  for row in iter_jsonl(path)),
+            "resolutions": sorted(
+                json.dumps(row, sort_keys=True)
+                for path in sorted((folder / "resolutions").glob("*.jsonl"))
+                for row in iter_jsonl(path)
+            ),
             "scores": [json.dumps(row, sort_keys=True) for row in iter_jsonl(folder / "scores.jsonl")]
-            if (folder / "scores.jsonl").is_file() else [],
+            if (folder / "scores.jsonl").is_file()
+            else [],
             "submissions": sorted(str(path.relative_to(folder)) for path in folder.glob("submissions/*/v*")),
         }
     boards = json.loads((ledger / "board.json").read_text())["boards"]

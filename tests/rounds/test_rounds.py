@@ -34,8 +34,12 @@ def test_open_freezes_public_files_and_baselines(ledger: Path) -> None:
     manifest = check_round(ledger, ROUND)
     questions = _questions(ledger)
     assert manifest.cutoff == CUTOFF and manifest.items == len(questions) == 8
-    assert set(manifest.counts["by_family"]) == {"direction_forecasting", "strategic_planning",
-                                                 "bottleneck_opportunity", "venue_positioning"}
+    assert set(manifest.counts["by_family"]) == {
+        "direction_forecasting",
+        "strategic_planning",
+        "bottleneck_opportunity",
+        "venue_positioning",
+    }
     assert all(name.startswith("public/") for name in manifest.files)
     folder = round_dir(ledger, ROUND)
     assert not (folder / "resolutions").exists()  # hidden targets only at resolution
@@ -57,23 +61,37 @@ def test_submit_before_deadline_then_refused_after(ledger: Path, tmp_path: Path)
 
 def test_resubmission_keeps_both_versions(ledger: Path, tmp_path: Path) -> None:
     questions = _questions(ledger)
-    first = submit(ledger, ROUND, ToyKB(until=CUTOFF),
-                   answers=answers_file(tmp_path / "a.jsonl", questions, 0.2, 1.0, "mine"))
-    second = submit(ledger, ROUND, ToyKB(until=CUTOFF),
-                    answers=answers_file(tmp_path / "b.jsonl", questions, 0.8, 2.0, "mine"))
+    first = submit(
+        ledger,
+        ROUND,
+        ToyKB(until=CUTOFF),
+        answers=answers_file(tmp_path / "a.jsonl", questions, 0.2, 1.0, "mine"),
+    )
+    second = submit(
+        ledger,
+        ROUND,
+        ToyKB(until=CUTOFF),
+        answers=answers_file(tmp_path / "b.jsonl", questions, 0.8, 2.0, "mine"),
+    )
     assert (first.name, second.name) == ("v0001", "v0002")
     records = [json.loads((folder / "submission.json").read_text()) for folder in (first, second)]
     assert records[0]["sha256"] != records[1]["sha256"]
     assert all(record["submitted_at"] and record["kb_day"] == CUTOFF.isoformat() for record in records)
-    assert [row["probability"] for row in iter_jsonl(first / "forecasts.jsonl") if "probability" in row
-            and row["probability"] is not None][0] == 0.2
+    assert [
+        row["probability"]
+        for row in iter_jsonl(first / "forecasts.jsonl")
+        if "probability" in row and row["probability"] is not None
+    ][0] == 0.2
     toy_tick(ledger, None)
     rows = list(iter_jsonl(round_dir(ledger, ROUND) / "scores.jsonl"))
     assert {row["version"] for row in rows if row["method"] == "mine"} == {1, 2}
     board = json.loads((ledger / "board.json").read_text())["boards"]["brier"]
     mine = next(entry for entry in board["methods"] if entry["method"] == "mine")
-    latest = [row["score"] for row in rows if row["method"] == "mine" and row["version"] == 2
-              and row["metric"] == "brier"]
+    latest = [
+        row["score"]
+        for row in rows
+        if row["method"] == "mine" and row["version"] == 2 and row["metric"] == "brier"
+    ]
     assert mine["raw_mean"] == pytest.approx(sum(latest) / len(latest), abs=1e-6)
 
 
@@ -81,8 +99,12 @@ def test_tampered_round_is_refused(ledger: Path, tmp_path: Path) -> None:
     path = round_dir(ledger, ROUND) / "public" / "3m" / "forecast.jsonl"
     path.write_text(path.read_text().replace("papers", "paper", 1))
     with pytest.raises(UserError, match="hash mismatch"):
-        submit(ledger, ROUND, ToyKB(until=CUTOFF),
-               answers=answers_file(tmp_path / "a.jsonl", [], 0.2, 1.0, "mine"))
+        submit(
+            ledger,
+            ROUND,
+            ToyKB(until=CUTOFF),
+            answers=answers_file(tmp_path / "a.jsonl", [], 0.2, 1.0, "mine"),
+        )
     with pytest.raises(UserError, match="hash mismatch"):
         toy_tick(ledger, None)
 
@@ -104,19 +126,29 @@ def test_resolution_never_before_the_window_closes(ledger: Path) -> None:
     actions = toy_tick(ledger, WINDOW_END)
     assert f"resolved {ROUND} 3m (8 questions)" in actions
     outcomes = list(iter_jsonl(folder / "resolutions" / "3m.jsonl"))
-    assert {row["question_id"] for row in outcomes} == {question.question_id for question in _questions(ledger)}
+    assert {row["question_id"] for row in outcomes} == {
+        question.question_id for question in _questions(ledger)
+    }
 
 
 def test_board_entry_rule_and_reference(tmp_path: Path) -> None:
     ledger = make_ledger(tmp_path, min_items=3)
     toy_tick(ledger, CUTOFF)
-    submit(ledger, ROUND, ToyKB(until=CUTOFF),
-           answers=answers_file(tmp_path / "few.jsonl", _questions(ledger)[:2], 0.9, 1.0, "few"))
+    submit(
+        ledger,
+        ROUND,
+        ToyKB(until=CUTOFF),
+        answers=answers_file(tmp_path / "few.jsonl", _questions(ledger)[:2], 0.9, 1.0, "few"),
+    )
     toy_tick(ledger, None)
     board = json.loads((ledger / "board.json").read_text())["boards"]["brier"]
     entries = {entry["method"]: entry for entry in board["methods"]}
     assert entries["always-0.5"]["score"] == pytest.approx(0.25)  # the stated reference
     assert entries["always-0.5"]["ranked"] and entries["always-0.5"]["rank"] is not None
-    assert entries["few"]["answered_items"] < 3 and not entries["few"]["ranked"] and entries["few"]["rank"] is None
+    assert (
+        entries["few"]["answered_items"] < 3
+        and not entries["few"]["ranked"]
+        and entries["few"]["rank"] is None
+    )
     assert entries["few"]["items"] == entries["always-0.5"]["items"]  # unanswered items are imputed
     assert round_ids(ledger) == [ROUND, "r-2026-06-30"]
