@@ -6,7 +6,7 @@ board with intervals; builds the site. Exits non-zero on a leak (a submission wh
 name a paper announced after its round's cutoff), a lost or duplicated submission, or a resolution written
 before its window closed.
 
-    # a generated world (fast enough for 2 cores): 12 months from 2025-01, KB up to 2025-08-31
+    # a generated world (fast enough for 2 cores): 14 months from 2025-01, KB up to 2025-08-31
     python benchmarks/rounds_replay.py --world --workdir /tmp/replay --start 2025-08-31
     # the real corpus (slow: embeds every paper of the initial KB; use --days/--until)
     python benchmarks/rounds_replay.py --corpus /work/shared/corpora/arxiv-daily --workdir /tmp/real \\
@@ -60,8 +60,8 @@ class Agent(BaseHTTPRequestHandler):
         return None
 
 
-def _world(workdir: Path) -> tuple[Path, list[Path]]:
-    from foresci.sim.world import WorldConfig, generate_world
+def _world(workdir: Path) -> tuple[Path, list[Path], Any]:
+    from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
     config = WorldConfig(
         seed=7,
@@ -74,7 +74,7 @@ def _world(workdir: Path) -> tuple[Path, list[Path]]:
         difficulty=0.4,
     )
     world = generate_world(config, workdir / "world")
-    return world.corpus, [world.domains]
+    return world.corpus, [world.domains], load_ground_truth(world.root)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,8 +107,13 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    settings = Settings(cache_dir=workdir / "cache")
     if args.world:
-        corpus, domains_dirs = _world(workdir)
+        corpus, domains_dirs, truth = _world(workdir)
+        # as the demo does: screen for the world's invented domains only, normalise by its categories
+        settings.kb = settings.kb.model_copy(update={"domains": [domain.slug for domain in truth.domains]})
+        settings.agents = settings.agents.model_copy(
+            update={"reference_categories": sorted({domain.category for domain in truth.domains})})
     else:
         corpus, domains_dirs = args.corpus, None
     start = date.fromisoformat(args.start)
@@ -119,7 +124,6 @@ def main(argv: list[str] | None = None) -> int:
         later = [path for path in later if (_day_of(path) or start) <= date.fromisoformat(args.until)]
     if args.days is not None:
         later = later[: args.days]
-    settings = Settings(cache_dir=workdir / "cache")
     kb_dir, ledger = workdir / "kb", workdir / "ledger"
     staged = workdir / "initial"
     shutil.rmtree(staged, ignore_errors=True)
@@ -257,8 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         for row in entry["methods"]:
             rank = row["rank"] if row["rank"] is not None else "prelim"
             print(
-                f"  {rank!s:>6} {row['method'][:40]:40} {row['score']:.4f} [{row['low']:.4f}, {row['high']:.4f}] "
-                f"raw {row['raw_mean']:.4f} items {row['items']} answered {row['answered_items']}"
+                f"  {rank!s:>6} {row['method'][:40]:40} {row['score']:.4f} "
+                f"[{row['low']:.4f}, {row['high']:.4f}] raw {row['raw_mean']:.4f} "
+                f"items {row['items']} answered {row['answered_items']}"
             )
     for metric, pairs in board["stability"].items():
         rhos = [pair["spearman"] for pair in pairs if pair["spearman"] is not None]
@@ -269,11 +274,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nsite: {index}")
     if updates:
         print(
-            f"kb update: mean {sum(updates) / len(updates):.2f} s, max {max(updates):.2f} s over {len(updates)} days"
+            f"kb update: mean {sum(updates) / len(updates):.2f} s, max {max(updates):.2f} s "
+            f"over {len(updates)} days"
         )
     print(f"tick: mean {sum(ticks) / len(ticks):.2f} s, max {max(ticks):.2f} s over {len(ticks)} ticks")
     print(
-        f"wall {time.monotonic() - started:.0f} s, peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+        f"wall {time.monotonic() - started:.0f} s, "
+        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
     )
     for problem in problems:
         print(f"PROBLEM: {problem}")
