@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from foresci.cli import app
 from foresci.kb.build import build_kb, update_kb
+from foresci.rounds.submit import DeadlineError
 from foresci.settings import Settings
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
@@ -68,7 +69,7 @@ def test_generated_world_rounds_through_the_cli(tmp_path: Path) -> None:
         env=env,
     )
     assert code == 0, output
-    code, output = _cli("rounds", "tick", str(ledger), "--kb", str(kb), env=env)
+    code, output = _cli("rounds", "open", str(ledger), "--kb", str(kb), env=env)
     assert code == 0 and "opened r-2025-05-" in output, output
     round_id = output.split("opened ")[1].split()[0]
     code, output = _cli(
@@ -88,10 +89,11 @@ def test_generated_world_rounds_through_the_cli(tmp_path: Path) -> None:
     update_kb(kb, later[:1], settings)
     code, output = _cli("rounds", "tick", str(ledger), "--kb", str(kb), env=env)
     assert code == 0 and f"closed {round_id}" in output, output
-    code, output = _cli(
-        "rounds", "submit", str(ledger), round_id, "--kb", str(kb), "--method", "trend", env=env
+    refused = runner.invoke(
+        app, ["rounds", "submit", str(ledger), round_id, "--kb", str(kb), "--method", "trend"], env=env
     )
-    assert code != 0 and "closed" in output and len(output.strip().splitlines()) == 1, output
+    assert refused.exit_code != 0 and isinstance(refused.exception, DeadlineError)
+    assert "closed" in str(refused.exception) and len(str(refused.exception).splitlines()) == 1
     update_kb(kb, later[1:], settings)
     code, output = _cli("rounds", "tick", str(ledger), "--kb", str(kb), env=env)
     assert code == 0 and f"resolved {round_id} 3m" in output and f"scored {round_id}" in output, output
