@@ -124,6 +124,30 @@ def show_command(
     Console().print(table)
 
 
+@app.command("families")
+def families_command() -> None:
+    """List the registered task families (the shipped four, then those of extensions named in
+    FORESCI_EXTENSIONS or the entry-point group foresci.extensions).
+
+    Example:
+
+        FORESCI_EXTENSIONS=my_lab.families foresci tasks families
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from foresci.tasks.families import all_families
+
+    table = Table(title="task families")
+    for column in ("family", "id prefix", "answer", "windows", "forecast", "metrics", "defined in"):
+        table.add_column(column)
+    for family in all_families():
+        table.add_row(family.name, family.abbreviation, family.answer_schema.__name__,
+                      ", ".join(family.horizons), family.forecast_kind or "-", ", ".join(family.metrics),
+                      type(family).__module__)
+    Console().print(table)
+
+
 @app.command("validate")
 def validate_command(release: Path = typer.Argument(..., help="release folder")) -> None:
     """Check schema, unique ids, public/hidden agreement and the leakage lint; exit 1 on any problem.
