@@ -8,9 +8,9 @@ before its window closed.
 
     # a generated world (fast enough for 2 cores): 14 months from 2025-01, KB up to 2025-08-31
     python benchmarks/rounds_replay.py --world --workdir /tmp/replay --start 2025-08-31
-    # the real corpus (slow: embeds every paper of the initial KB; use --days/--until)
+    # the real corpus (slow: embeds every paper of the initial KB; --since/--days/--until cut it down)
     python benchmarks/rounds_replay.py --corpus /work/shared/corpora/arxiv-daily --workdir /tmp/real \\
-        --start 2025-06-30 --days 3
+        --since 2025-06-16 --start 2025-06-30 --days 3
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--world", action="store_true", help="generate a small world and replay it")
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--start", default="2025-06-30", help="the initial KB holds the days up to this")
+    parser.add_argument("--since", default=None, help="the initial KB holds only days from this one on")
     parser.add_argument("--until", default=None, help="feed days up to this one")
     parser.add_argument("--days", type=int, default=None, help="feed at most N days")
     parser.add_argument("--questions", type=int, default=12)
@@ -119,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     start = date.fromisoformat(args.start)
     files = sorted(path for path in corpus.iterdir() if _day_of(path) is not None)
     initial = [path for path in files if (_day_of(path) or start) <= start]
+    if args.since:
+        initial = [path for path in initial if (_day_of(path) or start) >= date.fromisoformat(args.since)]
     later = [path for path in files if (_day_of(path) or start) > start]
     if args.until:
         later = [path for path in later if (_day_of(path) or start) <= date.fromisoformat(args.until)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import html
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from foresci.io import write_json
-from foresci.rounds.ledger import load_round, round_dir, round_ids, slug
+from foresci.rounds.ledger import SUBMISSIONS_DIR, load_round, round_dir, round_ids, slug
 from foresci.rounds.scores import latest_rows, read_scores, resolved_outcomes
-from foresci.rounds.submit import round_questions
+from foresci.rounds.submit import TRANSCRIPTS_FILE, round_questions
 from foresci.rounds.tick import summary as make_summary
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -99,11 +100,29 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
     methods = sorted({record["method"] for entry in summary["rounds"] for record in entry["submissions"]})
     slugs = {method: slug(method) for method in methods}
     charts = {metric: interval_chart(board) for metric, board in summary["boards"].items()}
+    family_means: dict[tuple[str, str, str], list[float]] = {}
+    for row in latest_rows(all_rows):
+        family_means.setdefault((str(row["family"]), row["metric"], row["method"]), []).append(row["score"])
+    family_view = [
+        {
+            "family": family,
+            "metric": metric,
+            "method": method,
+            "mean": sum(values) / len(values),
+            "items": len(values),
+        }
+        for (family, metric, method), values in sorted(family_means.items())
+    ]
     out.mkdir(parents=True, exist_ok=True)
     index = out / "index.html"
     index.write_text(
         environment.get_template("index.html").render(
-            title="foresci rounds leaderboard", root="", summary=summary, charts=charts, slugs=slugs
+            title="foresci rounds leaderboard",
+            root="",
+            summary=summary,
+            charts=charts,
+            slugs=slugs,
+            family_view=family_view,
         ),
         encoding="utf-8",
     )
@@ -135,6 +154,16 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
             for record in entry["submissions"]
             if record["method"] == method
         ]
+        transcripts = {}
+        for round_id, record in versions:
+            source = (
+                round_dir(ledger, round_id) / SUBMISSIONS_DIR / slug(method) / f"v{record['version']:04d}"
+            )
+            if (source / TRANSCRIPTS_FILE).is_file():
+                relative = f"data/transcripts/{round_id}/{slugs[method]}-v{record['version']:04d}.jsonl"
+                (out / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source / TRANSCRIPTS_FILE, out / relative)
+                transcripts[(round_id, record["version"])] = "../" + relative
         families: dict[tuple[str, str], list[float]] = {}
         for row in latest_rows([row for row in all_rows if row["method"] == method]):
             families.setdefault((str(row["family"]), row["metric"]), []).append(row["score"])
@@ -145,6 +174,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
                 title=f"Method {method}",
                 root="../",
                 versions=versions,
+                transcripts=transcripts,
                 families=[
                     {
                         "family": family,

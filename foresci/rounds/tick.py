@@ -15,7 +15,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.io import dumps_line, write_json, write_jsonl
+from foresci.artifacts import sha256_file, sha256_json
+from foresci.io import dumps_line, read_json, write_json, write_jsonl
 from foresci.kb.store import last_announcement
 from foresci.locks import artifact_lock
 from foresci.rounds.ledger import (
@@ -23,6 +24,7 @@ from foresci.rounds.ledger import (
     CLOSED_FILE,
     PUBLIC_DIR,
     RESOLUTIONS_DIR,
+    ROUND_FILE,
     SCORES_FILE,
     check_round,
     closed_on,
@@ -66,6 +68,26 @@ def due_schedule_day(ledger: Path, day: date) -> date | None:
         return None
     opened = {load_round(ledger, round_id).scheduled_for for round_id in round_ids(ledger)}
     return None if days[-1] in opened else days[-1]
+
+
+def board_inputs(ledger: Path) -> str:
+    """A fingerprint of everything the board is computed from (the board is recomputed only when it moves)."""
+    state: dict[str, Any] = {"config": load_config(ledger).model_dump(mode="json")}
+    for round_id in round_ids(ledger):
+        folder = round_dir(ledger, round_id)
+        files = [
+            folder / ROUND_FILE,
+            folder / CLOSED_FILE,
+            folder / SCORES_FILE,
+            *sorted((folder / RESOLUTIONS_DIR).glob("*.jsonl")),
+        ]
+        state[round_id] = {
+            "files": {str(path.relative_to(folder)): sha256_file(path) for path in files if path.is_file()},
+            "submissions": [
+                (record["method"], record["version"], record["sha256"]) for record in all_submissions(folder)
+            ],
+        }
+    return sha256_json(state)
 
 
 def summary(ledger: Path) -> dict[str, Any]:
@@ -162,6 +184,11 @@ def tick(
                 if write_jsonl_if_changed(folder / SCORES_FILE, rows):
                     actions.append(f"scored {round_id} ({len(rows)} rows)")
                 fault_point("score")
-        if write_json_if_changed(ledger / BOARD_FILE, summary(ledger)):
+        inputs = board_inputs(ledger)
+        board_path = ledger / BOARD_FILE
+        current = read_json(board_path) if board_path.is_file() else {}
+        if current.get("inputs") != inputs and write_json_if_changed(
+            board_path, {**summary(ledger), "inputs": inputs}
+        ):
             actions.append("board updated")
     return actions
