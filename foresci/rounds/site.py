@@ -24,7 +24,7 @@ from foresci.rounds.submit import TRANSCRIPTS_FILE, round_questions
 from foresci.rounds.tick import summary as make_summary
 
 TEMPLATES = Path(__file__).with_name("templates")
-CHART_WIDTH = 720
+CHART_WIDTH = 820
 ROW_HEIGHT = 26
 
 
@@ -38,29 +38,31 @@ def interval_chart(board: dict[str, Any]) -> str:
     values += [value for value in lines.values() if value is not None]
     low, high = min(values), max(values)
     span = (high - low) or 1.0
-    left, right = 180, CHART_WIDTH - 20
+    left, right = 280, CHART_WIDTH - 20
 
     def x(value: float) -> float:
         return round(left + (value - low) / span * (right - left), 2)
 
-    height = ROW_HEIGHT * len(entries) + 40
+    height = ROW_HEIGHT * len(entries) + 52
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{CHART_WIDTH}" height="{height}" '
         f'class="board-chart" data-metric="{html.escape(board["metric"])}">'
     ]
-    for name, value in lines.items():
+    for offset, (name, value) in enumerate(lines.items()):
         if value is not None:
             colour = "#c44" if name == "chance" else "#48a"
             parts.append(
-                f'<line class="{name}-line" x1="{x(value)}" x2="{x(value)}" y1="10" y2="{height - 20}" '
+                f'<line class="{name}-line" x1="{x(value)}" x2="{x(value)}" y1="10" y2="{height - 30}" '
                 f'stroke="{colour}" stroke-dasharray="4 3"/>'
-                f'<text x="{x(value) + 3}" y="{height - 6}" font-size="11" fill="{colour}">{name}</text>'
+                f'<text x="{x(value) + 3}" y="{height - 18 + 12 * offset}" font-size="11" '
+                f'fill="{colour}">{name} {value:.4f}</text>'
             )
     for index, entry in enumerate(entries):
         y = 20 + index * ROW_HEIGHT
         name = html.escape(entry["method"])
+        shown = html.escape(entry["method"] if len(entry["method"]) <= 42 else entry["method"][:41] + "…")
         parts.append(
-            f'<text x="{left - 8}" y="{y + 4}" font-size="12" text-anchor="end">{name}</text>'
+            f'<text x="{left - 8}" y="{y + 4}" font-size="12" text-anchor="end">{shown}</text>'
             f'<line x1="{x(entry["low"])}" x2="{x(entry["high"])}" y1="{y}" y2="{y}" stroke="#333"/>'
             f'<circle cx="{x(entry["score"])}" cy="{y}" r="4" data-method="{name}" '
             f'data-score="{entry["score"]}" fill="{"#222" if entry["ranked"] else "#aaa"}"/>'

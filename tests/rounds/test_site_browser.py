@@ -75,6 +75,8 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
                     for entry in board["methods"]
                 }
                 assert shown == expected and "outside-team" in shown
+                reference = page.inner_text(f"#reference-{metric} .board-items")
+                assert reference == str(board["items"])
                 dots = {
                     dot.get_attribute("data-method"): float(dot.get_attribute("data-score") or "nan")
                     for dot in page.query_selector_all(f"svg[data-metric={metric}] circle")
