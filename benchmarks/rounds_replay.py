@@ -60,6 +60,40 @@ class Agent(BaseHTTPRequestHandler):
         return None
 
 
+class AuditedView:
+    """A KBView that records every paper it hands out and flags any announced after its cutoff."""
+
+    def __init__(self, view: Any, cutoff: date, seen: dict[str, int], late: list[str]) -> None:
+        self._view, self._cutoff, self._seen, self._late = view, cutoff, seen, late
+
+    def _check(self, paper: Any) -> None:
+        self._seen["papers"] = self._seen.get("papers", 0) + 1
+        if paper.announced > self._cutoff:
+            self._late.append(f"{paper.paper_id} ({paper.announced}) through a view cut at {self._cutoff}")
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._view, name)
+        if name not in ("get", "papers", "search", "monthly_counts"):
+            return attribute
+
+        def audited(*args: Any, **kwargs: Any) -> Any:
+            result = attribute(*args, **kwargs)
+            if name == "monthly_counts":
+                cutoff_month = f"{self._cutoff.year:04d}-{self._cutoff.month:02d}"
+                self._late.extend(
+                    f"month {month} counted through a view cut at {self._cutoff}"
+                    for month, count in result.items()
+                    if month > cutoff_month and count
+                )
+                return result
+            for item in result if isinstance(result, list) else [result]:
+                if item is not None:
+                    self._check(getattr(item, "paper", item))
+            return result
+
+        return audited
+
+
 def _world(workdir: Path) -> tuple[Path, list[Path], Any]:
     from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
@@ -114,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         # as the demo does: screen for the world's invented domains only, normalise by its categories
         settings.kb = settings.kb.model_copy(update={"domains": [domain.slug for domain in truth.domains]})
         settings.agents = settings.agents.model_copy(
-            update={"reference_categories": sorted({domain.category for domain in truth.domains})})
+            update={"reference_categories": sorted({domain.category for domain in truth.domains})}
+        )
     else:
         corpus, domains_dirs = args.corpus, None
     start = date.fromisoformat(args.start)
@@ -155,12 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[str] = []
     submitted: list[tuple[str, str]] = []
     timings: list[tuple[str, float, float]] = []
+    audited: dict[str, int] = {}
+    late_reads: list[str] = []
 
     def do_tick(label: str, update_seconds: float) -> None:
         kb = KnowledgeBase.open(kb_dir, settings)
 
         def view_for(cutoff: date) -> Any:
-            return KBView(kb, cutoff)
+            return AuditedView(KBView(kb, cutoff), cutoff, audited, late_reads)
 
         t1 = time.monotonic()
         actions = tick(ledger, kb, settings, view_for=view_for)
@@ -285,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         f"wall {time.monotonic() - started:.0f} s, "
         f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
     )
+    print(
+        f"leak audit: {audited.get('papers', 0)} papers handed out by the KB views, "
+        f"{len(late_reads)} after their cutoff"
+    )
+    problems.extend(f"LEAK {read}" for read in late_reads[:20])
     for problem in problems:
         print(f"PROBLEM: {problem}")
     return 1 if problems else 0
