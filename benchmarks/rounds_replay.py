@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     from foresci.rounds.site import build_site
     from foresci.rounds.submit import ANSWERS_FILE, TRANSCRIPTS_FILE, all_submissions, submit
     from foresci.rounds.tick import summary, tick
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     workdir = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from foresci.cli_options import parse_date_option
+from foresci.app.cli_options import parse_date_option
 
 app = typer.Typer(
     help="A living benchmark: rounds frozen as the literature arrives, resolved by themselves.",
@@ -20,7 +20,7 @@ app = typer.Typer(
 def _kb_and_view(path: Path) -> tuple[Any, Any]:
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     opened = KnowledgeBase.open(path, Settings())
 
@@ -66,7 +66,7 @@ def open_command(
     kb: Path = typer.Option(..., "--kb", help="KB: the round is frozen at its last announcement day"),
 ) -> None:
     """Freeze a round now (at the KB's last announcement day); the naive baselines answer it at once."""
-    from foresci.locks import artifact_lock
+    from foresci.core.locks import artifact_lock
     from foresci.rounds.open import open_round
 
     opened, view_for = _kb_and_view(kb)

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.artifacts import sha256_file, sha256_json
-from foresci.errors import UserError
-from foresci.io import read_json, write_json
+from foresci.core.artifacts import sha256_file, sha256_json
+from foresci.core.errors import UserError
+from foresci.core.io import read_json, write_json
 
 LEDGER_FILE = "ledger.json"
 ROUND_FILE = "round.json"

@@ -12,8 +12,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_json
-from foresci.io import atomic_folder, write_json
+from foresci.core.artifacts import sha256_json
+from foresci.core.io import atomic_folder, write_json
 from foresci.kb.store import last_announcement
 from foresci.rounds.baselines import base_rate_answers, chance_answers
 from foresci.rounds.ledger import (
@@ -49,7 +49,7 @@ def open_round(
     ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
     only the question-only baselines (always-0.5, base-rate) do.
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     ledger = Path(ledger)
     settings = settings or Settings()

@@ -17,7 +17,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from foresci.io import write_json
+from foresci.core.io import write_json
 from foresci.rounds.ledger import SUBMISSIONS_DIR, load_round, round_dir, round_ids, slug
 from foresci.rounds.scores import latest_rows, read_scores, resolved_outcomes
 from foresci.rounds.submit import TRANSCRIPTS_FILE, round_questions

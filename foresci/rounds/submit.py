@@ -17,12 +17,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file
+from foresci.core.artifacts import sha256_file
 from foresci.contracts import ForecastAnswer
-from foresci.errors import UserError
-from foresci.io import iter_jsonl_numbered, read_json, write_json, write_jsonl
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl_numbered, read_json, write_json, write_jsonl
 from foresci.kb.store import last_announcement
-from foresci.locks import artifact_lock
+from foresci.core.locks import artifact_lock
 from foresci.rounds.ledger import (
     PUBLIC_DIR,
     SUBMISSIONS_DIR,
@@ -178,7 +178,7 @@ def answer_with_method(
     Returns the method's name, its rows in question order and its transcripts (tool calls included).
     """
     from foresci.agents.answers import read_forecasts
-    from foresci.agents.forecast_runner import FORECASTS_FILE, answer_questions
+    from foresci.methods.forecast_runner import FORECASTS_FILE, answer_questions
     from foresci.methods.loading import MethodLoadError, resolve_method
 
     try:
@@ -210,7 +210,7 @@ def submit(
 
     Raises :class:`DeadlineError` after the deadline (KB clock), a UserError on a tampered round.
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     if (method is None) == (answers is None):
         raise UserError("give exactly one of --method or --answers", field="--method")

@@ -15,10 +15,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file, sha256_json
-from foresci.io import dumps_line, read_json, write_json, write_jsonl
+from foresci.core.artifacts import sha256_file, sha256_json
+from foresci.core.io import dumps_line, read_json, write_json, write_jsonl
 from foresci.kb.store import last_announcement
-from foresci.locks import artifact_lock
+from foresci.core.locks import artifact_lock
 from foresci.rounds.ledger import (
     BOARD_FILE,
     CLOSED_FILE,

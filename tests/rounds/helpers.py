@@ -6,10 +6,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.io import write_jsonl
+from foresci.core.io import write_jsonl
 from foresci.rounds.ledger import LedgerConfig, init_ledger
 from foresci.rounds.tick import tick
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from tests.tasks.toy import CUTOFF, ToyKB
 
 WINDOW_END = date(2026, 3, 31)  # the 3m window after CUTOFF

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
 from foresci.rounds.ledger import KILL_ENV, round_dir, round_ids
 from tests.rounds.helpers import make_ledger, toy_tick
 from tests.tasks.toy import CUTOFF

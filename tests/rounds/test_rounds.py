@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import UserError
-from foresci.io import iter_jsonl
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl
 from foresci.rounds.ledger import check_round, load_round, round_dir, round_ids
 from foresci.rounds.submit import DeadlineError, round_questions, submit, versions
 from tests.rounds.helpers import WINDOW_END, answers_file, file_bytes, make_ledger, toy_tick

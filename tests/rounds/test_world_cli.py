@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from foresci.cli import app
 from foresci.kb.build import build_kb, update_kb
 from foresci.rounds.submit import DeadlineError
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
 runner = CliRunner()
