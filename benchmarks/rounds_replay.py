@@ -130,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(EXAMPLE_PLUGIN))
+    from foresci.core.settings import Settings
     from foresci.kb.build import build_kb, update_kb
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
@@ -137,7 +138,6 @@ def main(argv: list[str] | None = None) -> int:
     from foresci.rounds.site import build_site
     from foresci.rounds.submit import ANSWERS_FILE, TRANSCRIPTS_FILE, all_submissions, submit
     from foresci.rounds.tick import summary, tick
-    from foresci.core.settings import Settings
 
     workdir = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)

@@ -18,9 +18,9 @@ app = typer.Typer(
 
 
 def _kb_and_view(path: Path) -> tuple[Any, Any]:
+    from foresci.core.settings import Settings
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
-    from foresci.core.settings import Settings
 
     opened = KnowledgeBase.open(path, Settings())
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from foresci.contracts import ForecastAnswer
-from foresci.evaluation.forecast import brier, numeric_scores
 from foresci.core.io import iter_jsonl
+from foresci.evaluation.forecast import brier, numeric_scores
 from foresci.rounds.baselines import BASE_RATE, CHANCE
 from foresci.rounds.fixed_effects import ScoreRow, adjusted_scores, bootstrap_intervals
 from foresci.rounds.ledger import (

@@ -17,12 +17,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from foresci.core.artifacts import sha256_file
 from foresci.contracts import ForecastAnswer
+from foresci.core.artifacts import sha256_file
 from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl_numbered, read_json, write_json, write_jsonl
-from foresci.kb.store import last_announcement
 from foresci.core.locks import artifact_lock
+from foresci.kb.store import last_announcement
 from foresci.rounds.ledger import (
     PUBLIC_DIR,
     SUBMISSIONS_DIR,

@@ -17,8 +17,8 @@ from typing import Any
 
 from foresci.core.artifacts import sha256_file, sha256_json
 from foresci.core.io import dumps_line, read_json, write_json, write_jsonl
-from foresci.kb.store import last_announcement
 from foresci.core.locks import artifact_lock
+from foresci.kb.store import last_announcement
 from foresci.rounds.ledger import (
     BOARD_FILE,
     CLOSED_FILE,

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from foresci.core.io import write_jsonl
+from foresci.core.settings import Settings
 from foresci.rounds.ledger import LedgerConfig, init_ledger
 from foresci.rounds.tick import tick
-from foresci.core.settings import Settings
 from tests.tasks.toy import CUTOFF, ToyKB
 
 WINDOW_END = date(2026, 3, 31)  # the 3m window after CUTOFF

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.cli import app
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb, update_kb
 from foresci.rounds.submit import DeadlineError
-from foresci.core.settings import Settings
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
 runner = CliRunner()
