@@ -34,6 +34,7 @@ COMMANDS: tuple[tuple[str, str, str, bool], ...] = (
     ("tasks", "foresci.tasks.cli", "app", True),
     ("forecast", "foresci.tasks.cli", "forecast_app", True),
     ("emergence", "foresci.emergence.cli", "app", True),
+    ("rounds", "foresci.rounds.cli", "app", True),
     ("schema", "foresci.app.schemas", "app", True),
     ("run", "foresci.agents.cli", "run_command", False),
     ("eval", "foresci.evaluation.cli", "eval_command", False),

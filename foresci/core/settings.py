@@ -159,7 +159,7 @@ def _env_parse_error(error: SettingsError) -> ConfigError:
 
 
 # FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules
-NON_SETTING_VARIABLES = ("FORESCI_CONFIG", "FORESCI_EXTENSIONS")
+NON_SETTING_VARIABLES = ("FORESCI_CONFIG", "FORESCI_EXTENSIONS", "FORESCI_ROUNDS_KILL_AT")
 
 
 def unknown_env_names() -> list[str]:

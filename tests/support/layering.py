@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
     ("evaluation and agents", (("foresci.evaluation",), ("foresci.agents",))),
     ("methods", (("foresci.methods",),)),
     ("engines", (("foresci.engines",),)),
+    ("rounds", (("foresci.rounds",),)),
     ("app", (("foresci.app", "foresci.__main__", "foresci.cli"),)),
 )
 # the cutoff discipline: what answers tasks never imports hidden targets or the scoring
