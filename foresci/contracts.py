@@ -93,6 +93,8 @@ class ForecastAnswer(BaseModel):
     transcript: str | None = Field(
         default=None, description="id of this forecast's transcript in the run folder's transcripts.jsonl"
     )
+    version: str | None = Field(default=None, description="the method's version (as on answer rows)")
+    label: str | None = Field(default=None, description="the run's label (foresci run --label)")
 
 
 ContractStatus = Literal["ok", "repaired", "invalid"]
@@ -138,6 +140,12 @@ class Answer(BaseModel):
         description="id of this row's transcript in the run folder's transcripts.jsonl (messages, raw "
         "completions, tool calls, tokens, timings, cache hits)",
     )
+    version: str | None = Field(
+        default=None,
+        description="the method's version: a plug-in's declared version or source hash, an HTTP agent's "
+        "/info version or URL, a shipped method's foresci version and prompt hash",
+    )
+    label: str | None = Field(default=None, description="the run's label (foresci run --label)")
 
 
 class AgentReply(BaseModel):

@@ -135,5 +135,7 @@ def http_method(url: str, kb_tools: bool = False) -> MethodSpec:
             raise LLMOutputError(f"agent {url}: forecast reply is not an object", [json.dumps(reply)[:2000]])
         return reply
 
+    from foresci.methods.identity import http_version
+
     return MethodSpec(name=url, answer=answer, forecast=forecast, source=url, needs_kb=kb_tools,
-                      isolated=True)
+                      isolated=True, version=http_version(url))

@@ -204,7 +204,8 @@ def handle(request: dict[str, Any], channel: Channel) -> dict[str, Any]:
     spec = load_program(request["program"])
     if request["op"] == "describe":
         return {"name": spec.name, "needs_kb": spec.needs_kb, "uses_llm": spec.uses_llm,
-                "forecast": spec.forecast is not None, "shipped": spec.shipped}
+                "forecast": spec.forecast is not None, "shipped": spec.shipped,
+                "version": spec.version}
     from foresci.methods.registry import ForecastInput, MethodInput, MethodResult
 
     cutoff = date.fromisoformat(request["cutoff"])
