@@ -70,7 +70,9 @@ def test_installed_example_plugin_runs_and_is_evaluated(small_world: SmallWorld,
     summary = json.loads((run / "summary.json").read_text())
     assert summary["counts"]["scored"] == len(rows)
     scores = [json.loads(line) for line in (run / "scores.jsonl").read_text().splitlines()]
-    assert {score["method"] for score in scores} == {EXAMPLE}
+    versions = {row.version for row in rows}
+    assert len(versions) == 1 and next(iter(versions)).startswith("src:"), "the plug-in's source hash"
+    assert {score["method"] for score in scores} == {f"{EXAMPLE}@{next(iter(versions))}"}
     assert all(score["trace_offline"] is not None for score in scores if "trace_offline" in score)
 
 
