@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,17 +25,33 @@ VOLATILE_KEYS = frozenset({
     "git_revision", "package_version", "foresci_version", "duration_s", "written_at", "updated_at",
     "hostname", "pid", "path", "kb_path", "release_path", "run_path", "out", "source_path",
     # ids and fingerprints derived from paths, timings or the scoring revision, not from content
-    "transcript", "transcript_id", "fingerprint", "kb_fingerprint", "resolved_with",
+    "id", "transcript", "transcript_id", "fingerprint", "kb_fingerprint", "resolved_with",
 })
 SUFFIXES = (".json", ".jsonl")
 SKIPPED_PARTS = frozenset({"world", "kb", "figures"})
 
 
+TIMING = re.compile(r"\b\d+(?:\.\d+)? ?(?:s|ms)\b")
+
+
 def _scrub(value: Any) -> Any:
+    """``value`` without volatile fields: timings in text, absolute paths, float noise of summation order.
+
+    Lists of objects (leaderboard rows, diagnostic cases) are compared as multisets, since rows written by
+    concurrent workers reach a summary in any order and ties keep that order; lists of plain values
+    (rankings, option ids) keep their order.
+    """
     if isinstance(value, dict):
         return {key: _scrub(item) for key, item in value.items() if key not in VOLATILE_KEYS}
     if isinstance(value, list):
-        return [_scrub(item) for item in value]
+        items = [_scrub(item) for item in value]
+        if items and all(isinstance(item, dict) for item in items):
+            items.sort(key=lambda item: json.dumps(item, sort_keys=True))
+        return items
+    if isinstance(value, float):
+        return float(f"{value:.9g}")
+    if isinstance(value, str):
+        return "<path>" if value.startswith("/") else TIMING.sub("<time>", value)
     return value
 
 

@@ -110,6 +110,10 @@ def root(
         from foresci.settings import Settings
 
         Settings()  # a bad settings file or variable fails here, naming it, whatever the command
+        from foresci.settings import unknown_env_names
+
+        for note in unknown_env_names():
+            print(f"warning: {note}", file=sys.stderr)
 
 
 DEBUG_FLAG = "--debug"

@@ -53,18 +53,21 @@ class EmbeddingCache:
     """A SQLite table of (content key -> float32 vector)."""
 
     def __init__(self, path: Path) -> None:
+        from foresci.errors import naming_the_file
+
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(path, check_same_thread=False)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        # a cache: a commit need not wait for the disk (WAL stays consistent; a power cut may lose the
-        # last vectors, which are then computed again). Saves an fsync per fresh query.
-        self._connection.execute("PRAGMA synchronous=NORMAL")
-        self._connection.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
-        )
-        self._connection.commit()
+        with naming_the_file(path):
+            self._connection = sqlite3.connect(path, check_same_thread=False)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            # a cache: a commit need not wait for the disk (WAL stays consistent; a power cut may lose the
+            # last vectors, which are then computed again). Saves an fsync per fresh query.
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+            )
+            self._connection.commit()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """Return the cached vectors among ``keys``."""
@@ -82,7 +85,9 @@ class EmbeddingCache:
 
     def put_many(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Store vectors (idempotent)."""
-        with self._lock:
+        from foresci.errors import naming_the_file
+
+        with self._lock, naming_the_file(self.path):
             self._connection.executemany(
                 "INSERT OR IGNORE INTO vectors (key, vector) VALUES (?, ?)",
                 [(key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items],

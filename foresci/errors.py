@@ -8,6 +8,10 @@ shown only with ``--debug``. Bugs (every other exception) keep their traceback.
 
 from __future__ import annotations
 
+import errno
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -62,6 +66,27 @@ def _validation_message(error: object) -> tuple[str, str | None]:
     return f"{first.get('msg', 'invalid value')}{more}", field
 
 
+_ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG, errno.EACCES,
+                                  errno.EPERM, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.EIO})
+
+
+class DatabaseFileError(UserError):
+    """A SQLite file foresci reads or writes is corrupt, full or unwritable (names the file)."""
+
+
+def _sqlite_user_error(error: BaseException) -> UserError | None:
+    """A SQLite error on disk state (corrupt file, disk full, read-only) as a user error, else None."""
+    import sqlite3
+
+    if not isinstance(error, sqlite3.DatabaseError):
+        return None
+    text = " ".join(str(error).split())
+    if not any(word in text for word in ("malformed", "not a database", "disk is full", "disk I/O",
+                                          "readonly", "read-only", "unable to open", "file is encrypted")):
+        return None
+    return UserError(f"SQLite: {text} (a damaged or unwritable database file; rebuild it or free space)")
+
+
 def as_user_error(error: BaseException) -> UserError | None:
     """The user-facing form of ``error``, or None when it is a bug (which keeps its traceback).
 
@@ -70,10 +95,22 @@ def as_user_error(error: BaseException) -> UserError | None:
     """
     if isinstance(error, UserError):
         return error
+    if isinstance(error, FileExistsError) and error.filename is not None:
+        return UserError("exists and is not a folder (a folder was expected here, e.g. for --out)",
+                         path=str(error.filename))
     if isinstance(error, FileNotFoundError | IsADirectoryError | NotADirectoryError | PermissionError):
         if error.filename is not None:
             return UserError(error.strerror or type(error).__name__, path=str(error.filename))
         return UserError(str(error) or type(error).__name__)
+    if isinstance(error, OSError) and error.errno in _ENVIRONMENT_ERRNOS:
+        # disk full, read-only file system, quota: the machine's state, not a bug
+        reason = error.strerror or os.strerror(error.errno or 0)
+        if error.filename is not None:
+            return UserError(reason, path=str(error.filename))
+        return UserError(f"{reason} ({type(error).__name__})")
+    sqlite_error = _sqlite_user_error(error)
+    if sqlite_error is not None:
+        return sqlite_error
     try:
         import yaml
     except ImportError:  # pragma: no cover - yaml is a core dependency
@@ -104,3 +141,23 @@ def user_error_from(error: BaseException) -> UserError:
     if mapped is None:
         return UserError(" ".join(str(error).split()) or type(error).__name__)
     return UserError(mapped.message, path=mapped.path, line=mapped.line, field=mapped.field)
+
+
+@contextmanager
+def naming_the_file(path: Path | str) -> Iterator[None]:
+    """Re-raise an error of the disk's state met while writing ``path`` so that it names ``path``.
+
+    A write that fails for a full disk, a read-only file system or a quota raises ``OSError`` without a
+    file name, and SQLite says only "database or disk is full": the message then names nothing.
+    """
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None and error.errno in _ENVIRONMENT_ERRNOS:
+            raise OSError(error.errno, error.strerror or os.strerror(error.errno or 0), str(path)) from error
+        raise
+    except Exception as error:
+        mapped = _sqlite_user_error(error)
+        if mapped is None:
+            raise
+        raise DatabaseFileError(mapped.message, path=path) from error

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from functools import lru_cache
 from importlib.metadata import entry_points
 
 from foresci.errors import UserError
@@ -29,15 +30,22 @@ class ExtensionError(UserError):
     """An extension module that cannot be imported."""
 
 
+@lru_cache(maxsize=1)
+def _entry_point_modules() -> tuple[tuple[str, str], ...]:
+    """The entry points' modules, read once per process (scanning installed metadata takes milliseconds,
+    and the registries are read per row)."""
+    return tuple((entry.value.partition(":")[0].strip(), f"entry point {entry.name!r} of group "
+                                                         f"{ENTRY_POINT_GROUP}")
+                 for entry in entry_points(group=ENTRY_POINT_GROUP))
+
+
 def named_extensions() -> list[tuple[str, str]]:
     """``(module, where it was named)`` for every extension, the variable's first, in order, once each."""
     named: list[tuple[str, str]] = []
     for module in os.environ.get(EXTENSIONS_VARIABLE, "").split(","):
         if module.strip():
             named.append((module.strip(), f"environment variable {EXTENSIONS_VARIABLE}"))
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        named.append((entry.value.partition(":")[0].strip(), f"entry point {entry.name!r} of group "
-                                                             f"{ENTRY_POINT_GROUP}"))
+    named.extend(_entry_point_modules())
     unique: dict[str, str] = {}
     for module, where in named:
         unique.setdefault(module, where)

@@ -19,7 +19,7 @@ from typing import IO, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from foresci.errors import InputDataError
+from foresci.errors import InputDataError, naming_the_file
 from foresci.redact import mask_urls_in
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -188,7 +188,8 @@ def atomic_folder(folder: Path | str) -> Iterator[Path]:
 def write_jsonl(path: Path | str, rows: Iterable[BaseModel | dict[str, Any]]) -> int:
     """Write rows to a JSONL file atomically; return how many were written."""
     count = 0
-    with atomic_path(path) as temporary, temporary.open("w", encoding="utf-8") as handle:
+    with (naming_the_file(path), atomic_path(path) as temporary,
+          temporary.open("w", encoding="utf-8") as handle):
         for row in rows:
             handle.write(dumps_line(row))
             count += 1
@@ -199,7 +200,7 @@ def append_jsonl(path: Path | str, row: BaseModel | dict[str, Any]) -> None:
     """Append one row to a JSONL file and flush it to disk (safe against a later kill)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
+    with naming_the_file(path), path.open("a", encoding="utf-8") as handle:
         handle.write(dumps_line(row))
         handle.flush()
         os.fsync(handle.fileno())
@@ -209,7 +210,7 @@ def write_json(path: Path | str, value: BaseModel | dict[str, Any] | list[Any]) 
     """Write a JSON document atomically, pretty-printed with sorted keys (URL credentials masked)."""
     payload = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
     text = mask_urls_in(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True))
-    with atomic_path(path) as temporary:
+    with naming_the_file(path), atomic_path(path) as temporary:
         temporary.write_text(text + "\n", encoding="utf-8")
 
 
@@ -262,7 +263,7 @@ class AppendLog:
 
     def append_line(self, line: str) -> None:
         """Append one already serialised JSON line (ending in a newline) durably."""
-        with self._lock, self.path.open("ab") as handle:
+        with self._lock, naming_the_file(self.path), self.path.open("ab") as handle:
             handle.write(line.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from foresci.errors import UserError
+from foresci.errors import UserError, naming_the_file
 
 LOCK_NAME = ".foresci.lock"
 OWNER_NAME = ".foresci.lock.owner"
@@ -77,9 +77,11 @@ def artifact_lock(folder: Path | str, *, timeout: float | None = 0.0) -> Iterato
             path=folder,
         ) from error
     try:
-        (folder / OWNER_NAME).write_text(
-            f"pid {os.getpid()} since {datetime.now(UTC).isoformat(timespec='seconds')}\n", encoding="utf-8"
-        )
+        with naming_the_file(folder / OWNER_NAME):
+            (folder / OWNER_NAME).write_text(
+                f"pid {os.getpid()} since {datetime.now(UTC).isoformat(timespec='seconds')}\n",
+                encoding="utf-8",
+            )
         with _held_guard:
             _held[key] = 1
         yield folder

@@ -12,10 +12,11 @@ and the file or variable it came from; so does a value of the wrong type.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from foresci.agents.config import AgentSettings
@@ -74,7 +75,7 @@ class Settings(BaseSettings):
         except ValidationError as error:
             raise _config_error(error, values) from error
         except SettingsError as error:
-            raise ConfigError(" ".join(str(error).split())) from error
+            raise _env_parse_error(error) from error
 
     @classmethod
     def settings_customise_sources(
@@ -130,6 +131,60 @@ def _check_env_names() -> None:
                 f"unknown settings section {section!r} (known: {', '.join(sorted(sections))})",
                 path=f"environment variable {name}",
             )
+
+
+def _env_parse_error(error: SettingsError) -> ConfigError:
+    """Name the environment variable whose value could not be parsed (e.g. ``FORESCI_KB__DOMAINS='[x'``)."""
+    import json
+
+    text = " ".join(str(error).split())
+    match = re.search(r'field "([^"]+)"', text)
+    field = match.group(1).lower() if match else ""
+    prefix = (ENV_PREFIX + field).upper()
+    candidates = sorted(name for name in os.environ
+                        if name.upper() == prefix or name.upper().startswith(prefix + ENV_DELIMITER))
+    for name in candidates:
+        value = os.environ[name].strip()
+        if value[:1] in "[{":
+            try:
+                json.loads(value)
+            except json.JSONDecodeError as problem:
+                return ConfigError(f"not valid JSON ({problem.msg} at character {problem.pos}); a list or "
+                                   f"mapping setting takes JSON, e.g. '[\"a\", \"b\"]' (got {value[:60]!r})",
+                                   path=f"environment variable {name}")
+    if candidates:
+        return ConfigError(f"{text} (set by {', '.join(candidates)})",
+                           path=f"environment variable {candidates[0]}")
+    return ConfigError(text)
+
+
+# FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules
+NON_SETTING_VARIABLES = ("FORESCI_CONFIG", "FORESCI_EXTENSIONS")
+
+
+def unknown_env_names() -> list[str]:
+    """``FORESCI_`` variables that set no setting (``FORESCI_CACHE_DIRR``, ``FORESCI_LLM_BASE_URL``), each
+    with a hint; the known names derive from the Settings fields (plus :data:`NON_SETTING_VARIABLES`)."""
+    import difflib
+
+    fields = set(Settings.model_fields)
+    known = {f"{ENV_PREFIX}{name}".upper() for name in fields} | set(NON_SETTING_VARIABLES)
+    sections = {name for name, info in Settings.model_fields.items()
+                if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)}
+    section_prefixes = [f"{ENV_PREFIX}{name}".upper() for name in sections]
+    notes = []
+    for name in sorted(os.environ):
+        upper = name.upper()
+        if not upper.startswith(ENV_PREFIX) or ENV_DELIMITER in name or upper in known:
+            continue
+        prefix = next((section for section in section_prefixes if upper.startswith(section + "_")), None)
+        if prefix is not None:
+            hint = f"did you mean {prefix}{ENV_DELIMITER}{upper[len(prefix) + 1:]}?"
+        else:
+            close = difflib.get_close_matches(upper, sorted(known), n=1)
+            hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
+        notes.append(f"{name} is not a foresci setting and is ignored ({hint})")
+    return notes
 
 
 def _env_name(location: tuple[Any, ...]) -> str | None:

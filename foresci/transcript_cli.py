@@ -74,11 +74,17 @@ def transcript_command(
     if not path.is_file():
         step = "`foresci eval` (not --offline)" if judge else "`foresci run`"
         raise UserError(f"no transcripts here; {step} writes them", path=path)
+    shown = 0
     for transcript in latest_by_key(read_transcripts(path)).values():
         parts = str(transcript.get("key", "")).split("|")
         if (task and parts[0] != task) or (method and parts[1:2] != [method]):
             continue
+        shown += 1
         if as_json:
             typer.echo(json.dumps(transcript, ensure_ascii=False, default=str))
         else:
             typer.echo("\n".join(describe(transcript, full)))
+    if not shown and (task or method):
+        wanted = " and ".join(part for part in (f"task {task!r}" if task else "",
+                                                 f"method {method!r}" if method else "") if part)
+        raise UserError(f"no transcript of {wanted} here", path=path, field="--task" if task else "--method")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from foresci.fencing import escape, fence
 from foresci.kb.models import Paper
 from foresci.tasks.families import family_schema
 from foresci.tasks.models import Task
@@ -28,28 +29,35 @@ def _context_lines(context: dict[str, Any]) -> list[str]:
 
 
 def task_brief(task: Task, mode: Mode = "full") -> str:
-    """The task as the model reads it. ``name_only``: the question and candidate names, nothing else."""
+    """The task as the model reads it. ``name_only``: the question and candidate names, nothing else.
+
+    Candidate names and descriptions and the context (node names, paper titles: text derived from the KB)
+    are fenced as data (:mod:`foresci.fencing`); the title and question have any fence tag escaped.
+    """
     if mode == "name_only":
-        lines = [f"Question (decide as of {task.cutoff.isoformat()}): {task.question}"]
+        lines = [f"Question (decide as of {task.cutoff.isoformat()}): {escape(task.question)}"]
         if task.candidates:
             lines.append("Candidates:")
-            lines.extend(f"- {candidate.option_id}: {candidate.name}" for candidate in task.candidates)
+            lines.append(fence("candidates", "\n".join(f"- {candidate.option_id}: {candidate.name}"
+                                                        for candidate in task.candidates)))
         return "\n".join(lines)
-    lines = [f"Task: {task.title}",
+    lines = [f"Task: {escape(task.title)}",
              f"Domain: {task.domain}. Cutoff: {task.cutoff.isoformat()}. Forecast window: "
              f"{task.window_start.isoformat()} to {task.window_end.isoformat()} ({task.horizon}).",
-             f"Question: {task.question}"]
+             f"Question: {escape(task.question)}"]
     if task.candidates:
         lines.append("Candidates:")
+        listed = []
         for candidate in task.candidates:
             detail = f" - {candidate.description}" if candidate.description else ""
-            lines.append(f"- {candidate.option_id}: {candidate.name}{detail}")
+            listed.append(f"- {candidate.option_id}: {candidate.name}{detail}")
+        lines.append(fence("candidates", "\n".join(listed)))
     if task.context:
         lines.append("Context known at the cutoff:")
-        lines.extend(_context_lines(task.context))
+        lines.append(fence("task_context", "\n".join(_context_lines(task.context))))
     if task.deliverable:
         lines.append("Requirements:")
-        lines.extend(f"- {item}" for item in task.deliverable)
+        lines.extend(f"- {escape(item)}" for item in task.deliverable)
     return "\n".join(lines)
 
 

@@ -15,7 +15,9 @@ from typing import Any
 from foresci.agents.models import Answer
 from foresci.engines.cluster import RemoteFailure, imap_unordered
 from foresci.evaluation.loading import ReleaseData
-from foresci.evaluation.scoring import JudgedParts, judge_failed, judge_recorded
+from foresci.evaluation.metrics import JudgedParts, judge_failed, judge_metric_names
+from foresci.evaluation.scoring import judge_recorded
+from foresci.evaluation.session import row_context
 from foresci.evaluation.trace import PaperDates
 from foresci.settings import Settings
 from foresci.transcripts import Transcript
@@ -44,7 +46,8 @@ def judge_on_worker(spec: JudgeSpec, answer: Answer) -> tuple[JudgedParts, dict[
     if client is None:
         client = _CLIENTS[spec.token] = LLMClient(spec.settings, role="judge")
     child = client.child()
-    parts, transcript = judge_recorded(child, answer, spec.release, spec.settings.evaluation, spec.kb_dates)
+    context = row_context(answer, spec.release, spec.settings.evaluation, judge=child, kb_dates=spec.kb_dates)
+    parts, transcript = judge_recorded(context)
     usage = child.usage.as_dict() if isinstance(child.usage, Usage) else {}
     return parts, usage, transcript
 
@@ -63,7 +66,7 @@ def judge_on_ray(
     for index, result in imap_unordered(judge_on_worker, spec, answers, settings.runtime):
         if isinstance(result, RemoteFailure):
             parts = JudgedParts(claims_error=result.error, claims_error_kind="transport")
-            for name in ("fact", "trace", "pers"):
+            for name in judge_metric_names():
                 parts.metrics[name] = judge_failed(name, result.error, "transport")
             yield index, parts, {}, Transcript()
             continue

@@ -9,11 +9,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
+from foresci.evaluation.metrics import headline_metric_names, higher_is_better, offline_stand_ins
 from foresci.evaluation.models import Score
 from foresci.evaluation.stats import low_score_weights
-
-CONTENT_METRICS = ("fact", "fta", "trace", "pers")
-OFFLINE_STAND_INS = {"fact": "fact_offline", "fta": "fta_offline_claims", "trace": "trace_offline"}
 
 
 def metric_value(score: Score, name: str) -> float | None:
@@ -35,9 +33,10 @@ def metric_plan(scores: Sequence[Score]) -> Plan:
     planning/venue is deterministic, so 'fta' is chosen there in offline runs too.
     """
     plan: Plan = {}
+    stand_ins = offline_stand_ins()
     for family in {score.family for score in scores}:
         rows = [score for score in scores if score.family == family]
-        for name, stand_in in OFFLINE_STAND_INS.items():
+        for name, stand_in in stand_ins.items():
             judged = any(metric_value(score, name) is not None for score in rows)
             plan[(family, name)] = name if judged else stand_in
     return plan
@@ -52,9 +51,9 @@ def diagnostic_value(score: Score, name: str, plan: Plan | None = None) -> tuple
         used = plan.get((score.family, name), name)
         return metric_value(score, used), used
     value = metric_value(score, name)
-    if value is not None or name not in OFFLINE_STAND_INS:
+    stand_in = offline_stand_ins().get(name)
+    if value is not None or stand_in is None:
         return value, name
-    stand_in = OFFLINE_STAND_INS[name]
     return metric_value(score, stand_in), stand_in
 
 
@@ -67,14 +66,17 @@ def low_score_rates(scores: Sequence[Score], fraction: float = 0.2) -> dict[str,
 
     Rows where a metric is not applicable (e.g. Trace of native answers) are left out of that metric;
     rows tied at the boundary share the remaining low-score slots (see ``low_score_weights``). Where
-    some families use a judged metric and others its offline stand-in, each is ranked on its own.
+    some families use a judged metric and others its offline stand-in, each is ranked on its own. The
+    metrics are the headline ones; for a metric where lower is better, the highest values are the low
+    scores.
     """
     rows = _task_rows(scores)
     plan = metric_plan(rows)
     by_family: dict[str, dict[str, float]] = defaultdict(dict)
     by_method: dict[str, dict[str, float]] = defaultdict(dict)
     used: dict[str, str] = {}
-    for name in CONTENT_METRICS:
+    for name in headline_metric_names():
+        sign = 1.0 if higher_is_better(name) else -1.0
         present = [
             (score, value, used_name)
             for score in rows
@@ -87,7 +89,9 @@ def low_score_rates(scores: Sequence[Score], fraction: float = 0.2) -> dict[str,
         weights = np.zeros(len(present))
         for used_name in {entry[2] for entry in present}:  # judged and offline values ranked apart
             positions = [index for index, entry in enumerate(present) if entry[2] == used_name]
-            weights[positions] = low_score_weights([present[index][1] for index in positions], fraction)
+            weights[positions] = low_score_weights(
+                [sign * present[index][1] for index in positions], fraction
+            )
         for grouping, key_of in ((by_family, lambda s: s.family), (by_method, lambda s: s.method)):
             totals: dict[str, int] = defaultdict(int)
             lows: dict[str, float] = defaultdict(float)

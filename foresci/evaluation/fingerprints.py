@@ -1,7 +1,7 @@
 """Reuse keys of score rows: a stored row is reused only when nothing that shaped it has changed.
 
-The run-wide part (:func:`evaluation_fingerprint`) covers the scoring revision (bumped when a metric is
-computed differently), the metric settings, the embedder, the judge
+The run-wide part (:func:`evaluation_fingerprint`) covers the scoring revision (derived from the metric
+definitions: :mod:`foresci.evaluation.metrics.revision`), the metric settings, the embedder, the judge
 model and its prompt files, the release folder and the KB citations are checked against; the row part
 (:func:`row_fingerprint`) adds the answer row and its task's public and hidden rows (or its forecast
 question and resolution).
@@ -15,7 +15,7 @@ from typing import Any
 from foresci.artifacts import sha256_file, sha256_json
 from foresci.contracts import Answer
 from foresci.evaluation.loading import ReleaseData
-from foresci.evaluation.scoring import SCORING_REVISION
+from foresci.evaluation.metrics.revision import scoring_revision
 from foresci.io import read_json
 from foresci.resources import declarative_file
 from foresci.settings import Settings
@@ -29,7 +29,7 @@ def evaluation_fingerprint(
     """The run-wide part of every row fingerprint: scoring revision, metric settings, embedder, judge model
     and prompt files, release folder, and the KB that citations are checked against."""
     config: dict[str, Any] = {
-        "scoring_revision": SCORING_REVISION,
+        "scoring_revision": scoring_revision(),
         "evaluation": settings.evaluation.model_dump(mode="json"),
         "embed_model": settings.embed.model,
         "release": str(release.path.resolve()),

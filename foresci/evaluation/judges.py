@@ -209,8 +209,9 @@ def public_task_json(task: Task) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
-# judge placeholders that carry the candidate answer or the method's support artifact: fenced as data
-DATA_VALUES = frozenset({"answer", "answer_claims_json", "support_json"})
+# judge placeholders that carry the candidate answer, the method's support artifact or the public task
+# (its candidate names, descriptions and context come from KB text: paper titles): fenced as data
+DATA_VALUES = frozenset({"answer", "answer_claims_json", "support_json", "task_json"})
 
 
 def render(prompt: str, **values: Any) -> list[dict[str, str]]:

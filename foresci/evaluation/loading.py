@@ -16,6 +16,7 @@ from foresci.io import read_json, read_models
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.hidden_io import read_hidden
 from foresci.tasks.models import ForecastQuestion, Task
+from foresci.tasks.release import verify_release
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -45,6 +46,7 @@ def load_release(release_dir: Path) -> ReleaseData:
         raise FileNotFoundError(
             f"{tasks_path}: no tasks.jsonl or forecast.jsonl; is {release_dir} a release?"
         )
+    verify_release(release_dir)
     data = ReleaseData(path=release_dir)
     if tasks_path.is_file():
         data.tasks = {task.task_id: task for task in read_models(tasks_path, Task)}
@@ -108,7 +110,7 @@ def qualify_methods(answers: list[Answer]) -> list[Answer]:
 
     A plug-in's or agent's version is always shown (rows of two versions never merge); a shipped method's
     only when the rows hold more than one version of it; a version equal to the method's name (an HTTP
-    agent without /info) is not repeated. Rows without a label or version keep their method's name.
+    agent without /info: its masked URL) is not repeated. Rows without a label or version keep their method's name.
     """
     seen: dict[tuple[str | None, str], set[str]] = {}
     for answer in answers:
@@ -116,7 +118,7 @@ def qualify_methods(answers: list[Answer]) -> list[Answer]:
             seen.setdefault((answer.label, answer.method), set()).add(answer.version)
     for answer in answers:
         name, version = answer.method, answer.version
-        if version and version != name and (
+        if version and not name.startswith(version) and (
             not version.startswith(SHIPPED_VERSION_PREFIX) or len(seen[(answer.label, name)]) > 1
         ):
             name = f"{name}@{short_version(version)}"
@@ -177,7 +179,8 @@ def kb_of_run(run_dir: Path) -> Path | None:
 
 
 def require_targets(answers: list[Answer], release: ReleaseData) -> None:
-    """Refuse a release that holds no target for any answered row (e.g. no hidden.jsonl)."""
+    """Refuse a release that holds no target for any answered row (e.g. no hidden.jsonl), or none for some
+    of the answered tasks it lists (a cut hidden file would turn good scores into "missing")."""
     answered = [answer for answer in answers if answer.status == "ok"]
     has_target = [
         answer
@@ -196,6 +199,20 @@ def require_targets(answers: list[Answer], release: ReleaseData) -> None:
             f"the release has no hidden target or resolution for any of the {len(answered)} answered rows "
             "(is this the public copy of the release?); nothing was scored and existing scores are untouched",
             path=release.path / "hidden.jsonl",
+        )
+    untargeted = sorted({
+        answer.task_id for answer in answered
+        if (answer.task_id in release.tasks and answer.task_id not in release.hidden)
+        or (answer.task_id in release.questions and answer.task_id not in release.resolutions)
+    })
+    if untargeted:
+        more = f" and {len(untargeted) - 5} more" if len(untargeted) > 5 else ""
+        file = "hidden.jsonl" if untargeted[0] in release.tasks else "forecast_hidden.jsonl"
+        raise UserError(
+            f"the release's targets cover only part of its answered tasks: none for {len(untargeted)} "
+            f"({', '.join(untargeted[:5])}{more}); is the file cut short? Nothing was scored and existing "
+            "scores are untouched",
+            path=release.path / file,
         )
 
 

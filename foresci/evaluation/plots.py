@@ -6,7 +6,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-METRIC_ORDER = ("fact", "fta", "trace", "pers")
+from foresci.evaluation.metrics import headline_metric_names, metric_labels
 
 
 def _png(figure: Any) -> bytes:
@@ -27,10 +27,16 @@ def _pyplot() -> Any:
     return plt
 
 
+def heatmap_columns(rates: dict[str, dict[str, float]]) -> list[str]:
+    """The heatmap's columns: the headline metrics (registration order) that some group has a rate of."""
+    return [name for name in headline_metric_names() if any(name in group for group in rates.values())]
+
+
 def low_score_heatmap(rates: dict[str, dict[str, float]], title: str) -> bytes | None:
-    """Rows (families or methods) x metrics heatmap of low-score rates (ForeSci Fig. 3a style)."""
+    """Rows (families or methods) x headline metrics heatmap of low-score rates (ForeSci Fig. 3a style)."""
     groups = sorted(rates)
-    metrics = [name for name in METRIC_ORDER if any(name in rates[group] for group in groups)]
+    metrics = heatmap_columns(rates)
+    labels = metric_labels()
     if not groups or not metrics:
         return None
     plt = _pyplot()
@@ -41,7 +47,7 @@ def low_score_heatmap(rates: dict[str, dict[str, float]], title: str) -> bytes |
     image = axes.imshow(
         np.ma.masked_invalid(grid), cmap="Reds", vmin=0.0, vmax=max(0.5, float(np.nanmax(grid)))
     )
-    axes.set_xticks(range(len(metrics)), [m.capitalize() if m != "fta" else "FTA" for m in metrics])
+    axes.set_xticks(range(len(metrics)), [labels.get(m, m) for m in metrics])
     axes.set_yticks(range(len(groups)), [g.replace("_", " ") for g in groups])
     for row in range(len(groups)):
         for column in range(len(metrics)):

@@ -12,19 +12,32 @@ from jinja2 import Environment, Undefined
 
 from foresci.contracts import Answer
 from foresci.evaluation.loading import answer_key, load_answers
+from foresci.evaluation.metrics import (
+    all_metrics,
+    answer_text,
+    headline_metric_names,
+    metric_info,
+    metric_labels,
+    offline_stand_ins,
+    task_metric_names,
+)
 from foresci.evaluation.models import Score
 from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliability_diagram
-from foresci.evaluation.registry import metric_info
 from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
-from foresci.evaluation.scoring import answer_text
-from foresci.evaluation.summary import METRIC_LABELS, TASK_METRICS, build_summary, entry_label
+from foresci.evaluation.summary import build_summary, entry_label
+from foresci.evaluation.trace import citation_note
 from foresci.io import read_json, read_models, write_json
 from foresci.settings import Settings
 from foresci.tasks.models import Task
 from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
 
-HEADLINE = ("fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline")
+
+def drilldown_metric_names() -> list[str]:
+    """The metrics a drill-down row shows first: the headline ones and their offline stand-ins, in
+    registration order."""
+    shown = {*headline_metric_names(), *offline_stand_ins().values()}
+    return [metric.name for metric in all_metrics() if metric.name in shown]
 
 
 def fmt(value: Any) -> str:
@@ -65,22 +78,13 @@ def _tasks_of(release: str | None) -> dict[str, Task]:
 
 
 def _metric_note(name: str, result: Any) -> str:
+    """The drill-down note of one metric result: the failure or why unavailable, else the metric's own."""
     if result.error:
         return f"judge error: {result.error}"
     if not result.available:
         return result.reason or "unavailable"
-    details = result.details or {}
-    if details.get("kind") == "rank":
-        source, predicted, gold = details.get("parsed_from"), details.get("predicted"), details.get("gold")
-        return f"parsed from {source}: {predicted} vs gold {gold}"
-    if details.get("kind") == "reference_guided":
-        slots = ", ".join(f"{slot['name']} {slot['score']:.2f}" for slot in details.get("slots", []))
-        return f"slots ({details.get('slots_from')}): {slots}"
-    if name.startswith("trace") and "citations" in details:
-        return citation_note(details["citations"])
-    if name == "top_choice":
-        return f"chosen {details.get('chosen')} vs gold {details.get('gold')}"
-    return ""
+    metric = next((metric for metric in all_metrics() if metric.name == name), None)
+    return metric.note(result) if metric is not None else ""
 
 
 def pool_scores(runs: Sequence[tuple[Path, Sequence[Score]]]) -> tuple[list[Score], list[str]]:
@@ -119,31 +123,18 @@ def evaluation_text(evaluations: dict[str, str]) -> str:
     return "mixed: " + ", ".join(f"{run} {kind}" for run, kind in evaluations.items())
 
 
-def citation_note(checks: dict[str, Any]) -> str:
-    """One line on an answer's citations: valid share, unknown and after-cutoff ids."""
-    note = (
-        f"citations valid {checks.get('valid', 0)}/{checks.get('cited', 0)}, "
-        f"unknown {len(checks.get('unknown_ids', []))}, "
-        f"after cutoff {len(checks.get('after_cutoff_ids', []))}"
-    )
-    flagged = [*checks.get("unknown_ids", []), *checks.get("after_cutoff_ids", [])][:8]
-    return note + (f" ({', '.join(flagged)})" if flagged else "")
-
-
 def backbone_pivot(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Table 2 layout: one row per method, one column group per backbone, Fact/FTA/Trace/Pers means.
+    """Table 2 layout: one row per method, one column group per backbone, the headline metrics' means
+    (Fact/FTA/Trace/Pers and any headline metric registered after them).
 
     Each headline column uses the judged metric when any entry has it, else its offline stand-in
     (labelled as such). Name-only entries are left out (they appear in the main leaderboard).
     """
     entries = [entry for entry in overall if entry["mode"] == "full"]
     metrics = []
-    for judged, offline in (
-        ("fact", "fact_offline"),
-        ("fta", "fta_offline_claims"),
-        ("trace", "trace_offline"),
-        ("pers", None),
-    ):
+    stand_ins = offline_stand_ins()
+    for judged in headline_metric_names():
+        offline = stand_ins.get(judged)
         if any(judged in entry["metrics"] for entry in entries):
             metrics.append(judged)
         elif offline and any(offline in entry["metrics"] for entry in entries):
@@ -196,6 +187,7 @@ def drilldown_rows(
     """One drill-down record per scored row: task, answer text, evidence, every metric, and the
     transcripts of the answer and of its judge calls (from ``transcripts``, by id)."""
     transcripts = transcripts or {}
+    labels, shown_first = metric_labels(), drilldown_metric_names()
     rows = []
     for score in list(scores)[:limit]:
         answer = answers.get(score.key or "")
@@ -203,8 +195,8 @@ def drilldown_rows(
         answer_transcript = transcripts.get(answer.transcript) if answer and answer.transcript else None
         judge_transcript = transcripts.get(score.transcript) if score.transcript else None
         headline = [
-            (METRIC_LABELS.get(name, name), fmt(score.metrics[name].value))
-            for name in HEADLINE
+            (labels.get(name, name), fmt(score.metrics[name].value))
+            for name in shown_first
             if name in score.metrics and score.metrics[name].available
         ]
         rows.append(
@@ -303,6 +295,7 @@ def _repair(entry: dict[str, Any]) -> str:
 
 
 def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
+    labels = metric_labels()
     lines = [
         "# foresci evaluation report",
         "",
@@ -321,7 +314,7 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
             f"## Leaderboard: {family}",
             "",
             "| method · backbone | n | repair rate | "
-            + " | ".join([*extra, *(METRIC_LABELS.get(n, n) for n in metric_names)])
+            + " | ".join([*extra, *(labels.get(n, n) for n in metric_names)])
             + " |",
             "|---|---:|---:|" + "---|" * len(extra) + "---:|" * len(metric_names),
         ]
@@ -418,7 +411,7 @@ def write_report(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     leaderboard = combined["leaderboard"]
-    metric_names = [n for n in TASK_METRICS if any(n in e["metrics"] for e in leaderboard)]
+    metric_names = [n for n in task_metric_names() if any(n in e["metrics"] for e in leaderboard)]
     overall = sorted(
         [e for e in leaderboard if e["family"] == "all"], key=lambda e: (e["model"] or "", e["method"])
     )
@@ -460,7 +453,7 @@ def write_report(
         overall=overall,
         per_family=per_family,
         metric_names=metric_names,
-        labels=METRIC_LABELS,
+        labels=metric_labels(),
         metric_info=metric_info(),
         low=low,
         heatmaps=heatmaps,

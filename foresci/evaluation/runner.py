@@ -16,10 +16,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from foresci.contracts import Answer
+from foresci.errors import UserError
 from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
@@ -35,17 +37,12 @@ from foresci.evaluation.loading import (
     require_targets,
     tasks_without_answer,
 )
+from foresci.evaluation.metrics import FORECAST_FAMILY, JudgedParts, answer_text
+from foresci.evaluation.metrics.context import KBSource
 from foresci.evaluation.models import Score
-from foresci.evaluation.scoring import (
-    FORECAST_FAMILY,
-    JudgedParts,
-    answer_text,
-    judge_recorded,
-    score_forecast_answer,
-    score_task_answer,
-)
+from foresci.evaluation.scoring import judge_recorded, score_forecast_answer, score_task_answer
+from foresci.evaluation.session import EvaluationSession
 from foresci.evaluation.summary import build_summary
-from foresci.evaluation.trace import PaperDates
 from foresci.io import append_jsonl, write_json, write_jsonl
 from foresci.locks import artifact_lock
 from foresci.settings import Settings
@@ -106,8 +103,9 @@ def _unscored(answer: Answer, task_family: str, domain: str, status: str, error:
     )
 
 
-def _score_plain(answer: Answer, release: ReleaseData) -> Score | None:
+def _score_plain(answer: Answer, session: EvaluationSession) -> Score | None:
     """Rows that need no task scoring: answer errors, forecasts, missing targets; None for task answers."""
+    release = session.release
     if answer.family == FORECAST_FAMILY or answer.task_id in release.questions:
         question = release.questions.get(answer.task_id)
         resolution = release.resolutions.get(answer.task_id)
@@ -128,7 +126,7 @@ def _score_plain(answer: Answer, release: ReleaseData) -> Score | None:
                 f"no forecast question or resolution for {answer.task_id} in {release.path}",
             )
         try:
-            return score_forecast_answer(answer, question, resolution)
+            return score_forecast_answer(session.context(answer))
         except ValueError as error:  # unordered quantiles, missing probability, invalid payload
             return _unscored(answer, FORECAST_FAMILY, question.domain, "error", f"invalid forecast: {error}")
     task = release.tasks.get(answer.task_id)
@@ -176,22 +174,17 @@ def prewarm_embeddings(
 
 def score_answers(
     answers: list[Answer],
-    release: ReleaseData,
-    settings: Settings,
-    encoder: TextEncoder,
-    client: JudgeClient | None,
+    session: EvaluationSession,
     on_row: Callable[[Score], None] | None = None,
     progress: Progress | None = None,
-    kb_dates: PaperDates | None = None,
     transcripts: TranscriptLog | None = None,
 ) -> list[Score]:
-    """Score answers (judges concurrent, embeddings here); ``on_row`` sees each finished row.
+    """Score answers in ``session`` (judges concurrent, embeddings here); ``on_row`` sees each finished row.
 
     With ``settings.runtime.engine == "ray"`` the judge calls run on Ray workers, each with its own judge
-    client built from ``settings`` (``client`` then only collects their usage).
-
-    ``kb_dates``: KB announcement dates of the cited ids (citations checked against the KB).
-    ``transcripts``: where the judge calls of each judged row are stored (the row names its transcript).
+    client built from ``session.settings`` (``session.client`` then only collects their usage). Offline
+    (``session.client`` None) no judge is asked. ``transcripts``: where the judge calls of each judged
+    row are stored (the row names its transcript).
     """
     scored: list[Score] = []
 
@@ -205,43 +198,44 @@ def score_answers(
 
     pending: list[Answer] = []
     for answer in answers:
-        plain = _score_plain(answer, release)
+        plain = _score_plain(answer, session)
         if plain is None:
             pending.append(answer)
         else:
             finish(plain, answer)
-    prewarm_embeddings(encoder, pending, release, settings.evaluation.max_claims)
+    prewarm_embeddings(session.encoder, pending, session.release, session.settings.evaluation.max_claims)
 
     def score(answer: Answer, parts: JudgedParts | None, transcript: str | None = None) -> None:
-        task, hidden = release.tasks[answer.task_id], release.hidden[answer.task_id]
-        row = score_task_answer(answer, task, hidden, settings.evaluation, encoder, parts, kb_dates)
+        row = score_task_answer(session.context(answer, parts))
         row.transcript = transcript
         finish(row, answer)
 
+    client = session.client
     if client is None:
         for answer in pending:
             score(answer, None)
         return scored
 
     def judge(answer: Answer) -> tuple[JudgedParts, str | None]:
-        parts, transcript = judge_recorded(client, answer, release, settings.evaluation, kb_dates)
+        parts, transcript = judge_recorded(session.judge_context(answer, client))
         if transcripts is None:
             return parts, None
         key = answer_key(answer.task_id, answer.method, answer.model, answer.mode)
         return parts, transcripts.write(transcript, "judge", key)
 
-    if settings.runtime.engine == "ray":  # judges on Ray workers; scores are still written here alone
+    if session.settings.runtime.engine == "ray":  # judges on Ray workers; scores are still written here
         from foresci.engines.judges import judge_on_ray
 
         usage = getattr(client, "usage", None)
-        for index, parts, spent, calls in judge_on_ray(pending, release, settings, kb_dates):
+        for index, parts, spent, calls in judge_on_ray(pending, session.release, session.settings,
+                                                        session.kb_dates):
             if usage is not None and hasattr(usage, "add"):
                 usage.add(**spent)
             judged = pending[index]
             key = answer_key(judged.task_id, judged.method, judged.model, judged.mode)
             score(judged, parts, transcripts.write(calls, "judge", key) if transcripts else None)
         return scored
-    with ThreadPoolExecutor(max_workers=max(1, settings.evaluation.judge_concurrency)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, session.settings.evaluation.judge_concurrency)) as pool:
         for answer, (parts, transcript) in zip(pending, pool.map(judge, pending), strict=True):
             score(answer, parts, transcript)
     return scored
@@ -277,6 +271,8 @@ def evaluate_run(
     an unchanged row at temperature 0 are kept, not asked again, unless ``retry_errors``.
     """
     run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise UserError("no such folder (give the run folder `foresci run --out` wrote)", path=run_dir)
     release_dir = release_dir or release_of_run(run_dir)
     if release_dir is None:
         raise ValueError(f"{run_dir}/manifest.json names no release; pass --release DIR")
@@ -284,45 +280,63 @@ def evaluate_run(
     release = load_release(Path(release_dir))
     answers = load_answers(run_dir)
     require_targets(answers, release)
-    kb = kb or kb_of_run(run_dir)
+    job = EvaluationJob(
+        run_dir, release, answers, settings, offline, client, encoder, progress,
+        kb or kb_of_run(run_dir), started, retry_errors,
+    )
     with artifact_lock(run_dir):
-        return _evaluate_locked(
-            run_dir, release, answers, settings, offline, client, encoder, progress, kb, started, retry_errors
-        )
+        return _evaluate_locked(job)
 
 
-def _evaluate_locked(
-    run_dir: Path,
-    release: ReleaseData,
-    answers: list[Answer],
-    settings: Settings,
-    offline: bool,
-    client: JudgeClient | None,
-    encoder: TextEncoder | None,
-    progress: Progress | None,
-    kb: Path | None,
-    started: float,
-    retry_errors: bool = False,
-) -> Path:
+@dataclass(frozen=True)
+class EvaluationJob:
+    """One call of :func:`evaluate_run` once its inputs are loaded: what :func:`_evaluate_locked` needs."""
+
+    run_dir: Path
+    release: ReleaseData
+    answers: list[Answer]
+    settings: Settings
+    offline: bool
+    client: JudgeClient | None
+    encoder: TextEncoder | None
+    progress: Progress | None
+    kb: Path | None
+    started: float
+    retry_errors: bool = False
+
+
+def _evaluate_locked(job: EvaluationJob) -> Path:
+    run_dir, release, answers, settings, offline, kb = (
+        job.run_dir, job.release, job.answers, job.settings, job.offline, job.kb
+    )
     evaluation = evaluation_fingerprint(settings, release, offline, kb)
     fingerprints = {
         answer_key(a.task_id, a.method, a.model, a.mode): row_fingerprint(a, release, evaluation)
         for a in answers
     }
-    keep_failures = not retry_errors and not offline and settings.llm.temperature == 0
+    keep_failures = not job.retry_errors and not offline and settings.llm.temperature == 0
     reusable = _reusable_rows(run_dir, fingerprints, keep_failures)
     todo = [
         answer
         for answer in answers
         if answer_key(answer.task_id, answer.method, answer.model, answer.mode) not in reusable
     ]
-    kb_dates = kb_citation_dates(kb, todo) if kb is not None else None
+    encoder = job.encoder
     if encoder is None:
         from foresci.embed import embedder_from_settings
 
         encoder = embedder_from_settings(settings)
-    if not offline and client is None and any(_score_plain(answer, release) is None for answer in todo):
+    session = EvaluationSession(
+        release,
+        settings,
+        encoder,
+        kb_dates=kb_citation_dates(kb, todo) if kb is not None else None,
+        kb=KBSource(kb, settings) if kb is not None else None,
+    )
+    client = job.client
+    if not offline and client is None and any(_score_plain(answer, session) is None for answer in todo):
         client = make_judge_client(settings)
+    session.client = None if offline else client
     partial_path = run_dir / PARTIAL_NAME
 
     def keep(score: Score) -> None:
@@ -330,9 +344,10 @@ def _evaluate_locked(
         append_jsonl(partial_path, score)
 
     transcripts = None if offline else TranscriptLog(run_dir / JUDGE_TRANSCRIPTS_FILE, secrets_of(settings))
-    fresh = score_answers(
-        todo, release, settings, encoder, None if offline else client, keep, progress, kb_dates, transcripts
-    )
+    try:
+        fresh = score_answers(todo, session, keep, job.progress, transcripts)
+    finally:
+        session.close()
     by_key = {**reusable, **{score.key: score for score in fresh if score.key}}
     ordered = [
         by_key[key]
@@ -355,7 +370,7 @@ def _evaluate_locked(
         ),
         "scored_rows": len(fresh),
         "tasks_without_answer": tasks_without_answer(answers, release),
-        "elapsed_s": round(time.perf_counter() - started, 3),
+        "elapsed_s": round(time.perf_counter() - job.started, 3),
         "judge_usage": usage.as_dict() if usage is not None and hasattr(usage, "as_dict") else None,
     }
     summary = build_summary(ordered, settings.evaluation, meta)

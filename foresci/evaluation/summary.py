@@ -22,21 +22,17 @@ from foresci.evaluation.forecast import (
     paired_skill,
     reliability_bins,
 )
+from foresci.evaluation.metrics import (
+    all_metrics,
+    forecast_metric_names,
+    judge_metric_names,
+    metric_info,
+    metric_labels,
+    task_metric_names,
+)
 from foresci.evaluation.models import Score
-from foresci.evaluation.registry import METRICS, metric_info
 from foresci.evaluation.stats import bootstrap_mean, paired_bootstrap_pvalue
 
-TASK_METRICS = (
-    "fact",
-    "fta",
-    "trace",
-    "pers",
-    "fact_offline",
-    "fta_offline_claims",
-    "trace_offline",
-    "top_choice",
-)
-METRIC_LABELS = {name: spec.label for name, spec in METRICS.items()}
 GroupKey = tuple[str, str | None, str]
 
 
@@ -69,10 +65,15 @@ def evaluation_label(rows: Sequence[Score]) -> str:
 
 
 def _aggregate(rows: Sequence[Score], names: Sequence[str], settings: EvaluationSettings) -> dict[str, Any]:
+    """Each metric's cell over ``rows``: the bootstrap mean with a 95 % interval, or its own reduction."""
+    custom = {metric.name: metric for metric in all_metrics() if metric.aggregate == "custom"}
     metrics: dict[str, Any] = {}
     for name in names:
         values = [value for score in rows for value in [metric_value(score, name)] if value is not None]
         if not values:
+            continue
+        if name in custom:
+            metrics[name] = dict(custom[name].reduce(values, settings))
             continue
         interval = bootstrap_mean(values, settings.bootstrap_samples, settings.seed)
         variances: list[float] = [
@@ -95,15 +96,16 @@ def _add_leader_pvalues(
     rows_by_key: dict[GroupKey, list[Score]],
     names: Sequence[str],
     settings: EvaluationSettings,
-    higher_is_better: bool = True,
 ) -> None:
     """Mark the leader(s) of each metric and a paired-bootstrap p-value (shared tasks) for the others.
 
-    Entries tied with the best mean are all leaders (and get no p-value); with a single entry there is
-    no leader to mark.
+    The leader has the best mean in the metric's direction (``Metric.higher_is_better``). Entries tied
+    with the best mean are all leaders (and get no p-value); with a single entry there is no leader.
     """
-    sign = 1 if higher_is_better else -1
+    directions = {metric.name: metric.higher_is_better for metric in all_metrics()}
     for name in names:
+        higher_is_better = directions.get(name, True)
+        sign = 1 if higher_is_better else -1
         ranked = [entry for entry in entries if name in entry["metrics"]]
         if len(ranked) < 2:
             continue
@@ -136,7 +138,9 @@ def _add_leader_pvalues(
 
 
 def leaderboard(scores: Sequence[Score], settings: EvaluationSettings) -> list[dict[str, Any]]:
-    """One entry per (method, model, mode) and family ('all' first), each metric with mean and 95 % CI."""
+    """One entry per (method, model, mode) and family ('all' first), each task metric's cell (mean and
+    95 % CI, or its reducer's)."""
+    names = task_metric_names()
     rows_by_key: dict[GroupKey, list[Score]] = defaultdict(list)
     for score in scores:
         if score.status == "ok" and score.family != "forecast":
@@ -155,7 +159,7 @@ def leaderboard(scores: Sequence[Score], settings: EvaluationSettings) -> list[d
                 "contamination_risk_rows": sum(1 for score in rows if score.contamination_risk),
                 "contract": contract_rates(rows),
                 "evaluation": evaluation_label(rows),
-                "metrics": _aggregate(rows, TASK_METRICS, settings),
+                "metrics": _aggregate(rows, names, settings),
             }
         )
         for family in sorted({score.family for score in rows}):
@@ -167,10 +171,10 @@ def leaderboard(scores: Sequence[Score], settings: EvaluationSettings) -> list[d
                     "n_rows": len(family_rows),
                     "contract": contract_rates(family_rows),
                     "evaluation": evaluation_label(family_rows),
-                    "metrics": _aggregate(family_rows, TASK_METRICS, settings),
+                    "metrics": _aggregate(family_rows, names, settings),
                 }
             )
-    _add_leader_pvalues(overall, rows_by_key, TASK_METRICS, settings)
+    _add_leader_pvalues(overall, rows_by_key, names, settings)
     for entry in overall:
         entry.pop("key")
     return overall + per_family
@@ -191,7 +195,7 @@ def forecast_summary(scores: Sequence[Score], settings: EvaluationSettings) -> l
             "mode": key[2],
             "label": entry_label(*key),
             "key": key,
-            "metrics": _aggregate(rows, ("crps", "brier"), settings),
+            "metrics": _aggregate(rows, forecast_metric_names(), settings),
         }
         numeric = [score for score in rows if "crps" in score.metrics]
         if numeric:
@@ -222,7 +226,7 @@ def forecast_summary(scores: Sequence[Score], settings: EvaluationSettings) -> l
                 [s.metrics["brier"].details["outcome"] for s in binary],
             )
         entries.append(entry)
-    _add_leader_pvalues(entries, rows_by_key, ("crps", "brier"), settings, higher_is_better=False)
+    _add_leader_pvalues(entries, rows_by_key, forecast_metric_names(), settings)
     _add_reference_skill(entries, rows_by_key, settings.forecast_reference)
     for name in ("brier", "crps"):
         fitted = difficulty_adjusted(
@@ -273,6 +277,7 @@ def build_summary(
     persistence_method: str = "persistence",
 ) -> dict[str, Any]:
     """The whole ``summary.json`` document."""
+    judge_names = judge_metric_names()
     counts: dict[str, Any] = {
         "rows": len(scores),
         "scored": sum(1 for s in scores if s.status == "ok"),
@@ -285,7 +290,7 @@ def build_summary(
         "judged_ok": sum(
             1
             for s in scores
-            if any(s.metrics[n].value is not None for n in ("fact", "trace", "pers") if n in s.metrics)
+            if any(s.metrics[n].value is not None for n in judge_names if n in s.metrics)
             and s.evaluation == "judged"
         ),
     }
@@ -317,7 +322,7 @@ def build_summary(
             "fact_fta_conflicts": fact_fta_conflicts(scores, settings.conflict_gap),
             "foresight_lift": foresight_lift(scores, persistence_method),
         },
-        "metric_labels": METRIC_LABELS,
+        "metric_labels": metric_labels(),
         "metric_info": metric_info(),
     }
 
@@ -344,12 +349,13 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     from rich.table import Table
 
     entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
-    names = [name for name in TASK_METRICS if any(name in entry["metrics"] for entry in entries)]
+    names = [name for name in task_metric_names() if any(name in entry["metrics"] for entry in entries)]
+    labels = metric_labels()
     kinds = {entry.get("evaluation", "offline") for entry in entries}
     fixed: list[tuple[str, Any]] = [("n", lambda entry: str(entry["n_rows"])), ("repair", _repair_cell)]
     if len(kinds) > 1:
         fixed.append(("eval", lambda entry: str(entry.get("evaluation", "offline")).split(" ")[0]))
-    columns = [(METRIC_LABELS.get(name, name), lambda entry, name=name: _cell(entry, name)) for name in names]
+    columns = [(labels.get(name, name), lambda entry, name=name: _cell(entry, name)) for name in names]
 
     def column_width(header: str, cell: Any) -> int:
         return max([len(header), *(len(cell(entry)) for entry in entries)]) + 3  # padding and divider

@@ -183,3 +183,14 @@ def offline_trace(
             },
         },
     )
+
+
+def citation_note(checks: dict[str, Any]) -> str:
+    """One line on an answer's citations: valid share, unknown and after-cutoff ids."""
+    note = (
+        f"citations valid {checks.get('valid', 0)}/{checks.get('cited', 0)}, "
+        f"unknown {len(checks.get('unknown_ids', []))}, "
+        f"after cutoff {len(checks.get('after_cutoff_ids', []))}"
+    )
+    flagged = [*checks.get("unknown_ids", []), *checks.get("after_cutoff_ids", [])][:8]
+    return note + (f" ({', '.join(flagged)})" if flagged else "")

@@ -29,7 +29,7 @@ from foresci.artifacts import (
     sha256_json,
     write_manifest,
 )
-from foresci.errors import InputDataError, UserError
+from foresci.errors import InputDataError, UserError, naming_the_file
 from foresci.io import read_json, write_json, write_jsonl
 from foresci.kb.bm25 import BM25Index
 from foresci.kb.domains import DomainSpec, load_domains
@@ -267,8 +267,10 @@ def _write_generation(
         "embed_field": settings.kb.embed_field,
         "built_on": date.today().isoformat(),
     }
-    write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
-    np.save(generation / "vectors.npy", vectors, allow_pickle=False)
+    with naming_the_file(generation / "papers.sqlite"):
+        write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
+    with naming_the_file(generation / "vectors.npy"):
+        np.save(generation / "vectors.npy", vectors, allow_pickle=False)
     if len(vectors) > settings.runtime.approximate_above:  # large KB: an IVF index beside the vectors
         from foresci.kb.dense import build_ivf, write_index
 

@@ -32,8 +32,9 @@ def build_command(
     Bad rows go to quarantine.jsonl (file, line, reason) and never stop the build; sources with no
     paper at all are an error (unless --allow-empty). One writer at a time: a second build or update
     of the same folder exits with an error naming the holder. Embeddings are
-    cached (FORESCI_CACHE_DIR), so a rebuild or a rerun after a kill embeds nothing twice; an
-    identical earlier build is reused.
+    cached (FORESCI_CACHE_DIR) after each chunk of FORESCI_KB__EMBED_CHUNK papers (2048), so a rebuild
+    embeds nothing twice and a rerun after a kill embeds again only the chunk that was in progress (set
+    a smaller chunk to lose less); an identical earlier build is reused.
 
     Examples:
 
@@ -49,6 +50,9 @@ def build_command(
     from foresci.kb.build import build_kb
     from foresci.settings import load_settings
 
+    missing = next((source for source in sources if not source.exists()), None)
+    if missing is not None:  # before the settings and domains, whose errors would hide it
+        raise FileNotFoundError(2, "No such file or directory", str(missing))
     settings = with_engine(load_settings(), engine)
     summary = build_kb(sources, out, settings, domains_dir or None, progress=True, allow_empty=allow_empty)
     _print_summary(summary.model_dump(mode="json"))
@@ -80,7 +84,7 @@ def search_command(
         ..., "--cutoff", help="Only papers announced on or before this date (YYYY-MM-DD)."
     ),
     domain: str | None = typer.Option(None, "--domain", help="Restrict to papers screened into this domain."),
-    k: int = typer.Option(10, "-k", help="Number of results."),
+    k: int = typer.Option(10, "-k", min=1, help="Number of results."),
 ) -> None:
     """Hybrid search (BM25 + dense, reciprocal rank fusion) as an agent would see it at a cutoff.
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from foresci.errors import UserError
 from foresci.resources import declarative_dir
 
 
@@ -47,22 +49,25 @@ class DomainSpec(BaseModel):
 
 
 def load_domain_file(path: Path) -> DomainSpec:
-    """Load and validate one domain YAML file; errors name the file and the field."""
+    """Load and validate one domain YAML file; errors (:class:`UserError`) name the file, line and field."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
-        raise ValueError(f"{path}: invalid YAML: {error}") from error
+        mark = getattr(error, "problem_mark", None)
+        problem = getattr(error, "problem", None) or " ".join(str(error).split())
+        raise UserError(f"invalid YAML: {problem}", path=path,
+                        line=mark.line + 1 if mark is not None else None) from error
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping with name, slug, description, seed_descriptions, ...")
+        raise UserError("expected a mapping with name, slug, description, seed_descriptions, ...", path=path)
     try:
         spec = DomainSpec.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"field '{'.'.join(str(p) for p in item['loc'])}': {item['msg']}" for item in error.errors()
-        )
-        raise ValueError(f"{path}: {problems}") from error
+        first = error.errors()[0]
+        more = f" (and {len(error.errors()) - 1} more problem(s))" if len(error.errors()) > 1 else ""
+        raise UserError(f"{first['msg']}{more}", path=path,
+                        field=".".join(str(part) for part in first["loc"]) or None) from error
     if spec.slug != path.stem:
-        raise ValueError(f"{path}: field 'slug' is {spec.slug!r} but the file is named {path.name}")
+        raise UserError(f"is {spec.slug!r} but the file is named {path.name}", path=path, field="slug")
     return spec
 
 
@@ -75,13 +80,16 @@ def load_domains(extra_dirs: list[Path] | None = None, only: list[str] | None = 
     specs: dict[str, DomainSpec] = {}
     for folder in folders:
         if not folder.is_dir():
-            raise FileNotFoundError(f"domain folder not found: {folder}")
+            raise UserError("domain folder not found", path=folder)
         for path in sorted(folder.glob("*.yaml")):
             spec = load_domain_file(path)
             specs[spec.slug] = spec
     if only:
         unknown = [slug for slug in only if slug not in specs]
         if unknown:
-            raise ValueError(f"unknown domain(s) {unknown}; known: {sorted(specs)}")
+            variable = next((name for name in os.environ if name.upper() == "FORESCI_KB__DOMAINS"), None)
+            raise UserError(f"unknown domain(s) {unknown}: no {unknown[0]}.yaml in "
+                            f"{', '.join(str(folder) for folder in folders)}; known: {sorted(specs)}",
+                            path=f"environment variable {variable}" if variable else None, field="kb.domains")
         return [specs[slug] for slug in only]
     return [specs[slug] for slug in sorted(specs)]

@@ -140,7 +140,10 @@ class KnowledgeBase:
         self._lock = threading.Lock()
         self.manifest = read_manifest(generation)
         self.fingerprint = self.manifest.fingerprint
-        self._paper_ids, self._ordinals, self._month_index = self._row_dates()
+        try:
+            self._paper_ids, self._ordinals, self._month_index = self._row_dates()
+        except sqlite3.DatabaseError as error:
+            raise self._database_error(error) from error
         if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self._papers: list[Paper] | None = None
@@ -420,7 +423,19 @@ class KnowledgeBase:
 
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
-            return self._connection.execute(sql, parameters).fetchall()
+            try:
+                return self._connection.execute(sql, parameters).fetchall()
+            except sqlite3.DatabaseError as error:
+                raise self._database_error(error) from error
+
+    def _database_error(self, error: sqlite3.DatabaseError) -> Exception:
+        """A corrupt or unreadable papers.sqlite as a user error naming the file (a bad query stays a bug)."""
+        from foresci.errors import DatabaseFileError, as_user_error
+
+        if isinstance(error, sqlite3.OperationalError) and as_user_error(error) is None:
+            return error  # e.g. a bad query: a bug, keep its traceback
+        return DatabaseFileError(f"SQLite: {' '.join(str(error).split())} (rebuild the KB, or check it with "
+                                 "`foresci kb verify`)", path=self.generation / "papers.sqlite")
 
     def _require_papers(self) -> None:
         if not self._paper_ids:

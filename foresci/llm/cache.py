@@ -42,11 +42,13 @@ class ResponseCache:
     """A persistent key -> JSON value store in SQLite (safe to share between threads)."""
 
     def __init__(self, path: Path) -> None:
+        from foresci.errors import naming_the_file
+
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
         self._connection = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
-        with self._lock, self._connection:
+        with self._lock, naming_the_file(path), self._connection:
             self._connection.execute("PRAGMA journal_mode=WAL")
             self._connection.execute("CREATE TABLE IF NOT EXISTS responses "
                                      "(key TEXT PRIMARY KEY, model TEXT, value TEXT NOT NULL)")
@@ -58,10 +60,15 @@ class ResponseCache:
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, model: str, value: Any) -> None:
-        """Store ``value`` (JSON-serialisable) under ``key``."""
-        with self._lock, self._connection:
+        """Store ``value`` (JSON-serialisable) under ``key``, credentials in its text masked."""
+        from foresci.redact import mask_urls_in
+
+        text = mask_urls_in(json.dumps(value, ensure_ascii=False))  # no credential echoed by a server
+        from foresci.errors import naming_the_file
+
+        with self._lock, naming_the_file(self.path), self._connection:
             self._connection.execute("INSERT OR REPLACE INTO responses (key, model, value) VALUES (?, ?, ?)",
-                                     (key, model, json.dumps(value, ensure_ascii=False)))
+                                     (key, model, text))
 
     def __len__(self) -> int:
         with self._lock:

@@ -18,7 +18,6 @@ API keys are read from settings or the environment and are never logged or writt
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
 import threading
@@ -69,9 +68,14 @@ def get_chat_model(role: Role, settings: Settings, model: str | None = None) -> 
 
     if not settings.llm.base_url:
         raise LLMError("no LLM endpoint configured: set FORESCI_LLM__BASE_URL (or llm.base_url in --config)")
-    return ChatOpenAI(base_url=settings.llm.base_url, model=model or role_model(settings, role),
-                      api_key=_api_key(settings), temperature=settings.llm.temperature,
-                      timeout=settings.llm.effective_timeout_s, max_retries=0)
+    from foresci.llm.bounded_http import bounded_client
+
+    llm = settings.llm
+    return ChatOpenAI(base_url=llm.base_url, model=model or role_model(settings, role),
+                      api_key=_api_key(settings), temperature=llm.temperature,
+                      timeout=llm.effective_timeout_s, max_retries=0,
+                      http_client=bounded_client(llm.effective_deadline_s, llm.max_reply_bytes,
+                                                 llm.effective_timeout_s))
 
 
 _SEMAPHORES: dict[tuple[str | None, int], threading.BoundedSemaphore] = {}
@@ -128,23 +132,9 @@ def _to_langchain(messages: list[dict[str, str]]) -> list[BaseMessage]:
 
 
 def _retry_after_seconds(error: BaseException) -> float | None:
-    response = getattr(error, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    if (milliseconds := headers.get("retry-after-ms")) is not None:
-        try:
-            return float(milliseconds) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time())
+    from foresci.llm.bounded_http import retry_after_seconds
+
+    return retry_after_seconds(getattr(getattr(error, "response", None), "headers", None))
 
 
 # ---- the client ---------------------------------------------------------------------------------

@@ -34,6 +34,17 @@ class LLMSettings(SettingsSection):
     timeout_s: float | None = Field(
         default=None, description="per-request timeout in seconds; default 60, or 900 for a local endpoint"
     )
+    deadline_s: float | None = Field(
+        default=None, gt=0,
+        description="total seconds one request may take, connecting, headers and body together (the "
+        "timeout applies to each read, so a server trickling bytes never trips it); default: twice the "
+        "request timeout. Applies to LLM calls and HTTP agents",
+    )
+    max_reply_bytes: int = Field(
+        default=16 * 1024 * 1024, ge=1024,
+        description="largest reply in bytes from an LLM endpoint or HTTP agent; the body is read as it "
+        "arrives and a longer reply ends the request as an error (not retried)",
+    )
     max_retries: int = Field(default=4, description="retries on connection errors, 429, 502-504 and 5xx")
     timeout_retries: int = Field(
         default=1, description="retries of a timed-out request (the server may still be computing it)"
@@ -96,9 +107,14 @@ class LLMSettings(SettingsSection):
 
     @property
     def endpoint_identity(self) -> str | None:
-        """What identifies the endpoint in cache keys: the URL, or ``local`` for a server on this machine
-        (its port changes from start to start; the model name says what answers)."""
-        return "local" if self.local else self.base_url
+        """What identifies the endpoint in cache keys and capability records: the URL without credentials
+        (userinfo and secret query values masked, so keys never carry a secret), or ``local`` for a server
+        on this machine (its port changes from start to start; the model name says what answers)."""
+        from foresci.redact import mask_url
+
+        if self.local:
+            return "local"
+        return mask_url(self.base_url) if self.base_url else None
 
     @property
     def effective_timeout_s(self) -> float:
@@ -106,6 +122,11 @@ class LLMSettings(SettingsSection):
         if self.timeout_s is not None:
             return self.timeout_s
         return 900.0 if self.local else 60.0
+
+    @property
+    def effective_deadline_s(self) -> float:
+        """The total time one request may take (default: twice the per-read timeout)."""
+        return self.deadline_s if self.deadline_s is not None else 2 * self.effective_timeout_s
 
     @property
     def effective_concurrency(self) -> int:

@@ -8,7 +8,8 @@ Every exception a provider client raises ends as one of these, so a caller catch
 - ``overload``: 429, 502-504, connection errors, other 5xx, a malformed HTTP body. Retried with backoff
   (``Retry-After`` honoured).
 - ``timeout``: the client gave up waiting; retried at most ``timeout_retries`` times.
-- ``output``: the server answered but the answer is unusable (cut at the token limit, content filter).
+- ``output``: the server answered but the answer is unusable (cut at the token limit, content filter, a
+  reply over ``llm.max_reply_bytes``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ def classify(error: BaseException) -> ErrorKind | None:
     import httpx
     import openai
 
+    from foresci.llm.bounded_http import too_large
+
+    if too_large(error):
+        return "output"  # the reply exceeded llm.max_reply_bytes: asking again gets it again
     if isinstance(error, openai.APITimeoutError | httpx.TimeoutException):
         return "timeout"
     if isinstance(error, openai.APIConnectionError | openai.APIResponseValidationError | json.JSONDecodeError

@@ -5,13 +5,14 @@ question: the public :class:`~foresci.tasks.models.ForecastQuestion`). The reply
 task family's schema, either bare or as ``{"answer": {...}, "support": {...}}`` (:class:`AgentReply`,
 ``foresci schema export``); it is validated against the schema, and what does not fit becomes an error
 row naming the field. Timeouts and failures are retried like LLM calls (``settings.llm``: ``timeout_s``,
-``max_retries``, ``timeout_retries``; ``Retry-After`` honoured) and end as
-:class:`~foresci.llm.errors.LLMError` of the same kinds: ``timeout``, ``overload``, ``auth``,
+``max_retries``, ``timeout_retries``, ``deadline_s``, ``max_reply_bytes``; ``Retry-After`` honoured) and
+end as :class:`~foresci.llm.errors.LLMError` of the same kinds: ``timeout``, ``overload``, ``auth``,
 ``request_invalid``, ``output``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from typing import Any
 from foresci.contracts import ForecastAnswer
 from foresci.llm.errors import ErrorKind, LLMError, LLMOutputError, LLMRequestError
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
+from foresci.redact import mask_url
 from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
 
@@ -37,58 +39,61 @@ def _status_kind(status: int) -> ErrorKind:
     return "request_invalid"
 
 
-def _retry_after(response: Any) -> float | None:
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
 def post_json(url: str, body: dict[str, Any], settings: Settings,
               headers: dict[str, str] | None = None) -> Any:
     """POST ``body`` to ``url`` (with extra ``headers``) and return the JSON reply, retrying by error kind
-    like the LLM client."""
+    like the LLM client.
+
+    Each attempt is bounded by ``llm.deadline_s`` in total and ``llm.max_reply_bytes`` of reply, the
+    body read as it arrives (:mod:`foresci.llm.bounded_http`).
+    """
     import httpx
+
+    from foresci.llm.bounded_http import bounded_client, retry_after_seconds, too_large
 
     llm = settings.llm
     timeout = llm.effective_timeout_s
+    shown = mask_url(url)
     overload_tries = timeout_tries = 0
-    while True:
-        wait: float | None = None
-        try:
-            response = httpx.post(url, json=body, timeout=timeout,
-                                  headers={"user-agent": "foresci", **(headers or {})})
-        except httpx.TimeoutException as error:
-            timeout_tries += 1
-            if timeout_tries > llm.timeout_retries:
-                raise LLMError(f"agent {url}: gave up after {timeout_tries} attempt(s), each timed out after "
-                               f"{timeout:g} s", kind="timeout") from error
-        except httpx.TransportError as error:
-            overload_tries += 1
-            if overload_tries > llm.max_retries:
-                raise LLMError(f"agent {url}: gave up after {overload_tries} attempt(s) (unreachable): "
-                               f"{type(error).__name__}: {error}", kind="overload") from error
-        else:
-            if response.status_code < 400:
-                try:
-                    return response.json()
-                except json.JSONDecodeError as error:
-                    raise LLMOutputError(f"agent {url}: reply is not JSON: {response.text[:200]!r}",
-                                         [response.text[:2000]]) from error
-            kind = _status_kind(response.status_code)
-            detail = f"HTTP {response.status_code}: {' '.join(response.text.split())[:300]}"
-            if kind == "request_invalid":
-                raise LLMRequestError(f"agent {url}: request refused: {detail}", kind=kind)
-            if kind == "auth":
-                raise LLMError(f"agent {url}: {detail}", kind=kind)
-            overload_tries += 1
-            if overload_tries > llm.max_retries:
-                raise LLMError(f"agent {url}: gave up after {overload_tries} attempt(s): {detail}", kind=kind)
-            wait = _retry_after(response)
-        if wait is None:
-            wait = BACKOFF_S * 2 ** max(0, overload_tries + timeout_tries - 1)
-        time.sleep(min(wait, MAX_BACKOFF_S))
+    with bounded_client(llm.effective_deadline_s, llm.max_reply_bytes, timeout) as client:
+        while True:
+            wait: float | None = None
+            try:
+                response = client.post(url, json=body,
+                                       headers={"user-agent": "foresci", **(headers or {})})
+            except httpx.TimeoutException as error:
+                timeout_tries += 1
+                if timeout_tries > llm.timeout_retries:
+                    raise LLMError(f"agent {shown}: gave up after {timeout_tries} attempt(s), each timed out "
+                                   f"({error}; per-read timeout {timeout:g} s)", kind="timeout") from error
+            except httpx.TransportError as error:
+                if too_large(error):
+                    raise LLMOutputError(f"agent {shown}: {error} (llm.max_reply_bytes)", []) from error
+                overload_tries += 1
+                if overload_tries > llm.max_retries:
+                    raise LLMError(f"agent {shown}: gave up after {overload_tries} attempt(s) (unreachable): "
+                                   f"{type(error).__name__}: {error}", kind="overload") from error
+            else:
+                if response.status_code < 400:
+                    try:
+                        return response.json()
+                    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                        raise LLMOutputError(f"agent {shown}: reply is not JSON: {response.text[:200]!r}",
+                                             [response.text[:2000]]) from error
+                kind = _status_kind(response.status_code)
+                detail = f"HTTP {response.status_code}: {' '.join(response.text.split())[:300]}"
+                if kind == "request_invalid":
+                    raise LLMRequestError(f"agent {shown}: request refused: {detail}", kind=kind)
+                if kind == "auth":
+                    raise LLMError(f"agent {shown}: {detail}", kind=kind)
+                overload_tries += 1
+                if overload_tries > llm.max_retries:
+                    raise LLMError(f"agent {shown}: gave up after {overload_tries} attempt(s): {detail}",
+                                   kind=kind)
+                wait = retry_after_seconds(response.headers)
+            if wait is None:
+                wait = BACKOFF_S * 2 ** max(0, overload_tries + timeout_tries - 1)
+            time.sleep(min(wait, MAX_BACKOFF_S))
 
 
 def read_reply(url: str, reply: Any) -> MethodResult:
@@ -106,6 +111,20 @@ def _settings(inputs: MethodInput | ForecastInput) -> Settings:
     return inputs.settings if inputs.settings is not None else Settings()
 
 
+def method_name(url: str) -> str:
+    """The stored name of the agent at ``url``: the URL itself, or, when it carries credentials
+    (``user:pw@``, ``?token=``), the URL with them masked plus a short hash of the whole URL.
+
+    Rows are written with URLs masked, so a name holding the secret would never match its stored rows
+    (every rerun answered again) and agents differing only in their token would share one name; this
+    name is credential-free, survives masking unchanged and still tells different secrets apart.
+    """
+    masked = mask_url(url)
+    if masked == url:
+        return url
+    return f"{masked} [{hashlib.sha256(url.encode()).hexdigest()[:10]}]"
+
+
 @contextmanager
 def _tools_header(inputs: MethodInput | ForecastInput) -> Iterator[dict[str, str]]:
     """The header naming this task's KB tools URL while the agent answers (none without KB tools)."""
@@ -119,9 +138,9 @@ def _tools_header(inputs: MethodInput | ForecastInput) -> Iterator[dict[str, str
 
 
 def http_method(url: str, kb_tools: bool = False) -> MethodSpec:
-    """The method that answers through the agent at ``url`` (named by its URL); with ``kb_tools`` it
-    reads the KB: each request carries a URL of KB tools bound to the task's cutoff and budget
-    (:mod:`foresci.methods.sandbox.http_tools`)."""
+    """The method that answers through the agent at ``url`` (named by :func:`method_name`); with
+    ``kb_tools`` it reads the KB: each request carries a URL of KB tools bound to the task's cutoff and
+    budget (:mod:`foresci.methods.sandbox.http_tools`)."""
 
     def answer(inputs: MethodInput) -> MethodResult:
         with _tools_header(inputs) as headers:
@@ -132,10 +151,11 @@ def http_method(url: str, kb_tools: bool = False) -> MethodSpec:
         with _tools_header(inputs) as headers:
             reply = post_json(url, question.model_dump(mode="json"), _settings(inputs), headers)
         if not isinstance(reply, dict):
-            raise LLMOutputError(f"agent {url}: forecast reply is not an object", [json.dumps(reply)[:2000]])
+            raise LLMOutputError(f"agent {mask_url(url)}: forecast reply is not an object",
+                                 [json.dumps(reply)[:2000]])
         return reply
 
     from foresci.methods.identity import http_version
 
-    return MethodSpec(name=url, answer=answer, forecast=forecast, source=url, needs_kb=kb_tools,
-                      isolated=True, version=http_version(url))
+    return MethodSpec(name=method_name(url), answer=answer, forecast=forecast, source=mask_url(url),
+                      needs_kb=kb_tools, isolated=True, version=http_version(url))

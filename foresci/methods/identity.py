@@ -3,7 +3,7 @@
 - a plug-in: the ``version`` it declares (``@method("x", version="1.2")`` or a class attribute), else a
   hash of its source (the module file it is loaded from, or every ``.py`` file of its package);
 - an HTTP agent: what its optional ``GET <url>/info`` says (``{"version": ...}``), else its URL without
-  credentials;
+  credentials (:func:`foresci.redact.mask_url`);
 - a shipped method: foresci's version and a hash of the prompt files.
 """
 
@@ -13,7 +13,6 @@ import hashlib
 import importlib.util
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 SOURCE_PREFIX = "src:"
 INFO_TIMEOUT_S = 2.0
@@ -50,14 +49,6 @@ def plugin_version(declared: Any, reference: str) -> str:
     return source_version(reference.partition(":")[0])
 
 
-def public_url(url: str) -> str:
-    """``url`` without user name, password, query or fragment (where credentials travel)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 def http_version(url: str) -> str:
     """What the agent's ``GET /info`` says (its ``version``, else the whole reply), else its public URL."""
     import httpx
@@ -74,7 +65,9 @@ def http_version(url: str) -> str:
         import json
 
         return "info:" + hashlib.sha256(json.dumps(info, sort_keys=True).encode()).hexdigest()[:12]
-    return public_url(url)
+    from foresci.redact import mask_url
+
+    return mask_url(url)
 
 
 def shipped_version() -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from foresci.cli_options import parse_date_option
+from foresci.cli_options import known_windows, parse_date_option
 
 app = typer.Typer(help="Build, show, validate and audit foresight task releases.", no_args_is_help=True)
 forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolve later.",
@@ -30,8 +30,10 @@ def build_command(
     cutoff: str = typer.Option(..., "--cutoff", help="cutoff date t (YYYY-MM-DD); tasks see nothing after "
                                "it"),
     out: Path = typer.Option(..., "--out", help="release folder to write"),
-    window: list[str] = typer.Option(["3m", "6m"], "--window", help="forecast windows after t (repeatable)"),
-    per_family: int = typer.Option(25, "--per-family", help="tasks per family (across domains and windows)"),
+    window: list[str] = typer.Option(["3m", "6m"], "--window", help="forecast windows after t (repeatable)",
+                                     callback=known_windows),
+    per_family: int = typer.Option(25, "--per-family", min=1,
+                                   help="tasks per family (across domains and windows)"),
     domain: list[str] = typer.Option([], "--domain", help="only these domain slugs (repeatable); default "
                                      "all"),
     taxonomy_dir: Path | None = typer.Option(None, "--taxonomy-dir", help="reuse T(d,t) saved in "
@@ -119,6 +121,30 @@ def show_command(
     for item in loaded.tasks:
         table.add_row(item.task_id, item.family, item.domain, item.horizon, str(len(item.candidates)),
                       item.title)
+    Console().print(table)
+
+
+@app.command("families")
+def families_command() -> None:
+    """List the registered task families (the shipped four, then those of extensions named in
+    FORESCI_EXTENSIONS or the entry-point group foresci.extensions).
+
+    Example:
+
+        FORESCI_EXTENSIONS=my_lab.families foresci tasks families
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from foresci.tasks.families import all_families
+
+    table = Table(title="task families")
+    for column in ("family", "id prefix", "answer", "windows", "forecast", "metrics", "defined in"):
+        table.add_column(column)
+    for family in all_families():
+        table.add_row(family.name, family.abbreviation, family.answer_schema.__name__,
+                      ", ".join(family.horizons), family.forecast_kind or "-", ", ".join(family.metrics),
+                      type(family).__module__)
     Console().print(table)
 
 
@@ -260,8 +286,9 @@ def package_command(
     kb: Path = typer.Option(..., "--kb", help="KB folder; only papers up to the cutoff are read"),
     cutoff: str = typer.Option(..., "--cutoff", help="cutoff date (YYYY-MM-DD), usually today"),
     out: Path = typer.Option(..., "--out", help="package folder to write"),
-    window: str = typer.Option("3m", "--window", help="3m or 6m after the cutoff"),
-    n: int = typer.Option(12, "-n", help="number of questions (balanced over families, numeric/binary)"),
+    window: str = typer.Option("3m", "--window", help="3m or 6m after the cutoff", callback=known_windows),
+    n: int = typer.Option(12, "-n", min=1,
+                          help="number of questions (balanced over families, numeric/binary)"),
     taxonomy_dir: Path | None = typer.Option(None, "--taxonomy-dir",
                                              help="reuse T(d,t) saved in DIR/<domain>; "
                                              "induce and save there when missing"),

@@ -11,6 +11,13 @@ Horizon = Literal["3m", "6m", "venue_cycle"]
 QuestionKind = Literal["numeric", "binary"]
 
 
+def _registered_families(schema: dict[str, Any]) -> None:
+    """The JSON schema of ``Task.family``: an enum of the families registered when it is generated."""
+    from foresci.tasks.families import family_names
+
+    schema["enum"] = list(family_names())
+
+
 class Candidate(BaseModel):
     """A fixed option the answer must choose among or rank."""
 
@@ -28,7 +35,8 @@ class Task(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str
-    family: str = Field(description="a registered task family (foresci.tasks.families)")
+    family: str = Field(description="a registered task family (foresci.tasks.families)",
+                        json_schema_extra=_registered_families)
     domain: str
     cutoff: date
     horizon: Horizon

@@ -34,20 +34,22 @@ class Release:
         raise UserError(f"task {task_id!r} not in this release", path=self.path, field="task_id")
 
 
-def load_release(path: Path | str) -> Release:
+def load_release(path: Path | str, verify: bool = True) -> Release:
     """Load the public side of a release folder (``tasks.jsonl``, ``forecast.jsonl``, ``manifest.json``).
 
     A prospective forecast package (``forecast.jsonl`` and no ``tasks.jsonl``) loads as a release with no
-    tasks; its files are checked against the hashes its manifest froze (a UserError naming the file).
+    tasks. The files of a release or package with a manifest are checked against the hashes it froze (a
+    UserError naming the file) unless ``verify`` is False (``tasks validate`` lists mismatches itself).
     """
     folder = Path(path)
     tasks_path, forecast_path = folder / TASKS_FILE, folder / FORECAST_FILE
     if not tasks_path.is_file() and not forecast_path.is_file():
         raise FileNotFoundError(f"{tasks_path}: no tasks file (nor {FORECAST_FILE}); is {folder} a foresci "
                                 "release or forecast package?")
-    manifest = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else {}
-    if manifest.get("kind") == "package":
-        check_frozen_files(folder, manifest)
+    if verify:
+        manifest = verify_release(folder)
+    else:
+        manifest = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else {}
     tasks = read_models(tasks_path, Task, unique="task_id") if tasks_path.is_file() else []
     questions = (read_models(forecast_path, ForecastQuestion, unique="question_id")
                  if forecast_path.is_file() else [])
@@ -60,12 +62,49 @@ def check_frozen_files(folder: Path, manifest: dict[str, Any]) -> None:
     if not isinstance(hashes, dict):
         raise UserError("the package manifest has no file hashes", path=folder / "manifest.json",
                         field="hashes")
+    check_manifest_hashes(folder, manifest)
+
+
+def check_manifest_hashes(folder: Path, manifest: dict[str, Any]) -> None:
+    """Refuse a release or package whose files differ from its manifest: every file in ``hashes`` must
+    exist with that sha256, and ``counts.content_hash`` (packages) must match the files as they are now,
+    so a manifest whose ``hashes`` were rewritten along with a file is caught too."""
+    kind = "package" if manifest.get("kind") == "package" else "release"
+    hashes = manifest.get("hashes")
+    if not isinstance(hashes, dict):
+        return
+    actual: dict[str, str] = {}
     for name, digest in hashes.items():
         file = folder / str(name)
         if not file.is_file():
-            raise UserError("file frozen in the package is missing", path=file)
-        if sha256_file(file) != digest:
-            raise UserError("content changed since the package was frozen (hash mismatch)", path=file)
+            raise UserError(f"file listed in the {kind} manifest is missing", path=file)
+        actual[str(name)] = sha256_file(file)
+        if actual[str(name)] != digest:
+            frozen = "frozen" if kind == "package" else "built"
+            raise UserError(f"content changed since the {kind} was {frozen} (hash mismatch with its "
+                            "manifest.json)", path=file)
+    content_hash = (manifest.get("counts") or {}).get("content_hash")
+    if kind == "package" and content_hash is not None:
+        from foresci.artifacts import sha256_json
+
+        snapshots = {name: digest for name, digest in actual.items() if name != FORECAST_FILE}
+        if sha256_json({"questions": actual.get(FORECAST_FILE), "snapshots": snapshots}) != content_hash:
+            raise UserError("the package's files do not match its counts.content_hash (the manifest was "
+                            "edited after freezing)", path=folder / "manifest.json",
+                            field="counts.content_hash")
+
+
+def verify_release(folder: Path | str) -> dict[str, Any]:
+    """The manifest of a release or package folder, its files checked against it ({} without one)."""
+    folder = Path(folder)
+    if not (folder / "manifest.json").is_file():
+        return {}
+    manifest = read_json(folder / "manifest.json")
+    if manifest.get("kind") == "package":
+        check_frozen_files(folder, manifest)
+    else:
+        check_manifest_hashes(folder, manifest)
+    return manifest
 
 
 def write_public(folder: Path | str, tasks: list[Task],

@@ -58,6 +58,9 @@ class Window:
         return self.baseline_start <= day <= self.baseline_end
 
 
+KNOWN_HORIZONS = (*HORIZON_MONTHS, "venue_cycle")
+
+
 def make_window(cutoff: date, horizon: str) -> Window:
     """Return the window of ``horizon`` ('3m', '6m' or 'venue_cycle') after ``cutoff``.
 
@@ -67,7 +70,10 @@ def make_window(cutoff: date, horizon: str) -> Window:
     """
     months = VENUE_CYCLE_MONTHS if horizon == "venue_cycle" else HORIZON_MONTHS.get(horizon)
     if months is None:
-        raise ValueError(f"unknown horizon {horizon!r}; use one of 3m, 6m, venue_cycle")
+        from foresci.errors import UserError
+
+        raise UserError(f"unknown horizon {horizon!r}; use one of {', '.join(KNOWN_HORIZONS)}",
+                        field="window")
     start = cutoff + timedelta(days=1)
     end = add_months(start, months) - timedelta(days=1)
     baseline_start = add_months(start, -months)

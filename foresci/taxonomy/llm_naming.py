@@ -1,7 +1,8 @@
 """LLM naming mode: the ``builder`` model polishes each node's offline name, and every proposal is checked.
 
 The model sees the node's offline name, its key phrases and the titles of its most central papers (all
-announced on or before the snapshot's cutoff) and proposes one noun phrase. A proposal replaces the offline
+announced on or before the snapshot's cutoff; phrases and titles fenced as data, with the system clause
+saying so) and proposes one noun phrase. A proposal replaces the offline
 name only when it passes every check; otherwise the offline name stays and the refusal is recorded in the
 node's name evidence:
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from foresci.fencing import escape, fence, with_system_clause
 from foresci.taxonomy.models import NameEvidence, Node, Snapshot
 from foresci.taxonomy.naming import NamingSettings
 from foresci.taxonomy.phrases import CLOSED, contains_phrase, is_noun_phrase, phrase_key, text_keys
@@ -27,6 +29,7 @@ SYSTEM_PROMPT = (
     "that a researcher would write as the sub-direction's name (e.g. 'tool-use reinforcement learning for "
     "web agents'). Use only words that appear in the given titles and phrases; no verbs, no lists, no "
     "slashes, no quotation marks.")
+SYSTEM_PROMPT = with_system_clause(SYSTEM_PROMPT)
 
 
 class NameProposal(BaseModel):
@@ -41,8 +44,9 @@ def _prompt(node: Node, titles: Sequence[str]) -> str:
     evidence = node.name_evidence
     phrases = [node.name, *(evidence.alternatives if evidence else [])]
     listed = "\n".join(f"- {title}" for title in titles)
-    return (f"Current name: {node.name}\nKey phrases: {'; '.join(phrases)}\n"
-            f"Titles of its most central papers:\n{listed}\nPropose the name.")
+    return (f"Current name: {escape(node.name)}\n"
+            f"Key phrases:\n{fence('key_phrases', '; '.join(phrases))}\n"
+            f"Titles of its most central papers:\n{fence('paper_titles', listed)}\nPropose the name.")
 
 
 def check_name(name: str, node_keys: Sequence[set[str]], vocabulary: frozenset[str],

@@ -205,13 +205,15 @@ def _shaped(overrides: dict[str, Any]) -> Any:
 
 def _offline_score(row: Any, family: str, hidden: dict[str, Any]) -> Any:
     from foresci.evaluation.config import EvaluationSettings
+    from foresci.evaluation.metrics import ScoringContext
     from foresci.evaluation.scoring import score_task_answer
     from foresci.tasks.hidden import make_hidden_target
     from tests.evaluation.conftest import WordEncoder
 
     task = next(task for task in toy_tasks() if task.family == family)
     target = make_hidden_target(task_id=task.task_id, family=family, **hidden)
-    return score_task_answer(row, task, target, EvaluationSettings(), WordEncoder(), None)
+    context = ScoringContext(row, EvaluationSettings(), WordEncoder(), task=task, hidden=target)
+    return score_task_answer(context)
 
 
 def test_empty_ranking_stays_empty_flagged_and_scores_as_empty(

@@ -255,3 +255,172 @@ def test_contract_holds_for_real_processes(world: dict[str, Path]) -> None:
     for case, process in processes:
         _, stderr = process.communicate(timeout=120)
         _check(case, process.returncode, stderr)
+
+
+# ---- issue #27 §5: the causes that printed tracebacks, and the ones that passed silently ---------------
+
+
+@pytest.fixture(scope="module")
+def attacked(world: dict[str, Path]) -> dict[str, Path]:
+    """Inputs of issue #27 §5: a scored run, a corrupt KB, a bad domain folder, a run with transcripts."""
+    import shutil
+
+    from foresci.evaluation.runner import evaluate_run
+    from tests.evaluation.conftest import WordEncoder
+    from tests.evaluation.fixtures import write_release, write_run
+
+    root = world["root"] / "attacked"
+    release = write_release(root / "release")
+    scored = write_run(root / "scored", release)
+    evaluate_run(scored, None, Settings(cache_dir=world["cache"], evaluation={"bootstrap_samples": 20}),
+                 offline=True, encoder=WordEncoder())
+    (scored / "transcripts.jsonl").write_text(
+        json.dumps({"id": "t-1", "key": "D1|native|m1|full", "calls": []}) + "\n", encoding="utf-8")
+    corrupt = root / "corrupt-kb"
+    shutil.copytree(world["kb"], corrupt)
+    (database,) = corrupt.glob("gen-*/papers.sqlite")
+    data = bytearray(database.read_bytes())
+    for position in range(100, len(data), 7):
+        data[position] = 0xAB
+    database.write_bytes(bytes(data))
+    domains = root / "domains"
+    domains.mkdir()
+    (domains / "bad.yaml").write_text("name: Bad\nslug: [1,\n", encoding="utf-8")
+    return {"release": release, "scored": scored, "corrupt": corrupt, "database": database,
+            "domains": domains}
+
+
+def _issue_27_cases(w: dict[str, Path], a: dict[str, Path]) -> list[Case]:
+    root, kb, file = w["root"], str(w["kb"]), str(w["file"])
+    corrupt = str(a["corrupt"])
+    return [
+        Case("tasks build --window 2m", ["tasks", "build", kb, "--cutoff", "2025-03-31", "--window", "2m",
+                                         "--out", str(root / "w1")], ["--window", "'2m'"]),
+        Case("forecast package --window 9m", ["forecast", "package", "--kb", kb, "--cutoff", "2025-03-31",
+                                              "--window", "9m", "--out", str(root / "w2")],
+             ["--window", "'9m'"]),
+        Case("kb build --out a file", ["kb", "build", str(w["corpus"]), "--out", file],
+             [file, "not a folder"]),
+        Case("run --out a file", ["run", str(a["release"]), "--method", "native", "--out", file], [file],
+             ENDPOINT),
+        Case("report --out a file", ["report", str(a["scored"]), "--out", file], [file, "not a folder"]),
+        Case("schema export into a file", ["schema", "export", file], [file, "not a folder"]),
+        Case("unknown domain in FORESCI_KB__DOMAINS", ["kb", "build", str(w["corpus"]), "--out",
+                                                       str(root / "d1")],
+             ["FORESCI_KB__DOMAINS", "nosuch", "nosuch.yaml"], (("FORESCI_KB__DOMAINS", '["nosuch"]'),)),
+        Case("a missing source is not hidden by an unknown domain",
+             ["kb", "build", str(root / "nosuch-source"), "--out", str(root / "d3")],
+             [str(root / "nosuch-source"), "No such file"], (("FORESCI_KB__DOMAINS", '["nosuch"]'),)),
+        Case("bad YAML under --domains-dir", ["kb", "build", str(w["corpus"]), "--out", str(root / "d2"),
+                                              "--domains-dir", str(a["domains"])],
+             [f"{a['domains'] / 'bad.yaml'}:3", "invalid YAML"]),
+        Case("kb stats corrupt papers.sqlite", ["kb", "stats", corrupt], [str(a["database"]), "malformed"]),
+        Case("kb search corrupt papers.sqlite", ["kb", "search", corrupt, "agents", "--cutoff", "2025-04-30"],
+             [str(a["database"]), "malformed"]),
+        Case("run corrupt papers.sqlite", ["run", str(a["release"]), "--kb", corrupt, "--method",
+                                           "persistence", "--out", str(root / "c1")],
+             [str(a["database"]), "malformed"]),
+        Case("tasks build --per-family -1", ["tasks", "build", kb, "--cutoff", "2025-03-31", "--per-family",
+                                             "-1", "--out", str(root / "n1")], ["--per-family"]),
+        Case("forecast package -n -3", ["forecast", "package", "--kb", kb, "--cutoff", "2025-03-31",
+                                        "-n", "-3", "--out", str(root / "n2")], ["'-n'"]),
+        Case("kb search -k -5", ["kb", "search", kb, "agents", "--cutoff", "2025-04-30", "-k", "-5"],
+             ["'-k'"]),
+        Case("FORESCI_KB__DOMAINS='[x'", ["kb", "stats", kb], ["FORESCI_KB__DOMAINS", "JSON"],
+             (("FORESCI_KB__DOMAINS", "[x"),)),
+        Case("transcript --task nosuch", ["transcript", str(a["scored"]), "--task", "nosuch"],
+             [str(a["scored"] / "transcripts.jsonl"), "nosuch"]),
+        Case("eval nosuch", ["eval", str(root / "nosuch")], [str(root / "nosuch"), "no such folder"]),
+    ]
+
+
+def test_every_cause_of_issue_27_gives_one_line_naming_the_file(
+    world: dict[str, Path], attacked: dict[str, Path], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failures = []
+    for case in _issue_27_cases(world, attacked):
+        try:
+            code, stderr = _in_process(case, capsys, monkeypatch, world["cache"])
+            _check(case, code, stderr)
+        except AssertionError as error:
+            failures.append(str(error))
+        except Exception as error:  # a bug escaped the handler
+            failures.append(f"{case.name}: raised {type(error).__name__}: {error}")
+    assert not failures, "\n".join(failures)
+
+
+def _failing_writes(monkeypatch: pytest.MonkeyPatch, under: Path, number: int) -> None:
+    """Writes of files under ``under`` fail as on a full disk (``number`` = ENOSPC) or a read-only file
+    system (EROFS): the error the OS raises there, without a file name, as ``write`` raises it."""
+    import errno
+    import pathlib
+
+    real_open, real_mkdir = pathlib.Path.open, pathlib.Path.mkdir
+
+    def failing_open(self: pathlib.Path, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if any(flag in mode for flag in "wax") and under in self.absolute().parents:
+            raise OSError(number, os.strerror(number))
+        return real_open(self, mode, *args, **kwargs)  # type: ignore[call-overload]
+
+    def failing_mkdir(self: pathlib.Path, *args: object, **kwargs: object) -> None:
+        if number == errno.EROFS and (under == self.absolute() or under in self.absolute().parents):
+            raise OSError(number, os.strerror(number), str(self))
+        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pathlib.Path, "open", failing_open)
+    monkeypatch.setattr(pathlib.Path, "mkdir", failing_mkdir)
+
+
+@pytest.mark.parametrize("command", ["kb build", "run", "eval", "read-only --out"])
+def test_a_full_or_read_only_disk_is_one_line_naming_the_file(
+    world: dict[str, Path], attacked: dict[str, Path], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str
+) -> None:
+    import errno
+    import shutil
+    import sqlite3
+
+    out = tmp_path / "out"
+    if command == "kb build":
+        def full(folder: Path, *args: object, **kwargs: object) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr("foresci.kb.build.write_generation_db", full)
+        case = Case(command, ["kb", "build", str(world["corpus"]), "--out", str(out)],
+                    ["papers.sqlite", "disk is full"])
+    elif command == "run":
+        _failing_writes(monkeypatch, out, errno.ENOSPC)
+        case = Case(command, ["run", str(attacked["release"]), "--method", "native", "--out", str(out)],
+                    [str(out / ""), "No space left on device"], ENDPOINT)
+    elif command == "eval":
+        shutil.copytree(attacked["scored"], out)
+        _failing_writes(monkeypatch, out, errno.ENOSPC)
+        case = Case(command, ["eval", str(out), "--offline"], [str(out / ""), "No space left on device"])
+    else:
+        _failing_writes(monkeypatch, out, errno.EROFS)
+        case = Case(command, ["schema", "export", str(out / "schemas")], [str(out), "Read-only file system"])
+    code, stderr = _in_process(case, capsys, monkeypatch, world["cache"])
+    _check(case, code, stderr)
+
+
+def test_unknown_foresci_variables_are_warned_about_with_a_hint(
+    world: dict[str, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = Case("typos", ["kb", "stats", str(world["kb"])], [],
+                (("FORESCI_LLM_BASE_URL", "http://127.0.0.1:9/v1"), ("FORESCI_CACHE_DIRR", "x")))
+    code, stderr = _in_process(case, capsys, monkeypatch, world["cache"])
+    lines = stderr.strip().splitlines()
+    assert code == 0 and len(lines) == 2 and "Traceback" not in stderr
+    assert "FORESCI_CACHE_DIRR" in lines[0] and "did you mean FORESCI_CACHE_DIR?" in lines[0]
+    assert "FORESCI_LLM_BASE_URL" in lines[1] and "did you mean FORESCI_LLM__BASE_URL?" in lines[1]
+
+
+def test_foresci_variables_that_are_not_settings_but_known_are_not_warned_about(
+    world: dict[str, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from foresci.settings import NON_SETTING_VARIABLES
+
+    case = Case("known", ["kb", "stats", str(world["kb"])], [], (("FORESCI_EXTENSIONS", ""),))
+    code, stderr = _in_process(case, capsys, monkeypatch, world["cache"])
+    assert code == 0 and "warning" not in stderr and "FORESCI_EXTENSIONS" in NON_SETTING_VARIABLES

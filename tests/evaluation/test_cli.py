@@ -30,4 +30,5 @@ def test_eval_then_report(tmp_path: Path, run_dir: Path, monkeypatch: pytest.Mon
 def test_eval_reports_a_missing_run_folder(tmp_path: Path) -> None:
     arguments = ["eval", str(tmp_path / "nope"), "--offline", "--release", str(tmp_path)]
     result = CliRunner().invoke(app, arguments)
-    assert result.exit_code == 1 and "tasks.jsonl" in result.output + str(result.exception)
+    said = result.output + str(result.exception)
+    assert result.exit_code == 1 and "nope" in said and "no such folder" in said

@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from foresci.agents.models import Answer, Evidence, RetrievedItem, SupportArtifact
 from foresci.cli import app
+from foresci.errors import UserError
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import evaluate_run
@@ -88,16 +90,19 @@ def test_changed_answers_or_targets_are_rescored(
     summary = json.loads(evaluate_run(run_dir, None, eval_settings, True, encoder=WordEncoder()).read_text())
     assert summary["reused_rows"] == total - 1 and summary["scored_rows"] == 1
     assert _scores(run_dir)["D1|native|m1|full"].metrics["fact_offline"].value != before
-    # a hidden row removed, then restored: the task's rows follow the targets each time
+    # a hidden row removed: refused (a cut hidden file never turns good scores into "missing"), then restored
     hidden_path = release_dir / "hidden.jsonl"
     original = hidden_path.read_text()
+    scores_before = (run_dir / "scores.jsonl").read_bytes()
     hidden_path.write_text("".join(line + "\n" for line in original.splitlines() if '"P1"' not in line))
-    evaluate_run(run_dir, None, eval_settings, True, encoder=WordEncoder())
-    assert _scores(run_dir)["P1|aris|m1|full"].status == "missing"
+    with pytest.raises(UserError, match=r"cover only part .* none for 1 \(P1\)"):
+        evaluate_run(run_dir, None, eval_settings, True, encoder=WordEncoder())
+    assert (run_dir / "scores.jsonl").read_bytes() == scores_before
+    assert _scores(run_dir)["P1|aris|m1|full"].status == "ok"
     hidden_path.write_text(original)
     summary = json.loads(evaluate_run(run_dir, None, eval_settings, True, encoder=WordEncoder()).read_text())
     assert _scores(run_dir)["P1|aris|m1|full"].status == "ok"
-    assert summary["scored_rows"] == 3  # the three P1 rows, nothing else
+    assert summary["scored_rows"] == 0  # nothing changed since the last scoring
 
 
 def test_release_without_hidden_targets_is_refused_and_scores_kept(

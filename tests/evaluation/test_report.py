@@ -135,7 +135,8 @@ def test_terminal_leaderboard_fits_80_columns_with_whole_headers(
 ) -> None:
     from rich.console import Console
 
-    from foresci.evaluation.summary import METRIC_LABELS, leaderboard_tables
+    from foresci.evaluation.metrics import metric_label
+    from foresci.evaluation.summary import leaderboard_tables
 
     rows = [
         row.model_copy(update={"model": "smollm2-135m-instruct-q4_1-gguf"}) if row.model else row
@@ -156,6 +157,6 @@ def test_terminal_leaderboard_fits_80_columns_with_whole_headers(
     header_lines = [line for line in text.splitlines() if "method · backbone" in line]
     headers = " ".join(header_lines)
     for name in ("fact", "fta", "trace", "pers", "fact_offline", "trace_offline", "top_choice"):
-        assert f" {METRIC_LABELS[name]} " in f"{headers} ", name
+        assert f" {metric_label(name)} " in f"{headers} ", name
     assert all(" repair" in line for line in header_lines) and "…" not in headers
     assert "smollm2-135m-instruct-q4_1" in text.replace("\n", " ")  # labels wrap, they are not cut

@@ -144,7 +144,7 @@ def test_low_score_weights_and_delta_norm() -> None:
 
 def test_payload_only_answers_are_scored_from_their_payload() -> None:
     from foresci.agents.models import Answer
-    from foresci.evaluation.scoring import answer_text
+    from foresci.evaluation.metrics import answer_text
 
     answer = Answer(
         task_id="B1",

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from foresci.agents.answers import read_answers
-from foresci.methods.identity import public_url, source_version
+from foresci.methods.identity import http_version, source_version
 from tests.methods.conftest import Foresci
 from tests.realllm.world import SmallWorld
 
@@ -38,15 +38,15 @@ def _run(foresci: Foresci, world: SmallWorld, folder: Path, out: Path, *extra: s
                    "versioned_agent:first_option", "--out", str(out), "--no-progress", *extra, path=(folder,))
 
 
-def test_source_version_follows_the_file_and_public_url_drops_credentials(tmp_path: Path,
+def test_source_version_follows_the_file_and_an_agent_without_info_is_its_masked_url(tmp_path: Path,
                                                                            monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.syspath_prepend(str(tmp_path))
     (tmp_path / "hashed_mod_a.py").write_text("X = 1\n")
     first = source_version("hashed_mod_a")
     (tmp_path / "hashed_mod_a.py").write_text("X = 2\n")
     assert source_version("hashed_mod_a") != first and first.startswith("src:")
-    assert public_url("https://user:secret@agent.example:8443/answer?key=abc#x") == \
-        "https://agent.example:8443/answer"
+    version = http_version("http://user:secret@127.0.0.1:9/answer?api-key=abc")  # nothing listens on 9
+    assert "secret" not in version and "abc" not in version and version.startswith("http://")
 
 
 def test_an_edited_plugin_is_refused_unless_new_version_and_reports_keep_both(

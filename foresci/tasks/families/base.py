@@ -17,7 +17,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
 
@@ -127,6 +127,9 @@ class TaskFamily:
         if not (isinstance(model, type) and issubclass(model, HiddenTarget)):
             raise FamilyDefinitionError(f"family {self.name!r}: hidden target {self.hidden_target!r} is not "
                                         "a subclass of foresci.tasks.hidden.HiddenTarget")
+        if get_args(model.model_fields["family"].annotation) != (self.name,):
+            raise FamilyDefinitionError(f"family {self.name!r}: hidden target {self.hidden_target!r} must "
+                                        f"declare family: Literal[{self.name!r}] (the union's tag)")
         return model
 
     def build(self, evidence: DomainEvidence, settings: TaskSettings, domain_name: str,
@@ -249,8 +252,9 @@ def get_family(name: str) -> TaskFamily:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UnknownFamilyError(f"unknown task family {name!r}; known families: "
-                                 f"{', '.join(_REGISTRY)}", field="family") from None
+        known = ", ".join(family.name for family in _family_tuple())
+        raise UnknownFamilyError(f"unknown task family {name!r}; known families: {known}",
+                                 field="family") from None
 
 
 def family_schema(name: str) -> type[BaseModel]:

@@ -1,0 +1,21 @@
+"""The response cache and capability records are keyed on the endpoint, never on its credentials."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from foresci.llm.client import LLMClient
+from foresci.settings import Settings
+
+
+def _key(tmp_path: Path, base_url: str) -> str:
+    client = LLMClient(Settings(cache_dir=tmp_path, llm={"base_url": base_url, "model": "m"}), "agent")
+    return client._cache_key("text", [{"role": "user", "content": "hi"}], None)
+
+
+def test_cache_keys_follow_the_endpoint_not_its_credentials(tmp_path: Path) -> None:
+    secret = "https://bob:SECRET@api.example.org/v1?api-key=CANARY"
+    identity = Settings(llm={"base_url": secret}).llm.endpoint_identity or ""
+    assert "SECRET" not in identity and "CANARY" not in identity and "api.example.org" in identity
+    assert _key(tmp_path, secret) == _key(tmp_path, "https://eve:OTHER@api.example.org/v1?api-key=X")
+    assert _key(tmp_path, secret) != _key(tmp_path, "https://api.elsewhere.org/v1")

@@ -1,0 +1,107 @@
+"""A task family defined outside foresci goes through the whole pipeline without editing foresci.
+
+``tests/families/busiest_direction`` (one folder: the family, its hidden target, its builder) is copied
+into a temporary folder that is put on PYTHONPATH and named in FORESCI_EXTENSIONS; then real
+``python -m foresci`` processes run ``tasks build`` -> ``run`` (the trend and persistence baselines, which
+answer what the family says they answer) -> ``eval --offline`` -> ``report`` on a generated world.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from foresci.io import iter_jsonl
+
+REPO = Path(__file__).resolve().parents[2]
+FAMILY_FOLDER = Path(__file__).resolve().parent / "busiest_direction"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A generated world, its KB, and an extension folder holding the toy family."""
+    from foresci.kb.build import build_kb
+    from foresci.settings import Settings
+    from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
+
+    root = tmp_path_factory.mktemp("family-world")
+    config = WorldConfig(seed=3, n_domains=1, directions_per_domain=4, months=12, papers_per_month=30.0)
+    generated = generate_world(config, root / "world")
+    truth = load_ground_truth(generated.root)
+    domains = [domain.slug for domain in truth.domains]
+    settings = Settings(cache_dir=root / "cache", kb={"domains": domains, "embed_field": "title"})
+    build_kb([generated.corpus], root / "kb", settings, domains_dirs=[generated.domains])
+    extensions = root / "extensions"
+    shutil.copytree(FAMILY_FOLDER, extensions / "busiest_direction")
+    return {"root": root, "cutoff": truth.cutoff, "extensions": extensions}
+
+
+def _foresci(args: list[str], world: dict[str, Any],
+             extension: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "FORESCI_CACHE_DIR": str(world["root"] / "cache"),
+           "FORESCI_KB__EMBED_FIELD": "title", "FORESCI_TASKS__ENFORCE_GATES": "false",
+           "OMP_NUM_THREADS": "1", "COLUMNS": "250",
+           "PYTHONPATH": os.pathsep.join([str(world["extensions"]), str(REPO)])}
+    env.pop("FORESCI_EXTENSIONS", None)
+    if extension:
+        env["FORESCI_EXTENSIONS"] = "busiest_direction"
+    return subprocess.run([sys.executable, "-m", "foresci", *args], capture_output=True, text=True, env=env,
+                          timeout=900, check=False)
+
+
+@pytest.mark.slow
+def test_a_family_from_outside_foresci_is_built_answered_scored_and_reported(world: dict[str, Any]) -> None:
+    root: Path = world["root"]
+    release, run, report = root / "release", root / "run", root / "report"
+    listed = _foresci(["tasks", "families"], world)
+    assert listed.returncode == 0 and "busiest_direction" in listed.stdout, listed.stderr
+    built = _foresci(["tasks", "build", str(root / "kb"), "--cutoff", world["cutoff"].isoformat(), "--out",
+                      str(release), "--window", "3m", "--per-family", "2", "--forecast", "0"], world)
+    assert built.returncode == 0, built.stderr
+    tasks = list(iter_jsonl(release / "tasks.jsonl"))
+    toy = [task for task in tasks if task["family"] == "busiest_direction"]
+    assert toy and all(task["task_id"].startswith("bd-") for task in toy)
+    assert {task["family"] for task in tasks} > {"busiest_direction"}  # the shipped families beside it
+    hidden = {row["task_id"]: row for row in iter_jsonl(release / "hidden.jsonl")}
+    # the toy family's target writes only its own fields; the shipped ones keep the flat row's keys
+    assert set(hidden[toy[0]["task_id"]]) == {"task_id", "family", "ranking", "slots", "claims",
+                                              "evidence_ids", "stats", "unmapped"}
+    assert all(len(hidden[task["task_id"]]["ranking"]) == 3 for task in toy)
+    validated = _foresci(["tasks", "validate", str(release)], world)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+
+    answered = _foresci(["run", str(release), "--kb", str(root / "kb"), "-m", "trend", "-m", "persistence",
+                         "--out", str(run), "--no-progress"], world)
+    assert answered.returncode == 0, answered.stderr
+    rows = [row for row in iter_jsonl(run / "answers.jsonl") if row["family"] == "busiest_direction"]
+    assert len(rows) == 2 * len(toy) and all(row["status"] == "ok" for row in rows), rows
+    assert all(row["payload"]["rationale"].endswith("ranked by momentum") for row in rows)
+    assert all(row["text"].startswith("Busiest first:") for row in rows)  # the family's renderer
+
+    scored = _foresci(["eval", str(run), "--offline"], world)
+    assert scored.returncode == 0, scored.stderr
+    scores = [row for row in iter_jsonl(run / "scores.jsonl") if row["family"] == "busiest_direction"]
+    assert len(scores) == len(rows)
+    for score in scores:
+        assert score["metrics"]["fta"]["details"]["kind"] == "rank"  # a ranked family: FTA_rank
+        assert score["metrics"]["top_choice"]["value"] in (0.0, 1.0)
+        assert "fta_offline_claims" not in score["metrics"]  # not among the family's metrics
+    summary = json.loads((run / "summary.json").read_text())
+    assert any(entry["family"] == "busiest_direction" for entry in summary["leaderboard"])
+
+    reported = _foresci(["report", str(run), "--out", str(report)], world)
+    assert reported.returncode == 0, reported.stderr
+    assert "busiest_direction" in (report / "index.html").read_text(encoding="utf-8")
+
+    # without the extension the release names a family nobody registered: one line naming the known ones
+    unknown = _foresci(["tasks", "validate", str(release)], world, extension=False)
+    assert unknown.returncode != 0 and "Traceback" not in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1, unknown.stderr
+    assert "busiest_direction" in unknown.stderr and "direction_forecasting" in unknown.stderr

@@ -1,0 +1,186 @@
+"""The family registry: every per-family list comes from it, an unknown family is one clear error
+everywhere, and the shipped families' hidden rows keep the flat row's bytes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from foresci.agents.render import check_contract, render_text
+from foresci.contracts import Answer, PlanningAnswer, RankedOption
+from foresci.io import JsonlError, dumps_line
+from foresci.tasks.families import (
+    FamilyDefinitionError,
+    TaskFamily,
+    UnknownFamilyError,
+    all_families,
+    family_names,
+    get_family,
+    register_family,
+)
+from foresci.tasks.families import base as registry
+from foresci.tasks.hidden import LEGACY_FIELDS, make_hidden_target, parse_hidden_target
+from foresci.tasks.hidden_io import load_hidden
+from foresci.tasks.models import Candidate, Task
+from tests.evaluation.fixtures import answers, release_rows
+
+SHIPPED = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning", "venue_positioning")
+TASK = {"task_id": "t1", "domain": "toy", "cutoff": date(2025, 12, 31), "horizon": "3m",
+        "window_start": date(2026, 1, 1), "window_end": date(2026, 3, 31), "title": "t", "question": "q"}
+
+
+class _Bare(BaseModel):
+    note: str = ""
+
+
+class _NoBaseline(TaskFamily):
+    name = "no_baseline_family"
+    abbreviation = "nb"
+    answer_schema = _Bare
+    deliverables = ("Say something.",)
+    metrics = ("trace_offline",)
+    hidden_target = "foresci.tasks.hidden:HiddenTarget"
+
+
+@pytest.fixture
+def extra_family() -> Iterator[TaskFamily]:
+    """A family registered for one test, then removed from the registry again."""
+    register_family(_NoBaseline)
+    try:
+        yield get_family(_NoBaseline.name)
+    finally:
+        registry._REGISTRY.pop(_NoBaseline.name, None)
+        registry._family_tuple.cache_clear()
+
+
+def test_the_shipped_families_come_first_in_their_order_with_distinct_abbreviations() -> None:
+    assert family_names()[:4] == SHIPPED
+    assert len({family.abbreviation for family in all_families()}) == len(all_families())
+    venue_cycle = [family.name for family in all_families() if "venue_cycle" in family.horizons]
+    assert venue_cycle == ["venue_positioning"]
+
+
+def test_an_unknown_family_is_one_error_naming_the_known_ones_everywhere(tmp_path: Path) -> None:
+    with pytest.raises(UnknownFamilyError, match="known families: direction_forecasting, bottleneck"):
+        get_family("novelty_forecasting")
+    with pytest.raises(ValidationError, match="unknown task family 'novelty_forecasting'"):
+        Task(**TASK, family="novelty_forecasting")
+    with pytest.raises(UnknownFamilyError):
+        parse_hidden_target({"task_id": "t1", "family": "novelty_forecasting"})
+    (tmp_path / "hidden.jsonl").write_text('{"task_id": "t1", "family": "novelty"}\n', encoding="utf-8")
+    with pytest.raises(JsonlError) as caught:
+        load_hidden(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'hidden.jsonl'}:1: family: unknown task family")
+
+
+def test_a_family_without_a_baseline_answer_is_an_error_not_a_bottleneck_answer(
+    extra_family: TaskFamily,
+) -> None:
+    from foresci.agents.baselines.forecasters import Forecaster
+    from foresci.agents.config import AgentSettings
+    from foresci.errors import UserError
+
+    task = Task(**TASK, family=extra_family.name)
+    with pytest.raises(UserError, match="no_baseline_family' defines no baseline answer"):
+        Forecaster("trend", view=None, settings=AgentSettings()).answer(task)  # type: ignore[arg-type]
+    assert extra_family.name in family_names()
+    assert render_text(task, _Bare(note="plain")) == "Note: plain"  # the default renderer
+    with pytest.raises(FamilyDefinitionError, match=r"must declare family: Literal\['no_baseline_family'\]"):
+        extra_family.hidden_model()  # the bare base class carries no tag
+
+
+def test_registering_refuses_a_taken_name_or_abbreviation_and_a_missing_attribute() -> None:
+    class Clash(_NoBaseline):
+        name = "strategic_planning"
+
+    class SameAbbreviation(_NoBaseline):
+        name = "another_family"
+        abbreviation = "df"
+
+    class Incomplete(TaskFamily):
+        name = "incomplete"
+
+    for family, message in ((Clash, "already registered"), (SameAbbreviation, "taken by"),
+                            (Incomplete, "missing")):
+        with pytest.raises(FamilyDefinitionError, match=message):
+            register_family(family)
+    assert "incomplete" not in family_names() and "another_family" not in family_names()
+
+
+def test_the_shipped_targets_keep_the_flat_rows_bytes_and_refuse_a_foreign_field() -> None:
+    _, targets, _, _ = release_rows()
+    for target in targets:
+        row = json.loads(dumps_line(target))
+        assert set(LEGACY_FIELDS) <= set(row)  # every flat field, empty where the family has none
+        assert dumps_line(parse_hidden_target(row)) == dumps_line(target)  # round trip, same bytes
+    flat = json.loads(dumps_line(make_hidden_target(task_id="d", family="direction_forecasting")))
+    with pytest.raises(ValidationError, match="bottleneck"):
+        parse_hidden_target({**flat, "bottleneck": ["a bottleneck of another family"]})
+
+
+def test_metrics_scored_offline_are_among_the_family_metrics() -> None:
+    from foresci.evaluation.config import EvaluationSettings
+    from foresci.evaluation.scoring import score_task_answer
+    from tests.evaluation.conftest import WordEncoder
+
+    tasks, targets, _, _ = release_rows()
+    by_id = {task.task_id: task for task in tasks}
+    hidden = {target.task_id: target for target in targets}
+    seen: set[str] = set()
+    for answer in answers():
+        if answer.task_id not in by_id:
+            continue
+        task = by_id[answer.task_id]
+        target = hidden[task.task_id]
+        score = score_task_answer(answer, task, target, EvaluationSettings(), WordEncoder(), None)
+        assert set(score.metrics) <= set(get_family(task.family).metrics), task.family
+        seen.add(task.family)
+    assert seen == set(SHIPPED)
+
+
+def test_contract_check_and_top_choice_are_the_family_s() -> None:
+    candidates = [Candidate(option_id=letter, name=f"option {letter}") for letter in "ABC"]
+    task = Task(**TASK, family="strategic_planning", candidates=candidates)
+    answer = PlanningAnswer(ranking=[RankedOption(option_id="option B"), RankedOption(option_id="A")])
+    check = check_contract(task, answer)
+    assert check.problems == ["the ranking leaves out options ['C']"]
+    assert check.notes == ["read 'option B' as option B"]
+    row = Answer(task_id="t1", family="strategic_planning", method="m",
+                 payload=check.answer.model_dump(mode="json"))
+    target = make_hidden_target(task_id="t1", family="strategic_planning", ranking=["B", "A", "C"])
+    top = get_family("strategic_planning").top_choice(row, task, target)
+    assert top is not None and (top.value, top.details["gold"]) == (1.0, "B")
+    assert get_family("bottleneck_opportunity").top_choice(row, task, target) is None
+
+
+def test_the_public_side_of_every_family_loads_no_hidden_code() -> None:
+    """Agents use families (schemas, contract checks, prompts' texts); that must not import hidden targets."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from foresci.tasks.families import all_families\n"
+            "from foresci.agents.prompts import load_prompts\n"
+            "load_prompts()\n"
+            "schemas = [family.constrained_schema(['A', 'B']) for family in all_families()]\n"
+            "print(sorted(m for m in sys.modules if m.startswith('foresci.tasks.hidden')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_tasks_families_lists_the_registry() -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+
+    result = CliRunner().invoke(app, ["tasks", "families"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    for family in all_families():
+        assert family.name in result.output and family.answer_schema.__name__ in result.output
