@@ -97,6 +97,24 @@ class ForecastAnswer(BaseModel):
     label: str | None = Field(default=None, description="the run's label (foresci run --label)")
 
 
+class ForecastReply(BaseModel):
+    """What a method or agent replies to a forecast question (``forecast_reply.schema.json``): for a
+    numeric question (``kind`` count or share) the 10th, 50th and 90th percentiles of the outcome, for a
+    binary one the probability that it resolves true. An HTTP agent may send it bare or as
+    ``{"answer": {...}}``. foresci stores it as a :class:`ForecastAnswer` row (``forecasts.jsonl``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question_id: str | None = Field(default=None, description="optional; when given, the question asked")
+    p10: float | None = Field(default=None, description="numeric questions: 10th percentile")
+    p50: float | None = Field(default=None, description="numeric questions: median")
+    p90: float | None = Field(default=None, description="numeric questions: 90th percentile")
+    probability: float | None = Field(default=None, ge=0.0, le=1.0,
+                                      description="binary questions: probability of resolving true")
+    notes: list[str] = Field(default_factory=list, description="how the forecast was made")
+    evidence_ids: list[str] = Field(default_factory=list, description="papers (<= cutoff) the method read")
+
+
 ContractStatus = Literal["ok", "repaired", "invalid"]
 
 

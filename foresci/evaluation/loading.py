@@ -108,9 +108,10 @@ def short_version(version: str) -> str:
 def qualify_methods(answers: list[Answer]) -> list[Answer]:
     """``answers`` with each row's ``method`` naming its label and version: ``label/method@version``.
 
-    A plug-in's or agent's version is always shown (rows of two versions never merge); a shipped method's
-    only when the rows hold more than one version of it; a version equal to the method's name (an HTTP
-    agent without /info: its masked URL) is not repeated. Rows without a label or version keep their method's name.
+    A plug-in's or agent's version is always shown (rows of two versions never merge); a shipped
+    method's only when the rows hold more than one version of it; a version the method's name starts
+    with (an HTTP agent without /info: its masked URL) is not repeated. Rows without a label or version
+    keep their method's name.
     """
     seen: dict[tuple[str | None, str], set[str]] = {}
     for answer in answers:

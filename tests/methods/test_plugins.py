@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from foresci.agents.answers import read_answers
+from foresci.agents.answers import read_answers, read_forecasts
 from foresci.contracts import family_schema
 from foresci.tasks.models import Task
 from foresci.tasks.release import load_release
@@ -190,6 +190,20 @@ def test_http_agent_gets_the_public_task_and_its_answer_is_validated(
             assert row.support is not None and row.support.queries == ["remote query"]
 
 
+def _with_questions(world: SmallWorld, folder: Path) -> Path:
+    """A copy of the world's public tasks with a numeric and a binary forecast question."""
+    folder.mkdir()
+    (folder / "tasks.jsonl").write_text((world.release_dir / "tasks.jsonl").read_text())
+    task = _tasks(world)[0]
+    common = {"domain": task.domain, "cutoff": task.cutoff.isoformat(), "window_start": "2030-01-01",
+              "window_end": "2030-06-30", "resolution_rule": "count"}
+    questions = [{"question_id": "q-count", "kind": "numeric", "text": "How many?", "baseline": 10.0,
+                  **common},
+                 {"question_id": "q-yes", "kind": "binary", "text": "Will it?", "baseline": 0.3, **common}]
+    (folder / "forecast.jsonl").write_text("".join(json.dumps(row) + "\n" for row in questions))
+    return folder
+
+
 def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: Foresci,
                                               tmp_path: Path) -> None:
     with socket.socket() as probe:
@@ -207,7 +221,8 @@ def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: 
                     break
             time.sleep(0.2)
         run = tmp_path / "run"
-        result = foresci("run", str(small_world.release_dir), "--method", f"http://127.0.0.1:{port}/",
+        release = _with_questions(small_world, tmp_path / "release")
+        result = foresci("run", str(release), "--method", f"http://127.0.0.1:{port}/",
                          "--out", str(run), "--no-progress")
     finally:
         process.terminate()
@@ -215,6 +230,9 @@ def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: 
     assert result.returncode == 0, result.stderr[-3000:]
     rows = _rows(run)
     assert len(rows) == len(_tasks(small_world)) and all(row.status == "ok" for row in rows), rows
+    forecasts = {row.question_id: row for row in read_forecasts(run / "forecasts.jsonl")}
+    assert all(row.status == "ok" for row in forecasts.values()), forecasts
+    assert forecasts["q-count"].p50 == 10.0 and forecasts["q-yes"].probability == 0.3
 
 
 def test_unreachable_http_agent_is_an_error_row_after_retries(small_world: SmallWorld, foresci: Foresci,

@@ -65,7 +65,8 @@ def test_an_edited_plugin_is_refused_unless_new_version_and_reports_keep_both(
     _write_plugin(folder, 1)  # the user edits the plug-in
     refused = _run(foresci, small_world, folder, run, "--label", "v1")
     assert refused.returncode != 0
-    assert "first_option (src:" in refused.stderr and "--new-version" in refused.stderr, refused.stderr[-2000:]
+    message = refused.stderr
+    assert "first_option (src:" in message and "--new-version" in message, message[-2000:]
     assert len(read_answers(run / "answers.jsonl")) == len(rows), "nothing was answered"
 
     kept = _run(foresci, small_world, folder, run, "--label", "v1", "--new-version")
