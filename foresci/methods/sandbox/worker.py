@@ -92,6 +92,13 @@ class RemoteTools:
         """Tool calls still allowed for this task."""
         return int(self._channel.call({"op": "calls_left"}))
 
+    def as_langchain(self) -> list[Any]:
+        """These tools as LangChain tools (``search_papers``, ``get_paper``, ``related_papers``,
+        ``timeline``) for a LangGraph agent (:func:`foresci.agents.langchain_tools.kb_langchain_tools`)."""
+        from foresci.agents.langchain_tools import kb_langchain_tools
+
+        return kb_langchain_tools(self)
+
 
 ROLES = {"human": "user", "ai": "assistant", "system": "system", "user": "user", "assistant": "assistant"}
 
