@@ -270,13 +270,22 @@ def _add_reference_skill(entries: list[dict[str, Any]], rows_by_key: dict[GroupK
         entry["skill_vs_reference"] = skill
 
 
+def _row_order(score: Score) -> tuple[str, str, str, str, str]:
+    return (score.key or "", score.task_id, score.method, score.model or "", score.mode)
+
+
 def build_summary(
     scores: Sequence[Score],
     settings: EvaluationSettings,
     meta: dict[str, Any],
     persistence_method: str = "persistence",
 ) -> dict[str, Any]:
-    """The whole ``summary.json`` document."""
+    """The whole ``summary.json`` document.
+
+    Rows are put in one order first (their row key, then task, method, model and mode), so bootstrap
+    intervals, float sums and tie order do not depend on the order concurrent workers wrote them in.
+    """
+    scores = sorted(scores, key=_row_order)
     judge_names = judge_metric_names()
     counts: dict[str, Any] = {
         "rows": len(scores),
