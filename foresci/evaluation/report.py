@@ -389,9 +389,10 @@ def write_report(
                 answers[answer_key(answer.task_id, answer.method, answer.model, answer.mode)] = answer
         tasks.update(_tasks_of(summary.get("release")))
     all_scores, notes = pool_scores(per_run)
-    evaluations = {
-        str(path): "offline" if summary.get("offline") else "judged"
-        for path, summary in zip(run_dirs, summaries, strict=True)
+    evaluations = {  # a run no judge scored (e.g. forecasts only) is offline, whatever was asked
+        str(path): "judged" if not summary.get("offline") and any(s.evaluation == "judged" for s in scores)
+        else "offline"
+        for (path, scores), summary in zip(per_run, summaries, strict=True)
     }
     if len(summaries) == 1:
         combined = dict(summaries[0])
