@@ -59,3 +59,18 @@ def test_truth_of_a_folder_without_a_world_names_the_file(tmp_path: Path) -> Non
     result = runner.invoke(app, ["sim", "truth", str(tmp_path)], env={"COLUMNS": "250"})
     assert result.exit_code != 0
     assert "ground_truth.json" in result.output
+
+
+def test_kb_build_finds_the_domains_of_a_generated_world(tmp_path: Path) -> None:
+    from foresci.kb.cli import world_domains
+
+    world = tmp_path / "world"
+    (world / "corpus").mkdir(parents=True)
+    (world / "domains").mkdir()
+    day = world / "corpus" / "2024-01-02.jsonl"
+    day.write_text("")
+    assert world_domains([day]) == []  # not a world until its ground truth is there
+    (world / "ground_truth.json").write_text("{}")
+    assert world_domains([world / "corpus"]) == [world / "domains"]
+    assert world_domains([day, world]) == [world / "domains"]
+    assert world_domains([tmp_path]) == []
