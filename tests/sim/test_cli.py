@@ -74,3 +74,19 @@ def test_kb_build_finds_the_domains_of_a_generated_world(tmp_path: Path) -> None
     assert world_domains([world / "corpus"]) == [world / "domains"]
     assert world_domains([day, world]) == [world / "domains"]
     assert world_domains([tmp_path]) == []
+
+
+def test_the_printed_task_cutoff_leaves_every_default_window_closed(tmp_path: Path) -> None:
+    from datetime import date
+
+    from foresci.sim.task_cutoff import last_corpus_day, task_cutoff
+    from foresci.tasks.windows import make_window
+
+    files = [tmp_path / name for name in ("2024-01-02.jsonl", "2025-06-27.jsonl.gz", "notes.txt")]
+    assert last_corpus_day(files) == date(2025, 6, 27)
+    # defaults: 18 months from 2024-01, cutoff 2024-12-31, corpus to a late June weekday: one month back
+    usable = task_cutoff(date(2024, 12, 31), date(2025, 6, 27))
+    assert usable == date(2024, 11, 30)
+    horizons = ("3m", "6m", "venue_cycle")
+    assert all(make_window(usable, horizon).end <= date(2025, 6, 27) for horizon in horizons)
+    assert task_cutoff(date(2024, 12, 31), date(2025, 6, 30)) == date(2024, 12, 31)
