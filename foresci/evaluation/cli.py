@@ -164,4 +164,8 @@ def report_command(
         console.print(forecasts)
     for note in pooled.get("notes", []):
         console.print(f"note: {note}")
+    from foresci.evaluation.paired import paired_lines
+
+    for line in paired_lines(pooled.get("paired", [])):
+        console.print(f"paired: {line}", markup=False)
     console.print(f"report written: {index}")

@@ -366,6 +366,11 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
                 f"{cell(entry['metrics'].get('brier'))} | {fmt(entry.get('brier_skill'))} | "
                 f"{fmt(versus.get('crps'))} | {fmt(versus.get('brier'))} |"
             )
+    if summary.get("paired"):
+        from foresci.evaluation.paired import paired_lines
+
+        lines += ["", "## Paired differences (same method, other label or version)", "",
+                  *(f"- {line}" for line in paired_lines(summary["paired"]))]
     return "\n".join(lines) + "\n"
 
 
@@ -409,6 +414,12 @@ def write_report(
     combined["evaluations"] = evaluations
     combined["evaluation_text"] = evaluation_text(evaluations)
     combined["notes"] = notes
+    if len(run_dirs) > 1 or len({score.method for score in all_scores}) > 1:
+        from foresci.evaluation.paired import paired_differences
+
+        paired = paired_differences(all_scores, task_metric_names())
+        if paired:  # versions or labels of one method side by side
+            combined["paired"] = paired
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     leaderboard = combined["leaderboard"]

@@ -89,3 +89,11 @@ def test_an_edited_plugin_is_refused_unless_new_version_and_reports_keep_both(
     assert methods == {f"v1/first_option@{next(iter(old_version))}", f"v1/first_option@{new_version}",
                        f"v2/first_option@{new_version}"}, methods
     assert "counted once" not in json.dumps(summary.get("notes", []))
+    means = {entry["method"]: entry["metrics"]["fta"]["mean"] for entry in summary["leaderboard"]
+             if entry["family"] == "all" and "fta" in entry["metrics"]}
+    pairs = [row for row in summary["paired"] if row["metric"] == "fta"]
+    assert len(pairs) == 3 and all(1 <= row["n"] <= len(rows) for row in pairs)
+    for row in pairs:  # the same tasks scored on both sides: the paired mean is the difference of the means
+        assert abs(row["mean_difference"] - (means[row["b"]] - means[row["a"]])) < 1e-9
+    assert "paired: " in report.stdout
+    assert "Paired differences" in (tmp_path / "report" / "report.md").read_text()
