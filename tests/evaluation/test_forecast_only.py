@@ -3,6 +3,7 @@ its report calls the evaluation offline, not judged."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,7 @@ def test_forecast_only_run_prints_its_leaderboard_and_is_offline(
     assert "forecasts (offline" in capsys.readouterr().out
     assert read_json(tmp_path / "report" / "summary.json")["evaluation_text"] == "offline"
     assert "evaluation: offline" in (tmp_path / "report" / "report.md").read_text()
+    page = (tmp_path / "report" / "index.html").read_text()
+    q2 = next(question for question in questions if question.question_id == "Q2")
+    assert html.escape(q2.text) in page, "the drill-down shows the forecast question"
+    assert "probability 0.3" in page and "p10 40, p50 70, p90 100" in page and "outcome 1" in page
