@@ -320,8 +320,8 @@ def test_a_trusted_plugin_that_cheats_by_mistake_is_walled(small_world: SmallWor
     assert report["post-cutoff related"] == "allowed: []"
     assert report["search dates"].startswith("allowed: ") and report["search dates"][10:20] <= str(cutoff)
     assert report["view"].startswith("AttributeError") and report["vars"].startswith("TypeError")
-    assert report["attributes"] == ("allowed: ['calls_left', 'cutoff', 'get_paper', 'related_papers', "
-                                    "'search', 'timeline']")
+    assert report["attributes"] == ("allowed: ['as_langchain', 'calls_left', 'cutoff', 'get_paper', "
+                                    "'related_papers', 'search', 'timeline']")
     rows = {row.method: row for row in _rows(run)}
     assert rows["cheater"].status == "ok"
     assert rows["blunt_cheater"].status == "error"
