@@ -135,10 +135,10 @@ def limitation_section(rows: list[dict[str, Any]], embed: Any, tau: float) -> li
 
 def screening_section(rows: list[dict[str, Any]], embed: Any, field: str) -> list[str]:
     """Screen the KB-layer papers for every domain and score against their labels; return missed goals."""
+    from foresci.core.settings import Settings
     from foresci.kb.domains import load_domains
     from foresci.kb.models import Paper
     from foresci.kb.screen import DomainScreener, screen_papers, screening_scores
-    from foresci.settings import Settings
 
     settings = Settings()
     specs = [spec for spec in load_domains() if spec.slug in {row["domain_folder"] for row in rows}]
@@ -167,8 +167,8 @@ def screening_section(rows: list[dict[str, Any]], embed: Any, field: str) -> lis
 
 def name_section(kb: Any, cutoff: date, taxonomy_dir: Path | None, domains: list[str]) -> list[str]:
     """Share of node names that are grounded 2-8-word noun phrases; return missed goals."""
-    from foresci.settings import Settings
-    from foresci.tasks.build import snapshot_for
+    from foresci.core.settings import Settings
+    from foresci.tasks.domain_inputs import snapshot_for
     from foresci.taxonomy.phrases import is_noun_phrase, phrase_key, phrase_support
 
     settings = Settings()
@@ -350,7 +350,7 @@ def main() -> int:
     parser.add_argument("--release", type=Path, help="a release folder for the purity section")
     parser.add_argument("--domains", nargs="*", help="domains of the name section (default: all)")
     args = parser.parse_args()
-    from foresci.embed import Embedder
+    from foresci.embedders.embedder import Embedder
 
     embedder = Embedder(cache_dir=args.cache_dir)
     rows = load_layer()

@@ -5,7 +5,7 @@ per claim, tool calls) and ``ForecastAnswer``. Each family's answer schema is th
 (:mod:`foresci.tasks.families`, ``family_schema(name)``); the four shipped ones are named here too, for
 ``AgentReply``. Both ``foresci.agents``
 and ``foresci.evaluation`` import these; neither imports the other. ``foresci schema export DIR`` writes
-them as JSON Schemas for agents written in other languages (:mod:`foresci.schemas`).
+them as JSON Schemas for agents written in other languages (:mod:`foresci.app.schemas`).
 """
 
 from __future__ import annotations

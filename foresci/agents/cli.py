@@ -100,12 +100,12 @@ def run_command(
     from rich.console import Console
 
     from foresci.agents.checks import check_questions, check_tasks
-    from foresci.agents.runner import answer_release
-    from foresci.locks import artifact_lock
+    from foresci.core.locks import artifact_lock
+    from foresci.core.settings import Settings
     from foresci.methods import shipped_methods
     from foresci.methods.loading import MethodLoadError, resolve_method
+    from foresci.methods.runner import answer_release
     from foresci.methods.wall import protect
-    from foresci.settings import Settings
     from foresci.tasks.release import load_release
 
     console = Console(stderr=True)
@@ -233,9 +233,9 @@ def write_run_manifest(
 ) -> None:
     """Write the run folder's manifest.json: release and KB inputs, methods, settings, row counts."""
     from foresci.agents.answers import read_answers, read_forecasts
-    from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE
-    from foresci.artifacts import sha256_file, write_manifest
+    from foresci.core.artifacts import sha256_file, write_manifest
     from foresci.llm.capabilities import llm_capabilities
+    from foresci.methods.runner import ANSWERS_FILE, FORECASTS_FILE
 
     rows = read_answers(out / ANSWERS_FILE)
     forecasts = read_forecasts(out / FORECASTS_FILE)

@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file, sha256_json
-from foresci.errors import UserError
-from foresci.io import read_json, write_json
-from foresci.resources import declarative_dir
-from foresci.settings import Settings
+from foresci.core.artifacts import sha256_file, sha256_json
+from foresci.core.errors import UserError
+from foresci.core.io import read_json, write_json
+from foresci.core.resources import declarative_dir
+from foresci.core.settings import Settings
 
 FINGERPRINT_FILE = "run_fingerprint.json"
 

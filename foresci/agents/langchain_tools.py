@@ -9,7 +9,7 @@ checked again against the cutoff. A call over budget, or with bad arguments, com
 an error message instead of raising, so a model loop can go on to its answer.
 
 The tool's text content is what the model reads: one line per paper (``[id] (date) title — excerpt``),
-fenced as data (:mod:`foresci.fencing`); the papers themselves ride along as the ``ToolMessage``'s
+fenced as data (:mod:`foresci.core.fencing`); the papers themselves ride along as the ``ToolMessage``'s
 artifact. Example::
 
     tools = kb_langchain_tools(KBTools(view, "llm_agents", budget=12))
@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.agents.briefs import evidence_block
 from foresci.agents.tools import KBTools, ToolBudgetExceeded
-from foresci.fencing import fence
+from foresci.core.fencing import fence
 from foresci.kb.models import Paper
 
 TOOL_NAMES: tuple[str, ...] = ("search_papers", "get_paper", "related_papers", "timeline")

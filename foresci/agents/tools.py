@@ -18,9 +18,9 @@ from datetime import date
 from functools import wraps
 from typing import Any, Protocol, TypeVar
 
-from foresci.agents.models import RetrievedItem, SupportArtifact, ToolCall
+from foresci.contracts import RetrievedItem, SupportArtifact, ToolCall
+from foresci.core.transcripts import record
 from foresci.kb.models import Paper, SearchHit
-from foresci.transcripts import record
 
 
 class KBViewLike(Protocol):

@@ -7,8 +7,8 @@ from typing import Any
 
 import typer
 
+from foresci.core.errors import user_error_from
 from foresci.engines import ENGINE_HELP, with_engine
-from foresci.errors import user_error_from
 
 
 def eval_command(
@@ -53,10 +53,10 @@ def eval_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from foresci.core.io import read_json, write_json
+    from foresci.core.settings import Settings
     from foresci.evaluation.runner import evaluate_run
     from foresci.evaluation.summary import leaderboard_tables
-    from foresci.io import read_json, write_json
-    from foresci.settings import Settings
 
     settings = with_engine(Settings(), engine)
     console = Console()
@@ -143,10 +143,10 @@ def report_command(
     """
     from rich.console import Console
 
+    from foresci.core.io import read_json
+    from foresci.core.settings import Settings
     from foresci.evaluation.report import write_report
     from foresci.evaluation.summary import leaderboard_tables
-    from foresci.io import read_json
-    from foresci.settings import Settings
 
     console = Console()
     with console.status("writing the report"):

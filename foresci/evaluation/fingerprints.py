@@ -12,13 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file, sha256_json
 from foresci.contracts import Answer
+from foresci.core.artifacts import sha256_file, sha256_json
+from foresci.core.io import read_json
+from foresci.core.resources import declarative_file
+from foresci.core.settings import Settings
 from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.metrics.revision import scoring_revision
-from foresci.io import read_json
-from foresci.resources import declarative_file
-from foresci.settings import Settings
 
 JUDGE_FILES = ("judges.yaml", "rubrics.yaml", "venues.yaml")
 

@@ -10,9 +10,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from foresci.contracts import Answer, ForecastAnswer
-from foresci.errors import UserError
+from foresci.core.errors import UserError
+from foresci.core.io import read_json, read_models
 from foresci.evaluation.trace import cited_ids
-from foresci.io import read_json, read_models
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.hidden_io import read_hidden
 from foresci.tasks.models import ForecastQuestion, Task

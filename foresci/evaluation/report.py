@@ -11,6 +11,14 @@ from typing import Any
 from jinja2 import Environment, Undefined
 
 from foresci.contracts import Answer
+from foresci.core.io import read_json, read_models, write_json
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import (
+    JUDGE_TRANSCRIPTS_FILE,
+    TRANSCRIPTS_FILE,
+    event_parts,
+    read_transcripts,
+)
 from foresci.evaluation.loading import answer_key, load_answers
 from foresci.evaluation.metrics import (
     all_metrics,
@@ -27,10 +35,7 @@ from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
 from foresci.evaluation.summary import build_summary, entry_label
 from foresci.evaluation.trace import citation_note
-from foresci.io import read_json, read_models, write_json
-from foresci.settings import Settings
 from foresci.tasks.models import Task
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
 
 
 def drilldown_metric_names() -> list[str]:

@@ -4,7 +4,7 @@
 screens per domain, indexes (BM25 term counts + vectors for FAISS) and swaps the new generation
 in atomically. ``update_kb`` appends papers announced on or after the KB's last date without
 recomputing anything for the papers already there. Both hold the folder's write lock
-(:func:`foresci.locks.artifact_lock`): a second writer exits with a one-line error instead of racing.
+(:func:`foresci.core.locks.artifact_lock`): a second writer exits with a one-line error instead of racing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.artifacts import (
+from foresci.core.artifacts import (
     is_reusable,
     read_manifest,
     refresh_hashes,
@@ -29,16 +29,16 @@ from foresci.artifacts import (
     sha256_json,
     write_manifest,
 )
-from foresci.errors import InputDataError, UserError, naming_the_file
-from foresci.io import read_json, write_json, write_jsonl
+from foresci.core.errors import InputDataError, UserError, naming_the_file
+from foresci.core.io import read_json, write_json, write_jsonl
+from foresci.core.locks import artifact_lock
+from foresci.core.settings import Settings
 from foresci.kb.bm25 import BM25Index
 from foresci.kb.domains import DomainSpec, load_domains
 from foresci.kb.ingest import IngestResult, QuarantinedRow, dedup_papers, discover_sources, ingest
 from foresci.kb.models import Paper, ScreenDecision
 from foresci.kb.screen import DomainScreener, screen_papers
 from foresci.kb.store import CURRENT_NAME, KnowledgeBase, live_generation, write_generation_db
-from foresci.locks import artifact_lock
-from foresci.settings import Settings
 
 KB_KIND = "kb"
 OUTPUT_FILES = [
@@ -162,7 +162,7 @@ def embed_papers(
 
     Returns (vectors, computed by the model, reused).
     """
-    from foresci.embed import embedder_from_settings
+    from foresci.embedders.embedder import embedder_from_settings
 
     embedder = embedder_from_settings(settings)
     known = known or {}
@@ -201,7 +201,7 @@ def screen_all(
 
 
 def _screeners(domains: Sequence[DomainSpec], settings: Settings) -> list[DomainScreener]:
-    from foresci.embed import embedder_from_settings
+    from foresci.embedders.embedder import embedder_from_settings
 
     embedder = embedder_from_settings(settings)
     return [DomainScreener(spec, embedder.encode(spec.seed_descriptions), settings.kb) for spec in domains]
@@ -301,7 +301,7 @@ def _write_generation(
 
 def read_manifest_fingerprint(inputs: dict[str, Any], config: dict[str, Any]) -> str:
     """The fingerprint a manifest with these inputs and config gets."""
-    from foresci.artifacts import fingerprint
+    from foresci.core.artifacts import fingerprint
 
     return fingerprint(KB_KIND, inputs, config)
 
@@ -345,7 +345,7 @@ def _encode_chunks(
 ) -> Iterator[np.ndarray]:
     """The vectors of each chunk of text indices, in order: here, or on Ray (``runtime.engine``)."""
     if settings.runtime.engine == "ray":
-        from foresci.engines.embedding import embed_chunks_ray
+        from foresci.embedders.ray_embedding import embed_chunks_ray
 
         chunk_texts = [[texts[index] for index in indices] for indices in chunks]
         yield from embed_chunks_ray(embedder, chunk_texts, settings, advance)
@@ -665,7 +665,7 @@ def merge_quarantine(old: Sequence[QuarantinedRow], new: Sequence[QuarantinedRow
 
 
 def _read_quarantine(path: Path) -> Iterator[QuarantinedRow]:
-    from foresci.io import iter_jsonl
+    from foresci.core.io import iter_jsonl
 
     if path.is_file():
         for row in iter_jsonl(path):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from foresci.cli_options import parse_date_option
+from foresci.app.cli_options import parse_date_option
 from foresci.engines import ENGINE_HELP
 
 app = typer.Typer(
@@ -60,9 +60,9 @@ def build_command(
 
       RAY_ADDRESS=auto foresci kb build corpus/ --out kb --engine ray   # embedding on a Ray cluster
     """
+    from foresci.core.settings import load_settings
     from foresci.engines import with_engine
     from foresci.kb.build import build_kb
-    from foresci.settings import load_settings
 
     missing = next((source for source in sources if not source.exists()), None)
     if missing is not None:  # before the settings and domains, whose errors would hide it
@@ -87,8 +87,8 @@ def update_command(
 
       foresci kb update workspace/kb ../shared/corpora/arxiv-daily/2026-07-01.jsonl.gz
     """
+    from foresci.core.settings import load_settings
     from foresci.kb.build import update_kb
-    from foresci.settings import load_settings
 
     summary = update_kb(kb_dir, sources, load_settings(), progress=True)
     _print_summary(summary.model_dump(mode="json"))
@@ -114,9 +114,9 @@ def search_command(
     from rich.table import Table
 
     from foresci.cli import quick_exit_on_success
+    from foresci.core.settings import load_settings
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import load_settings
 
     view = KBView(KnowledgeBase.open(kb_dir, load_settings()), parse_date_option(cutoff, "--cutoff"))
     table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
@@ -148,7 +148,7 @@ def stats_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> No
     from rich.console import Console
     from rich.table import Table
 
-    from foresci.io import iter_jsonl
+    from foresci.core.io import iter_jsonl
     from foresci.kb.store import KnowledgeBase
 
     kb = KnowledgeBase.open(kb_dir)
@@ -198,8 +198,8 @@ def verify_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> N
 
       foresci kb verify workspace/kb
     """
-    from foresci.artifacts import changed_files
-    from foresci.errors import UserError
+    from foresci.core.artifacts import changed_files
+    from foresci.core.errors import UserError
     from foresci.kb.store import live_generation
 
     generation = live_generation(kb_dir)
@@ -235,7 +235,7 @@ def harvest_command(
     """
     from rich.progress import Progress
 
-    from foresci.io import write_jsonl
+    from foresci.core.io import write_jsonl
     from foresci.kb.online import ArxivClient, OpenAlexClient
 
     if service == "arxiv":

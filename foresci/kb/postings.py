@@ -126,7 +126,7 @@ class BM25Postings:
 
     def save(self, folder: Path) -> None:
         """Write the arrays and the vocabulary into ``folder`` atomically (a concurrent writer may win)."""
-        from foresci.io import atomic_folder
+        from foresci.core.io import atomic_folder
 
         with atomic_folder(folder) as staging:
             for name in ARRAYS:

@@ -15,7 +15,7 @@ Layout of a KB folder::
 
 A build or update writes a new generation and only then points CURRENT at it, so a killed build
 leaves the previous generation live and intact. Reuse is decided from the live generation's own
-manifest. Writers hold :func:`foresci.locks.artifact_lock` on the KB folder.
+manifest. Writers hold :func:`foresci.core.locks.artifact_lock` on the KB folder.
 """
 
 from __future__ import annotations
@@ -32,16 +32,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from foresci.artifacts import read_manifest
-from foresci.errors import UserError
+from foresci.core.artifacts import read_manifest
+from foresci.core.errors import UserError
 from foresci.kb.domains import DomainSpec
 from foresci.kb.models import Paper, ScreenDecision
 
 if TYPE_CHECKING:
+    from foresci.core.settings import Settings
     from foresci.kb.bm25 import BM25Index
     from foresci.kb.dense import DenseIndex
     from foresci.kb.postings import BM25Postings
-    from foresci.settings import Settings
 
 CURRENT_NAME = "CURRENT"
 SCHEMA = """
@@ -430,7 +430,7 @@ class KnowledgeBase:
 
     def _database_error(self, error: sqlite3.DatabaseError) -> Exception:
         """A corrupt or unreadable papers.sqlite as a user error naming the file (a bad query stays a bug)."""
-        from foresci.errors import DatabaseFileError, as_user_error
+        from foresci.core.errors import DatabaseFileError, as_user_error
 
         if isinstance(error, sqlite3.OperationalError) and as_user_error(error) is None:
             return error  # e.g. a bad query: a bug, keep its traceback
@@ -451,7 +451,7 @@ def _month_indices(ordinals: np.ndarray) -> np.ndarray:
 
 def _save_row_dates(folder: Path, ids: list[str], ordinals: np.ndarray) -> None:
     """Write ``ids.json`` and ``ordinals.npy`` into ``folder`` atomically."""
-    from foresci.io import atomic_folder
+    from foresci.core.io import atomic_folder
 
     with atomic_folder(folder) as staging:
         np.save(staging / "ordinals.npy", ordinals, allow_pickle=False)

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 from foresci.llm.registry import ModelInfo, load_model_registry
 
 DEFAULT_LOCAL_MODEL = "smollm2-135m"

@@ -20,10 +20,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from foresci.contracts import ForecastAnswer
+from foresci.core.redact import mask_url
+from foresci.core.settings import Settings
 from foresci.llm.errors import ErrorKind, LLMError, LLMOutputError, LLMRequestError
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
-from foresci.redact import mask_url
-from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
 
 BACKOFF_S = 0.5

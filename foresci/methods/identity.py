@@ -65,7 +65,7 @@ def http_version(url: str) -> str:
         import json
 
         return "info:" + hashlib.sha256(json.dumps(info, sort_keys=True).encode()).hexdigest()[:12]
-    from foresci.redact import mask_url
+    from foresci.core.redact import mask_url
 
     return mask_url(url)
 
@@ -73,8 +73,8 @@ def http_version(url: str) -> str:
 def shipped_version() -> str:
     """foresci's version and a hash of the agents' prompt files."""
     from foresci import __version__
-    from foresci.artifacts import sha256_file
-    from foresci.resources import declarative_dir
+    from foresci.core.artifacts import sha256_file
+    from foresci.core.resources import declarative_dir
 
     digest = hashlib.sha256()
     for path in sorted(Path(declarative_dir("agents")).glob("*.yaml")):

@@ -13,7 +13,7 @@ from dataclasses import replace
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 from foresci.methods.identity import plugin_version
 from foresci.methods.registry import MethodSpec, as_spec, lookup, register, registered, shipped_methods
 

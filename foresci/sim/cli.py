@@ -108,7 +108,7 @@ def generate_command(
         f"({truth.row_count} rows) over {len(paths.corpus_files)} days, "
         f"{len(truth.domains)} domains, {len(truth.directions)} directions, cutoff {truth.cutoff}"
     )
-    from foresci.sim.task_cutoff import last_corpus_day, task_cutoff
+    from foresci.tasks.world_cutoff import last_corpus_day, task_cutoff
 
     last_day = last_corpus_day(paths.corpus_files)
     if last_day is not None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from foresci.cli_options import known_windows, parse_date_option
+from foresci.app.cli_options import known_windows, parse_date_option
 
 app = typer.Typer(help="Build, show, validate and audit foresight task releases.", no_args_is_help=True)
 forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolve later.",
@@ -18,8 +18,8 @@ forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolv
 
 
 def _open_kb(path: Path):  # type: ignore[no-untyped-def]
+    from foresci.core.settings import Settings
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import Settings
 
     return KnowledgeBase.open(path, Settings())
 
@@ -59,7 +59,7 @@ def build_command(
     """
     from rich.console import Console
 
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.build import build_release
     from foresci.tasks.hidden_io import load_hidden
@@ -146,7 +146,7 @@ def show_command(
 @app.command("families")
 def families_command() -> None:
     """List the registered task families (the shipped four, then those of extensions named in
-    FORESCI_EXTENSIONS or the entry-point group foresci.extensions).
+    FORESCI_EXTENSIONS or the entry-point group foresci.core.extensions).
 
     Example:
 
@@ -192,7 +192,7 @@ def validate_command(release: Path = typer.Argument(..., help="release folder"))
 
 def _run_decisions(run: Path, methods: tuple[str, str]) -> dict[str, dict[str, str | None]]:
     """method -> task id -> decision, read from a run's ``answers.jsonl`` (ok rows of two methods)."""
-    from foresci.io import iter_jsonl
+    from foresci.core.io import iter_jsonl
     from foresci.tasks.audit_rates import decision_of
 
     decisions: dict[str, dict[str, str | None]] = {method: {} for method in methods}
@@ -230,7 +230,7 @@ def audit_command(
 
         foresci tasks audit workspace/rf --scores workspace/runs/rf --control workspace/runs/rf-blind
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
@@ -245,7 +245,7 @@ def audit_command(
     decisions = _run_decisions(run, ("trend", "persistence")) if run is not None else None
     report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions)
     if scores is not None and control is not None:
-        from foresci.tasks.proxy_control import proxy_separation
+        from foresci.evaluation.proxy_control import proxy_separation
 
         report.proxy_checks = proxy_separation(scores, control)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
@@ -265,7 +265,7 @@ def blind_copy_command(
 
         foresci tasks blind-copy workspace/rf workspace/rf-blind
     """
-    from foresci.tasks.proxy_control import blind_copy
+    from foresci.evaluation.proxy_control import blind_copy
 
     blind_copy(release, out, parse_date_option(cutoff, "--cutoff"))
     typer.echo(f"wrote the blind copy of {release} to {out}")
@@ -286,7 +286,7 @@ def import_rf_command(
 
         foresci tasks import-rf ../shared/releases/researchforesight-quarter workspace/rf --kb workspace/kb
     """
-    from foresci.artifacts import read_manifest
+    from foresci.core.artifacts import read_manifest
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
@@ -326,7 +326,7 @@ def package_command(
         make_package(_open_kb(kb), out, parse_date_option(cutoff, "--cutoff"), window=window, n=n,
                      taxonomy_dir=taxonomy_dir)
     typer.echo((out / "forecast.jsonl").read_text(encoding="utf-8"))
-    from foresci.io import read_json
+    from foresci.core.io import read_json
 
     _warn_skipped_domains(read_json(out / "manifest.json"))
     typer.echo(f"package frozen at {out}")

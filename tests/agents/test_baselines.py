@@ -15,11 +15,11 @@ from foresci.agents.baselines.measure import CandidateSeries, months_before, poi
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.config import AgentSettings
 from foresci.agents.render import render_text
-from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from foresci.methods.identity import shipped_version
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
 from foresci.tasks.models import Candidate, ForecastQuestion
-from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from tests.agents.conftest import ToyWorld
 from tests.agents.toy import CUTOFF, DOMAIN, toy_tasks
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from foresci.core.settings import Settings
 from foresci.llm.client import LLMClient
-from foresci.settings import Settings
 
 
 def _key(tmp_path: Path, base_url: str) -> str:

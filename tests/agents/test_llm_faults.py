@@ -12,12 +12,12 @@ import pytest
 from pydantic import BaseModel, Field
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.core.settings import Settings
 from foresci.llm import LLMClient, LLMError, LLMOutputError, LLMRequestError
 from foresci.llm.bounds import bounded_schema, reply_char_bound, reply_token_bound
 from foresci.llm.budget import fit_to_window
 from foresci.llm.capabilities import capability_record
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks

@@ -14,16 +14,16 @@ import pytest
 from pydantic import BaseModel
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.cli import run_cli
+from foresci.core.io import read_models, write_json
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, read_transcripts
+from foresci.core.transcripts import recording
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
-from foresci.io import read_models, write_json
 from foresci.llm import LLMClient
-from foresci.settings import Settings
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, read_transcripts
-from foresci.transcripts import recording
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks
@@ -169,8 +169,8 @@ def tasks_question(run_dir: Path) -> str:
 
 
 def test_transcript_shows_an_error_rows_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from foresci.transcript_log import TranscriptLog
-    from foresci.transcripts import recording
+    from foresci.core.transcript_log import TranscriptLog
+    from foresci.core.transcripts import recording
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()

@@ -10,7 +10,7 @@ import pytest
 
 from foresci.agents.models import ForecastAnswer
 from foresci.cli import run_cli
-from foresci.io import read_json, write_json, write_jsonl
+from foresci.core.io import read_json, write_json, write_jsonl
 from tests.evaluation.fixtures import release_rows
 
 

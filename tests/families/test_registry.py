@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from foresci.agents.render import check_contract, render_text
 from foresci.contracts import Answer, PlanningAnswer, RankedOption
-from foresci.io import JsonlError, dumps_line
+from foresci.core.io import JsonlError, dumps_line
 from foresci.tasks.families import (
     FamilyDefinitionError,
     TaskFamily,
@@ -83,7 +83,7 @@ def test_a_family_without_a_baseline_answer_is_an_error_not_a_bottleneck_answer(
 ) -> None:
     from foresci.agents.baselines.forecasters import Forecaster
     from foresci.agents.config import AgentSettings
-    from foresci.errors import UserError
+    from foresci.core.errors import UserError
 
     task = Task(**TASK, family=extra_family.name)
     with pytest.raises(UserError, match="no_baseline_family' defines no baseline answer"):

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.llm.errors import LLMError
 from foresci.methods.calling import call_forecast
 from foresci.methods.http import http_method
 from foresci.methods.registry import ForecastInput
-from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
 
 QUESTION = ForecastQuestion(question_id="q1", kind="numeric", domain="d", cutoff=date(2024, 1, 31),

@@ -76,21 +76,20 @@ def test_installed_example_plugin_runs_and_is_evaluated(small_world: SmallWorld,
     assert all(score["trace_offline"] is not None for score in scores if "trace_offline" in score)
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "your-own-agent.md"
 
 
 def readme_blocks() -> list[str]:
-    """The Python code blocks of the README section 'Benchmark your own agent', in order."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Benchmark your own agent", 1)[1].split("\n## ", 1)[0]
-    return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+    """The Python code blocks of the tutorial 'Your own agent' (the plug-in, the HTTP agent), in order."""
+    text = TUTORIAL.read_text(encoding="utf-8")
+    return [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
 
 
 def test_plugin_loaded_by_module_and_object_from_a_folder(small_world: SmallWorld, foresci: Foresci,
                                                            tmp_path: Path) -> None:
     folder = tmp_path / "plugins"
     folder.mkdir()
-    (folder / "my_agent.py").write_text(readme_blocks()[0])  # the README's plug-in, as a user copies it
+    (folder / "my_agent.py").write_text(readme_blocks()[0])  # the tutorial's plug-in, as a user copies it
     run = tmp_path / "run"
     arguments = ["run", str(small_world.release_dir), "--kb", str(small_world.kb_dir), "--method",
                  "my_agent:first_option", "--out", str(run), "--no-progress"]

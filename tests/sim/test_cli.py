@@ -79,8 +79,8 @@ def test_kb_build_finds_the_domains_of_a_generated_world(tmp_path: Path) -> None
 def test_the_printed_task_cutoff_leaves_every_default_window_closed(tmp_path: Path) -> None:
     from datetime import date
 
-    from foresci.sim.task_cutoff import last_corpus_day, task_cutoff
     from foresci.tasks.windows import make_window
+    from foresci.tasks.world_cutoff import last_corpus_day, task_cutoff
 
     files = [tmp_path / name for name in ("2024-01-02.jsonl", "2025-06-27.jsonl.gz", "notes.txt")]
     assert last_corpus_day(files) == date(2025, 6, 27)

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.cli import app
-from foresci.io import iter_jsonl, write_jsonl
-from foresci.settings import Settings
+from foresci.core.io import iter_jsonl, write_jsonl
+from foresci.core.settings import Settings
 from foresci.tasks.build import build_release
 from foresci.tasks.families import family_names
 from foresci.tasks.hidden_io import load_hidden

@@ -18,12 +18,12 @@ import numpy as np
 
 from foresci.agents.baselines.measure import months_before
 from foresci.agents.config import AgentSettings
-from foresci.agents.models import ForecastAnswer
 from foresci.agents.tools import KBViewLike, month_of
+from foresci.contracts import ForecastAnswer
+from foresci.core.transcripts import record
 from foresci.kb.models import Paper
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.text import content_tokens
-from foresci.transcripts import record
 
 QUOTED = re.compile(r"'([^']{3,})'")
 Z90 = 1.2816

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from foresci.core.transcripts import record
 from foresci.methods.identity import plugin_version
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
 from foresci.methods.sandbox.confine import (
@@ -32,7 +33,6 @@ from foresci.methods.sandbox.confine import (
 )
 from foresci.methods.sandbox.desk import serve
 from foresci.methods.sandbox.frames import ChannelError, receive_frame, send_frame
-from foresci.transcripts import record
 
 WORKER_MODULE = "foresci.methods.sandbox.worker"
 OUTPUT_TAIL = 600

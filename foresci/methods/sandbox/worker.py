@@ -195,7 +195,7 @@ class LazySettings:
         if name.startswith("_"):
             raise AttributeError(name)
         if self._settings is None:
-            from foresci.settings import Settings
+            from foresci.core.settings import Settings
 
             self._settings = Settings.model_validate(self._data)
         return getattr(self._settings, name)
