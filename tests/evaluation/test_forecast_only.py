@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from foresci.contracts import ForecastAnswer
 from foresci.cli import run_cli
+from foresci.contracts import ForecastAnswer
 from foresci.core.io import read_json, write_json, write_jsonl
 from tests.evaluation.fixtures import release_rows
 

@@ -231,7 +231,9 @@ def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: 
     assert len(rows) == len(_tasks(small_world)) and all(row.status == "ok" for row in rows), rows
     forecasts = {row.question_id: row for row in read_forecasts(run / "forecasts.jsonl")}
     assert all(row.status == "ok" for row in forecasts.values()), forecasts
-    assert forecasts["q-count"].p50 == 10.0 and forecasts["q-yes"].probability == 0.3
+    count, yes = forecasts["q-count"], forecasts["q-yes"]
+    assert count.p10 is not None and count.p50 is not None and count.p90 is not None
+    assert count.p10 <= count.p50 <= count.p90 and yes.probability is not None and 0 <= yes.probability <= 1
 
 
 def test_unreachable_http_agent_is_an_error_row_after_retries(small_world: SmallWorld, foresci: Foresci,
