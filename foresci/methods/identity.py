@@ -16,6 +16,7 @@ from typing import Any
 
 SOURCE_PREFIX = "src:"
 INFO_TIMEOUT_S = 2.0
+INFO_MAX_BYTES = 64 * 1024
 
 
 def source_files(module: str) -> list[Path]:
@@ -53,11 +54,14 @@ def http_version(url: str) -> str:
     """What the agent's ``GET /info`` says (its ``version``, else the whole reply), else its public URL."""
     import httpx
 
+    from foresci.llm.bounded_http import bounded_client
+
     info_url = url.rstrip("/") + "/info"
-    try:
-        response = httpx.get(info_url, timeout=INFO_TIMEOUT_S, headers={"user-agent": "foresci"})
-        info = response.json() if response.status_code == 200 else None
-    except (httpx.HTTPError, ValueError):
+    try:  # bounded in time and size: a costly agent must not stall or bloat the run before it starts
+        with bounded_client(INFO_TIMEOUT_S, INFO_MAX_BYTES, INFO_TIMEOUT_S) as client:
+            response = client.get(info_url, headers={"user-agent": "foresci"})
+            info = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, OSError):
         info = None
     if isinstance(info, dict) and info.get("version") is not None:
         return str(info["version"])[:200]
