@@ -64,7 +64,8 @@ def settings_page(sections: list[Any]) -> str:
     count = sum(len(section.rows) for section in sections)
     parts = [
         "# Settings reference\n",
-        GENERATED_NOTE.format(source="the pydantic fields of `foresci.settings.Settings` and its sections"),
+        GENERATED_NOTE.format(
+            source="the pydantic fields of `foresci.core.settings.Settings` and its sections"),
         f"{count} settings in {len(sections) - 1} sections. Set one in the environment "
         "(`FORESCI_<SECTION>__<KEY>`) or in a YAML file with the same keys (`--config FILE` or "
         "`FORESCI_CONFIG`); an unknown key is an error naming the key and where it came from. "

@@ -106,10 +106,10 @@ class CommandDoc:
 
 
 def settings_sections() -> list[SettingsSectionDoc]:
-    """Every section of ``foresci.settings.Settings`` with its leaf fields, in declaration order."""
+    """Every section of ``foresci.core.settings.Settings`` with its leaf fields, in declaration order."""
     from pydantic import BaseModel
 
-    from foresci.settings import ENV_DELIMITER, ENV_PREFIX, Settings
+    from foresci.core.settings import ENV_DELIMITER, ENV_PREFIX, Settings
 
     top = SettingsSectionDoc("", (Settings.__doc__ or "").strip(), [])
     sections = [top]

@@ -5,8 +5,8 @@ An extension is an importable module whose import registers what it defines (``@
 
 - every module named in the environment variable ``FORESCI_EXTENSIONS`` (comma-separated, e.g.
   ``FORESCI_EXTENSIONS=my_lab.novelty,my_lab.families``; the folder holding them on ``PYTHONPATH``), and
-- every entry point of group ``foresci.core.extensions`` of an installed package
-  (``[project.entry-points."foresci.core.extensions"] novelty = "my_lab.novelty"``).
+- every entry point of group ``foresci.extensions`` of an installed package
+  (``[project.entry-points."foresci.extensions"] novelty = "my_lab.novelty"``).
 
 A module that cannot be imported is an :class:`ExtensionError` naming it and where it was named.
 """
@@ -21,7 +21,7 @@ from importlib.metadata import entry_points
 from foresci.core.errors import UserError
 
 EXTENSIONS_VARIABLE = "FORESCI_EXTENSIONS"
-ENTRY_POINT_GROUP = "foresci.core.extensions"
+ENTRY_POINT_GROUP = "foresci.extensions"
 
 _loaded: set[str] = set()
 

@@ -83,6 +83,11 @@ def update_command(
 ) -> None:
     """Add new papers (e.g. one more daily file) without rebuilding or re-embedding existing ones.
 
+    Papers announced after the KB's last day are appended as a new segment: the update writes only
+    them (and grows the HNSW graph), so a day costs what it adds. A day the KB already has, or an
+    earlier one, rebuilds every index over all papers (mode 'reorder', said on stderr). Either way the
+    KB searches exactly like one built from scratch over the same files.
+
     Example:
 
       foresci kb update workspace/kb ../shared/corpora/arxiv-daily/2026-07-01.jsonl.gz
@@ -92,6 +97,12 @@ def update_command(
 
     summary = update_kb(kb_dir, sources, load_settings(), progress=True)
     _print_summary(summary.model_dump(mode="json"))
+    if summary.mode == "reorder":
+        typer.echo(
+            f"{kb_dir}: papers announced on or before the KB's last day: rebuilt every index over all "
+            f"{summary.papers} papers (not an append)",
+            err=True,
+        )
 
 
 @app.command("search")

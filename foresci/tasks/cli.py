@@ -146,7 +146,7 @@ def show_command(
 @app.command("families")
 def families_command() -> None:
     """List the registered task families (the shipped four, then those of extensions named in
-    FORESCI_EXTENSIONS or the entry-point group foresci.core.extensions).
+    FORESCI_EXTENSIONS or the entry-point group foresci.extensions).
 
     Example:
 

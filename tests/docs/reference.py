@@ -22,7 +22,7 @@ def hook_module(name: str) -> ModuleType:
 def settings_leaf_keys() -> set[str]:
     """Dotted keys of every leaf setting, read from ``Settings``' JSON schema (independently of the way
     the generator walks the pydantic fields)."""
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     schema = Settings.model_json_schema()
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.evaluation.metrics import all_metrics
-from foresci.settings import Settings
 from tests.docs.blocks import REPO_ROOT
 from tests.docs.reference import settings_leaf_keys
 

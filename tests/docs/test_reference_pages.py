@@ -9,9 +9,9 @@ import re
 import pytest
 
 from foresci.cli import COMMANDS
+from foresci.core.settings import Settings
 from foresci.evaluation.metrics import all_metrics
 from foresci.methods import shipped_methods
-from foresci.settings import Settings
 from foresci.tasks.families import all_families
 from tests.docs.reference import HOOKS_DIR, hook_module, settings_leaf_keys
 

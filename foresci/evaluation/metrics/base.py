@@ -8,7 +8,7 @@ metric stands in for it, and how it is shown (``label``, ``description``, ``head
 :meth:`Metric.compute` scores one answer row from its ``ScoringContext`` (``metrics/context.py``).
 
 The registry holds the shipped metrics (imported by this package) and every metric an extension module
-registers (``FORESCI_EXTENSIONS`` or the entry-point group ``foresci.core.extensions``): extensions are loaded
+registers (``FORESCI_EXTENSIONS`` or the entry-point group ``foresci.extensions``): extensions are loaded
 before the registry is read, so a third-party metric is one file outside foresci.
 """
 

@@ -3,7 +3,7 @@ sub-package each (``family.py`` public side, ``target.py`` hidden target, ``buil
 
 A new family is one folder (or module) that subclasses :class:`TaskFamily` and calls
 :func:`register_family`; outside foresci it is named in ``FORESCI_EXTENSIONS`` or the entry-point group
-``foresci.core.extensions``.
+``foresci.extensions``.
 """
 
 from foresci.tasks.families.base import (
