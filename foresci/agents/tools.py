@@ -82,6 +82,12 @@ class KBTools:
         """Tool calls still allowed for this task."""
         return self.budget - len(self.artifact.tool_calls)
 
+    def as_langchain(self) -> list[Any]:
+        """These tools as LangChain tools (:func:`foresci.agents.langchain_tools.kb_langchain_tools`)."""
+        from foresci.agents.langchain_tools import kb_langchain_tools
+
+        return kb_langchain_tools(self)
+
     def _spend(self, tool: str, arguments: dict[str, Any]) -> None:
         if self.calls_left <= 0:
             reason = f"tool budget of {self.budget} calls exhausted (asked {tool} {arguments})"

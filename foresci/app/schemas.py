@@ -3,7 +3,8 @@
 For agents written in any language: the public task and forecast question (the request bodies an HTTP
 agent receives), the answer per task family, the reply envelope, the support artifact and the forecast
 answer. Files: ``task.schema.json``, ``forecast_question.schema.json``, ``answer/<family>.schema.json``,
-``reply.schema.json``, ``support_artifact.schema.json``, ``forecast_answer.schema.json``, and
+``reply.schema.json``, ``support_artifact.schema.json``, ``forecast_reply.schema.json`` (what an agent
+replies to a forecast question), ``forecast_answer.schema.json`` (the row foresci stores from it), and
 ``tool_request.schema.json`` (what an HTTP agent POSTs to the KB tools URL of its ``x-foresci-tools``
 request header, :mod:`foresci.methods.sandbox.http_tools`).
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 import typer
 from pydantic import BaseModel
 
-from foresci.contracts import AgentReply, ForecastAnswer, SupportArtifact
+from foresci.contracts import AgentReply, ForecastAnswer, ForecastReply, SupportArtifact
 from foresci.methods.sandbox.http_tools import ToolRequest
 from foresci.tasks.families import all_families
 from foresci.tasks.models import ForecastQuestion, Task
@@ -39,7 +40,8 @@ def schema_files() -> dict[str, dict[str, object]]:
         "forecast_question.schema.json": schema_of(ForecastQuestion),
         "reply.schema.json": schema_of(AgentReply),
         "support_artifact.schema.json": schema_of(SupportArtifact),
-        "forecast_answer.schema.json": schema_of(ForecastAnswer),
+        "forecast_reply.schema.json": schema_of(ForecastReply, title="ForecastReply (what an agent replies)"),
+        "forecast_answer.schema.json": schema_of(ForecastAnswer, title="ForecastAnswer (the stored row)"),
         "tool_request.schema.json": schema_of(ToolRequest),
     }
     for family in all_families():

@@ -65,7 +65,9 @@ def transcript_command(
 ) -> None:
     """Print what answering (or judging) each row cost: messages sent, raw replies, tool calls, tokens,
     timings, retries, re-asks, structured-output fallbacks, cache hits and evidence dropped to fit the
-    model's context window. One transcript per row key (the latest).
+    model's context window. One transcript per row key (the latest), followed by the question, the answer
+    (quantiles or probability of a forecast) or the error message, and, once `foresci eval` ran, the
+    scores with the gold or outcome they were scored against.
 
     Examples:
 
@@ -80,6 +82,11 @@ def transcript_command(
         step = "`foresci eval` (not --offline)" if judge else "`foresci run`"
         raise UserError(f"no transcripts here; {step} writes them", path=path)
     shown = 0
+    context: dict[str, list[str]] = {}
+    if not judge and not as_json:
+        from foresci.app.transcript_rows import row_context
+
+        context = row_context(Path(run_dir))
     for transcript in latest_by_key(read_transcripts(path)).values():
         parts = str(transcript.get("key", "")).split("|")
         if (task and parts[0] != task) or (method and parts[1:2] != [method]):
@@ -88,7 +95,11 @@ def transcript_command(
         if as_json:
             typer.echo(json.dumps(transcript, ensure_ascii=False, default=str))
         else:
-            typer.echo("\n".join(describe(transcript, full)))
+            about = context.get(str(transcript.get("id")))
+            if about is None and transcript.get("error"):
+                about = [f"error: {transcript['error']}"]
+            typer.echo("\n".join([*describe(transcript, full),
+                                  *(f"  {_clip(line, full)}" for line in about or [])]))
     if not shown and (task or method):
         wanted = " and ".join(part for part in (f"task {task!r}" if task else "",
                                                  f"method {method!r}" if method else "") if part)

@@ -18,7 +18,7 @@ ENGINES = ("local", "ray")
 
 ENGINE_HELP = (
     "where the work runs: 'local' (this process) or 'ray' (a Ray cluster: RAY_ADDRESS or "
-    "runtime.ray_address, else a new local one; pip install 'foresci[ray]'). Default: runtime.engine"
+    "runtime.ray_address, else a new local one; pip install 'foresci\\[ray]'). Default: runtime.engine"
 )
 
 

@@ -85,6 +85,11 @@ def eval_command(
         write_json(summary_path, summary)
     for table in leaderboard_tables(summary, family, width=console.width):
         console.print(table)
+    from foresci.evaluation.forecast_table import forecast_table
+
+    forecasts = forecast_table(summary)
+    if forecasts is not None:
+        console.print(forecasts)
     counts = summary["counts"]
     console.print(
         f"{counts['scored']} rows scored, {counts['answer_errors']} answer errors, "
@@ -152,6 +157,15 @@ def report_command(
     pooled = read_json(index.parent / "summary.json")
     for table in leaderboard_tables(pooled, "all", width=console.width):
         console.print(table)
+    from foresci.evaluation.forecast_table import forecast_table
+
+    forecasts = forecast_table(pooled)
+    if forecasts is not None:
+        console.print(forecasts)
     for note in pooled.get("notes", []):
         console.print(f"note: {note}")
+    from foresci.evaluation.paired import paired_lines
+
+    for line in paired_lines(pooled.get("paired", [])):
+        console.print(f"paired: {line}", markup=False)
     console.print(f"report written: {index}")

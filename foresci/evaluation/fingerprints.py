@@ -69,7 +69,8 @@ def row_fingerprint(answer: Answer, release: ReleaseData, evaluation: str) -> st
     ]
     parts = {
         "evaluation": evaluation,
-        "answer": answer.model_dump(mode="json", exclude={"transcript"}),  # where it is logged, not what
+        # where it is logged and what the run and method are called, not what was answered
+        "answer": answer.model_dump(mode="json", exclude={"transcript", "version", "label"}),
         "release_rows": [row.model_dump(mode="json") if row is not None else None for row in rows],
     }
     return sha256_json(parts)[:16]

@@ -14,6 +14,19 @@ app = typer.Typer(
 )
 
 
+def world_domains(sources: list[Path]) -> list[Path]:
+    """The ``domains/`` folders of the generated worlds (``foresci sim generate``) the sources come from:
+    a source that is a world, its ``corpus/`` folder or a file in it, beside ``ground_truth.json``."""
+    found: list[Path] = []
+    for source in sources:
+        for root in (source, source.parent, source.parent.parent):
+            domains = root / "domains"
+            if (root / "ground_truth.json").is_file() and domains.is_dir() and domains not in found:
+                found.append(domains)
+                break
+    return found
+
+
 @app.command("build")
 def build_command(
     sources: list[Path] = typer.Argument(
@@ -31,7 +44,8 @@ def build_command(
 
     Bad rows go to quarantine.jsonl (file, line, reason) and never stop the build; sources with no
     paper at all are an error (unless --allow-empty). One writer at a time: a second build or update
-    of the same folder exits with an error naming the holder. Embeddings are
+    of the same folder exits with an error naming the holder. The corpus of a generated world (`foresci
+    sim generate`) brings its own domains (its domains/ folder), no --domains-dir needed. Embeddings are
     cached (FORESCI_CACHE_DIR) after each chunk of FORESCI_KB__EMBED_CHUNK papers (2048), so a rebuild
     embeds nothing twice and a rerun after a kill embeds again only the chunk that was in progress (set
     a smaller chunk to lose less); an identical earlier build is reused.
@@ -54,6 +68,10 @@ def build_command(
     if missing is not None:  # before the settings and domains, whose errors would hide it
         raise FileNotFoundError(2, "No such file or directory", str(missing))
     settings = with_engine(load_settings(), engine)
+    if not domains_dir:
+        domains_dir = world_domains(sources)
+        if domains_dir:
+            typer.echo(f"domains of the generated world: {', '.join(map(str, domains_dir))}", err=True)
     summary = build_kb(sources, out, settings, domains_dir or None, progress=True, allow_empty=allow_empty)
     _print_summary(summary.model_dump(mode="json"))
 

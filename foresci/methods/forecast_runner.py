@@ -96,11 +96,14 @@ def answer_questions(
     clients: dict[str, LLMClient] | None = None,
     registry: dict[str, ModelInfo] | None = None,
     retry_errors: bool = False,
+    versions: dict[str, str] | None = None,
+    label: str | None = None,
 ) -> tuple[int, int]:
     """Append the forecasts of ``questions`` by ``specs`` (x ``models``) to ``out/forecasts.jsonl``.
 
     Resumable: rows already there are skipped (error rows too, unless ``retry_errors``). Returns
-    (rows written, error rows among them).
+    (rows written, error rows among them). Rows record their method's version (of ``versions``) and
+    ``label``; a stored row of another version of its method is not counted as done.
     """
     path = out / FORECASTS_FILE
     repair_torn_tail(path)
@@ -108,7 +111,9 @@ def answer_questions(
     if retry_errors and any(row.status == "error" for row in existing):
         existing = [row for row in existing if row.status != "error"]
         write_jsonl(path, existing)
-    done = {forecast_key(row) for row in existing}
+    versions = versions or {}
+    done = {forecast_key(row) for row in existing
+            if row.version is None or versions.get(row.method, row.version) == row.version}
     jobs = [job for job in plan_forecasts(questions, specs, models or [], mode) if job.key not in done]
     log = AppendLog(path)
     transcripts = TranscriptLog(out / TRANSCRIPTS_FILE, secrets_of(settings))
@@ -128,6 +133,7 @@ def answer_questions(
                                            f"{message}")
         key = f"{job.question.question_id}|{job.spec.name}|{job.model or '-'}|{job.mode}"
         row.transcript = transcripts.write(transcript, "forecast", key, status=row.status, error=row.error)
+        row.version, row.label = versions.get(job.spec.name) or None, label
         row.contamination_risk = contamination_risk(job.model, job.question.cutoff, registry or {})
         if llm is not None:
             row.llm_calls = llm.usage.calls

@@ -132,6 +132,7 @@ class MethodSpec:
     isolated: bool = False
     prompts: Mapping[str, frozenset[str]] = field(default_factory=dict)
     order: int | None = None
+    version: str = ""
 
     def forecaster(self, function: ForecastFn) -> ForecastFn:
         """Decorator: register ``function(question, inputs)`` as this method's forecast hook."""
@@ -155,7 +156,7 @@ def _is_shipped(module: str) -> bool:
 
 
 def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_llm: bool = False,
-            source: str = "") -> MethodSpec:
+            source: str = "", version: str = "") -> MethodSpec:
     """A :class:`MethodSpec` from a spec, a :class:`Method`-like object, a class with ``answer`` (made
     with no arguments) or an answer function."""
     if isinstance(target, MethodSpec):
@@ -172,6 +173,7 @@ def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_l
             forecast=getattr(target, "forecast", None),
             shipped=_is_shipped(type(target).__module__),
             source=source or f"{type(target).__module__}:{type(target).__qualname__}",
+            version=str(getattr(target, "version", "") or version),
         )
     if callable(target):
         module = getattr(target, "__module__", "") or ""
@@ -182,6 +184,7 @@ def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_l
             uses_llm=uses_llm,
             shipped=_is_shipped(module),
             source=source or f"{module}:{getattr(target, '__qualname__', '')}",
+            version=version,
         )
     raise TypeError(f"{target!r} is not a method: give a function of MethodInput, a class or object with "
                     "an answer(inputs) method, or a @method-decorated one")
@@ -205,13 +208,14 @@ def lookup(name: str) -> MethodSpec | None:
 
 def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
            prompts: Mapping[str, set[str] | frozenset[str]] | None = None,
-           order: int | None = None) -> Callable[[Any], MethodSpec]:
+           order: int | None = None, version: str = "") -> Callable[[Any], MethodSpec]:
     """Decorator registering an answer function (or a class with ``answer`` and optional ``forecast``)
     as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook).
-    ``prompts`` (template key -> variables) and ``order`` are for shipped methods (:class:`MethodSpec`)."""
+    ``prompts`` (template key -> variables) and ``order`` are for shipped methods (:class:`MethodSpec`).
+    ``version`` names this version of the method on its rows (default: a hash of its source file)."""
 
     def decorate(target: Any) -> MethodSpec:
-        spec = as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm)
+        spec = as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm, version=version)
         spec.prompts = {key: frozenset(variables) for key, variables in (prompts or {}).items()}
         spec.order = order
         return register(spec)
@@ -245,6 +249,16 @@ def registered() -> dict[str, MethodSpec]:
     with _LOCK:
         ordered = sorted(_REGISTRY.values(), key=place)  # stable: registration order within a place
     return {spec.name: spec for spec in ordered}
+
+
+def method_version(spec: MethodSpec) -> str:
+    """The version recorded on ``spec``'s rows: its own (a plug-in's or agent's, set when it is loaded),
+    else for a shipped method foresci's version and its prompts (:mod:`foresci.methods.identity`)."""
+    if spec.version:
+        return spec.version
+    from foresci.methods.identity import shipped_version
+
+    return shipped_version() if spec.shipped else ""
 
 
 def shipped_methods(uses_llm: bool | None = None) -> list[str]:

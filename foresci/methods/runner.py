@@ -39,7 +39,7 @@ from foresci.methods.calling import call_method
 from foresci.methods.forecast_runner import FORECASTS_FILE as FORECASTS_FILE
 from foresci.methods.forecast_runner import answer_questions
 from foresci.methods.loading import resolve_method
-from foresci.methods.registry import MethodInput, MethodResult, MethodSpec
+from foresci.methods.registry import MethodInput, MethodResult, MethodSpec, method_version
 from foresci.methods.shipped.prompts import prompt_book
 from foresci.tasks.models import ForecastQuestion, Task
 
@@ -226,6 +226,8 @@ def run_release(
     retry_errors: bool = False,
     questions: list[ForecastQuestion] | None = None,
     engine: JobEngine | None = None,
+    label: str | None = None,
+    new_version: bool = False,
 ) -> RunSummary:
     """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
 
@@ -237,7 +239,7 @@ def run_release(
     with artifact_lock(out):
         return answer_release(
             tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions,
-            engine,
+            engine, label, new_version,
         )
 
 
@@ -253,22 +255,30 @@ def answer_release(
     retry_errors: bool,
     questions: list[ForecastQuestion] | None,
     engine: JobEngine | None = None,
+    label: str | None = None,
+    new_version: bool = False,
 ) -> RunSummary:
     """:func:`run_release` for a caller that already holds ``artifact_lock(out)``.
 
     Refuses bad tasks and repeated task ids before any answer (:func:`foresci.agents.checks.check_tasks`).
+    Each row records its method's version and the run's ``label``; a method whose rows in ``out`` are of
+    another version is refused unless ``new_version`` (:mod:`foresci.agents.fingerprint`).
     """
     check_tasks(tasks, None)
     path = out / ANSWERS_FILE
     existing = read_answers(path)
-    check_run_fingerprint(out, run_fingerprint_parts(settings), has_rows=bool(existing))
+    specs = [resolve_method(name) for name in dict.fromkeys(methods)]
+    versions = {spec.name: method_version(spec) for spec in specs}
+    forecasts_path = out / FORECASTS_FILE
+    has_rows = bool(existing) or (forecasts_path.is_file() and forecasts_path.stat().st_size > 0)
+    check_run_fingerprint(out, run_fingerprint_parts(settings), has_rows=has_rows, versions=versions,
+                          new_version=new_version)
     if retry_errors and any(row.status == "error" for row in existing):
         from foresci.core.io import write_jsonl
 
         existing = [row for row in existing if row.status != "error"]
         write_jsonl(path, existing)
-    done = {answer_key(row) for row in existing}
-    specs = [resolve_method(name) for name in dict.fromkeys(methods)]
+    done = {answer_key(row) for row in existing if current(row.method, row.version, versions)}
     llm_methods = [spec for spec in specs if spec.uses_llm]
     model_names = models or ([role_model(settings, "agent")] if llm_methods else [])
     jobs = [job for job in plan_jobs(tasks, specs, model_names, mode) if job.key not in done]
@@ -305,6 +315,7 @@ def answer_release(
 
     def keep(row: Answer, transcript: Transcript) -> Answer:
         key = f"{row.task_id}|{row.method}|{row.model or '-'}|{row.mode}"
+        row.version, row.label = versions.get(row.method) or None, label
         row.transcript = transcripts.write(transcript, "answer", key, status=row.status, error=row.error)
         log.append(row)
         return row
@@ -333,7 +344,8 @@ def answer_release(
                 bar.advance(bar_task)
     if questions:
         summary.forecasts, summary.forecast_errors = answer_questions(
-            questions, out, settings, specs, view_for, model_names, mode, clients, registry, retry_errors
+            questions, out, settings, specs, view_for, model_names, mode, clients, registry, retry_errors,
+            versions, label,
         )
     summary.usage = (
         {name: client.usage.as_dict() for name, client in clients.items()}
@@ -341,6 +353,12 @@ def answer_release(
         else _usage_of_rows(finished, model_names)
     )
     return summary
+
+
+def current(method: str, version: str | None, versions: dict[str, str]) -> bool:
+    """Whether a stored row of ``method`` at ``version`` is of the version this run answers with (a row
+    without a version, from an older foresci, counts as current)."""
+    return version is None or method not in versions or versions[method] == version
 
 
 def _usage_of_rows(rows: list[Answer], models: list[str]) -> dict[str, dict[str, int]]:

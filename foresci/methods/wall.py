@@ -170,3 +170,10 @@ class PluginTools:
         self.timeline = call("timeline")
         self.calls_left = lambda: tools.calls_left
         self.cutoff = tools.view.cutoff
+
+    def as_langchain(self) -> list[Any]:
+        """These tools as LangChain tools for a LangGraph agent
+        (:func:`foresci.agents.langchain_tools.kb_langchain_tools`)."""
+        from foresci.agents.langchain_tools import kb_langchain_tools
+
+        return kb_langchain_tools(self)

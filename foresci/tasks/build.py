@@ -31,7 +31,7 @@ from foresci.tasks.lint import lint_task
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.release import write_public
 from foresci.tasks.text import content_tokens
-from foresci.tasks.windows import make_window
+from foresci.tasks.windows import HORIZON_MONTHS, make_window
 from foresci.taxonomy.models import Snapshot
 
 if TYPE_CHECKING:
@@ -122,12 +122,13 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                   per_family: int = 25,
                   snapshots: Mapping[str, Snapshot] | None = None, taxonomy_dir: Path | None = None,
                   progress: Callable[[str], None] | None = None,
-                  forecast_questions: int | None = None) -> Path:
+                  forecast_questions: int | None = None, families: Sequence[str] | None = None) -> Path:
     """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows plus a venue cycle, four families.
 
     ``forecast_questions`` (default ``settings.tasks.forecast_questions``): that many resolvable numeric and
     binary questions, spread over the windows, frozen from papers <= cutoff and resolved from the KB
-    (forecast.jsonl public, forecast_hidden.jsonl hidden); 0 writes none.
+    (forecast.jsonl public, forecast_hidden.jsonl hidden); 0 writes none. ``families``: only these task
+    families (default every registered one); the venue cycle is read only when one of them needs it.
 
     ``snapshots``: taxonomies T(d, t) already induced (domain -> Snapshot); others are induced here with
     ``build_taxonomy`` from papers up to the cutoff, or loaded from / saved to ``taxonomy_dir/<domain>``.
@@ -138,8 +139,10 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
 
     settings = settings or Settings()
     task_settings = settings.tasks
-    window_list = [make_window(cutoff, horizon) for horizon in windows] + [make_window(cutoff,
-                                                                                       "venue_cycle")]
+    chosen = [get_family(name) for name in (family_names() if families is None else families)]
+    extra = sorted({horizon for family in chosen for horizon in family.horizons} - set(windows)
+                   - set(HORIZON_MONTHS))  # windows a family reads beyond the forecast ones (venue cycle)
+    window_list = [make_window(cutoff, horizon) for horizon in (*windows, *extra)]
     last_end = max(window.end for window in window_list)
     if (latest := last_announcement(kb)) < last_end:
         raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
@@ -165,11 +168,14 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         evidences.extend(found)
     if progress:
         progress("building tasks")
-    pools, problems = candidate_pool(evidences, task_settings, per_family)
+    pools, problems = candidate_pool(evidences, task_settings, per_family,
+                                     [family.name for family in chosen])
     selected = select_tasks(pools, per_family, task_settings)
     inputs = {"kb": str(getattr(kb, "path", "")), "kb_fingerprint": str(getattr(kb, "fingerprint", "")),
               "cutoff": cutoff.isoformat(), "windows": list(windows), "domains": list(domains or kb.domains),
               "per_family": per_family}
+    if families is not None:
+        inputs["families"] = [family.name for family in chosen]
     wanted = task_settings.forecast_questions if forecast_questions is None else forecast_questions
     questions: list[ForecastQuestion] = []
     resolutions: list[Resolution] = []

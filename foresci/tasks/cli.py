@@ -41,6 +41,9 @@ def build_command(
     forecast: int | None = typer.Option(None, "--forecast", min=0, help="also write N resolvable forecast "
                                         "questions (numeric and binary; default settings "
                                         "tasks.forecast_questions)"),
+    families: str | None = typer.Option(None, "--families", help="only these task families (comma list; "
+                                        "`foresci tasks families` lists them); default all. The venue "
+                                        "cycle window is read only when venue_positioning is one"),
 ) -> None:
     """Build a release: tasks.jsonl (public), hidden.jsonl (targets), manifest.json (counts, hashes, audit).
 
@@ -62,18 +65,34 @@ def build_command(
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
 
+    chosen_families = _family_list(families)  # a bad name is refused before the KB is opened
     console = Console(stderr=True)
     with console.status("opening the KB") as status:
         store = _open_kb(kb)
         build_release(store, out, parse_date_option(cutoff, "--cutoff"), windows=tuple(window),
                       domains=domain or None, settings=Settings(), per_family=per_family,
-                      taxonomy_dir=taxonomy_dir, progress=status.update, forecast_questions=forecast)
+                      taxonomy_dir=taxonomy_dir, progress=status.update, forecast_questions=forecast,
+                      families=chosen_families)
     release = load_release(out)
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
     _warn_skipped_domains(release.manifest)
     _warn_rejected_families(release.manifest)
     questions = f" and {len(release.questions)} forecast questions" if release.questions else ""
     typer.echo(f"wrote {len(release.tasks)} tasks{questions} to {out}")
+
+
+def _family_list(value: str | None) -> list[str] | None:
+    """The families of ``--families`` (None: all); an unknown name is a usage error naming the known."""
+    if value is None:
+        return None
+    from foresci.tasks.families import family_names
+
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in family_names()]
+    if unknown or not names:
+        raise typer.BadParameter(f"unknown task family {', '.join(unknown) or value!r}; known: "
+                                 f"{', '.join(family_names())}", param_hint="--families")
+    return names
 
 
 def _warn_skipped_domains(manifest: dict[str, Any]) -> None:

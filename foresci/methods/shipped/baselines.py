@@ -1,5 +1,6 @@
 """The two non-LLM forecasters as registered methods: ``trend`` and ``persistence`` answer tasks from the
-task's KB view and forecast questions (numeric and binary) from the question's KB view."""
+task's KB view and forecast questions (numeric and binary) from the question's KB view. Each answer
+records what it read as a ``baseline_read`` transcript event (months, normaliser, counts, papers)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from foresci.agents.baselines.forecasters import Forecaster, Kind
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.tools import KBTools
 from foresci.contracts import ForecastAnswer
+from foresci.core.transcripts import record
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, method
 from foresci.tasks.models import ForecastQuestion
 
@@ -26,6 +28,9 @@ def _answer(kind: Kind, inputs: MethodInput) -> MethodResult:
         raise ValueError(f"method {kind} needs settings")
     view = _kb_tools(inputs.tools, kind).view
     answer, support = Forecaster(kind, view, inputs.settings.agents).answer(inputs.task)
+    record("baseline_read", method=kind, cutoff=view.cutoff.isoformat(), read=list(support.notes),
+           measured=[item.claim for item in support.evidence],
+           papers=[item.paper_id for item in support.retrieved])
     return MethodResult(answer=answer, support=support)
 
 
