@@ -3,7 +3,7 @@
 - a plug-in: the ``version`` it declares (``@method("x", version="1.2")`` or a class attribute), else a
   hash of its source (the module file it is loaded from, or every ``.py`` file of its package);
 - an HTTP agent: what its optional ``GET <url>/info`` says (``{"version": ...}``), else its URL without
-  credentials (:func:`foresci.redact.mask_url`);
+  credentials (:func:`foresci.core.redact.mask_url`);
 - a shipped method: foresci's version and a hash of the prompt files.
 """
 

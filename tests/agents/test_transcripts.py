@@ -277,7 +277,7 @@ def test_every_call_of_a_graph_method_lands_in_its_answer_transcript(
 
 
 def test_concurrent_judges_keep_each_rows_calls_in_its_own_transcript(tmp_path: Path) -> None:
-    from foresci.evaluation.scoring import answer_text
+    from foresci.evaluation.metrics import answer_text
     from tests.evaluation.fixtures import write_run
 
     with ScriptedOpenAIServer(judge_reply) as judge:
