@@ -5,12 +5,14 @@ The packages form one-way layers; a module imports its own layer and lower ones 
 
     app          foresci.cli (entry point), foresci.app (demo, signal, local-model demo, transcript and
                  schema commands), every package's cli.py, the benchmarks' drivers
+    rounds       the living benchmark: ledger, open, submit, tick, boards, site
     engines      where work runs: the engine choice and run's Ray job engine (injected by the CLI)
     methods      the method API and registry, the shipped methods (foresci.methods.shipped), plug-in
                  loading and wall, the runner that answers a release
     evaluation | agents      scoring (hidden targets) | the toolkit methods are built from (KB tools,
                              briefs, prompts, render, baselines); independent of each other
     tasks        families, builders, releases, hidden targets; foresci.contracts (answer contracts)
+    emergence    concept vocabulary, co-occurrence network and link-prediction baselines at a cutoff
     taxonomy | sim
     kb
     llm | embedders          chat-model client; sentence encoders and the embedding cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foresci.emergence.build import emergence_set
 from foresci.emergence.concepts import concept_papers
 from foresci.emergence.config import load_emergence_settings
-from foresci.emergence.forecasts import binary_questions
+from foresci.tasks.families.concept_emergence.forecasts import binary_questions
 from foresci.emergence.questions import BUCKETS, binary_base_rate, option_sets, pair_option
 from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
 

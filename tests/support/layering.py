@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
     ("llm and embedding", (("foresci.llm",), ("foresci.embedders",))),
     ("kb", (("foresci.kb",),)),
     ("taxonomy and sim", (("foresci.taxonomy",), ("foresci.sim",))),
+    ("emergence", (("foresci.emergence",),)),
     ("tasks", (("foresci.tasks", "foresci.contracts"),)),
     ("evaluation and agents", (("foresci.evaluation",), ("foresci.agents",))),
     ("methods", (("foresci.methods",),)),
