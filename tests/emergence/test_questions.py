@@ -5,9 +5,9 @@ from __future__ import annotations
 from foresci.emergence.build import emergence_set
 from foresci.emergence.concepts import concept_papers
 from foresci.emergence.config import load_emergence_settings
-from foresci.tasks.families.concept_emergence.forecasts import binary_questions
 from foresci.emergence.questions import BUCKETS, binary_base_rate, option_sets, pair_option
 from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
+from foresci.tasks.families.concept_emergence.forecasts import binary_questions
 
 CONFIG = EmergenceWorldConfig(seed=5, difficulty=0.0, planted_pairs=40, papers_per_pair=4,
                               min_papers_per_pair=1)
