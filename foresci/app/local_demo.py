@@ -85,7 +85,7 @@ def local_llm_environment(
     """Start the local model server and point ``FORESCI_LLM__*`` at it (the environment is restored)."""
     server = LocalServer(model, threads=threads, cache_dir=out / "llm", log=out / "llm" / "server.log")
     changes = {"FORESCI_LLM__BASE_URL": server.base_url, "FORESCI_LLM__MODEL": server.name,
-               "FORESCI_LLM__CONTEXT_TOKENS": str(server.ctx)}
+               "FORESCI_LLM__CONTEXT_TOKENS": str(server.ctx), "FORESCI_LLM__ENDPOINT_ID": server.endpoint_id}
     changes.update({key: value for key, value in compact_environment().items() if key not in os.environ})
     previous = {key: os.environ.get(key) for key in changes}
     with server:

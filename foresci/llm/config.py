@@ -31,6 +31,12 @@ class LLMSettings(SettingsSection):
         default=None, description="endpoint, e.g. http://127.0.0.1:8000/v1; unset = no LLM"
     )
     model: str = Field(default="gpt-4o-mini", description="model name sent to the endpoint")
+    endpoint_id: str | None = Field(
+        default=None,
+        description="what names the endpoint in response-cache and capability keys; unset: its URL without "
+        "credentials (port included, so a dead or other server never answers from another's cache). "
+        "foresci's own local server sets 'local:<model>', so a restart on a new port reuses its cache",
+    )
     api_key: SecretStr = Field(
         default=SecretStr(PLACEHOLDER_KEY), description="API key (never written to outputs)"
     )
@@ -111,13 +117,13 @@ class LLMSettings(SettingsSection):
 
     @property
     def endpoint_identity(self) -> str | None:
-        """What identifies the endpoint in cache keys and capability records: the URL without credentials
-        (userinfo and secret query values masked, so keys never carry a secret), or ``local`` for a server
-        on this machine (its port changes from start to start; the model name says what answers)."""
+        """What identifies the endpoint in cache keys and capability records: ``endpoint_id`` when set
+        (foresci's own local server: ``local:<model>``, whose port changes from start to start), else the
+        URL without credentials (userinfo and secret query values masked, so keys never carry a secret)."""
         from foresci.core.redact import mask_url
 
-        if self.local:
-            return "local"
+        if self.endpoint_id:
+            return self.endpoint_id
         return mask_url(self.base_url) if self.base_url else None
 
     @property

@@ -180,7 +180,11 @@ def test_timeouts_are_retried_once_and_overload_with_backoff(
 
 def test_local_endpoint_defaults() -> None:
     local = Settings(llm={"base_url": "http://127.0.0.1:8080/v1"}).llm
-    assert local.endpoint_identity == Settings(llm={"base_url": "http://localhost:9/v1"}).llm.endpoint_identity
+    other_port = Settings(llm={"base_url": "http://127.0.0.1:9/v1"}).llm
+    assert local.endpoint_identity != other_port.endpoint_identity  # a dead port is not the live server
+    served = {"endpoint_id": "local:smollm2-135m"}  # foresci's own server names itself, not its port
+    assert (Settings(llm={"base_url": "http://127.0.0.1:8080/v1", **served}).llm.endpoint_identity
+            == Settings(llm={"base_url": "http://127.0.0.1:9/v1", **served}).llm.endpoint_identity)
     remote = Settings(llm={"base_url": "https://api.example.org/v1"}).llm
     assert (local.effective_concurrency, local.effective_timeout_s) == (1, 900.0)
     assert (remote.effective_concurrency, remote.effective_timeout_s) == (4, 60.0)
