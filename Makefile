@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.foresci-installed
 LLM_STAMP := $(VENV)/.foresci-llm-installed
 RAY_STAMP := $(VENV)/.foresci-ray-installed
+DOCS_STAMP := $(VENV)/.foresci-docs-installed
 # llama-cpp-python from source without the AMX path (a native build dies on the first request on CPUs that
 # report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists, and
 # pip caches the wheel it builds (a wheel cached from a native build would have to be removed by hand).
@@ -16,7 +17,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit browser sandbox install clean llm examples ray
+.PHONY: demo test lint typecheck unit browser sandbox install clean llm examples ray docs
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,11 +44,20 @@ $(RAY_STAMP): $(STAMP)
 
 ray: $(RAY_STAMP)
 
+# The documentation site (mkdocs-material) into site/; --strict: a broken link, a missing anchor or a page
+# left out of the nav fails the build. The reference pages are generated from the code by docs/hooks.
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 demo: $(STAMP) $(if $(filter local,$(LLM)),$(LLM_STAMP))
 	$(BIN)/foresci demo $(if $(LLM),--llm $(LLM))
 
 lint: $(STAMP)
-	$(BIN)/ruff check foresci tests benchmarks
+	$(BIN)/ruff check foresci tests benchmarks docs/hooks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy foresci
@@ -70,8 +80,9 @@ unit: $(STAMP) examples
 	$(BIN)/python -m pytest
 
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
-# extra fails that stage rather than skipping it).
-test: lint typecheck browser sandbox llm ray unit
+# extra fails that stage rather than skipping it). `docs` builds the site; tests/docs renders it in Chromium
+# and runs the README's and tutorials' marked code blocks.
+test: lint typecheck browser sandbox llm ray docs unit
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build site *.egg-info

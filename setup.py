@@ -1,7 +1,7 @@
 """Build hook: ship the declarative folders (kb/, taxonomy/, agents/, evaluation/) inside the wheel.
 
 They live at the repository root so researchers edit them without touching code; an installed
-foresci finds them under ``foresci/_declarative/`` (see ``foresci.resources``).
+foresci finds them under ``foresci/_declarative/`` (see ``foresci.core.resources``).
 """
 
 import shutil

@@ -21,7 +21,7 @@ import time
 from scripted_toy import scripted_toy, toy_tasks
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.methods.runner import ANSWERS_FILE, run_release
 
 DESIGN_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 2, "research_agent": 4, "aris": 3, "react": 3}
 

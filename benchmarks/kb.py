@@ -47,7 +47,7 @@ DEFAULT_CORPUS = Path(os.environ.get("FORESCI_SHARED", REPO.parent / "shared")) 
 
 
 def _settings(cache_dir: Path, field: str):
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     return Settings(cache_dir=cache_dir, kb={"embed_field": field})
 
@@ -76,7 +76,7 @@ def _first_rows(days: list[Path], papers: int, scratch: Path) -> list[Path]:
 
 def measure_ratio(days: list[Path], field: str, scratch: Path) -> dict[str, float]:
     """Embedding-only time vs a full build of the same days, both with empty caches."""
-    from foresci.embed import embedder_from_settings
+    from foresci.embedders.embedder import embedder_from_settings
     from foresci.kb.build import build_kb, embedding_text
     from foresci.kb.ingest import ingest
 
@@ -159,9 +159,9 @@ def _fresh_queries(papers: list, count: int) -> list[str]:
 
 def measure_fresh_hybrid(kb_dir: Path, scratch: Path, cutoffs: tuple[date, ...], count: int) -> dict:
     """End-to-end hybrid search p50 with fresh queries (no vector cache: every query is encoded)."""
+    from foresci.core.settings import Settings
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import Settings
 
     kb = KnowledgeBase.open(kb_dir, Settings(cache_dir=scratch / "empty-query-cache"))
     exact_kb = KnowledgeBase.open(kb_dir, Settings(cache_dir=scratch / "exact-query-cache",
@@ -225,7 +225,7 @@ def measure_encoders(kb_dir: Path, count: int, cutoff: date = date(2025, 12, 31)
     search the KB's vectors visible at ``cutoff`` (exact), and the ONNX top-10 is compared with the
     full-precision top-10.
     """
-    from foresci.embed import Embedder
+    from foresci.embedders.embedder import Embedder
     from foresci.kb.dense import exact_search
     from foresci.kb.store import KnowledgeBase
 
@@ -257,7 +257,7 @@ def measure_encoders(kb_dir: Path, count: int, cutoff: date = date(2025, 12, 31)
 
 def measure_document_backends(days: list[Path], papers: int) -> dict:
     """Papers/s of document embedding (title + abstract) per backend, same texts, no cache."""
-    from foresci.embed import Embedder
+    from foresci.embedders.embedder import Embedder
     from foresci.kb.build import embedding_text
     from foresci.kb.ingest import ingest
 
@@ -275,11 +275,11 @@ def measure_document_backends(days: list[Path], papers: int) -> dict:
 
 def measure_threads(kb_dir: Path, count: int) -> dict:
     """Query encoding (the default backend) and a FAISS top-100 over the KB at 1 and 2 threads."""
-    import foresci.embed
-    from foresci.embed import Embedder
+    import foresci.embedders.embedder
+    from foresci.core.threads import apply_threads
+    from foresci.embedders.embedder import Embedder
     from foresci.kb.dense import exact_search
     from foresci.kb.store import KnowledgeBase
-    from foresci.threads import apply_threads
 
     kb = KnowledgeBase.open(kb_dir)
     vectors = kb.vectors
@@ -287,7 +287,8 @@ def measure_threads(kb_dir: Path, count: int) -> dict:
     figures: dict[str, float] = {}
     for threads in (1, 2, 1, 2):  # twice each, interleaved: both see the same machine load
         apply_threads(threads)
-        foresci.embed._onnx_encoder_for.cache_clear()  # a session with the new intra-op thread count
+        # a session with the new intra-op thread count
+        foresci.embedders.embedder._onnx_encoder_for.cache_clear()
         encoder = Embedder()
         encoder.encode_uncached(["warm up"])
         encode, search = [], []
@@ -375,7 +376,7 @@ def main() -> int:
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
-    from foresci.threads import ensure_threads
+    from foresci.core.threads import ensure_threads
 
     ensure_threads()  # the default (1 thread unless OMP_NUM_THREADS / FORESCI_RUNTIME__THREADS say otherwise)
     days = sorted(args.corpus.glob("*.jsonl*"))

@@ -4,7 +4,7 @@ Builds a small synthetic world through the real pipeline (world -> KB -> taxonom
 the local server, and answers the release with every LLM method under the structured-output method the
 endpoint accepts (detected), and with hybrid_rag under each structured-output method; then name-only,
 trend and persistence. Agents and the server run the demo's compact CPU-model profile
-(``foresci.llm.local_demo.COMPACT_PROFILE``: one review round, 2 evidence papers, 256/160 output tokens,
+(``foresci.app.local_demo.COMPACT_PROFILE``: one review round, 2 evidence papers, 256/160 output tokens,
 free-text fields of structured replies bounded at 100 characters and free lists at 2 items) and the
 server's RAM prompt cache.
 Prints per (method, output method): calls and prompt/completion tokens per task, seconds per task,
@@ -32,14 +32,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/realllm builds the world
 from foresci.agents.answers import read_answers  # noqa: E402
 from foresci.agents.cli import write_run_manifest  # noqa: E402
-from foresci.agents.runner import ANSWERS_FILE, run_release  # noqa: E402
+from foresci.app.local_demo import COMPACT_PROFILE, compact_settings  # noqa: E402
+from foresci.core.settings import Settings  # noqa: E402
 from foresci.evaluation.models import Score  # noqa: E402
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run  # noqa: E402
 from foresci.llm.capabilities import llm_capabilities  # noqa: E402
-from foresci.llm.local_demo import COMPACT_PROFILE, compact_settings  # noqa: E402
 from foresci.llm.serve import LocalServer  # noqa: E402
 from foresci.methods import shipped_methods  # noqa: E402
-from foresci.settings import Settings  # noqa: E402
+from foresci.methods.runner import ANSWERS_FILE, run_release  # noqa: E402
 from foresci.tasks.release import load_release  # noqa: E402
 from tests.realllm.world import SmallWorld, build_small_world  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Does the direction target reward small or large options by itself? A replay on planned paper counts.
 
-For each seed it plans the signal benchmark's world (:func:`foresci.signal.small_world`: one domain, six
+For each seed it plans the signal benchmark's world (:func:`foresci.app.signal.small_world`: one domain, six
 directions, 40 papers a month) without writing papers, takes the planted directions as the nodes, and builds
 every 4-option direction task the builder's gates keep (3- and 6-month windows; margin, lead over noise and
 window papers as in :mod:`foresci.tasks.families.direction_forecasting.builder`).
@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 
 from foresci.agents.baselines.measure import poisson_log_slope
 from foresci.agents.config import AgentSettings
-from foresci.signal import small_world
+from foresci.app.signal import small_world
 from foresci.sim.plan import plan_world, total_counts
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import LEVEL_MONTHS, level_estimates, smoothed_growth

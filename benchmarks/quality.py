@@ -142,10 +142,10 @@ def limitation_section(rows: list[dict[str, Any]], embed: Any, tau: float) -> li
 
 def screening_section(rows: list[dict[str, Any]], embed: Any, field: str) -> list[str]:
     """Screen the KB-layer papers for every domain and score against their labels; return missed goals."""
+    from foresci.core.settings import Settings
     from foresci.kb.domains import load_domains
     from foresci.kb.models import Paper
     from foresci.kb.screen import DomainScreener, screen_papers, screening_scores
-    from foresci.settings import Settings
 
     settings = Settings()
     specs = [spec for spec in load_domains() if spec.slug in {row["domain_folder"] for row in rows}]
@@ -174,8 +174,8 @@ def screening_section(rows: list[dict[str, Any]], embed: Any, field: str) -> lis
 
 def name_section(kb: Any, cutoff: date, taxonomy_dir: Path | None, domains: list[str]) -> list[str]:
     """Share of node names that are grounded 2-8-word noun phrases; return missed goals."""
-    from foresci.settings import Settings
-    from foresci.tasks.build import snapshot_for
+    from foresci.core.settings import Settings
+    from foresci.tasks.domain_inputs import snapshot_for
     from foresci.taxonomy.phrases import is_noun_phrase, phrase_key, phrase_support
 
     settings = Settings()
@@ -414,7 +414,7 @@ def main() -> int:
         missed = defects_section(args.defects)
         print("\nmissed goals: " + ("; ".join(missed) if missed else "none"))
         return 1 if missed else 0
-    from foresci.embed import Embedder
+    from foresci.embedders.embedder import Embedder
 
     embedder = Embedder(cache_dir=args.cache_dir)
     rows = load_layer()

@@ -37,7 +37,7 @@ import numpy as np
 from foresci.agents.baselines.forecasters import Forecaster
 from foresci.agents.config import AgentSettings
 from foresci.agents.tools import month_of
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
 from foresci.kb.formats import paper_from_daily
 from foresci.kb.models import Paper, SearchHit
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth

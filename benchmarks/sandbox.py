@@ -55,13 +55,13 @@ def main() -> None:
     options = parser.parse_args()
 
     from foresci.agents.tools import KBTools
+    from foresci.core.settings import Settings
+    from foresci.core.transcripts import recording
     from foresci.methods.calling import call_method
     from foresci.methods.loading import load_object
     from foresci.methods.registry import MethodInput
     from foresci.methods.sandbox import program_for, sandboxed_spec
-    from foresci.settings import Settings
     from foresci.tasks.release import load_release
-    from foresci.transcripts import recording
     from tests.realllm.world import build_small_world
 
     root = Path(tempfile.mkdtemp(prefix="foresci-sandbox-bench-"))

@@ -121,8 +121,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
+    from foresci.core.threads import ensure_threads
     from foresci.kb.dense import DenseIndex, build_ivf, read_index, write_index
-    from foresci.threads import ensure_threads
 
     threads = ensure_threads()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="foresci-scale-"))

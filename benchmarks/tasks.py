@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from foresci.kb.models import Paper
-from foresci.settings import Settings
 from foresci.tasks.audit import audit_tasks, render_audit
 from foresci.tasks.build import build_release
 from foresci.tasks.families import family_names

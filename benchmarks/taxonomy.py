@@ -30,7 +30,7 @@ SHARED = REPO.parent / "shared"
 def keyword_domain_papers(domain: str, until: date, cache_dir: Path, field: str) -> tuple[list, np.ndarray]:
     """Papers of ``domain`` up to ``until`` from the shared corpus, by include keywords; and embeddings
     of their ``field`` ('text' = title + abstract, or 'title', about 10x faster on CPU)."""
-    from foresci.embed import Embedder
+    from foresci.embedders.embedder import Embedder
     from foresci.kb.domains import load_domains
     from foresci.kb.ingest import ingest
     def keyword_pattern(phrases: list[str]) -> re.Pattern[str] | None:
@@ -77,8 +77,8 @@ def main() -> int:
                                                                   "taxonomy/trajectory.yaml)")
     arguments = parser.parse_args()
 
-    from foresci.io import write_jsonl
-    from foresci.settings import Settings
+    from foresci.core.io import write_jsonl
+    from foresci.core.settings import Settings
     from foresci.taxonomy.evidence import monthly_counts
     from foresci.taxonomy.induce import induce_taxonomy
     from foresci.taxonomy.plots import plot_node_growth, plot_taxonomy_growth

@@ -22,9 +22,9 @@ from pathlib import Path
 from scripted_toy import scripted_toy, toy_tasks
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
-from foresci.io import dumps_line
-from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
+from foresci.core.io import dumps_line
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
+from foresci.methods.runner import ANSWERS_FILE, run_release
 
 METHODS = ("native", "hybrid_rag", "coi", "research_agent", "aris")
 

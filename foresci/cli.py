@@ -1,6 +1,6 @@
 """The ``foresci`` command line: a typer root; each component adds its own sub-app or commands.
 
-``main`` is the one top-level error handler: a user error (:mod:`foresci.errors`, or a usage error)
+``main`` is the one top-level error handler: a user error (:mod:`foresci.core.errors`, or a usage error)
 prints as one line on stderr and exits non-zero; ``--debug`` adds the traceback. Any other exception
 is a bug and keeps its traceback.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import typer
 from typer.exceptions import TyperException
 
-from foresci.threads import apply_environment_threads
+from foresci.core.threads import apply_environment_threads
 
 apply_environment_threads()  # before torch, FAISS, ONNX Runtime or BLAS load (settings.runtime.threads)
 
@@ -33,12 +33,14 @@ COMMANDS: tuple[tuple[str, str, str, bool], ...] = (
     ("taxonomy", "foresci.taxonomy.cli", "app", True),
     ("tasks", "foresci.tasks.cli", "app", True),
     ("forecast", "foresci.tasks.cli", "forecast_app", True),
-    ("schema", "foresci.schemas", "app", True),
+    ("emergence", "foresci.emergence.cli", "app", True),
+    ("rounds", "foresci.rounds.cli", "app", True),
+    ("schema", "foresci.app.schemas", "app", True),
     ("run", "foresci.agents.cli", "run_command", False),
     ("eval", "foresci.evaluation.cli", "eval_command", False),
     ("report", "foresci.evaluation.cli", "report_command", False),
-    ("transcript", "foresci.transcript_cli", "transcript_command", False),
-    ("demo", "foresci.demo", "demo_command", False),
+    ("transcript", "foresci.app.transcript_cli", "transcript_command", False),
+    ("demo", "foresci.app.demo", "demo_command", False),
 )
 ROOT_OPTIONS_WITH_VALUE = ("--config",)
 HELP = (
@@ -107,10 +109,10 @@ def root(
     if config is not None:
         os.environ["FORESCI_CONFIG"] = str(config)
     if any(name.startswith("FORESCI_") for name in os.environ):
-        from foresci.settings import Settings
+        from foresci.core.settings import Settings
 
         Settings()  # a bad settings file or variable fails here, naming it, whatever the command
-        from foresci.settings import unknown_env_names
+        from foresci.core.settings import unknown_env_names
 
         for note in unknown_env_names():
             print(f"warning: {note}", file=sys.stderr)
@@ -122,7 +124,7 @@ ERROR_EXIT = 1
 
 
 def _one_line(text: str) -> str:
-    from foresci.redact import mask_urls_in
+    from foresci.core.redact import mask_urls_in
 
     return mask_urls_in(" ".join(text.split()))
 
@@ -163,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
     global _quick_exit
-    from foresci.errors import as_user_error
+    from foresci.core.errors import as_user_error
 
     _quick_exit = False
 

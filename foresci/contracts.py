@@ -5,7 +5,7 @@ per claim, tool calls) and ``ForecastAnswer``. Each family's answer schema is th
 (:mod:`foresci.tasks.families`, ``family_schema(name)``); the four shipped ones are named here too, for
 ``AgentReply``. Both ``foresci.agents``
 and ``foresci.evaluation`` import these; neither imports the other. ``foresci schema export DIR`` writes
-them as JSON Schemas for agents written in other languages (:mod:`foresci.schemas`).
+them as JSON Schemas for agents written in other languages (:mod:`foresci.app.schemas`).
 """
 
 from __future__ import annotations
@@ -93,6 +93,26 @@ class ForecastAnswer(BaseModel):
     transcript: str | None = Field(
         default=None, description="id of this forecast's transcript in the run folder's transcripts.jsonl"
     )
+    version: str | None = Field(default=None, description="the method's version (as on answer rows)")
+    label: str | None = Field(default=None, description="the run's label (foresci run --label)")
+
+
+class ForecastReply(BaseModel):
+    """What a method or agent replies to a forecast question (``forecast_reply.schema.json``): for a
+    numeric question (``kind`` count or share) the 10th, 50th and 90th percentiles of the outcome, for a
+    binary one the probability that it resolves true. An HTTP agent may send it bare or as
+    ``{"answer": {...}}``. foresci stores it as a :class:`ForecastAnswer` row (``forecasts.jsonl``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question_id: str | None = Field(default=None, description="optional; when given, the question asked")
+    p10: float | None = Field(default=None, description="numeric questions: 10th percentile")
+    p50: float | None = Field(default=None, description="numeric questions: median")
+    p90: float | None = Field(default=None, description="numeric questions: 90th percentile")
+    probability: float | None = Field(default=None, ge=0.0, le=1.0,
+                                      description="binary questions: probability of resolving true")
+    notes: list[str] = Field(default_factory=list, description="how the forecast was made")
+    evidence_ids: list[str] = Field(default_factory=list, description="papers (<= cutoff) the method read")
 
 
 ContractStatus = Literal["ok", "repaired", "invalid"]
@@ -138,6 +158,12 @@ class Answer(BaseModel):
         description="id of this row's transcript in the run folder's transcripts.jsonl (messages, raw "
         "completions, tool calls, tokens, timings, cache hits)",
     )
+    version: str | None = Field(
+        default=None,
+        description="the method's version: a plug-in's declared version or source hash, an HTTP agent's "
+        "/info version or URL, a shipped method's foresci version and prompt hash",
+    )
+    label: str | None = Field(default=None, description="the run's label (foresci run --label)")
 
 
 class AgentReply(BaseModel):

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from foresci import threads
-from foresci.settings import Settings
+from foresci.core import threads
+from foresci.core.settings import Settings
 from tests.conftest import REPO_ROOT
 
 PROBE = (

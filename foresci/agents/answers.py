@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foresci.agents.models import Answer, ForecastAnswer
-from foresci.io import AppendLog as AppendLog
-from foresci.io import read_models, repair_torn_tail
+from foresci.contracts import Answer, ForecastAnswer
+from foresci.core.io import AppendLog as AppendLog
+from foresci.core.io import read_models, repair_torn_tail
 
 AnswerKey = tuple[str, str, str | None, str]
 

@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from foresci.fencing import escape, fence
+from foresci.core.fencing import escape, fence
 from foresci.kb.models import Paper
-from foresci.tasks.families import family_schema
 from foresci.tasks.models import Task
 
 Mode = Literal["full", "name_only"]
 
-# family_schema lives in foresci.tasks.families; re-exported for older imports
-__all__ = ["Mode", "candidate_ids", "evidence_block", "family_schema", "name_only_task",
-           "task_brief", "task_queries"]
 
 
 def _context_lines(context: dict[str, Any]) -> list[str]:
@@ -32,7 +28,7 @@ def task_brief(task: Task, mode: Mode = "full") -> str:
     """The task as the model reads it. ``name_only``: the question and candidate names, nothing else.
 
     Candidate names and descriptions and the context (node names, paper titles: text derived from the KB)
-    are fenced as data (:mod:`foresci.fencing`); the title and question have any fence tag escaped.
+    are fenced as data (:mod:`foresci.core.fencing`); the title and question have any fence tag escaped.
     """
     if mode == "name_only":
         lines = [f"Question (decide as of {task.cutoff.isoformat()}): {escape(task.question)}"]

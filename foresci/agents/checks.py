@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 from foresci.tasks.families import family_names
 from foresci.tasks.models import ForecastQuestion, Task
 

@@ -39,6 +39,15 @@ def run_command(
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
     engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
+    label: str | None = typer.Option(
+        None, "--label", help="name this run's rows (leaderboards, reports and summaries key rows by label, "
+        "method, version, model and mode)",
+    ),
+    new_version: bool = typer.Option(
+        False, "--new-version",
+        help="a method answered into --out before under another version (an edited plug-in, an upgraded "
+        "agent): add this version's rows beside the old ones instead of refusing",
+    ),
     trust_plugin: bool = typer.Option(
         False, "--trust-plugin",
         help="run plug-in methods inside foresci's process (faster start, behind a wall that stops "
@@ -51,7 +60,9 @@ def run_command(
     Every task is checked first (cutoff before the window, known family, a domain of the KB, unique ids);
     a bad release is refused before any answer. A task that fails becomes an error row and the run goes
     on; the command exits non-zero when it attempted rows and none succeeded. One run per --out folder at
-    a time, and a folder answered under other settings or prompts is refused.
+    a time, and a folder answered under other settings or prompts is refused. Each row records its
+    method's version (a plug-in's source hash or declared version, an HTTP agent's /info version or URL);
+    a method edited since it answered into --out is refused unless --new-version.
 
     Examples:
 
@@ -89,12 +100,12 @@ def run_command(
     from rich.console import Console
 
     from foresci.agents.checks import check_questions, check_tasks
-    from foresci.agents.runner import answer_release
-    from foresci.locks import artifact_lock
+    from foresci.core.locks import artifact_lock
+    from foresci.core.settings import Settings
     from foresci.methods import shipped_methods
     from foresci.methods.loading import MethodLoadError, resolve_method
+    from foresci.methods.runner import answer_release
     from foresci.methods.wall import protect
-    from foresci.settings import Settings
     from foresci.tasks.release import load_release
 
     console = Console(stderr=True)
@@ -172,6 +183,8 @@ def run_command(
             retry_errors,
             loaded.questions[:limit] if limit is not None else loaded.questions,
             job_engine,
+            label,
+            new_version,
         )
         write_run_manifest(out, release, kb, settings, [spec.name for spec in specs], model, mode)
     console.print(
@@ -220,9 +233,9 @@ def write_run_manifest(
 ) -> None:
     """Write the run folder's manifest.json: release and KB inputs, methods, settings, row counts."""
     from foresci.agents.answers import read_answers, read_forecasts
-    from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE
-    from foresci.artifacts import sha256_file, write_manifest
+    from foresci.core.artifacts import sha256_file, write_manifest
     from foresci.llm.capabilities import llm_capabilities
+    from foresci.methods.runner import ANSWERS_FILE, FORECASTS_FILE
 
     rows = read_answers(out / ANSWERS_FILE)
     forecasts = read_forecasts(out / FORECASTS_FILE)

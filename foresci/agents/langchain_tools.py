@@ -9,11 +9,14 @@ checked again against the cutoff. A call over budget, or with bad arguments, com
 an error message instead of raising, so a model loop can go on to its answer.
 
 The tool's text content is what the model reads: one line per paper (``[id] (date) title — excerpt``),
-fenced as data (:mod:`foresci.fencing`); the papers themselves ride along as the ``ToolMessage``'s
+fenced as data (:mod:`foresci.core.fencing`); the papers themselves ride along as the ``ToolMessage``'s
 artifact. Example::
 
     tools = kb_langchain_tools(KBTools(view, "llm_agents", budget=12))
     agent = create_react_agent(chat_model, tools)   # langgraph.prebuilt
+
+    # in a plug-in: the same four tools over its inputs.tools
+    agent = create_react_agent(inputs.llm.chat, inputs.tools.as_langchain())
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.agents.briefs import evidence_block
 from foresci.agents.tools import KBTools, ToolBudgetExceeded
-from foresci.fencing import fence
+from foresci.core.fencing import fence
 from foresci.kb.models import Paper
 
 TOOL_NAMES: tuple[str, ...] = ("search_papers", "get_paper", "related_papers", "timeline")
@@ -85,9 +88,19 @@ def _guarded(run: Callable[..., tuple[str, list[Paper]]]) -> Callable[..., tuple
     return call
 
 
-def kb_langchain_tools(tools: KBTools) -> list[StructuredTool]:
-    """``search_papers``, ``get_paper``, ``related_papers`` and ``timeline`` over ``tools`` (one task)."""
-    cutoff = tools.view.cutoff.isoformat()
+def _cutoff_of(tools: Any) -> str:
+    """The cutoff of ``tools``: foresci's KBTools (its view's), or a plug-in's tools facade (its own)."""
+    cutoff = getattr(tools, "cutoff", None)
+    if cutoff is None:
+        cutoff = tools.view.cutoff
+    return str(cutoff.isoformat())
+
+
+def kb_langchain_tools(tools: KBTools | Any) -> list[StructuredTool]:
+    """``search_papers``, ``get_paper``, ``related_papers`` and ``timeline`` over ``tools`` (one task):
+    foresci's :class:`KBTools`, or the ``inputs.tools`` a plug-in gets (in its sandbox, behind the wall)
+    whose calls foresci answers at the task's cutoff and budget (``inputs.tools.as_langchain()``)."""
+    cutoff = _cutoff_of(tools)
 
     def search_papers(query: str, k: int | None = None) -> tuple[str, list[Paper]]:
         papers = tools.search(query, k=k)

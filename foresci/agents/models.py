@@ -1,44 +1,11 @@
-"""Answer types of the agents: the neutral contracts (re-exported from :mod:`foresci.contracts`, their
-owner) and the intermediate structured outputs of the agent methods."""
+"""The intermediate structured outputs of the agent methods (the answer contracts are
+:mod:`foresci.contracts`)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.contracts import (
-    Answer,
-    BottleneckAnswer,
-    ContractStatus,
-    DirectionAnswer,
-    Evidence,
-    ForecastAnswer,
-    PlanningAnswer,
-    RankedOption,
-    RetrievedItem,
-    SupportArtifact,
-    ToolCall,
-    VenueAnswer,
-    family_schema,
-)
-
-__all__ = [
-    "Answer",
-    "BottleneckAnswer",
-    "ContractStatus",
-    "DirectionAnswer",
-    "Evidence",
-    "EvidencePlan",
-    "ForecastAnswer",
-    "PlanningAnswer",
-    "QueryPlan",
-    "RankedOption",
-    "RetrievedItem",
-    "SupportArtifact",
-    "ToolCall",
-    "VenueAnswer",
-    "family_schema",
-]
-
+from foresci.contracts import Evidence
 
 # ---- intermediate structured outputs of the agent methods ---------------------------------------
 

@@ -2,47 +2,32 @@
 
 Each YAML file has ``templates: {key: {variables: [...], text: "... {variable} ..."}}``. Loading fails,
 naming the file and key, when a template's placeholders differ from its declared variables or from the
-variables the code passes (:data:`EXPECTED_VARIABLES`); rendering fails when a value is missing or extra.
+variables the code passes (``expected``: file -> template key -> variables, which the caller derives from
+the code that renders them; the shipped methods declare theirs, see
+:func:`foresci.methods.shipped.prompts.prompt_book`); rendering fails when a value is missing or extra.
 ``agents/families.yaml`` holds the per-family answer contract and reviewer rubric (plain text).
 
 Values that carry retrieved or model-written text (:data:`DATA_VARIABLES`) are fenced as data when
-rendered (:mod:`foresci.fencing`), and the shared system message gets the clause saying fenced text is
+rendered (:mod:`foresci.core.fencing`), and the shared system message gets the clause saying fenced text is
 evidence, never instructions.
 """
 
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from foresci.errors import UserError
-from foresci.fencing import fence_values, with_system_clause
-from foresci.resources import declarative_dir
-from foresci.yamlio import read_yaml_mapping
+from foresci.core.errors import UserError
+from foresci.core.fencing import fence_values, with_system_clause
+from foresci.core.resources import declarative_dir
+from foresci.core.yamlio import read_yaml_mapping
 
-EXPECTED_VARIABLES: dict[str, dict[str, frozenset[str]]] = {
-    "common": {"system": frozenset({"cutoff"}),
-               "contract_fix": frozenset({"problems", "candidates"})},
-    "native": {"answer": frozenset({"brief", "contract"})},
-    "hybrid_rag": {"answer": frozenset({"brief", "evidence", "contract"})},
-    "coi": {"read_chains": frozenset({"brief", "chains"}),
-            "answer": frozenset({"brief", "chains", "trend_reading", "contract"})},
-    "research_agent": {"draft": frozenset({"brief", "evidence", "contract"}),
-                       "review": frozenset({"brief", "draft", "rubric", "reviewer"}),
-                       "refine": frozenset({"brief", "evidence", "draft", "reviews", "contract"})},
-    "aris": {"plan_queries": frozenset({"brief", "contract", "max_queries"}),
-             "build_evidence": frozenset({"brief", "evidence", "signals", "contract"}),
-             "render": frozenset({"brief", "claims", "signals", "contract"})},
-    "react": {"instructions": frozenset({"brief", "contract", "tool_budget", "max_steps"}),
-              "answer": frozenset({"brief", "evidence", "findings", "contract"}),
-              "forecast_search": frozenset({"question", "facts", "tool_budget", "max_steps"})},
-    "forecast": {"numeric": frozenset({"question", "facts", "evidence"}),
-                 "binary": frozenset({"question", "facts", "evidence"}),
-                 "review": frozenset({"question", "facts", "evidence", "draft"})},
-}
+PromptVariables = Mapping[str, Mapping[str, frozenset[str]]]
+_FrozenVariables = tuple[tuple[str, tuple[tuple[str, frozenset[str]], ...]], ...]
 FAMILY_KEYS = frozenset({"contract", "rubric", "evidence_focus"})
 # variables whose values are retrieved papers or model-written text: always fenced as data
 DATA_VARIABLES = frozenset({"evidence", "chains", "trend_reading", "draft", "reviews", "claims", "signals",
@@ -113,7 +98,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return read_yaml_mapping(path, error=PromptError)
 
 
-def _load_templates(path: Path, expected: dict[str, frozenset[str]]) -> dict[str, Template]:
+def _load_templates(path: Path, expected: Mapping[str, frozenset[str]]) -> dict[str, Template]:
     data = _read_yaml(path)
     entries = data.get("templates")
     if not isinstance(entries, dict):
@@ -172,19 +157,21 @@ def _load_families(path: Path) -> dict[str, dict[str, str]]:
     return families
 
 
-def load_prompts(folder: Path | None = None) -> PromptBook:
-    """Load and validate every template of ``folder`` (default: the shipped ``agents/``)."""
-    return _load_prompts_cached(str(folder or declarative_dir("agents")))
+def load_prompts(expected: PromptVariables, folder: Path | None = None) -> PromptBook:
+    """Load and validate the templates ``expected`` names (file -> key -> variables the code passes) from
+    ``folder`` (default: the shipped ``agents/``), with the family texts of its ``families.yaml``."""
+    frozen = tuple((file, tuple(keys.items())) for file, keys in expected.items())
+    return _load_prompts_cached(str(folder or declarative_dir("agents")), frozen)
 
 
 @lru_cache(maxsize=4)
-def _load_prompts_cached(folder_text: str) -> PromptBook:
+def _load_prompts_cached(folder_text: str, expected: _FrozenVariables) -> PromptBook:
     folder = Path(folder_text)
     templates: dict[tuple[str, str], Template] = {}
-    for file, expected in EXPECTED_VARIABLES.items():
+    for file, keys in expected:
         path = folder / f"{file}.yaml"
         if not path.is_file():
             raise PromptError(f"{path}: prompt file missing")
-        for key, template in _load_templates(path, expected).items():
+        for key, template in _load_templates(path, dict(keys)).items():
             templates[(file, key)] = template
     return PromptBook(templates, _load_families(folder / "families.yaml"))

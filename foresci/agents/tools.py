@@ -18,9 +18,9 @@ from datetime import date
 from functools import wraps
 from typing import Any, Protocol, TypeVar
 
-from foresci.agents.models import RetrievedItem, SupportArtifact, ToolCall
+from foresci.contracts import RetrievedItem, SupportArtifact, ToolCall
+from foresci.core.transcripts import record
 from foresci.kb.models import Paper, SearchHit
-from foresci.transcripts import record
 
 
 class KBViewLike(Protocol):
@@ -81,6 +81,12 @@ class KBTools:
     def calls_left(self) -> int:
         """Tool calls still allowed for this task."""
         return self.budget - len(self.artifact.tool_calls)
+
+    def as_langchain(self) -> list[Any]:
+        """These tools as LangChain tools (:func:`foresci.agents.langchain_tools.kb_langchain_tools`)."""
+        from foresci.agents.langchain_tools import kb_langchain_tools
+
+        return kb_langchain_tools(self)
 
     def _spend(self, tool: str, arguments: dict[str, Any]) -> None:
         if self.calls_left <= 0:

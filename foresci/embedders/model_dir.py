@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from foresci.settings import DEFAULT_EMBEDDING_MODEL
+from foresci.core.settings import DEFAULT_EMBEDDING_MODEL
 
 _TRANSFORMER = "sentence_transformers.models.Transformer"
 _POOLING = "sentence_transformers.models.Pooling"

@@ -1,10 +1,13 @@
 """Execution engines: where the independent units of a long command run.
 
 ``local`` (the default) runs them in this process (threads), as every command always has. ``ray`` spreads
-them over a Ray cluster (the optional extra ``pip install 'foresci[ray]'``): the document chunks of
-``kb build`` (:mod:`foresci.engines.embedding`), the task x method x backbone jobs of ``run``
-(:mod:`foresci.engines.answers`) and the judge calls of ``eval`` (:mod:`foresci.engines.judges`). In
-every case the driver stays the one writer of the artifact folder; workers only compute and return.
+them over a Ray cluster (the optional extra ``pip install 'foresci[ray]'``; the map itself is
+:mod:`foresci.core.cluster`): the document chunks of ``kb build``
+(:mod:`foresci.embedders.ray_embedding`), the judge calls of ``eval``
+(:mod:`foresci.evaluation.ray_judges`) and the task x method x backbone jobs of ``run``
+(:mod:`foresci.engines.answers`, handed to the runner by the CLI). The first two sit beside the code that
+calls them, so no lower layer imports this package. In every case the driver stays the one writer of the
+artifact folder; workers only compute and return.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ ENGINES = ("local", "ray")
 
 ENGINE_HELP = (
     "where the work runs: 'local' (this process) or 'ray' (a Ray cluster: RAY_ADDRESS or "
-    "runtime.ray_address, else a new local one; pip install 'foresci[ray]'). Default: runtime.engine"
+    "runtime.ray_address, else a new local one; pip install 'foresci\\[ray]'). Default: runtime.engine"
 )
 
 
@@ -24,7 +27,7 @@ def with_engine(settings: Any, engine: str | None) -> Any:
     if engine is None:
         return settings
     if engine not in ENGINES:
-        from foresci.errors import UserError
+        from foresci.core.errors import UserError
 
         raise UserError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", field="--engine")
     runtime = settings.runtime.model_copy(update={"engine": engine})

@@ -17,11 +17,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.models import Answer
-from foresci.agents.runner import Job, answer_job, error_row
-from foresci.engines.cluster import RemoteFailure, imap_unordered
-from foresci.settings import Settings
-from foresci.transcripts import Transcript, recording
+from foresci.contracts import Answer
+from foresci.core.cluster import RemoteFailure, imap_unordered
+from foresci.core.settings import Settings
+from foresci.core.transcripts import Transcript, recording
+from foresci.methods.runner import Job, answer_job, error_row
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ _STATES: dict[str, _WorkerState] = {}
 
 def answer_on_worker(spec: RunSpec, job: Job) -> tuple[Answer, Transcript]:
     """One answer row (an error row when answering failed) and its transcript, computed in a Ray worker."""
-    from foresci.threads import ensure_threads
+    from foresci.core.threads import ensure_threads
 
     ensure_threads(spec.settings)
     state = _STATES.get(spec.token)

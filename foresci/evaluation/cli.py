@@ -7,8 +7,8 @@ from typing import Any
 
 import typer
 
+from foresci.core.errors import user_error_from
 from foresci.engines import ENGINE_HELP, with_engine
-from foresci.errors import user_error_from
 
 
 def eval_command(
@@ -53,10 +53,10 @@ def eval_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from foresci.core.io import read_json, write_json
+    from foresci.core.settings import Settings
     from foresci.evaluation.runner import evaluate_run
     from foresci.evaluation.summary import leaderboard_tables
-    from foresci.io import read_json, write_json
-    from foresci.settings import Settings
 
     settings = with_engine(Settings(), engine)
     console = Console()
@@ -85,6 +85,11 @@ def eval_command(
         write_json(summary_path, summary)
     for table in leaderboard_tables(summary, family, width=console.width):
         console.print(table)
+    from foresci.evaluation.forecast_table import forecast_table
+
+    forecasts = forecast_table(summary)
+    if forecasts is not None:
+        console.print(forecasts)
     counts = summary["counts"]
     console.print(
         f"{counts['scored']} rows scored, {counts['answer_errors']} answer errors, "
@@ -138,10 +143,10 @@ def report_command(
     """
     from rich.console import Console
 
+    from foresci.core.io import read_json
+    from foresci.core.settings import Settings
     from foresci.evaluation.report import write_report
     from foresci.evaluation.summary import leaderboard_tables
-    from foresci.io import read_json
-    from foresci.settings import Settings
 
     console = Console()
     with console.status("writing the report"):
@@ -152,6 +157,15 @@ def report_command(
     pooled = read_json(index.parent / "summary.json")
     for table in leaderboard_tables(pooled, "all", width=console.width):
         console.print(table)
+    from foresci.evaluation.forecast_table import forecast_table
+
+    forecasts = forecast_table(pooled)
+    if forecasts is not None:
+        console.print(forecasts)
     for note in pooled.get("notes", []):
         console.print(f"note: {note}")
+    from foresci.evaluation.paired import paired_lines
+
+    for line in paired_lines(pooled.get("paired", [])):
+        console.print(f"paired: {line}", markup=False)
     console.print(f"report written: {index}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from foresci.sections import SettingsSection
+from foresci.core.sections import SettingsSection
 
 
 class EvaluationSettings(SettingsSection):

@@ -12,13 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file, sha256_json
 from foresci.contracts import Answer
+from foresci.core.artifacts import sha256_file, sha256_json
+from foresci.core.io import read_json
+from foresci.core.resources import declarative_file
+from foresci.core.settings import Settings
 from foresci.evaluation.loading import ReleaseData
 from foresci.evaluation.metrics.revision import scoring_revision
-from foresci.io import read_json
-from foresci.resources import declarative_file
-from foresci.settings import Settings
 
 JUDGE_FILES = ("judges.yaml", "rubrics.yaml", "venues.yaml")
 
@@ -69,7 +69,8 @@ def row_fingerprint(answer: Answer, release: ReleaseData, evaluation: str) -> st
     ]
     parts = {
         "evaluation": evaluation,
-        "answer": answer.model_dump(mode="json", exclude={"transcript"}),  # where it is logged, not what
+        # where it is logged and what the run and method are called, not what was answered
+        "answer": answer.model_dump(mode="json", exclude={"transcript", "version", "label"}),
         "release_rows": [row.model_dump(mode="json") if row is not None else None for row in rows],
     }
     return sha256_json(parts)[:16]

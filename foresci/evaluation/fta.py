@@ -14,7 +14,7 @@ from foresci.tasks.models import Task
 
 
 class TextEncoder(Protocol):
-    """Anything that turns texts into L2-normalised row vectors (e.g. foresci.embed.Embedder)."""
+    """Anything that turns texts into L2-normalised row vectors (e.g. foresci.embedders.embedder.Embedder)."""
 
     def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
         """Return an (n, d) array of normalised embeddings."""

@@ -17,11 +17,11 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from foresci.fencing import fence_values, with_system_clause
+from foresci.core.fencing import fence_values, with_system_clause
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import read_yaml_mapping
 from foresci.llm import LLMError, LLMOutputError
-from foresci.resources import declarative_file
 from foresci.tasks.models import Task
-from foresci.yamlio import read_yaml_mapping
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 

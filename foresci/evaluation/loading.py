@@ -10,9 +10,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from foresci.contracts import Answer, ForecastAnswer
-from foresci.errors import UserError
+from foresci.core.errors import UserError
+from foresci.core.io import read_json, read_models
 from foresci.evaluation.trace import cited_ids
-from foresci.io import read_json, read_models
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.hidden_io import read_hidden
 from foresci.tasks.models import ForecastQuestion, Task
@@ -66,6 +66,7 @@ def load_answers(run_dir: Path) -> list[Answer]:
     """The answers of a run folder: ``answers.jsonl`` plus ``forecasts.jsonl`` (as family 'forecast' rows).
 
     A forecast row becomes an Answer with task_id = question_id and payload = the ForecastAnswer.
+    Each row's ``method`` is its identity in the leaderboards (:func:`qualify_methods`).
     """
     answers_path, forecasts_path = Path(run_dir) / "answers.jsonl", Path(run_dir) / "forecasts.jsonl"
     if not answers_path.is_file() and not forecasts_path.is_file():
@@ -86,9 +87,45 @@ def load_answers(run_dir: Path) -> list[Answer]:
                     llm_calls=forecast.llm_calls,
                     cache_hits=forecast.cache_hits,
                     transcript=forecast.transcript,
-                    payload=forecast.model_dump(mode="json", exclude={"transcript"}),
+                    version=forecast.version,
+                    label=forecast.label,
+                    payload=forecast.model_dump(mode="json", exclude={"transcript", "version", "label"}),
                 )
             )
+    return qualify_methods(answers)
+
+
+SHIPPED_VERSION_PREFIX = "foresci "
+
+
+def short_version(version: str) -> str:
+    """``version`` as shown after a method's name: itself when short, else 12 hex digits of its hash."""
+    import hashlib
+
+    return version if len(version) <= 24 else hashlib.sha256(version.encode()).hexdigest()[:12]
+
+
+def qualify_methods(answers: list[Answer]) -> list[Answer]:
+    """``answers`` with each row's ``method`` naming its label and version: ``label/method@version``.
+
+    A plug-in's or agent's version is always shown (rows of two versions never merge); a shipped
+    method's only when the rows hold more than one version of it; a version the method's name starts
+    with (an HTTP agent without /info: its masked URL) is not repeated. Rows without a label or version
+    keep their method's name.
+    """
+    seen: dict[tuple[str | None, str], set[str]] = {}
+    for answer in answers:
+        if answer.version:
+            seen.setdefault((answer.label, answer.method), set()).add(answer.version)
+    for answer in answers:
+        name, version = answer.method, answer.version
+        if version and not name.startswith(version) and (
+            not version.startswith(SHIPPED_VERSION_PREFIX) or len(seen[(answer.label, name)]) > 1
+        ):
+            name = f"{name}@{short_version(version)}"
+        if answer.label:
+            name = f"{answer.label}/{name}"
+        answer.method = name
     return answers
 
 

@@ -11,6 +11,14 @@ from typing import Any
 from jinja2 import Environment, Undefined
 
 from foresci.contracts import Answer
+from foresci.core.io import read_json, read_models, write_json
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import (
+    JUDGE_TRANSCRIPTS_FILE,
+    TRANSCRIPTS_FILE,
+    event_parts,
+    read_transcripts,
+)
 from foresci.evaluation.loading import answer_key, load_answers
 from foresci.evaluation.metrics import (
     all_metrics,
@@ -27,10 +35,7 @@ from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
 from foresci.evaluation.summary import build_summary, entry_label
 from foresci.evaluation.trace import citation_note
-from foresci.io import read_json, read_models, write_json
-from foresci.settings import Settings
 from foresci.tasks.models import Task
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, event_parts, read_transcripts
 
 
 def drilldown_metric_names() -> list[str]:
@@ -84,7 +89,26 @@ def _metric_note(name: str, result: Any) -> str:
     if not result.available:
         return result.reason or "unavailable"
     metric = next((metric for metric in all_metrics() if metric.name == name), None)
-    return metric.note(result) if metric is not None else ""
+    note = metric.note(result) if metric is not None else ""
+    outcome = (result.details or {}).get("outcome")
+    return note or (f"outcome {outcome:g}" if isinstance(outcome, int | float) else "")
+
+
+def _questions_of(release: str | None) -> dict[str, str]:
+    """The text of each forecast question of ``release`` by id (its public forecast.jsonl)."""
+    path = Path(release) / "forecast.jsonl" if release else None
+    if path is None or not path.is_file():
+        return {}
+    from foresci.tasks.models import ForecastQuestion
+
+    return {row.question_id: row.text for row in read_models(path, ForecastQuestion)}
+
+
+def forecast_text(answer: Answer) -> str:
+    """A forecast row's answer as read: its quantiles or its probability."""
+    values = [f"{name} {answer.payload[name]:g}" for name in ("p10", "p50", "p90", "probability")
+              if answer.payload.get(name) is not None]
+    return ", ".join(values) or "(no forecast)"
 
 
 def pool_scores(runs: Sequence[tuple[Path, Sequence[Score]]]) -> tuple[list[Score], list[str]]:
@@ -183,6 +207,7 @@ def drilldown_rows(
     tasks: dict[str, Task],
     limit: int,
     transcripts: dict[str, dict[str, Any]] | None = None,
+    questions: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """One drill-down record per scored row: task, answer text, evidence, every metric, and the
     transcripts of the answer and of its judge calls (from ``transcripts``, by id)."""
@@ -213,8 +238,9 @@ def drilldown_rows(
                 "contract_notes": score.contract_notes,
                 "headline": headline,
                 "title": task.title if task else "",
-                "question": task.question if task else "",
-                "text": answer_text(answer) if answer else "",
+                "question": task.question if task else (questions or {}).get(score.task_id, ""),
+                "text": (forecast_text(answer) if score.family == "forecast" else answer_text(answer))
+                if answer else "",
                 "evidence": [item.model_dump() for item in answer.support.evidence[:12]]
                 if answer and answer.support
                 else [],
@@ -366,6 +392,11 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
                 f"{cell(entry['metrics'].get('brier'))} | {fmt(entry.get('brier_skill'))} | "
                 f"{fmt(versus.get('crps'))} | {fmt(versus.get('brier'))} |"
             )
+    if summary.get("paired"):
+        from foresci.evaluation.paired import paired_lines
+
+        lines += ["", "## Paired differences (same method, other label or version)", "",
+                  *(f"- {line}" for line in paired_lines(summary["paired"]))]
     return "\n".join(lines) + "\n"
 
 
@@ -380,18 +411,21 @@ def write_report(
     if not run_dirs:
         raise ValueError("write_report needs at least one run folder")
     summaries, per_run, answers, tasks = [], [], {}, {}
+    questions: dict[str, str] = {}
     for run_dir in run_dirs:
         summary, scores = load_scored_run(Path(run_dir))
         summaries.append(summary)
         per_run.append((Path(run_dir), scores))
-        if (Path(run_dir) / "answers.jsonl").is_file():
+        if any((Path(run_dir) / name).is_file() for name in ("answers.jsonl", "forecasts.jsonl")):
             for answer in load_answers(Path(run_dir)):
                 answers[answer_key(answer.task_id, answer.method, answer.model, answer.mode)] = answer
         tasks.update(_tasks_of(summary.get("release")))
+        questions.update(_questions_of(summary.get("release")))
     all_scores, notes = pool_scores(per_run)
-    evaluations = {
-        str(path): "offline" if summary.get("offline") else "judged"
-        for path, summary in zip(run_dirs, summaries, strict=True)
+    evaluations = {  # a run no judge scored (e.g. forecasts only) is offline, whatever was asked
+        str(path): "judged" if not summary.get("offline") and any(s.evaluation == "judged" for s in scores)
+        else "offline"
+        for (path, scores), summary in zip(per_run, summaries, strict=True)
     }
     if len(summaries) == 1:
         combined = dict(summaries[0])
@@ -408,6 +442,12 @@ def write_report(
     combined["evaluations"] = evaluations
     combined["evaluation_text"] = evaluation_text(evaluations)
     combined["notes"] = notes
+    if len(run_dirs) > 1 or len({score.method for score in all_scores}) > 1:
+        from foresci.evaluation.paired import paired_differences
+
+        paired = paired_differences(all_scores, task_metric_names())
+        if paired:  # versions or labels of one method side by side
+            combined["paired"] = paired
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     leaderboard = combined["leaderboard"]
@@ -465,7 +505,7 @@ def write_report(
         forecast_plots=forecast_plots,
         taxonomy_plots=taxonomy_plots,
         taxonomy_notes=taxonomy_notes,
-        rows=drilldown_rows(all_scores, answers, tasks, limit, transcripts),
+        rows=drilldown_rows(all_scores, answers, tasks, limit, transcripts, questions),
         truncated=len(all_scores) if len(all_scores) > limit else 0,
         fmt=fmt,
         cell=cell,

@@ -8,7 +8,7 @@ re-running a finished evaluation makes zero model calls. A judge failure whose o
 repeats at temperature 0, so it is kept with its row instead of being asked again, unless
 ``retry_errors`` is set. A release without any target for the run's answers is refused before anything
 is written; the run folder is locked while it is evaluated. The judge calls of each judged row are
-recorded as its transcript in ``RUNDIR/judge_transcripts.jsonl`` (:mod:`foresci.transcript_log`).
+recorded as its transcript in ``RUNDIR/judge_transcripts.jsonl`` (:mod:`foresci.core.transcript_log`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from foresci.contracts import Answer
-from foresci.errors import UserError
+from foresci.core.errors import UserError
+from foresci.core.io import append_jsonl, write_json, write_jsonl
+from foresci.core.locks import artifact_lock
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import JUDGE_TRANSCRIPTS_FILE, TranscriptLog, prune_transcripts, secrets_of
 from foresci.evaluation.fact import public_texts
 from foresci.evaluation.fingerprints import evaluation_fingerprint, row_fingerprint
 from foresci.evaluation.fta import TextEncoder, split_sentences, target_slots
@@ -43,10 +47,6 @@ from foresci.evaluation.models import Score
 from foresci.evaluation.scoring import judge_recorded, score_forecast_answer, score_task_answer
 from foresci.evaluation.session import EvaluationSession
 from foresci.evaluation.summary import build_summary
-from foresci.io import append_jsonl, write_json, write_jsonl
-from foresci.locks import artifact_lock
-from foresci.settings import Settings
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TranscriptLog, prune_transcripts, secrets_of
 
 SCORES_NAME = "scores.jsonl"
 SUMMARY_NAME = "summary.json"
@@ -224,7 +224,7 @@ def score_answers(
         return parts, transcripts.write(transcript, "judge", key)
 
     if session.settings.runtime.engine == "ray":  # judges on Ray workers; scores are still written here
-        from foresci.engines.judges import judge_on_ray
+        from foresci.evaluation.ray_judges import judge_on_ray
 
         usage = getattr(client, "usage", None)
         for index, parts, spent, calls in judge_on_ray(pending, session.release, session.settings,
@@ -323,7 +323,7 @@ def _evaluate_locked(job: EvaluationJob) -> Path:
     ]
     encoder = job.encoder
     if encoder is None:
-        from foresci.embed import embedder_from_settings
+        from foresci.embedders.embedder import embedder_from_settings
 
         encoder = embedder_from_settings(settings)
     session = EvaluationSession(

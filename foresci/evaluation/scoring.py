@@ -9,6 +9,7 @@ Forecast rows (:func:`score_forecast_answer`) are scored by the metrics of the `
 
 from __future__ import annotations
 
+from foresci.core.transcripts import Transcript, recording
 from foresci.evaluation.metrics import (
     FORECAST_FAMILY,
     JudgedParts,
@@ -18,7 +19,6 @@ from foresci.evaluation.metrics import (
 )
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.trace import citation_summary
-from foresci.transcripts import Transcript, recording
 
 __all__ = [
     "FORECAST_FAMILY",

@@ -13,10 +13,10 @@ from foresci.evaluation.metrics import JudgedParts, ScoringContext
 from foresci.evaluation.metrics.context import KBSource
 
 if TYPE_CHECKING:
+    from foresci.core.settings import Settings
     from foresci.evaluation.fta import TextEncoder
     from foresci.evaluation.judges import JudgeClient
     from foresci.evaluation.trace import PaperDates
-    from foresci.settings import Settings
 
 
 def row_context(

@@ -83,7 +83,7 @@ class BM25Index:
         if self._postings is None:
             csc = self.csc
             rows = self.counts
-            self._postings = BM25Postings(
+            self._postings = BM25Postings.single(
                 self.vocabulary, csc.indptr, csc.indices, csc.data, self.lengths, rows.indptr, rows.indices
             )
         return self._postings
@@ -117,6 +117,10 @@ class BM25Index:
             indptr=self.counts.indptr,
             shape=np.asarray(self.counts.shape, dtype=np.int64),
         )
+        self.save_vocabulary(folder)
+
+    def save_vocabulary(self, folder: Path) -> None:
+        """Write ``bm25_vocabulary.json`` (the terms by column) into ``folder``."""
         terms = [""] * len(self.vocabulary)
         for term, column in self.vocabulary.items():
             terms[column] = term

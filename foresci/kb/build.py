@@ -2,9 +2,10 @@
 
 ``build_kb`` ingests every source, embeds (content-addressed cache: nothing is embedded twice),
 screens per domain, indexes (BM25 term counts + vectors for FAISS) and swaps the new generation
-in atomically. ``update_kb`` appends papers announced on or after the KB's last date without
-recomputing anything for the papers already there. Both hold the folder's write lock
-(:func:`foresci.locks.artifact_lock`): a second writer exits with a one-line error instead of racing.
+in atomically. ``update_kb`` appends papers announced after the KB's last day as a new segment,
+writing only them (:mod:`foresci.kb.append`); anything else (a back-fill) rebuilds every index. Both
+hold the folder's write lock (:func:`foresci.core.locks.artifact_lock`): a second writer exits with a
+one-line error instead of racing.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.artifacts import (
+from foresci.core.artifacts import (
     is_reusable,
     read_manifest,
     refresh_hashes,
@@ -29,16 +30,17 @@ from foresci.artifacts import (
     sha256_json,
     write_manifest,
 )
-from foresci.errors import InputDataError, UserError, naming_the_file
-from foresci.io import read_json, write_json, write_jsonl
+from foresci.core.errors import InputDataError, UserError, naming_the_file
+from foresci.core.io import read_json, write_json, write_jsonl
+from foresci.core.locks import artifact_lock
+from foresci.core.settings import Settings
+from foresci.kb.append import new_terms_counts, write_appended_generation, write_appended_manifest
 from foresci.kb.bm25 import BM25Index
 from foresci.kb.domains import DomainSpec, load_domains
 from foresci.kb.ingest import IngestResult, QuarantinedRow, dedup_papers, discover_sources, ingest
 from foresci.kb.models import Paper, ScreenDecision
 from foresci.kb.screen import DomainScreener, screen_papers
 from foresci.kb.store import CURRENT_NAME, KnowledgeBase, live_generation, write_generation_db
-from foresci.locks import artifact_lock
-from foresci.settings import Settings
 
 KB_KIND = "kb"
 OUTPUT_FILES = [
@@ -162,7 +164,7 @@ def embed_papers(
 
     Returns (vectors, computed by the model, reused).
     """
-    from foresci.embed import embedder_from_settings
+    from foresci.embedders.embedder import embedder_from_settings
 
     embedder = embedder_from_settings(settings)
     known = known or {}
@@ -201,7 +203,7 @@ def screen_all(
 
 
 def _screeners(domains: Sequence[DomainSpec], settings: Settings) -> list[DomainScreener]:
-    from foresci.embed import embedder_from_settings
+    from foresci.embedders.embedder import embedder_from_settings
 
     embedder = embedder_from_settings(settings)
     return [DomainScreener(spec, embedder.encode(spec.seed_descriptions), settings.kb) for spec in domains]
@@ -261,12 +263,7 @@ def _write_generation(
     copy_from: Path | None = None,
 ) -> Path:
     generation = _next_generation(out)
-    meta = {
-        "embed_model": settings.embed.model,
-        "dimension": str(vectors.shape[1]),
-        "embed_field": settings.kb.embed_field,
-        "built_on": date.today().isoformat(),
-    }
+    meta = _generation_meta(settings, vectors.shape[1])
     with naming_the_file(generation / "papers.sqlite"):
         write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
     with naming_the_file(generation / "vectors.npy"):
@@ -276,9 +273,10 @@ def _write_generation(
 
         write_index(generation, build_ivf(vectors))
     elif len(vectors) > settings.runtime.graph_above:  # mid-sized KB: an HNSW graph
-        from foresci.kb.dense import HNSW_FILE, build_hnsw, write_index
+        from foresci.kb.dense import HNSW_FILE, build_hnsw, day_starts, write_index
 
-        write_index(generation, build_hnsw(vectors), HNSW_FILE)
+        ordinals = np.asarray([paper.announced.toordinal() for paper in papers], dtype=np.int64)
+        write_index(generation, build_hnsw(vectors, day_starts(ordinals)), HNSW_FILE)
     bm25.save(generation)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
     summary.generation = generation.name
@@ -299,9 +297,19 @@ def _write_generation(
     return generation
 
 
+def _generation_meta(settings: Settings, dimension: int) -> dict[str, str]:
+    """The build facts stored in ``papers.sqlite``'s meta table."""
+    return {
+        "embed_model": settings.embed.model,
+        "dimension": str(dimension),
+        "embed_field": settings.kb.embed_field,
+        "built_on": date.today().isoformat(),
+    }
+
+
 def read_manifest_fingerprint(inputs: dict[str, Any], config: dict[str, Any]) -> str:
     """The fingerprint a manifest with these inputs and config gets."""
-    from foresci.artifacts import fingerprint
+    from foresci.core.artifacts import fingerprint
 
     return fingerprint(KB_KIND, inputs, config)
 
@@ -345,7 +353,7 @@ def _encode_chunks(
 ) -> Iterator[np.ndarray]:
     """The vectors of each chunk of text indices, in order: here, or on Ray (``runtime.engine``)."""
     if settings.runtime.engine == "ray":
-        from foresci.engines.embedding import embed_chunks_ray
+        from foresci.embedders.ray_embedding import embed_chunks_ray
 
         chunk_texts = [[texts[index] for index in indices] for indices in chunks]
         yield from embed_chunks_ray(embedder, chunk_texts, settings, advance)
@@ -451,8 +459,11 @@ def update_kb(out: Path, sources: list[Path], settings: Settings, progress: bool
     """Add the papers of ``sources`` to the KB at ``out`` without recomputing existing papers.
 
     Papers already in the KB are skipped (their first announcement is kept). When every new paper is
-    announced on or after the KB's last date, rows are appended; otherwise (a back-fill) rows are
-    re-ordered, reusing every stored vector.
+    announced after the KB's last day, its rows are appended as a new segment and only they are
+    written (mode ``append``, :mod:`foresci.kb.append`); otherwise (a back-fill, or more papers for a
+    day the KB already holds) every index is rebuilt over all papers in announcement order, reusing
+    every stored vector (mode ``reorder``): either way the KB equals the one built from scratch over
+    the same sources.
     """
     out = Path(out)
     live_generation(out)  # not a KB: say so before taking (and creating) a lock in that folder
@@ -481,21 +492,23 @@ def _update_locked(out: Path, sources: list[Path], settings: Settings, progress:
             for paper in result.papers
             if (row := kb.row_of(paper.paper_id)) is not None and paper.announced < kb.announced_at(row)
         ]
-        append = not earlier and (kb.size == 0 or all(paper.announced >= kb.max_date for paper in fresh))
+        append = not earlier and (kb.size == 0 or all(paper.announced > kb.max_date for paper in fresh))
         old_quarantine = list(_read_quarantine(kb.quarantine_path()))
         quarantined = merge_quarantine(old_quarantine, result.quarantined)
         if not fresh and not earlier and len(quarantined) == len(old_quarantine):  # nothing new at all
             kb.close()
             return _unchanged_summary(out, result, timings)
-        if append:
+        if append and kb.size:
             with _stage(timings, "embed"):
-                vectors, computed, reused = embed_papers(fresh, settings, bars)
+                vectors, computed, reused = (
+                    embed_papers(fresh, settings, bars)
+                    if fresh
+                    else (np.zeros((0, kb.vectors.shape[1]), dtype=np.float32), 0, 0)
+                )
             with _stage(timings, "screen"):
-                decisions = screen_all(fresh, vectors, domains, settings)
+                decisions = screen_all(fresh, vectors, domains, settings) if fresh else []
             with _stage(timings, "bm25"):
-                bm25 = kb.bm25.appended([paper.text for paper in fresh])
-            known_dates = ([kb.min_date, kb.max_date] if kb.size else []) + [p.announced for p in fresh]
-            all_vectors = np.concatenate([kb.vectors, vectors]) if len(fresh) else kb.vectors
+                counts = new_terms_counts(kb, [paper.text for paper in fresh])
             summary = _update_summary(
                 out,
                 kb.size + len(fresh),
@@ -505,25 +518,41 @@ def _update_locked(out: Path, sources: list[Path], settings: Settings, progress:
                 reused,
                 decisions,
                 "append",
-                min(known_dates, default=None),
-                max(known_dates, default=None),
+                kb.min_date,
+                fresh[-1].announced if fresh else kb.max_date,
                 timings,
             )
-            summary.screen_counts = _merge_counts(kb.screen_counts(), summary.screen_counts)
+            previous_counts = kb.summary().get("screen_counts") or kb.screen_counts()
+            summary.screen_counts = _merge_counts(previous_counts, summary.screen_counts)
             with _stage(timings, "write"):
-                generation = _write_generation(
-                    out,
+                generation = _next_generation(out)
+                written = write_appended_generation(
+                    generation,
+                    kb,
                     fresh,
-                    all_vectors,
+                    vectors,
                     decisions,
-                    bm25,
+                    counts,
                     domains,
+                    _generation_meta(settings, vectors.shape[1]),
                     quarantined,
-                    summary,
+                    settings,
+                )
+                summary.generation = generation.name
+                summary.fingerprint = read_manifest_fingerprint(inputs, config)
+                write_json(generation / "summary.json", summary)
+                write_appended_manifest(
+                    generation,
+                    kb,
+                    [*written, "summary.json"],
+                    KB_KIND,
                     inputs,
                     config,
-                    settings,
-                    copy_from=kb.generation / "papers.sqlite",
+                    {
+                        "papers": summary.papers,
+                        "quarantined": summary.quarantined,
+                        "screens": summary.screen_counts,
+                    },
                 )
         else:
             merged, _ = dedup_papers(kb.all_papers() + result.papers)
@@ -545,7 +574,7 @@ def _update_locked(out: Path, sources: list[Path], settings: Settings, progress:
                 computed,
                 reused,
                 decisions,
-                "reorder",
+                "append" if append else "reorder",
                 merged[0].announced,
                 merged[-1].announced,
                 timings,
@@ -665,7 +694,7 @@ def merge_quarantine(old: Sequence[QuarantinedRow], new: Sequence[QuarantinedRow
 
 
 def _read_quarantine(path: Path) -> Iterator[QuarantinedRow]:
-    from foresci.io import iter_jsonl
+    from foresci.core.io import iter_jsonl
 
     if path.is_file():
         for row in iter_jsonl(path):

@@ -6,12 +6,25 @@ from pathlib import Path
 
 import typer
 
-from foresci.cli_options import parse_date_option
+from foresci.app.cli_options import parse_date_option
 from foresci.engines import ENGINE_HELP
 
 app = typer.Typer(
     help="Build, update, search and inspect the cutoff-aligned knowledge base.", no_args_is_help=True
 )
+
+
+def world_domains(sources: list[Path]) -> list[Path]:
+    """The ``domains/`` folders of the generated worlds (``foresci sim generate``) the sources come from:
+    a source that is a world, its ``corpus/`` folder or a file in it, beside ``ground_truth.json``."""
+    found: list[Path] = []
+    for source in sources:
+        for root in (source, source.parent, source.parent.parent):
+            domains = root / "domains"
+            if (root / "ground_truth.json").is_file() and domains.is_dir() and domains not in found:
+                found.append(domains)
+                break
+    return found
 
 
 @app.command("build")
@@ -31,7 +44,8 @@ def build_command(
 
     Bad rows go to quarantine.jsonl (file, line, reason) and never stop the build; sources with no
     paper at all are an error (unless --allow-empty). One writer at a time: a second build or update
-    of the same folder exits with an error naming the holder. Embeddings are
+    of the same folder exits with an error naming the holder. The corpus of a generated world (`foresci
+    sim generate`) brings its own domains (its domains/ folder), no --domains-dir needed. Embeddings are
     cached (FORESCI_CACHE_DIR) after each chunk of FORESCI_KB__EMBED_CHUNK papers (2048), so a rebuild
     embeds nothing twice and a rerun after a kill embeds again only the chunk that was in progress (set
     a smaller chunk to lose less); an identical earlier build is reused.
@@ -46,14 +60,18 @@ def build_command(
 
       RAY_ADDRESS=auto foresci kb build corpus/ --out kb --engine ray   # embedding on a Ray cluster
     """
+    from foresci.core.settings import load_settings
     from foresci.engines import with_engine
     from foresci.kb.build import build_kb
-    from foresci.settings import load_settings
 
     missing = next((source for source in sources if not source.exists()), None)
     if missing is not None:  # before the settings and domains, whose errors would hide it
         raise FileNotFoundError(2, "No such file or directory", str(missing))
     settings = with_engine(load_settings(), engine)
+    if not domains_dir:
+        domains_dir = world_domains(sources)
+        if domains_dir:
+            typer.echo(f"domains of the generated world: {', '.join(map(str, domains_dir))}", err=True)
     summary = build_kb(sources, out, settings, domains_dir or None, progress=True, allow_empty=allow_empty)
     _print_summary(summary.model_dump(mode="json"))
 
@@ -65,15 +83,26 @@ def update_command(
 ) -> None:
     """Add new papers (e.g. one more daily file) without rebuilding or re-embedding existing ones.
 
+    Papers announced after the KB's last day are appended as a new segment: the update writes only
+    them (and grows the HNSW graph), so a day costs what it adds. A day the KB already has, or an
+    earlier one, rebuilds every index over all papers (mode 'reorder', said on stderr). Either way the
+    KB searches exactly like one built from scratch over the same files.
+
     Example:
 
       foresci kb update workspace/kb ../shared/corpora/arxiv-daily/2026-07-01.jsonl.gz
     """
+    from foresci.core.settings import load_settings
     from foresci.kb.build import update_kb
-    from foresci.settings import load_settings
 
     summary = update_kb(kb_dir, sources, load_settings(), progress=True)
     _print_summary(summary.model_dump(mode="json"))
+    if summary.mode == "reorder":
+        typer.echo(
+            f"{kb_dir}: papers announced on or before the KB's last day: rebuilt every index over all "
+            f"{summary.papers} papers (not an append)",
+            err=True,
+        )
 
 
 @app.command("search")
@@ -96,9 +125,9 @@ def search_command(
     from rich.table import Table
 
     from foresci.cli import quick_exit_on_success
+    from foresci.core.settings import load_settings
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import load_settings
 
     view = KBView(KnowledgeBase.open(kb_dir, load_settings()), parse_date_option(cutoff, "--cutoff"))
     table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
@@ -130,7 +159,7 @@ def stats_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> No
     from rich.console import Console
     from rich.table import Table
 
-    from foresci.io import iter_jsonl
+    from foresci.core.io import iter_jsonl
     from foresci.kb.store import KnowledgeBase
 
     kb = KnowledgeBase.open(kb_dir)
@@ -180,8 +209,8 @@ def verify_command(kb_dir: Path = typer.Argument(..., help="A KB folder.")) -> N
 
       foresci kb verify workspace/kb
     """
-    from foresci.artifacts import changed_files
-    from foresci.errors import UserError
+    from foresci.core.artifacts import changed_files
+    from foresci.core.errors import UserError
     from foresci.kb.store import live_generation
 
     generation = live_generation(kb_dir)
@@ -217,7 +246,7 @@ def harvest_command(
     """
     from rich.progress import Progress
 
-    from foresci.io import write_jsonl
+    from foresci.core.io import write_jsonl
     from foresci.kb.online import ArxivClient, OpenAlexClient
 
     if service == "arxiv":

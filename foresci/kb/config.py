@@ -1,4 +1,4 @@
-"""Settings of the knowledge base (the ``kb`` section of :class:`foresci.settings.Settings`)."""
+"""Settings of the knowledge base (the ``kb`` section of :class:`foresci.core.settings.Settings`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from foresci.sections import SettingsSection
+from foresci.core.sections import SettingsSection
 
 
 class KBSettings(SettingsSection):

@@ -18,6 +18,7 @@ search as the visible share shrinks, so recall stays steady across cutoffs:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,40 +89,120 @@ def build_ivf(vectors: np.ndarray, seed: int = 0) -> Any:
     return index
 
 
-def build_hnsw(vectors: np.ndarray) -> Any:
-    """An HNSW graph over ``vectors`` by inner product (ids = rows; FAISS keeps its own float32 copy)."""
+def build_hnsw(vectors: np.ndarray, day_starts: Sequence[int] = ()) -> Any:
+    """An HNSW graph over ``vectors`` by inner product (ids = rows; FAISS keeps its own float32 copy).
+
+    Rows are inserted one announcement day at a time (``day_starts``: the first row of each day after
+    the first), as :func:`grow_hnsw` adds the days of an update, so a graph grown day by day is the very
+    graph built from scratch over the same days (same bytes, so the same search results).
+    """
     import faiss
 
     index = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    for start in range(0, len(vectors), 100_000):
-        index.add(np.ascontiguousarray(vectors[start : start + 100_000], dtype=np.float32))
+    grow_hnsw(index, vectors, day_starts)
     return index
 
 
+def grow_hnsw(index: Any, vectors: np.ndarray, day_starts: Sequence[int] = ()) -> None:
+    """Add ``vectors`` (the next rows of ``index``) to an HNSW graph, one announcement day per batch.
+
+    ``day_starts`` are offsets into ``vectors`` where a new day begins. Each row's level in the graph is
+    drawn from its row number (not from FAISS's generator, whose state a stored graph loses), and FAISS
+    inserts on one thread: the graph depends only on the rows and their days, never on how many updates
+    brought them.
+    """
+    import faiss
+
+    bounds = [0, *sorted(int(start) for start in day_starts if 0 < start < len(vectors)), len(vectors)]
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
+            if end <= begin:
+                continue
+            first = int(index.ntotal)
+            for level in _row_levels(index, first, first + end - begin).tolist():
+                index.hnsw.levels.push_back(level)
+            index.add(np.ascontiguousarray(vectors[begin:end], dtype=np.float32))
+    finally:
+        faiss.omp_set_num_threads(threads)
+
+
+def _row_levels(index: Any, start: int, stop: int) -> np.ndarray:
+    """FAISS's stored level (top layer + 1) of rows ``[start, stop)``: a fixed hash of each row number
+    mapped through the graph's layer probabilities."""
+    import faiss
+
+    probabilities = faiss.vector_to_array(index.hnsw.assign_probas)
+    state = np.arange(start, stop, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):  # splitmix64: wrap-around is the point
+        state = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        state = (state ^ (state >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        state = state ^ (state >> np.uint64(31))
+    uniform = (state >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+    layers = np.searchsorted(np.cumsum(probabilities), uniform, side="right")
+    return np.minimum(layers, len(probabilities) - 1).astype(np.int64) + 1
+
+
+def day_starts(ordinals: np.ndarray) -> list[int]:
+    """Rows where a new announcement day begins (after the first row), from the rows' date ordinals."""
+    return (np.flatnonzero(np.diff(np.asarray(ordinals, dtype=np.int64))) + 1).tolist()
+
+
 def write_index(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
-    """Store a FAISS index in ``folder`` as ``name``: the IVF index, or (``HNSW_FILE``) the HNSW graph."""
+    """Store a FAISS index in ``folder`` as ``name``: the IVF index, or (``HNSW_FILE``) the HNSW graph.
+
+    The graph is stored without its vectors (``IO_FLAG_SKIP_STORAGE``; they are the KB's ``vectors.npy``):
+    on the real KB's 75k titles that is 20 MB instead of 130 MB, which an update rewrites whole.
+    """
     import faiss
 
     path = folder / name
-    faiss.write_index(index, str(path))
+    if name == HNSW_FILE:
+        faiss.write_index(index, str(path), faiss.IO_FLAG_SKIP_STORAGE)  # type: ignore[call-overload]
+    else:
+        faiss.write_index(index, str(path))
     return path
 
 
-def read_index(folder: Path, name: str = IVF_FILE) -> Any | None:
+def read_index(
+    folder: Path, name: str = IVF_FILE, mapped: bool = True, vectors: np.ndarray | None = None
+) -> Any | None:
     """The IVF index (or, with ``name=HNSW_FILE``, the HNSW graph) stored in ``folder``, or None.
 
-    The graph's vectors are memory-mapped (``IO_FLAG_MMAP_IFC``), not read: opening the real KB's 135 MB
-    graph took 21 ms instead of 140-180 ms, a fresh-process ``kb search`` pays it, and results are the same.
+    A graph stored without its vectors (:func:`write_index`) gets ``vectors`` (the KB's, row order) as its
+    storage. A graph stored whole (KBs built before) has its vectors memory-mapped
+    (``IO_FLAG_MMAP_IFC``), not read (opening the real KB's 135 MB graph took 21 ms instead of
+    140-180 ms); ``mapped=False`` reads it whole (a graph that will grow).
     """
     import faiss
 
     path = folder / name
     if not path.is_file():
         return None
-    if name == HNSW_FILE and hasattr(faiss, "IO_FLAG_MMAP_IFC"):
-        return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC)
-    return faiss.read_index(str(path))
+    if mapped and name == HNSW_FILE and hasattr(faiss, "IO_FLAG_MMAP_IFC"):
+        index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC)
+    else:
+        index = faiss.read_index(str(path))
+    if name == HNSW_FILE and getattr(index, "storage", None) is None:
+        if vectors is None or len(vectors) != index.ntotal:
+            rows = "no" if vectors is None else len(vectors)
+            raise ValueError(f"{path}: a graph of {index.ntotal} rows needs its vectors ({rows} given)")
+        attach_storage(index, vectors)
+    return index
+
+
+def attach_storage(graph: Any, vectors: np.ndarray) -> None:
+    """Give an HNSW graph read without vectors a flat inner-product storage holding ``vectors``."""
+    import faiss
+
+    storage = faiss.IndexFlatIP(vectors.shape[1])
+    for start in range(0, len(vectors), 100_000):
+        storage.add(np.ascontiguousarray(vectors[start : start + 100_000], dtype=np.float32))
+    graph.storage = storage
+    graph.own_fields = False
+    graph.referenced_objects = [storage]  # the graph holds only a pointer: keep the storage alive with it
 
 
 class QuantizedScreen:

@@ -9,8 +9,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from foresci.errors import UserError
-from foresci.resources import declarative_dir
+from foresci.core.errors import UserError
+from foresci.core.resources import declarative_dir
 
 
 class DomainSpec(BaseModel):

@@ -21,7 +21,7 @@ from typing import IO, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 from foresci.kb.formats import (
     DAILY_FILE_NAME,
     paper_from_daily,

@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from foresci.core.settings import Settings
 from foresci.kb.domains import DomainSpec
 from foresci.kb.models import Paper, ScreenDecision
-from foresci.settings import Settings
 
 SYSTEM_PROMPT = (
     "You screen research papers for a literature knowledge base. Domain: {name}. {description}\n"

@@ -2,13 +2,17 @@
 
 :class:`BM25Postings` scores exactly as :class:`foresci.kb.bm25.BM25Index` (which builds and appends;
 its scoring is this class's), but needs neither scipy nor the term-count matrix at query time. A KB
-stores them once, derived from its ``bm25_counts.npz``, in a folder named by that file's manifest hash
-(under the cache folder), so a fresh process opens them in milliseconds instead of rebuilding them.
+stores them once per segment (:mod:`foresci.kb.segments`), derived from the segment's
+``bm25_counts.npz``, in a folder named by that file's manifest hash (under the cache folder), so a fresh
+process opens them in milliseconds instead of rebuilding them, and an update derives only its new rows'.
+Scores do not depend on how the rows are split in parts: every row's score is the same sequence of
+float operations on the same numbers (statistics over the whole prefix), so they agree bit for bit.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -18,11 +22,89 @@ from foresci.kb.tokens import tokenize
 ARRAYS = ("indptr", "indices", "data", "lengths", "row_indptr", "row_terms")
 
 
-class BM25Postings:
-    """Per term, the rows that contain it (ascending) and its count there; per row, its terms and length."""
+class PostingsPart:
+    """The postings of one segment's rows: per term (columns of the vocabulary when it was written), the
+    rows holding it (local, ascending) and its count there; per row, its terms and length."""
 
     def __init__(
         self,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        lengths: np.ndarray,
+        row_indptr: np.ndarray,
+        row_terms: np.ndarray,
+        offset: int = 0,
+    ) -> None:
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.lengths = lengths
+        self.row_indptr = row_indptr
+        self.row_terms = row_terms
+        self.offset = offset
+
+    @property
+    def size(self) -> int:
+        """Number of rows."""
+        return int(len(self.lengths))
+
+    @property
+    def width(self) -> int:
+        """Number of vocabulary columns the part knows."""
+        return int(len(self.indptr)) - 1
+
+    def span(self, column: int, stop: int) -> tuple[int, int]:
+        """Positions in ``indices`` of the column's postings among the part's first ``stop`` rows."""
+        if column >= self.width or stop <= 0:
+            return 0, 0
+        start, end = int(self.indptr[column]), int(self.indptr[column + 1])
+        return start, start + int(np.searchsorted(self.indices[start:end], stop))
+
+    def save(self, folder: Path) -> None:
+        """Write the arrays into ``folder`` atomically (a concurrent writer may win)."""
+        from foresci.core.io import atomic_folder
+
+        with atomic_folder(folder) as staging:
+            for name in ARRAYS:
+                array = np.ascontiguousarray(getattr(self, name))
+                np.save(staging / f"{name}.npy", array, allow_pickle=False)
+
+    @classmethod
+    def load(cls, folder: Path, offset: int = 0) -> PostingsPart | None:
+        """A part saved by :meth:`save` (arrays memory-mapped), or None when ``folder`` has none."""
+        if not all((folder / f"{name}.npy").is_file() for name in ARRAYS):
+            return None
+        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS}
+        return cls(**arrays, offset=offset)
+
+    @classmethod
+    def from_counts(cls, counts: object, offset: int = 0) -> PostingsPart:
+        """The part of a CSR term-count matrix (rows = the segment's rows)."""
+        import scipy.sparse as sp
+
+        rows = sp.csr_matrix(counts)
+        csc = rows.tocsc()
+        csc.sort_indices()
+        lengths = np.asarray(rows.sum(axis=1)).ravel().astype(np.float64)
+        return cls(csc.indptr, csc.indices, csc.data, lengths, rows.indptr, rows.indices, offset)
+
+
+class BM25Postings:
+    """BM25 over the rows of one or more :class:`PostingsPart` (in row order) and one vocabulary."""
+
+    def __init__(self, vocabulary: dict[str, int], parts: Sequence[PostingsPart]) -> None:
+        self.vocabulary = vocabulary
+        self.parts = list(parts)
+        self.lengths = (
+            np.concatenate([part.lengths for part in self.parts]) if self.parts else np.zeros(0, np.float64)
+        )
+        self._cumulative_lengths = np.concatenate([[0.0], np.cumsum(self.lengths)])
+        self._idf_cache: dict[tuple[int, float], np.ndarray] = {}
+
+    @classmethod
+    def single(
+        cls,
         vocabulary: dict[str, int],
         indptr: np.ndarray,
         indices: np.ndarray,
@@ -30,16 +112,9 @@ class BM25Postings:
         lengths: np.ndarray,
         row_indptr: np.ndarray,
         row_terms: np.ndarray,
-    ) -> None:
-        self.vocabulary = vocabulary
-        self.indptr = indptr
-        self.indices = indices
-        self.data = data
-        self.lengths = lengths
-        self.row_indptr = row_indptr
-        self.row_terms = row_terms
-        self._cumulative_lengths = np.concatenate([[0.0], np.cumsum(lengths)])
-        self._idf_cache: dict[tuple[int, float], np.ndarray] = {}
+    ) -> BM25Postings:
+        """Postings of one part holding every row."""
+        return cls(vocabulary, [PostingsPart(indptr, indices, data, lengths, row_indptr, row_terms)])
 
     @property
     def size(self) -> int:
@@ -48,8 +123,15 @@ class BM25Postings:
 
     def document_frequency(self, prefix: int) -> np.ndarray:
         """Number of the first ``prefix`` documents containing each term."""
-        end = int(self.row_indptr[prefix])
-        return np.bincount(self.row_terms[:end], minlength=len(self.vocabulary))
+        frequency = np.zeros(len(self.vocabulary), dtype=np.int64)
+        for part in self.parts:
+            visible = min(part.size, prefix - part.offset)
+            if visible <= 0:
+                break
+            end = int(part.row_indptr[visible])
+            counted = np.bincount(part.row_terms[:end], minlength=len(self.vocabulary))
+            frequency += counted[: len(self.vocabulary)]
+        return frequency
 
     def idf(self, prefix: int, epsilon: float = 0.25) -> np.ndarray:
         """IDF of every term over the first ``prefix`` documents (rank-bm25's BM25Okapi formula)."""
@@ -85,21 +167,29 @@ class BM25Postings:
             column = self.vocabulary.get(token)
             if column is None:
                 continue
-            start, stop = int(self.indptr[column]), int(self.indptr[column + 1])
-            stop = start + int(np.searchsorted(self.indices[start:stop], prefix))
-            if stop > start:
-                postings.append((column, start, stop))
+            spans = []
+            for part in self.parts:
+                if part.offset >= prefix:
+                    break
+                start, stop = part.span(column, prefix - part.offset)
+                if stop > start:
+                    spans.append((part, start, stop))
+            if spans:
+                postings.append((column, spans))
         if not postings:
             return result
-        frequencies = np.asarray([stop - start for _, start, stop in postings], dtype=np.int64)
+        frequencies = np.asarray(
+            [sum(stop - start for _, start, stop in spans) for _, spans in postings], dtype=np.int64
+        )
         idf = np.log((prefix - frequencies + 0.5) / (frequencies + 0.5))
         if np.any(idf < 0):
-            idf = self.idf(prefix)[[column for column, _, _ in postings]]
-        for (_, start, stop), weight in zip(postings, idf.tolist(), strict=True):
-            rows = self.indices[start:stop]
-            frequency = self.data[start:stop].astype(np.float64)
-            norm = k1 * (1 - b + b * self.lengths[rows] / average_length)
-            result[rows] += weight * frequency * (k1 + 1) / (frequency + norm)
+            idf = self.idf(prefix)[[column for column, _ in postings]]
+        for (_, spans), weight in zip(postings, idf.tolist(), strict=True):
+            for part, start, stop in spans:
+                rows = part.indices[start:stop] + part.offset
+                frequency = part.data[start:stop].astype(np.float64)
+                norm = k1 * (1 - b + b * self.lengths[rows] / average_length)
+                result[rows] += weight * frequency * (k1 + 1) / (frequency + norm)
         return result
 
     def top(
@@ -125,12 +215,14 @@ class BM25Postings:
         return [(row, float(scores[row])) for row in order]
 
     def save(self, folder: Path) -> None:
-        """Write the arrays and the vocabulary into ``folder`` atomically (a concurrent writer may win)."""
-        from foresci.io import atomic_folder
+        """Write a one-part index's arrays and the vocabulary into ``folder`` atomically."""
+        from foresci.core.io import atomic_folder
 
+        if len(self.parts) != 1:
+            raise ValueError("only one-part postings are saved whole; save each part instead")
         with atomic_folder(folder) as staging:
             for name in ARRAYS:
-                array = np.ascontiguousarray(getattr(self, name))
+                array = np.ascontiguousarray(getattr(self.parts[0], name))
                 np.save(staging / f"{name}.npy", array, allow_pickle=False)
             terms = [""] * len(self.vocabulary)
             for term, column in self.vocabulary.items():
@@ -139,9 +231,12 @@ class BM25Postings:
 
     @classmethod
     def load(cls, folder: Path) -> BM25Postings | None:
-        """Postings saved by :meth:`save` (arrays memory-mapped), or None when ``folder`` has none."""
+        """One-part postings saved by :meth:`save` (arrays memory-mapped), or None when ``folder`` has none
+        (or its arrays)."""
         if not (folder / "vocabulary.json").is_file():
             return None
-        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS}
+        part = PostingsPart.load(folder)
+        if part is None:
+            return None
         terms = json.loads((folder / "vocabulary.json").read_text(encoding="utf-8"))
-        return cls({term: column for column, term in enumerate(terms)}, **arrays)
+        return cls({term: column for column, term in enumerate(terms)}, [part])

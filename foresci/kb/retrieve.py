@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from foresci.core.threads import ensure_threads
 from foresci.kb.models import Paper, SearchHit
 from foresci.kb.store import KnowledgeBase
-from foresci.threads import ensure_threads
 
 
 class CutoffError(KeyError):
@@ -104,8 +104,8 @@ class KBView:
             if self._embedder is None:
                 from pathlib import Path
 
-                from foresci.embed import Embedder
-                from foresci.settings import DEFAULT_EMBEDDING_MODEL
+                from foresci.core.settings import DEFAULT_EMBEDDING_MODEL
+                from foresci.embedders.embedder import Embedder
 
                 settings = self.kb.settings
                 ensure_threads(settings)

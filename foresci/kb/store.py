@@ -12,14 +12,18 @@ Layout of a KB folder::
     <kb>/gen-<n>/quarantine.jsonl     rows that could not be ingested (file, line, reason)
     <kb>/gen-<n>/summary.json         the BuildSummary
     <kb>/gen-<n>/manifest.json
+    <kb>/gen-<n>/segments.json        after updates: the segments holding the rows (below)
+    <kb>/gen-<n>/seg-<a>-<b>/{papers.sqlite,vectors.npy,bm25_counts.npz}   rows [a, b) added by updates
 
 A build or update writes a new generation and only then points CURRENT at it, so a killed build
-leaves the previous generation live and intact. Reuse is decided from the live generation's own
-manifest. Writers hold :func:`foresci.locks.artifact_lock` on the KB folder.
+leaves the previous generation live and intact. An update writes only its new rows (a segment, see
+:mod:`foresci.kb.segments`) and hard-links the rest, so it costs what it adds. Reuse is decided from the
+live generation's own manifest. Writers hold :func:`foresci.core.locks.artifact_lock` on the KB folder.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import json
 import sqlite3
@@ -32,16 +36,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from foresci.artifacts import read_manifest
-from foresci.errors import UserError
+from foresci.core.artifacts import read_manifest
+from foresci.core.errors import UserError
 from foresci.kb.domains import DomainSpec
 from foresci.kb.models import Paper, ScreenDecision
+from foresci.kb.segments import (
+    BASE,
+    SEGMENTS_NAME,
+    load_counts,
+    read_segments,
+    segment_file_name,
+    segment_folder,
+)
 
 if TYPE_CHECKING:
+    from foresci.core.settings import Settings
     from foresci.kb.bm25 import BM25Index
     from foresci.kb.dense import DenseIndex
     from foresci.kb.postings import BM25Postings
-    from foresci.settings import Settings
 
 CURRENT_NAME = "CURRENT"
 SCHEMA = """
@@ -87,10 +99,12 @@ def write_generation_db(
     domains: Sequence[DomainSpec],
     meta: dict[str, str],
     copy_from: Path | None = None,
+    first_row: int = 0,
 ) -> None:
     """Create (or, with ``copy_from``, extend a copy of) ``papers.sqlite`` in ``folder``.
 
-    With ``copy_from``, ``papers`` are appended after the rows already there.
+    With ``copy_from``, ``papers`` are appended after the rows already there; without, they are rows
+    ``first_row``, ``first_row + 1``, ... (a segment's rows keep their place in the whole KB).
     """
     target = folder / "papers.sqlite"
     if copy_from is not None:
@@ -101,8 +115,12 @@ def write_generation_db(
         start = connection.execute("SELECT COUNT(*) FROM papers").fetchone()[0]
     else:
         connection = sqlite3.connect(target)
+        # a new file no reader can see before the generation is swapped in: no journal, no fsync (a
+        # killed writer leaves an unreferenced generation, removed by the next one); same file bytes
+        connection.execute("PRAGMA journal_mode=OFF")
+        connection.execute("PRAGMA synchronous=OFF")
         connection.executescript(SCHEMA)
-        start = 0
+        start = first_row
     with connection:
         connection.executemany(
             "INSERT INTO papers (row, paper_id, announced, data) VALUES (?, ?, ?, ?)",
@@ -134,16 +152,26 @@ class KnowledgeBase:
         self.path = Path(path)
         self.generation = generation
         self.settings = settings
-        self._connection = sqlite3.connect(
-            f"file:{generation / 'papers.sqlite'}?mode=ro", uri=True, check_same_thread=False
-        )
+        listed = read_segments(generation)
+        self._segment_names = [segment.name for segment in listed] if listed else [BASE]
+        self._connections = [
+            sqlite3.connect(
+                f"file:{segment_folder(generation, name) / 'papers.sqlite'}?mode=ro",
+                uri=True,
+                check_same_thread=False,
+            )
+            for name in self._segment_names
+        ]
+        self._connection = self._connections[-1]  # the newest segment: domains and build facts
         self._lock = threading.Lock()
         self.manifest = read_manifest(generation)
         self.fingerprint = self.manifest.fingerprint
         try:
-            self._paper_ids, self._ordinals, self._month_index = self._row_dates()
+            self._paper_ids, self._ordinals, self._month_index, self._segment_starts = self._row_dates()
         except sqlite3.DatabaseError as error:
             raise self._database_error(error) from error
+        if listed and [segment.start for segment in listed] != self._segment_starts:
+            raise ValueError(f"{generation / SEGMENTS_NAME}: segment rows disagree with their papers.sqlite")
         if len(self._ordinals) and np.any(np.diff(self._ordinals) < 0):
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self._papers: list[Paper] | None = None
@@ -160,8 +188,18 @@ class KnowledgeBase:
         return cls(Path(path), live_generation(Path(path)), settings)
 
     def close(self) -> None:
-        """Close the database connection."""
-        self._connection.close()
+        """Close the database connections."""
+        for connection in self._connections:
+            connection.close()
+
+    @property
+    def segments(self) -> list[str]:
+        """Names of the segments holding the rows, in row order ('.' is the generation folder itself)."""
+        return list(self._segment_names)
+
+    def segment_files(self, file: str) -> list[Path]:
+        """The path of ``file`` (papers.sqlite, vectors.npy, bm25_counts.npz) in every segment, row order."""
+        return [segment_folder(self.generation, name) / file for name in self._segment_names]
 
     # ---- facts about the KB -------------------------------------------------------------------
     @property
@@ -228,6 +266,13 @@ class KnowledgeBase:
             for value, count in zip(values, counts, strict=True)
         }
 
+    @property
+    def ordinals(self) -> np.ndarray:
+        """Announcement date ordinal of every row (read-only view)."""
+        view = self._ordinals.view()
+        view.flags.writeable = False
+        return view
+
     def row_of(self, paper_id: str) -> int | None:
         """Internal id of a paper (None if absent)."""
         return self._row_of.get(paper_id)
@@ -243,7 +288,7 @@ class KnowledgeBase:
     def all_papers(self) -> list[Paper]:
         """Every paper in internal-id order (loaded once)."""
         if self._papers is None:
-            rows = self._query("SELECT data FROM papers ORDER BY row")
+            rows = self._query_segments("SELECT data FROM papers ORDER BY row")
             self._papers = [Paper.model_validate_json(data) for (data,) in rows]
         return self._papers
 
@@ -251,7 +296,8 @@ class KnowledgeBase:
         """The paper at an internal id."""
         if self._papers is not None:
             return self._papers[row]
-        found = self._query("SELECT data FROM papers WHERE row = ?", (row,))
+        segment = self._segment_of(row)
+        found = self._query("SELECT data FROM papers WHERE row = ?", (row,), segment)
         return Paper.model_validate_json(found[0][0])
 
     def domain_mask(self, domain: str, statuses: tuple[str, ...] = ("core", "support")) -> np.ndarray:
@@ -266,7 +312,7 @@ class KnowledgeBase:
         mask = self._masks.get(key)
         if mask is None:
             marks = ",".join("?" * len(statuses))
-            rows = self._query(
+            rows = self._query_segments(
                 f"SELECT paper_id FROM screens WHERE domain = ? AND status IN ({marks})", (domain, *statuses)
             )
             mask = np.zeros(self.size, dtype=bool)
@@ -300,8 +346,11 @@ class KnowledgeBase:
 
     @cached_property
     def vectors(self) -> np.ndarray:
-        """All embeddings, (size, d) float32, row order (memory-mapped, read-only)."""
-        array = np.load(self.generation / "vectors.npy", mmap_mode="r", allow_pickle=False)
+        """All embeddings, (size, d) float32, row order (memory-mapped, read-only, for a one-segment KB;
+        the segments' rows joined in memory otherwise)."""
+        files = self.segment_files("vectors.npy")
+        parts = [np.load(path, mmap_mode="r", allow_pickle=False) for path in files]
+        array = parts[0] if len(parts) == 1 else np.concatenate(parts).astype(np.float32, copy=False)
         if array.shape[0] != self.size:
             raise ValueError(
                 f"{self.generation / 'vectors.npy'}: {array.shape[0]} rows for {self.size} papers"
@@ -322,9 +371,13 @@ class KnowledgeBase:
 
     def screen(self, paper_id: str, domain: str) -> ScreenDecision | None:
         """The screen verdict of a paper in a domain (None if the paper or domain is unknown)."""
+        row = self._row_of.get(paper_id)
+        if row is None:
+            return None
         found = self._query(
             "SELECT status, reason, similarity FROM screens WHERE paper_id = ? AND domain = ?",
             (paper_id, domain),
+            self._segment_of(row),
         )
         if not found:
             return None
@@ -336,18 +389,26 @@ class KnowledgeBase:
     def screen_counts(self) -> dict[str, dict[str, int]]:
         """domain -> status -> number of papers."""
         counts: dict[str, dict[str, int]] = {}
-        for domain, status, count in self._query(
+        for domain, status, count in self._query_segments(
             "SELECT domain, status, COUNT(*) FROM screens GROUP BY domain, status"
         ):
-            counts.setdefault(domain, {})[status] = count
+            bucket = counts.setdefault(domain, {})
+            bucket[status] = bucket.get(status, 0) + count
         return counts
 
     @cached_property
     def bm25(self) -> BM25Index:
         """The BM25 term-count index (loaded on first use)."""
+        import scipy.sparse as sp
+
         from foresci.kb.bm25 import BM25Index
 
         index = BM25Index.load(self.generation)
+        if len(self._segment_names) > 1:
+            width = len(index.vocabulary)
+            parts = [load_counts(path.parent) for path in self.segment_files("bm25_counts.npz")]
+            widened = [sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], width)) for m in parts]
+            index = BM25Index(index.vocabulary, sp.vstack(widened, format="csr"))
         if index.size != self.size:
             raise ValueError(
                 f"{self.generation / 'bm25_counts.npz'}: {index.size} rows for {self.size} papers"
@@ -356,42 +417,70 @@ class KnowledgeBase:
 
     @cached_property
     def bm25_postings(self) -> BM25Postings:
-        """The query side of BM25 (numpy only): memory-mapped from the cache folder once derived there."""
-        from foresci.kb.postings import BM25Postings
+        """The query side of BM25 (numpy only): one part per segment, memory-mapped from the cache folder
+        once derived there (an update derives only its new segment's)."""
+        from foresci.kb.postings import BM25Postings, PostingsPart
 
-        folder = self._derived_folder("bm25_counts.npz")
-        postings = BM25Postings.load(folder) if folder is not None else None
-        if postings is not None and postings.size == self.size:
-            return postings
-        postings = self.bm25.postings
-        if folder is not None:
-            with contextlib.suppress(OSError):  # a read-only cache folder: derived again next time
-                postings.save(folder)
+        vocabulary_path = self.generation / "bm25_vocabulary.json"
+        terms = json.loads(vocabulary_path.read_text(encoding="utf-8"))
+        vocabulary = {term: column for column, term in enumerate(terms)}
+        parts = []
+        for name, start in zip(self._segment_names, self._segment_starts, strict=True):
+            folder = self._derived_folder(segment_file_name(name, "bm25_counts.npz"))
+            part = PostingsPart.load(folder, start) if folder is not None else None
+            if part is None:
+                part = PostingsPart.from_counts(load_counts(segment_folder(self.generation, name)), start)
+                if folder is not None:
+                    with contextlib.suppress(OSError):  # a read-only cache folder: derived again next time
+                        part.save(folder)
+            parts.append(part)
+        postings = BM25Postings(vocabulary, parts)
+        if postings.size != self.size:
+            raise ValueError(
+                f"{self.generation / 'bm25_counts.npz'}: {postings.size} rows for {self.size} papers"
+            )
         return postings
 
-    def _row_dates(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """Paper ids, announcement ordinals and month indices by row (cached beside the BM25 postings:
-        reading them from papers.sqlite scans every stored paper)."""
-        folder = self._derived_folder("papers.sqlite")
+    def _row_dates(self) -> tuple[list[str], np.ndarray, np.ndarray, list[int]]:
+        """Paper ids, announcement ordinals and month indices by row, and each segment's first row
+        (cached beside the BM25 postings, per segment: reading them from papers.sqlite scans every paper)."""
+        ids: list[str] = []
+        ordinal_parts = []
+        starts = []
+        for name, connection in zip(self._segment_names, self._connections, strict=True):
+            starts.append(len(ids))
+            part_ids, part_ordinals = self._segment_row_dates(name, connection)
+            ids.extend(part_ids)
+            ordinal_parts.append(part_ordinals)
+        ordinals = np.concatenate(ordinal_parts) if len(ordinal_parts) > 1 else ordinal_parts[0]
+        return ids, ordinals, _month_indices(ordinals), starts
+
+    def _segment_row_dates(self, name: str, connection: sqlite3.Connection) -> tuple[list[str], np.ndarray]:
+        folder = self._derived_folder(segment_file_name(name, "papers.sqlite"))
         if folder is not None and (folder / "ids.json").is_file():
             ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
             ordinals = np.load(folder / "ordinals.npy", allow_pickle=False)
             if len(ids) == len(ordinals):
-                return ids, ordinals, _month_indices(ordinals)
-        rows = self._connection.execute("SELECT paper_id, announced FROM papers ORDER BY row").fetchall()
+                return ids, ordinals
+        rows = connection.execute("SELECT paper_id, announced FROM papers ORDER BY row").fetchall()
         ids = [paper_id for paper_id, _ in rows]
         ordinals = np.asarray([date.fromisoformat(day).toordinal() for _, day in rows], dtype=np.int64)
         if folder is not None:
             with contextlib.suppress(OSError):  # a read-only cache folder: read again next time
                 _save_row_dates(folder, ids, ordinals)
-        return ids, ordinals, _month_indices(ordinals)
+        return ids, ordinals
+
+    def _segment_of(self, row: int) -> int:
+        """Index of the segment holding ``row``."""
+        return bisect.bisect_right(self._segment_starts, row) - 1
 
     def _derived_folder(self, name: str) -> Path | None:
         """Where data derived from the generation file ``name`` is cached (by its manifest hash)."""
         digest = self.manifest.hashes.get(name)
         if self.settings is None or not digest:
             return None
-        return Path(self.settings.cache_dir) / "kb-derived" / f"{name.split('.')[0]}-{digest[:24]}"
+        stem = Path(name).name.split(".")[0]
+        return Path(self.settings.cache_dir) / "kb-derived" / f"{stem}-{digest[:24]}"
 
     @cached_property
     def dense_index(self) -> DenseIndex:
@@ -407,7 +496,11 @@ class KnowledgeBase:
             mode=mode,
             approximate_above=runtime.approximate_above if runtime is not None else 100_000,
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
-            hnsw=read_index(self.generation, HNSW_FILE) if mode in ("auto", "hnsw") else None,
+            hnsw=(
+                read_index(self.generation, HNSW_FILE, vectors=self.vectors)
+                if mode in ("auto", "hnsw")
+                else None
+            ),
             graph_above=runtime.graph_above if runtime is not None else 30_000,
             ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
         )
@@ -421,16 +514,25 @@ class KnowledgeBase:
         """Path of the quarantine JSONL of the live generation."""
         return self.generation / "quarantine.jsonl"
 
-    def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+    def _query(self, sql: str, parameters: tuple[Any, ...] = (), segment: int = -1) -> list[Any]:
+        """Rows of ``sql`` in one segment (by default the newest, which holds the domains and build facts)."""
         with self._lock:
             try:
-                return self._connection.execute(sql, parameters).fetchall()
+                return self._connections[segment].execute(sql, parameters).fetchall()
+            except sqlite3.DatabaseError as error:
+                raise self._database_error(error) from error
+
+    def _query_segments(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+        """Rows of ``sql`` in every segment, one after the other (row order for a row-ordered query)."""
+        with self._lock:
+            try:
+                return [row for link in self._connections for row in link.execute(sql, parameters)]
             except sqlite3.DatabaseError as error:
                 raise self._database_error(error) from error
 
     def _database_error(self, error: sqlite3.DatabaseError) -> Exception:
         """A corrupt or unreadable papers.sqlite as a user error naming the file (a bad query stays a bug)."""
-        from foresci.errors import DatabaseFileError, as_user_error
+        from foresci.core.errors import DatabaseFileError, as_user_error
 
         if isinstance(error, sqlite3.OperationalError) and as_user_error(error) is None:
             return error  # e.g. a bad query: a bug, keep its traceback
@@ -451,7 +553,7 @@ def _month_indices(ordinals: np.ndarray) -> np.ndarray:
 
 def _save_row_dates(folder: Path, ids: list[str], ordinals: np.ndarray) -> None:
     """Write ``ids.json`` and ``ordinals.npy`` into ``folder`` atomically."""
-    from foresci.io import atomic_folder
+    from foresci.core.io import atomic_folder
 
     with atomic_folder(folder) as staging:
         np.save(staging / "ordinals.npy", ordinals, allow_pickle=False)

@@ -14,17 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from foresci.llm.cache import ResponseCache, Usage, response_cache
-    from foresci.llm.client import (
-        LLMClient,
-        MessageLike,
-        Role,
-        current_step,
-        get_chat_model,
-        normalise_messages,
-        role_model,
-    )
+    from foresci.llm.client import LLMClient, Role, current_step, get_chat_model, role_model
     from foresci.llm.config import LLMSettings
     from foresci.llm.errors import LLMError, LLMOutputError, LLMRequestError
+    from foresci.llm.messages import MessageLike, normalise_messages
     from foresci.llm.registry import (
         ModelInfo,
         contamination_risk,
@@ -42,8 +35,8 @@ __all__ = [
 
 _HOMES = {
     "ResponseCache": "cache", "Usage": "cache", "response_cache": "cache",
-    "LLMClient": "client", "MessageLike": "client", "Role": "client", "current_step": "client",
-    "get_chat_model": "client", "normalise_messages": "client", "role_model": "client",
+    "LLMClient": "client", "Role": "client", "current_step": "client", "get_chat_model": "client",
+    "role_model": "client", "MessageLike": "messages", "normalise_messages": "messages",
     "LLMSettings": "config",
     "LLMError": "errors", "LLMOutputError": "errors", "LLMRequestError": "errors",
     "ModelInfo": "registry", "contamination_risk": "registry", "context_length": "registry",

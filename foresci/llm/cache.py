@@ -42,7 +42,7 @@ class ResponseCache:
     """A persistent key -> JSON value store in SQLite (safe to share between threads)."""
 
     def __init__(self, path: Path) -> None:
-        from foresci.errors import naming_the_file
+        from foresci.core.errors import naming_the_file
 
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -61,10 +61,10 @@ class ResponseCache:
 
     def put(self, key: str, model: str, value: Any) -> None:
         """Store ``value`` (JSON-serialisable) under ``key``, credentials in its text masked."""
-        from foresci.redact import mask_urls_in
+        from foresci.core.redact import mask_urls_in
 
         text = mask_urls_in(json.dumps(value, ensure_ascii=False))  # no credential echoed by a server
-        from foresci.errors import naming_the_file
+        from foresci.core.errors import naming_the_file
 
         with self._lock, naming_the_file(self.path), self._connection:
             self._connection.execute("INSERT OR REPLACE INTO responses (key, model, value) VALUES (?, ?, ?)",

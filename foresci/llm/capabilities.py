@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from foresci.artifacts import sha256_json
+from foresci.core.artifacts import sha256_json
 from foresci.llm.cache import ResponseCache
 from foresci.llm.structured import METHOD_ORDER
 

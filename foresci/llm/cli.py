@@ -33,8 +33,8 @@ def serve_command(
       foresci llm serve --model ~/models/qwen2.5-0.5b-instruct-q4_k_m.gguf --ctx 8192
       foresci llm serve --prompt-cache-mb 0          # no prompt cache (saves RAM)
     """
+    from foresci.core.settings import Settings
     from foresci.llm.serve import LocalServer
-    from foresci.settings import Settings
 
     server = LocalServer(model, port=port, ctx=ctx, threads=threads, cache_dir=Settings().cache_dir,
                          prompt_cache_mb=prompt_cache_mb)

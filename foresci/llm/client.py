@@ -11,7 +11,7 @@
   lose their lowest-ranked evidence first (:mod:`foresci.llm.budget`).
 - A persistent SQLite response cache makes a re-run cost zero calls; concurrency is limited per endpoint.
 - Every call, cache hit, retry, fallback and context trim is recorded into the open transcript
-  (:mod:`foresci.transcripts`): messages sent, raw completion, tokens and seconds.
+  (:mod:`foresci.core.transcripts`): messages sent, raw completion, tokens and seconds.
 
 API keys are read from settings or the environment and are never logged or written.
 """
@@ -27,26 +27,26 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from foresci.artifacts import sha256_json
+from foresci.core.artifacts import sha256_json
+from foresci.core.transcripts import record
 from foresci.llm.bounds import bounded_schema, reply_token_bound
 from foresci.llm.budget import estimate_tokens, fit_to_window
 from foresci.llm.cache import Usage, response_cache
 from foresci.llm.capabilities import capabilities_for
+from foresci.llm.config import PLACEHOLDER_KEY
 from foresci.llm.errors import LLMError, LLMOutputError, LLMRequestError, classify, short
+from foresci.llm.messages import MessageLike, normalise_messages
 from foresci.llm.registry import context_length, load_model_registry
 from foresci.llm.structured import MethodUnavailable, read_reply, request_fields, schema_instruction
-from foresci.transcripts import record
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
     from langchain_openai import ChatOpenAI
 
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
 Role = Literal["agent", "judge", "builder"]
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
-MessageLike = Any  # a langchain BaseMessage, a (role, content) tuple or a {"role", "content"} dict
-PLACEHOLDER_KEY = "not-needed"
 _CONTEXT_WORDS = ("context", "n_ctx", "too long", "exceed", "maximum length")
 
 
@@ -101,28 +101,6 @@ def current_step() -> str | None:
 
 
 # ---- messages -----------------------------------------------------------------------------------
-
-def normalise_messages(messages: Sequence[MessageLike]) -> list[dict[str, str]]:
-    """Messages as ``[{"role": ..., "content": ...}]`` (the form that is hashed and sent)."""
-    from langchain_core.messages import BaseMessage
-
-    roles = {"human": "user", "ai": "assistant", "system": "system", "user": "user", "assistant": "assistant"}
-    normalised: list[dict[str, str]] = []
-    for index, message in enumerate(messages):
-        if isinstance(message, BaseMessage):
-            role, content = message.type, message.content
-        elif isinstance(message, tuple) and len(message) == 2:
-            role, content = message
-        elif isinstance(message, dict) and {"role", "content"} <= set(message):
-            role, content = message["role"], message["content"]
-        else:
-            raise TypeError(f"message {index}: expected a BaseMessage, (role, content) or {{role, content}}")
-        if role not in roles:
-            raise ValueError(f"message {index}: unknown role {role!r}")
-        normalised.append({"role": roles[role], "content": content if isinstance(content, str) else
-                           json.dumps(content, ensure_ascii=False)})
-    return normalised
-
 
 def _to_langchain(messages: list[dict[str, str]]) -> list[BaseMessage]:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage

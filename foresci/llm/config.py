@@ -1,6 +1,6 @@
 """Settings of the LLM layer (the ``llm`` section): endpoint, roles, structured output, limits.
 
-Plain pydantic fields only (no runtime imports), so ``foresci.settings`` can hold this section.
+Plain pydantic fields only (no runtime imports), so ``foresci.core.settings`` can hold this section.
 Fields left ``None`` take a default that depends on the endpoint: a local server (127.0.0.1,
 localhost, ::1) is a single-slot CPU model, so it gets one request at a time and a long timeout.
 """
@@ -13,11 +13,15 @@ from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr
 
-from foresci.sections import SettingsSection
+from foresci.core.sections import SettingsSection
 
 StructuredMethod = Literal["json_schema", "function_calling", "json_mode", "grammar"]
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 DEFAULT_MAX_TOKENS = {"agent": 1024, "judge": 768, "builder": 256}
+
+
+# the API key of a local endpoint that needs none (OPENAI_API_KEY, when set, is used instead)
+PLACEHOLDER_KEY = "not-needed"
 
 
 class LLMSettings(SettingsSection):
@@ -27,8 +31,14 @@ class LLMSettings(SettingsSection):
         default=None, description="endpoint, e.g. http://127.0.0.1:8000/v1; unset = no LLM"
     )
     model: str = Field(default="gpt-4o-mini", description="model name sent to the endpoint")
+    endpoint_id: str | None = Field(
+        default=None,
+        description="what names the endpoint in response-cache and capability keys; unset: its URL without "
+        "credentials (port included, so a dead or other server never answers from another's cache). "
+        "foresci's own local server sets 'local:<model>', so a restart on a new port reuses its cache",
+    )
     api_key: SecretStr = Field(
-        default=SecretStr("not-needed"), description="API key (never written to outputs)"
+        default=SecretStr(PLACEHOLDER_KEY), description="API key (never written to outputs)"
     )
     temperature: float = Field(default=0.0, description="sampling temperature")
     timeout_s: float | None = Field(
@@ -107,13 +117,13 @@ class LLMSettings(SettingsSection):
 
     @property
     def endpoint_identity(self) -> str | None:
-        """What identifies the endpoint in cache keys and capability records: the URL without credentials
-        (userinfo and secret query values masked, so keys never carry a secret), or ``local`` for a server
-        on this machine (its port changes from start to start; the model name says what answers)."""
-        from foresci.redact import mask_url
+        """What identifies the endpoint in cache keys and capability records: ``endpoint_id`` when set
+        (foresci's own local server: ``local:<model>``, whose port changes from start to start), else the
+        URL without credentials (userinfo and secret query values masked, so keys never carry a secret)."""
+        from foresci.core.redact import mask_url
 
-        if self.local:
-            return "local"
+        if self.endpoint_id:
+            return self.endpoint_id
         return mask_url(self.base_url) if self.base_url else None
 
     @property

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from foresci.resources import declarative_file
-from foresci.yamlio import read_yaml_mapping
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import read_yaml_mapping
 
 
 class ModelInfo(BaseModel):

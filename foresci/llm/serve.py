@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 from foresci.llm.registry import ModelInfo, load_model_registry
 
 DEFAULT_LOCAL_MODEL = "smollm2-135m"
@@ -139,11 +139,18 @@ class LocalServer:
     def env_lines(self) -> list[str]:
         """Shell lines that point foresci at this server."""
         return [f"export FORESCI_LLM__BASE_URL={self.base_url}", f"export FORESCI_LLM__MODEL={self.name}",
-                f"export FORESCI_LLM__CONTEXT_TOKENS={self.ctx}"]
+                f"export FORESCI_LLM__CONTEXT_TOKENS={self.ctx}",
+                f"export FORESCI_LLM__ENDPOINT_ID={self.endpoint_id}"]
+
+    @property
+    def endpoint_id(self) -> str:
+        """The cache identity of this server: the model it serves, not the port it got this time."""
+        return f"local:{self.name}"
 
     def llm_settings(self) -> dict[str, Any]:
         """The ``llm`` settings section for this server."""
-        return {"base_url": self.base_url, "model": self.name, "context_tokens": self.ctx}
+        return {"base_url": self.base_url, "model": self.name, "context_tokens": self.ctx,
+                "endpoint_id": self.endpoint_id}
 
     def start(self) -> LocalServer:
         """Start the server and wait until it answers (raises with the log's tail if it dies)."""

@@ -17,6 +17,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from foresci.llm.messages import normalise_messages
+
 
 def _text(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
@@ -28,7 +30,6 @@ def _calls(tool_calls: Sequence[Any]) -> list[dict[str, Any]]:
 
 def normalise_tool_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     """Messages as dicts: ``role`` and ``content``, plus ``tool_calls`` or ``tool_call_id`` where present."""
-    from foresci.llm.client import normalise_messages
 
     normalised: list[dict[str, Any]] = []
     for message in messages:

@@ -87,7 +87,7 @@ def read_support(name: str, task: Task, support: Any) -> SupportArtifact | None:
 def tools_support(task: Task, answer: BaseModel, tools: Any) -> SupportArtifact | None:
     """The KB tools' log as the support artifact of a plug-in's answer, with evidence per sentence of the
     answer that cites papers the tools returned (as the shipped methods link theirs)."""
-    from foresci.agents.methods.base import link_evidence
+    from foresci.agents.evidence_links import link_evidence
     from foresci.agents.render import render_text
 
     artifact = getattr(tools, "artifact", None)

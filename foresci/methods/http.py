@@ -20,10 +20,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from foresci.contracts import ForecastAnswer
+from foresci.core.redact import mask_url
+from foresci.core.settings import Settings
 from foresci.llm.errors import ErrorKind, LLMError, LLMOutputError, LLMRequestError
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
-from foresci.redact import mask_url
-from foresci.settings import Settings
 from foresci.tasks.models import ForecastQuestion
 
 BACKOFF_S = 0.5
@@ -70,6 +70,11 @@ def post_json(url: str, body: dict[str, Any], settings: Settings,
                 if too_large(error):
                     raise LLMOutputError(f"agent {shown}: {error} (llm.max_reply_bytes)", []) from error
                 overload_tries += 1
+                dropped = isinstance(error, httpx.RemoteProtocolError)  # it took the request, sent nothing
+                if dropped and overload_tries > min(1, llm.max_retries):
+                    raise LLMError(f"agent {shown}: closed the connection without a reply after "
+                                   f"{overload_tries} attempt(s): the agent failed while answering (see its "
+                                   f"log): {type(error).__name__}: {error}", kind="output") from error
                 if overload_tries > llm.max_retries:
                     raise LLMError(f"agent {shown}: gave up after {overload_tries} attempt(s) (unreachable): "
                                    f"{type(error).__name__}: {error}", kind="overload") from error
@@ -82,6 +87,8 @@ def post_json(url: str, body: dict[str, Any], settings: Settings,
                                              [response.text[:2000]]) from error
                 kind = _status_kind(response.status_code)
                 detail = f"HTTP {response.status_code}: {' '.join(response.text.split())[:300]}"
+                if response.status_code == 500:  # the agent's own failure: not retried, its body shown
+                    raise LLMError(f"agent {shown}: the agent failed: {detail}", kind="output")
                 if kind == "request_invalid":
                     raise LLMRequestError(f"agent {shown}: request refused: {detail}", kind=kind)
                 if kind == "auth":
@@ -105,6 +112,31 @@ def read_reply(url: str, reply: Any) -> MethodResult:
                                  [json.dumps(reply)[:2000]])
         return MethodResult(answer=reply["answer"], support=reply.get("support"))
     return MethodResult(answer=reply)
+
+
+def read_forecast_reply(shown: str, reply: Any) -> dict[str, Any]:
+    """An agent's forecast reply, bare or as ``{"answer": {...}}``, checked against
+    :class:`~foresci.contracts.ForecastReply` (an error naming the field when it does not fit)."""
+    from pydantic import ValidationError
+
+    from foresci.contracts import ForecastReply
+
+    if isinstance(reply, dict) and isinstance(reply.get("answer"), dict):
+        unknown = sorted(set(reply) - {"answer"})
+        if unknown:
+            raise LLMOutputError(f"agent {shown}: forecast reply has unknown keys {unknown} (expected "
+                                 "answer)", [json.dumps(reply)[:2000]])
+        reply = reply["answer"]
+    if not isinstance(reply, dict):
+        raise LLMOutputError(f"agent {shown}: forecast reply is not an object", [json.dumps(reply)[:2000]])
+    try:
+        checked = ForecastReply.model_validate(reply)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "reply"
+        raise LLMOutputError(f"agent {shown}: forecast reply field {where}: {problem['msg']} "
+                             "(forecast_reply.schema.json)", [json.dumps(reply)[:2000]]) from error
+    return checked.model_dump(exclude_none=True, exclude_defaults=True)
 
 
 def _settings(inputs: MethodInput | ForecastInput) -> Settings:
@@ -150,10 +182,9 @@ def http_method(url: str, kb_tools: bool = False) -> MethodSpec:
     def forecast(question: ForecastQuestion, inputs: ForecastInput) -> ForecastAnswer | dict[str, Any]:
         with _tools_header(inputs) as headers:
             reply = post_json(url, question.model_dump(mode="json"), _settings(inputs), headers)
-        if not isinstance(reply, dict):
-            raise LLMOutputError(f"agent {mask_url(url)}: forecast reply is not an object",
-                                 [json.dumps(reply)[:2000]])
-        return reply
+        return read_forecast_reply(mask_url(url), reply)
+
+    from foresci.methods.identity import http_version
 
     return MethodSpec(name=method_name(url), answer=answer, forecast=forecast, source=mask_url(url),
-                      needs_kb=kb_tools, isolated=True)
+                      needs_kb=kb_tools, isolated=True, version=http_version(url))

@@ -13,7 +13,8 @@ from dataclasses import replace
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
+from foresci.methods.identity import plugin_version
 from foresci.methods.registry import MethodSpec, as_spec, lookup, register, registered, shipped_methods
 
 ENTRY_POINT_GROUP = "foresci.methods"
@@ -35,13 +36,15 @@ def _short(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:300]
 
 
-def _spec_of(target: Any, label: str, name: str | None = None) -> MethodSpec:
+def _spec_of(target: Any, label: str, name: str | None = None, module: str = "") -> MethodSpec:
     try:
         spec = as_spec(target, name=name, source=label)
     except TypeError as error:
         raise MethodLoadError(f"{label}: {error}") from error
     if name is not None and spec.name != name:
         spec = replace(spec, name=name)
+    if not spec.shipped and not spec.version and module:
+        spec = replace(spec, version=plugin_version(None, module))
     try:
         return register(spec)
     except ValueError as error:
@@ -92,7 +95,7 @@ def load_object(reference: str) -> MethodSpec:
             raise MethodLoadError(f"cannot load method {reference!r}: {module_name} has no attribute "
                                   f"{attribute!r}")
         target = getattr(target, part)
-    return _spec_of(target, reference)
+    return _spec_of(target, reference, module=module_name)
 
 
 def load_entry_point(entry: EntryPoint) -> MethodSpec:
@@ -102,7 +105,7 @@ def load_entry_point(entry: EntryPoint) -> MethodSpec:
         target = entry.load()
     except Exception as error:  # a broken installed plug-in: one line naming it
         raise MethodLoadError(f"cannot load {label}: {_short(error)}") from error
-    return _spec_of(target, label, name=entry.name)
+    return _spec_of(target, label, name=entry.name, module=entry.value.partition(":")[0].strip())
 
 
 def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = False) -> MethodSpec:
@@ -116,7 +119,7 @@ def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = Fals
 
         if kb_tools:  # registered, so the runner's lookup by name finds the KB-reading agent
             return register(http_method(value, kb_tools=True))
-        return lookup(value) or http_method(value)
+        return lookup(value) or register(http_method(value))
     known = registered()
     if value in known:
         return known[value]

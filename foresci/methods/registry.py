@@ -3,9 +3,10 @@
 A method is registered by name with two flags that drive everything the runner and CLI do with it:
 ``needs_kb`` (it reads the knowledge base: it gets KB tools bound to the task cutoff, and ``--kb`` is
 required) and ``uses_llm`` (it calls a backbone: it runs once per ``--model``, gets the chat-model client,
-has a name-only mode, and needs an endpoint). The shipped methods register here like any plug-in
-(:func:`shipped_methods`); third-party ones load by entry point, ``module:obj`` or URL
-(:mod:`foresci.methods.loading`).
+has a name-only mode, and needs an endpoint). The shipped methods register here like any plug-in: each
+module of :mod:`foresci.methods.shipped` is found by scanning that package (a new shipped method is its
+module and its prompt file ``agents/<name>.yaml``; ``@method`` is all it takes to register); third-party
+ones load by entry point, ``module:obj`` or URL (:mod:`foresci.methods.loading`).
 
     from foresci.methods import method
 
@@ -23,8 +24,9 @@ own support artifact. An optional forecast hook answers numeric/binary forecast 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -33,9 +35,9 @@ from pydantic import BaseModel
 from foresci.contracts import ContractStatus, ForecastAnswer, SupportArtifact
 
 if TYPE_CHECKING:
+    from foresci.core.settings import Settings
     from foresci.kb.models import Paper
     from foresci.llm import LLMClient
-    from foresci.settings import Settings
     from foresci.tasks.models import ForecastQuestion, Task
 
 Mode = Literal["full", "name_only"]
@@ -115,7 +117,9 @@ class MethodSpec:
     answer in a process of their own (a sandboxed plug-in, :mod:`foresci.methods.sandbox`, or an HTTP
     agent): the spec's functions are foresci's side of it and are given the full KB tools, which they
     serve over the tool channel. Every other method runs in foresci's process behind the plug-in wall
-    (:mod:`foresci.methods.wall`; ``--trust-plugin``).
+    (:mod:`foresci.methods.wall`; ``--trust-plugin``). ``prompts`` declares the templates of a shipped
+    method's prompt file ``agents/<name>.yaml`` and the variables the code passes to each (checked when the
+    prompts load); ``order`` places a shipped method in listings and runs (lower first).
     """
 
     name: str
@@ -126,6 +130,9 @@ class MethodSpec:
     shipped: bool = False
     source: str = ""
     isolated: bool = False
+    prompts: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    order: int | None = None
+    version: str = ""
 
     def forecaster(self, function: ForecastFn) -> ForecastFn:
         """Decorator: register ``function(question, inputs)`` as this method's forecast hook."""
@@ -149,7 +156,7 @@ def _is_shipped(module: str) -> bool:
 
 
 def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_llm: bool = False,
-            source: str = "") -> MethodSpec:
+            source: str = "", version: str = "") -> MethodSpec:
     """A :class:`MethodSpec` from a spec, a :class:`Method`-like object, a class with ``answer`` (made
     with no arguments) or an answer function."""
     if isinstance(target, MethodSpec):
@@ -166,6 +173,7 @@ def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_l
             forecast=getattr(target, "forecast", None),
             shipped=_is_shipped(type(target).__module__),
             source=source or f"{type(target).__module__}:{type(target).__qualname__}",
+            version=str(getattr(target, "version", "") or version),
         )
     if callable(target):
         module = getattr(target, "__module__", "") or ""
@@ -176,6 +184,7 @@ def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_l
             uses_llm=uses_llm,
             shipped=_is_shipped(module),
             source=source or f"{module}:{getattr(target, '__qualname__', '')}",
+            version=version,
         )
     raise TypeError(f"{target!r} is not a method: give a function of MethodInput, a class or object with "
                     "an answer(inputs) method, or a @method-decorated one")
@@ -197,46 +206,59 @@ def lookup(name: str) -> MethodSpec | None:
         return _REGISTRY.get(name)
 
 
-def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False) -> Callable[[Any], MethodSpec]:
+def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
+           prompts: Mapping[str, set[str] | frozenset[str]] | None = None,
+           order: int | None = None, version: str = "") -> Callable[[Any], MethodSpec]:
     """Decorator registering an answer function (or a class with ``answer`` and optional ``forecast``)
-    as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook)."""
+    as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook).
+    ``prompts`` (template key -> variables) and ``order`` are for shipped methods (:class:`MethodSpec`).
+    ``version`` names this version of the method on its rows (default: a hash of its source file)."""
 
     def decorate(target: Any) -> MethodSpec:
-        return register(as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm))
+        spec = as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm, version=version)
+        spec.prompts = {key: frozenset(variables) for key, variables in (prompts or {}).items()}
+        spec.order = order
+        return register(spec)
 
     return decorate
 
 
-# Modules whose import registers the shipped methods, in the order they are listed and run.
-SHIPPED_MODULES: tuple[str, ...] = (
-    "foresci.agents.methods.native",
-    "foresci.agents.methods.hybrid_rag",
-    "foresci.agents.methods.coi",
-    "foresci.agents.methods.research_agent",
-    "foresci.agents.methods.aris",
-    "foresci.agents.methods.react",
-    "foresci.agents.baselines.methods",
-)
+SHIPPED_PACKAGE = "foresci.methods.shipped"
+
+
+def shipped_modules() -> list[str]:
+    """The modules of :data:`SHIPPED_PACKAGE` (found by scanning the package, not listed anywhere)."""
+    package = importlib.import_module(SHIPPED_PACKAGE)
+    return sorted(f"{SHIPPED_PACKAGE}.{info.name}" for info in pkgutil.iter_modules(package.__path__))
 
 
 def _load_shipped() -> None:
-    for module in SHIPPED_MODULES:
+    for module in shipped_modules():
         importlib.import_module(module)
 
 
 def registered() -> dict[str, MethodSpec]:
-    """Every registered method by name: the shipped ones first, in :data:`SHIPPED_MODULES` order (whichever
-    module was imported first), then the others in registration order."""
+    """Every registered method by name: the shipped ones first, by their ``order`` (those without one
+    after them), then the others in registration order."""
     _load_shipped()
 
-    def place(spec: MethodSpec) -> int:
-        module = spec.source.split(":", 1)[0]
-        listed = spec.shipped and module in SHIPPED_MODULES
-        return SHIPPED_MODULES.index(module) if listed else len(SHIPPED_MODULES)
+    def place(spec: MethodSpec) -> tuple[int, int]:
+        ordered = spec.shipped and spec.order is not None
+        return (0, spec.order or 0) if ordered else (1, 0)
 
     with _LOCK:
         ordered = sorted(_REGISTRY.values(), key=place)  # stable: registration order within a place
     return {spec.name: spec for spec in ordered}
+
+
+def method_version(spec: MethodSpec) -> str:
+    """The version recorded on ``spec``'s rows: its own (a plug-in's or agent's, set when it is loaded),
+    else for a shipped method foresci's version and its prompts (:mod:`foresci.methods.identity`)."""
+    if spec.version:
+        return spec.version
+    from foresci.methods.identity import shipped_version
+
+    return shipped_version() if spec.shipped else ""
 
 
 def shipped_methods(uses_llm: bool | None = None) -> list[str]:

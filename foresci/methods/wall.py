@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from foresci.errors import ForesciError
+from foresci.core.errors import ForesciError
 
 FORBIDDEN_MODULES: tuple[str, ...] = (
     "foresci.tasks.hidden",
@@ -40,7 +40,7 @@ FORBIDDEN_MODULES: tuple[str, ...] = (
     "foresci.evaluation",
     "foresci.sim",
 )
-# the settings section of evaluation is loaded with foresci.settings: plain fields, no data
+# the settings section of evaluation is loaded with foresci.core.settings: plain fields, no data
 ALLOWED_MODULES: frozenset[str] = frozenset({"foresci.evaluation", "foresci.evaluation.config"})
 HIDDEN_NAME_PARTS: tuple[str, ...] = ("hidden", "ground_truth", "paper_labels", "resolutions")
 
@@ -170,3 +170,10 @@ class PluginTools:
         self.timeline = call("timeline")
         self.calls_left = lambda: tools.calls_left
         self.cutoff = tools.view.cutoff
+
+    def as_langchain(self) -> list[Any]:
+        """These tools as LangChain tools for a LangGraph agent
+        (:func:`foresci.agents.langchain_tools.kb_langchain_tools`)."""
+        from foresci.agents.langchain_tools import kb_langchain_tools
+
+        return kb_langchain_tools(self)

@@ -108,6 +108,17 @@ def generate_command(
         f"({truth.row_count} rows) over {len(paths.corpus_files)} days, "
         f"{len(truth.domains)} domains, {len(truth.directions)} directions, cutoff {truth.cutoff}"
     )
+    from foresci.tasks.world_cutoff import last_corpus_day, task_cutoff
+
+    last_day = last_corpus_day(paths.corpus_files)
+    if last_day is not None:
+        usable = task_cutoff(truth.cutoff, last_day)
+        console.print(
+            f"build tasks at cutoff {usable} (its 3m, 6m and venue-cycle windows close by the last corpus "
+            f"day, {last_day}):\n  foresci kb build {paths.root / 'corpus'} --out KB\n"
+            f"  foresci tasks build KB --cutoff {usable} --out RELEASE",
+            markup=False,
+        )
 
 
 @app.command("truth")

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
-from foresci.sections import SettingsSection
+from foresci.core.sections import SettingsSection
 
 
 class SimSettings(SettingsSection):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from scipy.stats import chi2_contingency
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
 from foresci.sim.truth import GroundTruth, TrajectoryLabel
 
 

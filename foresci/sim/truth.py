@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.io import read_json
+from foresci.core.io import read_json
 from foresci.sim.vocab import Vocabulary
 
 TrajectoryLabel = Literal["accelerating", "fragmenting", "steady", "cooling"]

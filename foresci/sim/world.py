@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from foresci.artifacts import write_manifest
-from foresci.io import write_json, write_jsonl
+from foresci.core.artifacts import write_manifest
+from foresci.core.io import write_json, write_jsonl
 from foresci.sim.config import SimSettings
 from foresci.sim.corpus import Draft, Drafter, apply_noise, assign_ids, rows_by_day, write_day_files
 from foresci.sim.dynamics import post_slope, pre_slope, window_factor

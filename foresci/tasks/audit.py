@@ -32,7 +32,7 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import near_duplicate_pairs
-from foresci.tasks.proxy_control import ProxyCheck, render_checks
+from foresci.tasks.proxy_checks import ProxyCheck, render_checks
 
 HOW = {
     "labels": "trajectory label of every task whose hidden target carries one, any family",

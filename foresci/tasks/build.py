@@ -9,15 +9,21 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from foresci.artifacts import write_manifest
-from foresci.errors import UserError
-from foresci.kb.models import Paper
+from foresci.core.artifacts import write_manifest
+from foresci.core.errors import UserError
 from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.common import Built, select_balanced
 from foresci.tasks.config import TaskSettings
-from foresci.tasks.evidence import Classifier, DomainEvidence, collect_evidence
+from foresci.tasks.domain_inputs import (
+    domain_name,
+    domains_with_papers,
+    evidence_for_windows,
+    snapshot_for,
+    snapshot_vocabulary,
+)
+from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.families import family_names, get_family
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.hidden_io import write_forecast_hidden, write_hidden
@@ -25,95 +31,13 @@ from foresci.tasks.lint import lint_task
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.release import write_public
 from foresci.tasks.text import content_tokens
-from foresci.tasks.windows import Window, make_window
+from foresci.tasks.windows import HORIZON_MONTHS, make_window
 from foresci.taxonomy.models import Snapshot
 
 if TYPE_CHECKING:
-    import numpy as np
 
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
-DOMAIN_NAMES = {"llm_agent": "LLM agents", "llm_finetuning_post_training": "LLM fine-tuning and "
-                "post-training",
-                "rag_and_retrieval_structuring": "RAG and retrieval structuring",
-                "visual_generative_modeling_and_diffusion": "visual generative modelling and diffusion"}
-
-
-
-def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
-    """Words of T(t) itself (labels, descriptions, key terms, signals): induced from papers <= t only."""
-    texts: list[str] = []
-    for node in snapshot.nodes:
-        texts += [node.label, node.name, node.description, *node.key_terms]
-        texts += [text for signal in node.signals for text in (signal.text, *signal.variants)]
-    return frozenset(content_tokens(" ".join(texts)))
-
-
-def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
-                 taxonomy_dir: Path | None = None) -> Snapshot:
-    """T(domain, cutoff): loaded from ``taxonomy_dir/<domain>`` when saved there, else reused from the cache
-    when one was induced for the same KB, cutoff and settings (fingerprint), else induced (and saved)."""
-    import os
-
-    from foresci.taxonomy.build import build_taxonomy
-    from foresci.taxonomy.reuse import publish, reuse_folder
-    from foresci.taxonomy.store import load_taxonomy, save_taxonomy
-
-    folder = taxonomy_dir / domain if taxonomy_dir is not None else reuse_folder(kb, domain, cutoff, settings)
-    if folder is not None and (folder / "manifest.json").is_file():
-        snapshot = load_taxonomy(folder).final
-        if snapshot.cutoff != cutoff:
-            raise ValueError(f"{folder}: taxonomy is at {snapshot.cutoff}, not at the cutoff {cutoff}")
-        return snapshot
-    history = build_taxonomy(kb, domain, cutoff, settings)
-    if folder is not None:
-        inputs = {"kb": str(getattr(kb, "path", "")), "domain": domain, "cutoff": cutoff.isoformat()}
-        staging = folder.with_name(f".{folder.name}.{os.getpid()}")
-        save_taxonomy(history, staging, inputs=inputs)
-        publish(staging, folder)
-    return history.final
-
-
-def domains_with_papers(kb: Any, domains: Sequence[str], cutoff: date) -> tuple[list[str], dict[str, str]]:
-    """The domains with at least one paper on or before ``cutoff``, and the skipped ones with the reason.
-
-    A domain with no paper at the cutoff (an empty domain, or a cutoff on or before the KB's first paper)
-    has no taxonomy to build tasks from; it is skipped. A UserError when no domain is left.
-    """
-    kept: list[str] = []
-    skipped: dict[str, str] = {}
-    for domain in domains:
-        if kb.papers(until=cutoff, domain=domain):
-            kept.append(domain)
-            continue
-        first = getattr(kb, "min_date", None)
-        starts = f" (the KB starts on {first})" if isinstance(first, date) and cutoff < first else ""
-        skipped[domain] = f"0 papers on or before the cutoff {cutoff}{starts}"
-    if not kept:
-        reasons = "; ".join(f"{domain}: {reason}" for domain, reason in skipped.items()) or "no domains"
-        raise UserError(f"no domain has papers on or before the cutoff ({reasons})", field="cutoff")
-    return kept, skipped
-
-
-def domain_name(slug: str) -> str:
-    """Readable name of a domain slug."""
-    return DOMAIN_NAMES.get(slug, slug.replace("_", " "))
-
-
-def evidence_for_windows(snapshot: Snapshot, papers: Sequence[Paper], embeddings: np.ndarray,
-                         windows: Sequence[Window], trajectories: bool = True) -> list[DomainEvidence]:
-    """Route pre- and post-cutoff papers to T(t) once, then collect evidence for each window.
-
-    ``trajectories``: label each node's window trajectory (needs papers in the window).
-    """
-    from foresci.taxonomy.assign import assign_papers
-    from foresci.taxonomy.trajectory import classify_trajectory
-
-    if not papers or not snapshot.nodes:
-        return []
-    assignment = assign_papers(snapshot, papers, embeddings)
-    classify: Classifier | None = classify_trajectory if trajectories else None
-    return [collect_evidence(snapshot, papers, assignment, window, classify) for window in windows]
 
 
 def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, per_family: int,
@@ -198,24 +122,27 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                   per_family: int = 25,
                   snapshots: Mapping[str, Snapshot] | None = None, taxonomy_dir: Path | None = None,
                   progress: Callable[[str], None] | None = None,
-                  forecast_questions: int | None = None) -> Path:
+                  forecast_questions: int | None = None, families: Sequence[str] | None = None) -> Path:
     """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows plus a venue cycle, four families.
 
     ``forecast_questions`` (default ``settings.tasks.forecast_questions``): that many resolvable numeric and
     binary questions, spread over the windows, frozen from papers <= cutoff and resolved from the KB
-    (forecast.jsonl public, forecast_hidden.jsonl hidden); 0 writes none.
+    (forecast.jsonl public, forecast_hidden.jsonl hidden); 0 writes none. ``families``: only these task
+    families (default every registered one); the venue cycle is read only when one of them needs it.
 
     ``snapshots``: taxonomies T(d, t) already induced (domain -> Snapshot); others are induced here with
     ``build_taxonomy`` from papers up to the cutoff, or loaded from / saved to ``taxonomy_dir/<domain>``.
     Refuses windows the KB has not yet closed.
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.taxonomy.naming import kb_embed_function
 
     settings = settings or Settings()
     task_settings = settings.tasks
-    window_list = [make_window(cutoff, horizon) for horizon in windows] + [make_window(cutoff,
-                                                                                       "venue_cycle")]
+    chosen = [get_family(name) for name in (family_names() if families is None else families)]
+    extra = sorted({horizon for family in chosen for horizon in family.horizons} - set(windows)
+                   - set(HORIZON_MONTHS))  # windows a family reads beyond the forecast ones (venue cycle)
+    window_list = [make_window(cutoff, horizon) for horizon in (*windows, *extra)]
     last_end = max(window.end for window in window_list)
     if (latest := last_announcement(kb)) < last_end:
         raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
@@ -241,11 +168,14 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         evidences.extend(found)
     if progress:
         progress("building tasks")
-    pools, problems = candidate_pool(evidences, task_settings, per_family)
+    pools, problems = candidate_pool(evidences, task_settings, per_family,
+                                     [family.name for family in chosen])
     selected = select_tasks(pools, per_family, task_settings)
     inputs = {"kb": str(getattr(kb, "path", "")), "kb_fingerprint": str(getattr(kb, "fingerprint", "")),
               "cutoff": cutoff.isoformat(), "windows": list(windows), "domains": list(domains or kb.domains),
               "per_family": per_family}
+    if families is not None:
+        inputs["families"] = [family.name for family in chosen]
     wanted = task_settings.forecast_questions if forecast_questions is None else forecast_questions
     questions: list[ForecastQuestion] = []
     resolutions: list[Resolution] = []

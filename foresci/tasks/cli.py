@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from foresci.cli_options import known_windows, parse_date_option
+from foresci.app.cli_options import known_windows, parse_date_option
 
 app = typer.Typer(help="Build, show, validate and audit foresight task releases.", no_args_is_help=True)
 forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolve later.",
@@ -18,8 +18,8 @@ forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolv
 
 
 def _open_kb(path: Path):  # type: ignore[no-untyped-def]
+    from foresci.core.settings import Settings
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import Settings
 
     return KnowledgeBase.open(path, Settings())
 
@@ -41,6 +41,9 @@ def build_command(
     forecast: int | None = typer.Option(None, "--forecast", min=0, help="also write N resolvable forecast "
                                         "questions (numeric and binary; default settings "
                                         "tasks.forecast_questions)"),
+    families: str | None = typer.Option(None, "--families", help="only these task families (comma list; "
+                                        "`foresci tasks families` lists them); default all. The venue "
+                                        "cycle window is read only when venue_positioning is one"),
 ) -> None:
     """Build a release: tasks.jsonl (public), hidden.jsonl (targets), manifest.json (counts, hashes, audit).
 
@@ -56,24 +59,40 @@ def build_command(
     """
     from rich.console import Console
 
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.build import build_release
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
 
+    chosen_families = _family_list(families)  # a bad name is refused before the KB is opened
     console = Console(stderr=True)
     with console.status("opening the KB") as status:
         store = _open_kb(kb)
         build_release(store, out, parse_date_option(cutoff, "--cutoff"), windows=tuple(window),
                       domains=domain or None, settings=Settings(), per_family=per_family,
-                      taxonomy_dir=taxonomy_dir, progress=status.update, forecast_questions=forecast)
+                      taxonomy_dir=taxonomy_dir, progress=status.update, forecast_questions=forecast,
+                      families=chosen_families)
     release = load_release(out)
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
     _warn_skipped_domains(release.manifest)
     _warn_rejected_families(release.manifest)
     questions = f" and {len(release.questions)} forecast questions" if release.questions else ""
     typer.echo(f"wrote {len(release.tasks)} tasks{questions} to {out}")
+
+
+def _family_list(value: str | None) -> list[str] | None:
+    """The families of ``--families`` (None: all); an unknown name is a usage error naming the known."""
+    if value is None:
+        return None
+    from foresci.tasks.families import family_names
+
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in family_names()]
+    if unknown or not names:
+        raise typer.BadParameter(f"unknown task family {', '.join(unknown) or value!r}; known: "
+                                 f"{', '.join(family_names())}", param_hint="--families")
+    return names
 
 
 def _warn_skipped_domains(manifest: dict[str, Any]) -> None:
@@ -173,7 +192,7 @@ def validate_command(release: Path = typer.Argument(..., help="release folder"))
 
 def _run_decisions(run: Path, methods: tuple[str, str]) -> dict[str, dict[str, str | None]]:
     """method -> task id -> decision, read from a run's ``answers.jsonl`` (ok rows of two methods)."""
-    from foresci.io import iter_jsonl
+    from foresci.core.io import iter_jsonl
     from foresci.tasks.audit_rates import decision_of
 
     decisions: dict[str, dict[str, str | None]] = {method: {} for method in methods}
@@ -211,7 +230,7 @@ def audit_command(
 
         foresci tasks audit workspace/rf --scores workspace/runs/rf --control workspace/runs/rf-blind
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
@@ -226,7 +245,7 @@ def audit_command(
     decisions = _run_decisions(run, ("trend", "persistence")) if run is not None else None
     report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions)
     if scores is not None and control is not None:
-        from foresci.tasks.proxy_control import proxy_separation
+        from foresci.evaluation.proxy_control import proxy_separation
 
         report.proxy_checks = proxy_separation(scores, control)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
@@ -246,7 +265,7 @@ def blind_copy_command(
 
         foresci tasks blind-copy workspace/rf workspace/rf-blind
     """
-    from foresci.tasks.proxy_control import blind_copy
+    from foresci.evaluation.proxy_control import blind_copy
 
     blind_copy(release, out, parse_date_option(cutoff, "--cutoff"))
     typer.echo(f"wrote the blind copy of {release} to {out}")
@@ -267,7 +286,7 @@ def import_rf_command(
 
         foresci tasks import-rf ../shared/releases/researchforesight-quarter workspace/rf --kb workspace/kb
     """
-    from foresci.artifacts import read_manifest
+    from foresci.core.artifacts import read_manifest
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
@@ -307,7 +326,7 @@ def package_command(
         make_package(_open_kb(kb), out, parse_date_option(cutoff, "--cutoff"), window=window, n=n,
                      taxonomy_dir=taxonomy_dir)
     typer.echo((out / "forecast.jsonl").read_text(encoding="utf-8"))
-    from foresci.io import read_json
+    from foresci.core.io import read_json
 
     _warn_skipped_domains(read_json(out / "manifest.json"))
     typer.echo(f"package frozen at {out}")

@@ -21,12 +21,13 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
-from foresci.errors import UserError
-from foresci.io import iter_jsonl, write_json, write_jsonl
+from foresci.core.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
 from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
+from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.families import all_families
 from foresci.tasks.hidden import Resolution
@@ -188,8 +189,6 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     Returns the questions, the snapshot T(d, t) each domain's questions were routed with, and the domains
     skipped (no paper at the cutoff) with the reason.
     """
-    from foresci.tasks.build import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
-
     frame = make_window(cutoff, window)
     earlier = make_window(_shift_back(frame), window)
     evidences: dict[str, DomainEvidence] = {}
@@ -219,7 +218,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     Reads only papers announced on or before the cutoff. The manifest records the content hash of the
     questions and snapshots and the creation time (the only wall-clock value of the package).
     """
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
 
     settings = settings or Settings()
     out = Path(out)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from foresci.io import JsonlError, iter_jsonl_numbered, read_models, write_jsonl
+from foresci.core.io import JsonlError, iter_jsonl_numbered, read_models, write_jsonl
 from foresci.tasks.families import UnknownFamilyError
 from foresci.tasks.hidden import HiddenTarget, Resolution, parse_hidden_target
 from foresci.tasks.release import FORECAST_HIDDEN_FILE, HIDDEN_FILE

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file
-from foresci.errors import UserError
-from foresci.io import read_json, read_models, write_jsonl
+from foresci.core.artifacts import sha256_file
+from foresci.core.errors import UserError
+from foresci.core.io import read_json, read_models, write_jsonl
 from foresci.tasks.models import ForecastQuestion, Task
 
 TASKS_FILE = "tasks.jsonl"
@@ -85,7 +85,7 @@ def check_manifest_hashes(folder: Path, manifest: dict[str, Any]) -> None:
                             "manifest.json)", path=file)
     content_hash = (manifest.get("counts") or {}).get("content_hash")
     if kind == "package" and content_hash is not None:
-        from foresci.artifacts import sha256_json
+        from foresci.core.artifacts import sha256_json
 
         snapshots = {name: digest for name, digest in actual.items() if name != FORECAST_FILE}
         if sha256_json({"questions": actual.get(FORECAST_FILE), "snapshots": snapshots}) != content_hash:

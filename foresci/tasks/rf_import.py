@@ -15,9 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_file, write_manifest
-from foresci.errors import UserError
-from foresci.io import iter_jsonl_numbered
+from foresci.core.artifacts import sha256_file, write_manifest
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl_numbered
 from foresci.kb.models import Paper
 from foresci.tasks.families import get_family
 from foresci.tasks.hidden import Claim, HiddenTarget, Slot

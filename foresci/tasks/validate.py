@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from foresci.artifacts import MANIFEST_NAME, sha256_file
-from foresci.io import read_json
+from foresci.core.artifacts import MANIFEST_NAME, sha256_file
+from foresci.core.io import read_json
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.hidden_io import load_hidden, load_resolutions
 from foresci.tasks.lint import lint_task

@@ -70,7 +70,7 @@ def make_window(cutoff: date, horizon: str) -> Window:
     """
     months = VENUE_CYCLE_MONTHS if horizon == "venue_cycle" else HORIZON_MONTHS.get(horizon)
     if months is None:
-        from foresci.errors import UserError
+        from foresci.core.errors import UserError
 
         raise UserError(f"unknown horizon {horizon!r}; use one of {', '.join(KNOWN_HORIZONS)}",
                         field="window")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from foresci.cli_options import parse_date_option
+from foresci.app.cli_options import parse_date_option
 
 app = typer.Typer(help="Induce, show and export temporal taxonomies.", no_args_is_help=True)
 
@@ -34,8 +34,8 @@ def build_command(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from foresci.core.settings import load_settings
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import load_settings
     from foresci.taxonomy.build import build_taxonomy
     from foresci.taxonomy.store import save_taxonomy
 
@@ -103,7 +103,7 @@ def export_command(
     """
     import networkx as nx
 
-    from foresci.io import write_json
+    from foresci.core.io import write_json
     from foresci.taxonomy.graph import graphml_ready, snapshot_to_graph, to_node_link
     from foresci.taxonomy.store import load_taxonomy
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from foresci.sections import SettingsSection
+from foresci.core.sections import SettingsSection
 
 MemberStatus = Literal["core", "support"]
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.resources import declarative_file
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
 from foresci.taxonomy.models import Dimension
-from foresci.yamlio import load_yaml_model
 
 DIMENSION_ORDER: tuple[Dimension, ...] = ("tasks", "methods", "datasets", "evaluation_methods",
                                           "application_domains")

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
 from foresci.kb.models import Paper
-from foresci.resources import declarative_file
 from foresci.taxonomy.models import Edge, Node, Relation, Snapshot
 from foresci.taxonomy.signals import any_of, split_sentences
-from foresci.yamlio import load_yaml_model
 
 RELATION_ORDER: tuple[Relation, ...] = ("extension", "adaptation", "replacement", "component_reuse",
                                         "competition")

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.fencing import escape, fence, with_system_clause
+from foresci.core.fencing import escape, fence, with_system_clause
 from foresci.taxonomy.models import NameEvidence, Node, Snapshot
 from foresci.taxonomy.naming import NamingSettings
 from foresci.taxonomy.phrases import CLOSED, contains_phrase, is_noun_phrase, phrase_key, text_keys

@@ -292,7 +292,7 @@ def kb_embed_function(kb: Any, settings: Any) -> EmbedFn | None:
         return None
     from pathlib import Path
 
-    from foresci.embed import Embedder
+    from foresci.embedders.embedder import Embedder
 
     cache_dir = getattr(settings, "cache_dir", None)
     embedder = Embedder(model=model, cache_dir=Path(cache_dir) if cache_dir else None)

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.artifacts import sha256_json
+from foresci.core.artifacts import sha256_json
 
 
 def _source_digest(folder: Path, pattern: str) -> str:
@@ -31,7 +31,7 @@ def taxonomy_fingerprint(kb: Any, domain: str, cutoff: date, settings: Any) -> s
     if not kb_fingerprint:
         return None
     import foresci.taxonomy
-    from foresci.resources import declarative_dir
+    from foresci.core.resources import declarative_dir
 
     return sha256_json(
         {

@@ -18,11 +18,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
 from foresci.kb.models import Paper
-from foresci.resources import declarative_file
 from foresci.taxonomy.models import Signal, Snapshot
 from foresci.taxonomy.text import tokens
-from foresci.yamlio import load_yaml_model
 
 SignalKind = Literal["bottleneck", "future_work"]
 SIGNAL_KINDS: tuple[SignalKind, ...] = ("future_work", "bottleneck")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from foresci.resources import declarative_file
-from foresci.yamlio import load_yaml_model
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
 
 
 class SliceLength(BaseModel):

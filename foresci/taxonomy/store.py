@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from foresci.artifacts import write_manifest
-from foresci.io import atomic_path, read_json, write_json
+from foresci.core.artifacts import write_manifest
+from foresci.core.io import atomic_path, read_json, write_json
 from foresci.taxonomy.graph import from_node_link, to_node_link
 from foresci.taxonomy.induce import TaxonomyHistory
 

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from foresci.resources import declarative_file
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
 from foresci.taxonomy.models import Snapshot, Trajectory
 from foresci.taxonomy.text import entropy
-from foresci.yamlio import load_yaml_model
 
 
 class TrajectoryRules(BaseModel):

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
 from foresci.kb.models import VENUE_FAMILIES, Paper
 from foresci.kb.venue_status import parse_venue_status
-from foresci.resources import declarative_file
 from foresci.taxonomy.models import Node
-from foresci.yamlio import load_yaml_model
 
 
 class VenueProfile(BaseModel):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from tests.agents.toy import CUTOFF, DOMAIN, write_corpus
 from tests.support.fixtures import llm_settings, scripted_llm  # noqa: F401
 

@@ -15,8 +15,10 @@ from foresci.agents.baselines.measure import CandidateSeries, months_before, poi
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.config import AgentSettings
 from foresci.agents.render import render_text
-from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
-from foresci.settings import Settings
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
+from foresci.methods.identity import shipped_version
+from foresci.methods.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
 from foresci.tasks.models import Candidate, ForecastQuestion
 from tests.agents.conftest import ToyWorld
 from tests.agents.toy import CUTOFF, DOMAIN, toy_tasks
@@ -136,6 +138,18 @@ def test_run_writes_forecasts_and_resumes(toy_world: ToyWorld, tmp_path: Path) -
     assert summary.forecasts == 0 and summary.done_before == 8
     answers = read_answers(tmp_path / "run" / ANSWERS_FILE)
     assert len(answers) == 8 and all(row.model is None and not row.contamination_risk for row in answers)
+    stored = read_transcripts(tmp_path / "run" / TRANSCRIPTS_FILE)
+    for row in answers:  # each baseline answer says what it read
+        events = stored[row.transcript or ""]["events"]
+        (read,) = [event for event in events if event["kind"] == "baseline_read"]
+        assert read["method"] == row.method and read["cutoff"] == CUTOFF.isoformat()
+        assert "months" in read["read"][0] and "normalised by" in read["read"][0]
+    forecast_reads = [event for row in rows for event in stored[row.transcript or ""]["events"]
+                      if event["kind"] == "baseline_read"]
+    assert len(forecast_reads) == 2 and all(len(event["months"]) == len(event["counts"]) ==
+                                            len(event["domain_totals"]) > 0 for event in forecast_reads)
+    assert sum(forecast_reads[0]["counts"]) <= forecast_reads[0]["subject_papers"]
+    assert {row.version for row in answers} == {shipped_version()}, "shipped: foresci version + prompts"
 
 
 def test_tasks_without_candidates_become_error_rows(toy_world: ToyWorld, tmp_path: Path) -> None:

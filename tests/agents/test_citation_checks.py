@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from foresci.agents.models import Evidence, RetrievedItem, SupportArtifact
+from foresci.contracts import Evidence, RetrievedItem, SupportArtifact
+from foresci.core.io import iter_jsonl, write_json
+from foresci.core.settings import Settings
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import evaluate_run
-from foresci.io import iter_jsonl, write_json
-from foresci.settings import Settings
 from tests.agents.conftest import ToyWorld
 from tests.evaluation.conftest import WordEncoder
 from tests.evaluation.fixtures import CUTOFF, direction_answer, write_release, write_run

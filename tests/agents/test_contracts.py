@@ -11,21 +11,23 @@ from pathlib import Path
 
 import pytest
 
-from foresci.agents.models import (
+from foresci.agents.prompts import PromptError
+from foresci.agents.render import check_contract, render_text
+from foresci.agents.tools import KBTools, ToolBudgetExceeded
+from foresci.contracts import (
     BottleneckAnswer,
     DirectionAnswer,
     PlanningAnswer,
     RankedOption,
 )
-from foresci.agents.prompts import PromptError, load_prompts
-from foresci.agents.render import check_contract, render_text
-from foresci.agents.tools import KBTools, ToolBudgetExceeded
+from foresci.core.resources import declarative_dir
 from foresci.kb.models import Paper, SearchHit
-from foresci.resources import declarative_dir
+from foresci.methods.shipped.prompts import prompt_book
 from foresci.tasks.families import get_family
 from tests.agents.toy import toy_tasks
 
-AGENTS_SOURCE = Path(__file__).resolve().parents[2] / "foresci" / "agents"
+FORESCI_SOURCE = Path(__file__).resolve().parents[2] / "foresci"
+ANSWERING_SOURCES = (FORESCI_SOURCE / "agents", FORESCI_SOURCE / "methods")  # what answers tasks
 FORBIDDEN = ("foresci.tasks.hidden", "foresci.tasks.hidden_io", "foresci.evaluation")
 
 
@@ -36,7 +38,7 @@ def _copy_prompts(tmp_path: Path) -> Path:
 
 
 def test_shipped_prompts_load_and_render() -> None:
-    book = load_prompts()
+    book = prompt_book()
     text = book.render("hybrid_rag", "answer", brief="B", evidence="E", contract="C")
     assert "B" in text and "E" in text and "C" in text
     with pytest.raises(PromptError, match="missing"):
@@ -50,7 +52,7 @@ def test_unknown_template_variable_names_file_and_key(tmp_path: Path) -> None:
         path.read_text().replace("{chains}\n\n      For each", "{chains} {future}\n\n      For each")
     )
     with pytest.raises(PromptError, match=r"coi\.yaml: templates\.read_chains: text uses"):
-        load_prompts(folder)
+        prompt_book(folder)
 
 
 def test_missing_template_variable_is_an_error(tmp_path: Path) -> None:
@@ -58,7 +60,7 @@ def test_missing_template_variable_is_an_error(tmp_path: Path) -> None:
     path = folder / "native.yaml"
     path.write_text(path.read_text().replace("{contract}", "the contract"))
     with pytest.raises(PromptError, match=r"native\.yaml: templates\.answer"):
-        load_prompts(folder)
+        prompt_book(folder)
 
 
 def test_missing_family_text_is_an_error(tmp_path: Path) -> None:
@@ -68,12 +70,12 @@ def test_missing_family_text_is_an_error(tmp_path: Path) -> None:
         path.read_text().replace("    rubric: |\n      Milestone", "    rubrik: |\n      Milestone")
     )
     with pytest.raises(PromptError, match=r"families\.strategic_planning"):
-        load_prompts(folder)
+        prompt_book(folder)
 
 
 def test_agents_never_import_hidden_targets_or_evaluation() -> None:
     offenders = []
-    for path in AGENTS_SOURCE.rglob("*.py"):
+    for path in (path for folder in ANSWERING_SOURCES for path in folder.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = []
             if isinstance(node, ast.Import):
@@ -82,11 +84,11 @@ def test_agents_never_import_hidden_targets_or_evaluation() -> None:
                 names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
             offenders += [f"{path.name}: {name}" for name in names if name.startswith(FORBIDDEN)]
     assert not offenders
-    # foresci.settings holds every component's settings section, so the evaluation *config* module (plain
+    # foresci.core.settings holds every component's settings section, so the evaluation *config* module (plain
     # pydantic fields) is loaded with it; no evaluation code may be.
     allowed = ("foresci.evaluation", "foresci.evaluation.config")
     code = (
-        "import sys, foresci.agents.runner, foresci.agents.cli, foresci.llm\n"
+        "import sys, foresci.methods.runner, foresci.agents.cli, foresci.llm\n"
         f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN!r}) and m not in {allowed!r}]\n"
         "assert not bad, bad"
     )

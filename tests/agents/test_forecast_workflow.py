@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from foresci.cli import run_cli
-from foresci.io import iter_jsonl
-from foresci.settings import Settings
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from tests.agents.responders import offered_tools, schema_name, searching_turn
 from tests.support.openai_server import ScriptedOpenAIServer
 

@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.methods.aris import aris_graph
-from foresci.agents.methods.coi import coi_graph
-from foresci.agents.methods.hybrid_rag import hybrid_rag_graph
-from foresci.agents.methods.native import native_graph
-from foresci.agents.methods.react import react_graph
-from foresci.agents.methods.research_agent import research_agent_graph
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.core.settings import Settings
 from foresci.methods.registry import shipped_methods
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
+from foresci.methods.shipped.aris import aris_graph
+from foresci.methods.shipped.base import native_graph
+from foresci.methods.shipped.coi import coi_graph
+from foresci.methods.shipped.hybrid_rag import hybrid_rag_graph
+from foresci.methods.shipped.react import react_graph
+from foresci.methods.shipped.research_agent import research_agent_graph
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks

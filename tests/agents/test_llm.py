@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
+from foresci.core.settings import Settings
 from foresci.llm import (
     LLMClient,
     LLMError,
@@ -20,7 +21,6 @@ from foresci.llm import (
     get_chat_model,
     load_model_registry,
 )
-from foresci.settings import Settings
 from tests.support.openai_server import Reply, ScriptedOpenAIServer
 
 

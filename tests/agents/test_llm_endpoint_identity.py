@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from foresci.core.settings import Settings
 from foresci.llm.client import LLMClient
-from foresci.settings import Settings
 
 
 def _key(tmp_path: Path, base_url: str) -> str:
@@ -19,3 +19,8 @@ def test_cache_keys_follow_the_endpoint_not_its_credentials(tmp_path: Path) -> N
     assert "SECRET" not in identity and "CANARY" not in identity and "api.example.org" in identity
     assert _key(tmp_path, secret) == _key(tmp_path, "https://eve:OTHER@api.example.org/v1?api-key=X")
     assert _key(tmp_path, secret) != _key(tmp_path, "https://api.elsewhere.org/v1")
+
+
+def test_a_local_server_on_another_port_does_not_answer_from_the_cache(tmp_path: Path) -> None:
+    """Issue #27: the same model name against a dead port was answered from the cache (0 calls)."""
+    assert _key(tmp_path, "http://127.0.0.1:8000/v1") != _key(tmp_path, "http://127.0.0.1:8001/v1")

@@ -12,12 +12,12 @@ import pytest
 from pydantic import BaseModel, Field
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.core.settings import Settings
 from foresci.llm import LLMClient, LLMError, LLMOutputError, LLMRequestError
 from foresci.llm.bounds import bounded_schema, reply_char_bound, reply_token_bound
 from foresci.llm.budget import fit_to_window
 from foresci.llm.capabilities import capability_record
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks
@@ -180,7 +180,11 @@ def test_timeouts_are_retried_once_and_overload_with_backoff(
 
 def test_local_endpoint_defaults() -> None:
     local = Settings(llm={"base_url": "http://127.0.0.1:8080/v1"}).llm
-    assert local.endpoint_identity == Settings(llm={"base_url": "http://localhost:9/v1"}).llm.endpoint_identity
+    other_port = Settings(llm={"base_url": "http://127.0.0.1:9/v1"}).llm
+    assert local.endpoint_identity != other_port.endpoint_identity  # a dead port is not the live server
+    served = {"endpoint_id": "local:smollm2-135m"}  # foresci's own server names itself, not its port
+    assert (Settings(llm={"base_url": "http://127.0.0.1:8080/v1", **served}).llm.endpoint_identity
+            == Settings(llm={"base_url": "http://127.0.0.1:9/v1", **served}).llm.endpoint_identity)
     remote = Settings(llm={"base_url": "https://api.example.org/v1"}).llm
     assert (local.effective_concurrency, local.effective_timeout_s) == (1, 900.0)
     assert (remote.effective_concurrency, remote.effective_timeout_s) == (4, 60.0)

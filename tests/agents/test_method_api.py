@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers, read_forecasts
-from foresci.agents.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
+from foresci.core.settings import Settings
 from foresci.methods import MethodInput, MethodResult, method, registered, shipped_methods
 from foresci.methods.loading import MethodLoadError, resolve_method
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, FORECASTS_FILE, run_release
 from foresci.tasks.models import ForecastQuestion
 from tests.agents.conftest import ToyWorld
 from tests.agents.toy import CUTOFF, DOMAIN, toy_tasks
@@ -38,7 +38,7 @@ def test_evaluation_never_imports_agents() -> None:
     offenders = [f"{name}: {module}" for name, module in _imports(FORESCI / "evaluation")
                  if module == "foresci.agents" or module.startswith("foresci.agents.")]
     assert not offenders
-    # foresci.settings holds every component's section, so the agents *config* module (plain pydantic
+    # foresci.core.settings holds every component's section, so the agents *config* module (plain pydantic
     # fields) loads with it; no other agents module may.
     modules = sorted(f"foresci.evaluation.{path.stem}" for path in (FORESCI / "evaluation").glob("*.py")
                      if path.stem != "__init__")
@@ -53,13 +53,15 @@ def test_evaluation_never_imports_agents() -> None:
 
 
 def test_contracts_are_one_set_of_types_for_agents_and_evaluation() -> None:
+    import foresci.agents.briefs as briefs
     import foresci.agents.models as agent_models
     import foresci.contracts as contracts
-    import foresci.evaluation.scoring as scoring
+    import foresci.evaluation.runner as evaluation_runner
 
-    for name in ("Answer", "SupportArtifact", "Evidence", "ForecastAnswer", "DirectionAnswer", "VenueAnswer"):
-        assert getattr(agent_models, name) is getattr(contracts, name)
-    assert scoring.Answer is contracts.Answer
+    assert evaluation_runner.Answer is contracts.Answer
+    for name in ("Answer", "SupportArtifact", "ForecastAnswer", "DirectionAnswer", "VenueAnswer",
+                 "family_schema", "FAMILY_SCHEMAS"):  # importable from foresci.contracts only
+        assert not hasattr(agent_models, name) and not hasattr(briefs, name), name
 
 
 def test_shipped_methods_register_with_their_flags() -> None:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.briefs import family_schema
-from foresci.agents.runner import ANSWERS_FILE, run_release
-from foresci.settings import Settings
+from foresci.contracts import family_schema
+from foresci.core.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder, schema_name
 from tests.agents.toy import POST_MARKER, toy_tasks
@@ -101,7 +101,7 @@ def test_api_key_never_written(
     toy_world: ToyWorld, llm_settings: Settings, scripted_llm: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     from foresci.agents.cli import write_run_manifest
-    from foresci.io import write_jsonl
+    from foresci.core.io import write_jsonl
 
     scripted_llm.responder = answering_responder
     settings = _settings(llm_settings)

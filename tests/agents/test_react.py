@@ -13,15 +13,15 @@ import pytest
 
 from foresci.agents.answers import read_answers
 from foresci.agents.langchain_tools import kb_langchain_tools
-from foresci.agents.models import Answer
-from foresci.agents.runner import ANSWERS_FILE, Job, answer_job, run_release
 from foresci.agents.tools import KBTools
+from foresci.contracts import Answer
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
+from foresci.core.transcripts import Transcript, recording
 from foresci.llm import LLMClient, load_model_registry
 from foresci.methods.registry import registered
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, Job, answer_job, run_release
 from foresci.tasks.models import Task
-from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
-from foresci.transcripts import Transcript, recording
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import CUTOFF, DOMAIN, POST_MARKER, toy_tasks

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from foresci.agents.answers import answer_key, read_answers, repair_torn_tail
-from foresci.io import write_jsonl
+from foresci.core.io import write_jsonl
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks
 from tests.support.openai_server import ScriptedOpenAIServer

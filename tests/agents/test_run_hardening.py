@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.cli import app
-from foresci.errors import UserError
-from foresci.fencing import FENCE_TAG, SYSTEM_CLAUSE
-from foresci.io import write_jsonl
-from foresci.settings import Settings
+from foresci.core.errors import UserError
+from foresci.core.fencing import FENCE_TAG, SYSTEM_CLAUSE
+from foresci.core.io import write_jsonl
+from foresci.core.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks

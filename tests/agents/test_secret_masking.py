@@ -8,8 +8,8 @@ from typing import Any
 
 from foresci.agents.answers import read_answers
 from foresci.agents.cli import write_run_manifest
-from foresci.agents.runner import ANSWERS_FILE, run_release
-from foresci.settings import Settings
+from foresci.core.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from foresci.agents.briefs import task_brief
+from foresci.core.fencing import FENCE_TAG, SYSTEM_CLAUSE, escape, fence
 from foresci.evaluation.judges import public_task_json, render
-from foresci.fencing import FENCE_TAG, SYSTEM_CLAUSE, escape, fence
 from foresci.taxonomy.llm_naming import SYSTEM_PROMPT, _prompt
 from foresci.taxonomy.models import Node
 from tests.agents.toy import toy_tasks

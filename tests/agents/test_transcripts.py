@@ -14,16 +14,16 @@ import pytest
 from pydantic import BaseModel
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
 from foresci.cli import run_cli
+from foresci.core.io import read_models, write_json
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, read_transcripts
+from foresci.core.transcripts import recording
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
-from foresci.io import read_models, write_json
 from foresci.llm import LLMClient
-from foresci.settings import Settings
-from foresci.transcript_log import JUDGE_TRANSCRIPTS_FILE, TRANSCRIPTS_FILE, read_transcripts
-from foresci.transcripts import recording
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import toy_tasks
@@ -151,6 +151,39 @@ def test_report_drilldown_shows_the_messages_the_server_recorded(
         assert captured.out == "" and "no transcript of task 'B1'" in captured.err
         assert run_cli(["transcript", str(tmp_path)]) != 0
         assert "transcripts.jsonl: no transcripts here" in capsys.readouterr().err
+        assert run_cli(["transcript", str(run_dir), "--task", "D1"]) == 0
+        lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+        assert f"question: {tasks_question(run_dir)}"[:200] in " ".join(lines)
+        assert any(line.startswith("answer: ") and answer.text[:60] in line for line in lines), lines
+        (scored,) = [line for line in lines if line.startswith("score: ")]
+        assert "fta=" in scored and "gold" in scored, scored
+
+
+def tasks_question(run_dir: Path) -> str:
+    """The question of D1 in the release the run's manifest names (what the CLI must print)."""
+    from foresci.evaluation.loading import load_release, release_of_run
+
+    release = release_of_run(run_dir)
+    assert release is not None
+    return " ".join(load_release(release).tasks["D1"].question.split())
+
+
+def test_transcript_shows_an_error_rows_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from foresci.core.transcript_log import TranscriptLog
+    from foresci.core.transcripts import recording
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    with recording() as transcript:
+        pass
+    error = "task D1: LLMError: agent http://127.0.0.1:1/: the agent failed: HTTP 500: KeyError 'family'"
+    stored = TranscriptLog(run_dir / TRANSCRIPTS_FILE, []).write(transcript, "answer", "D1|agent|-|full",
+                                                                  status="error", error=error)
+    row = {"task_id": "D1", "family": "direction_forecasting", "method": "agent", "status": "error",
+           "error": error, "transcript": stored}
+    (run_dir / ANSWERS_FILE).write_text(json.dumps(row) + "\n")
+    assert run_cli(["transcript", str(run_dir)]) == 0
+    assert f"error: {error}" in capsys.readouterr().out
 
 
 def test_rerun_from_the_cache_shows_cache_hits_and_no_call(tmp_path: Path) -> None:
@@ -244,7 +277,7 @@ def test_every_call_of_a_graph_method_lands_in_its_answer_transcript(
 
 
 def test_concurrent_judges_keep_each_rows_calls_in_its_own_transcript(tmp_path: Path) -> None:
-    from foresci.evaluation.scoring import answer_text
+    from foresci.evaluation.metrics import answer_text
     from tests.evaluation.fixtures import write_run
 
     with ScriptedOpenAIServer(judge_reply) as judge:

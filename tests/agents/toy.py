@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from foresci.tasks.models import Candidate, Task
 
 CUTOFF = date(2025, 6, 30)

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from foresci.cli import main
-from foresci.io import write_jsonl
+from foresci.core.io import write_jsonl
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
-from foresci.settings import Settings
 from tests.evaluation.fixtures import answers, release_rows
 
 REPO = Path(__file__).resolve().parents[2]
@@ -419,7 +419,7 @@ def test_unknown_foresci_variables_are_warned_about_with_a_hint(
 def test_foresci_variables_that_are_not_settings_but_known_are_not_warned_about(
     world: dict[str, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from foresci.settings import NON_SETTING_VARIABLES
+    from foresci.core.settings import NON_SETTING_VARIABLES
 
     case = Case("known", ["kb", "stats", str(world["kb"])], [], (("FORESCI_EXTENSIONS", ""),))
     code, stderr = _in_process(case, capsys, monkeypatch, world["cache"])

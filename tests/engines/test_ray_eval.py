@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from foresci.core.io import iter_jsonl
 from foresci.evaluation.runner import evaluate_run
-from foresci.io import iter_jsonl
 from tests.evaluation.conftest import WordEncoder
 from tests.evaluation.test_judges import judge_reply, judged_settings
 from tests.support.openai_server import ScriptedOpenAIServer

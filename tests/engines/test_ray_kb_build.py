@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from foresci.io import read_json
+from foresci.core.io import read_json
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.store import live_generation
-from foresci.settings import Settings
 from tests.conftest import require_shared
 
 DAYS = ("2025-06-02.jsonl.gz", "2025-06-03.jsonl.gz")

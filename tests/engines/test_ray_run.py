@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from foresci.agents.answers import answer_key, read_answers
-from foresci.agents.runner import ANSWERS_FILE, RunSummary, run_release
+from foresci.core.settings import Settings
 from foresci.engines.answers import RayJobEngine
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, RunSummary, run_release
 from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import DOMAIN, toy_tasks

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from tests.evaluation.fixtures import write_release, write_run
 
 

@@ -6,8 +6,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.agents.models import Answer, Evidence, ForecastAnswer, RetrievedItem, SupportArtifact
-from foresci.io import write_json, write_jsonl
+from foresci.contracts import Answer, Evidence, ForecastAnswer, RetrievedItem, SupportArtifact
+from foresci.core.io import write_json, write_jsonl
 from foresci.tasks.hidden import Claim, HiddenTarget, Resolution, make_hidden_target
 from foresci.tasks.models import Candidate, ForecastQuestion, Task
 

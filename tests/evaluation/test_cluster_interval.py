@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from foresci.app.signal import world_of
 from foresci.evaluation.quality import FamilyQuality
 from foresci.evaluation.stats import bootstrap_mean, cluster_bootstrap_mean
-from foresci.signal import world_of
 
 
 def test_a_world_whose_tasks_stand_or_fall_together_widens_the_interval() -> None:
@@ -40,8 +40,8 @@ def test_equal_cluster_weights_count_each_world_once_however_many_tasks_it_has()
 
 
 def test_the_signal_goals_read_world_weighted_top1() -> None:
+    from foresci.app.signal import DIRECTION, DifficultyPool, WorldOutcome, signal_failures
     from foresci.evaluation.quality import CHANCE, FamilyQuality
-    from foresci.signal import DIRECTION, DifficultyPool, WorldOutcome, signal_failures
 
     # direction tasks and trend hits of the ten difficulty-1 worlds (seeds 0-9) as last stop measured them
     worlds = [(2, 1), (17, 0), (1, 0), (4, 0), (8, 0), (4, 0), (4, 0), (16, 0), (2, 1), (4, 2)]

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from foresci.agents.models import Answer, Evidence, RetrievedItem, SupportArtifact
 from foresci.cli import app
-from foresci.errors import UserError
+from foresci.contracts import Answer, Evidence, RetrievedItem, SupportArtifact
+from foresci.core.errors import UserError
+from foresci.core.fencing import FENCE_TAG, SYSTEM_CLAUSE
+from foresci.core.io import iter_jsonl, write_json, write_jsonl
+from foresci.core.settings import Settings
 from foresci.evaluation.models import Score
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import evaluate_run
-from foresci.fencing import FENCE_TAG, SYSTEM_CLAUSE
-from foresci.io import iter_jsonl, write_json, write_jsonl
-from foresci.settings import Settings
 from tests.evaluation.conftest import WordEncoder
 from tests.evaluation.fixtures import CUTOFF, answers, direction_answer, write_run
 from tests.evaluation.test_judges import judge_reply, judged_settings
@@ -134,7 +134,7 @@ def test_eval_refuses_a_run_folder_another_process_is_writing(tmp_path: Path, re
         [
             sys.executable,
             "-c",
-            "import sys, time\nfrom foresci.locks import artifact_lock\n"
+            "import sys, time\nfrom foresci.core.locks import artifact_lock\n"
             "with artifact_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(60)\n",
             str(run_dir),
         ],

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import evaluate_run
-from foresci.io import iter_jsonl
-from foresci.settings import Settings
 from tests.evaluation.conftest import WordEncoder
 from tests.evaluation.fixtures import answers, write_run
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, requested_schema

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 NOVELTY = '''

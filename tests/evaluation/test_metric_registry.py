@@ -176,8 +176,8 @@ def test_revision_follows_metric_definitions(tmp_path: Path, toy_metrics: list[s
 def test_judge_phase_metric_is_judged_and_offline_stands_in(tmp_path: Path, toy_metrics: list[str]) -> None:
     """A judge-phase metric is computed with the judge client (concurrently, in run_judges), carried to
     the score row, and replaced by its offline() result in an offline evaluation."""
+    from foresci.core.io import iter_jsonl
     from foresci.evaluation.runner import evaluate_run
-    from foresci.io import iter_jsonl
     from tests.evaluation.conftest import WordEncoder
     from tests.evaluation.fixtures import write_release, write_run
     from tests.evaluation.test_judges import judge_reply, judged_settings

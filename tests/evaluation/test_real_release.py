@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from foresci.agents.models import Answer
+from foresci.contracts import Answer
+from foresci.core.io import iter_jsonl, write_json, write_jsonl
+from foresci.core.settings import Settings
 from foresci.evaluation.runner import evaluate_run
-from foresci.io import iter_jsonl, write_json, write_jsonl
-from foresci.settings import Settings
 from foresci.tasks.hidden import parse_hidden_target
 from foresci.tasks.rf_import import import_researchforesight
 from tests.conftest import require_shared

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.evaluation.report import backbone_pivot, write_report
 from foresci.evaluation.runner import evaluate_run
-from foresci.settings import Settings
 from tests.evaluation.conftest import WordEncoder
 from tests.evaluation.fixtures import answers, write_run
 

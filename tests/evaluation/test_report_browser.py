@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.evaluation.report import write_report
 from foresci.evaluation.runner import evaluate_run
-from foresci.settings import Settings
 from tests.evaluation.conftest import WordEncoder
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from foresci.evaluation.diagnostics import fact_fta_conflicts, foresight_lift, low_score_rates
 from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.runner import evaluate_run
 from foresci.evaluation.summary import leaderboard_tables
-from foresci.io import iter_jsonl
-from foresci.settings import Settings
 from tests.evaluation.conftest import WordEncoder
 
 
@@ -159,7 +159,7 @@ def test_diagnostics_on_hand_made_rows() -> None:
 def test_invalid_forecast_is_an_error_row_not_a_crash(
     tmp_path: Path, release_dir: Path, eval_settings: Settings
 ) -> None:
-    from foresci.agents.models import Answer
+    from foresci.contracts import Answer
     from tests.evaluation.fixtures import write_run
 
     bad = Answer(
@@ -212,8 +212,8 @@ def test_diagnostics_never_mix_judged_and_offline_values_in_a_family() -> None:
 
 
 def test_forecast_package_with_resolutions_file(tmp_path: Path, eval_settings: Settings) -> None:
-    from foresci.agents.models import ForecastAnswer
-    from foresci.io import write_json, write_jsonl
+    from foresci.contracts import ForecastAnswer
+    from foresci.core.io import write_json, write_jsonl
     from tests.evaluation.fixtures import release_rows
 
     _, _, questions, resolutions = release_rows()

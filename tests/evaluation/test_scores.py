@@ -10,7 +10,7 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import norm
 
-from foresci.agents.models import Answer
+from foresci.contracts import Answer
 from foresci.evaluation.fact import claim_f1, offline_fact
 from foresci.evaluation.forecast import (
     QUANTILE_SPAN,
@@ -143,7 +143,7 @@ def test_low_score_weights_and_delta_norm() -> None:
 
 
 def test_payload_only_answers_are_scored_from_their_payload() -> None:
-    from foresci.agents.models import Answer
+    from foresci.contracts import Answer
     from foresci.evaluation.metrics import answer_text
 
     answer = Answer(
@@ -173,8 +173,8 @@ def test_difficulty_adjustment_separates_method_skill_from_question_difficulty()
 
 def test_offline_fact_gives_nothing_for_restating_the_candidate_names() -> None:
     """The offline-proxy case a real model produced: a ranking that only lists the candidates by name."""
-    from foresci.agents.models import PlanningAnswer, RankedOption
     from foresci.agents.render import render_text
+    from foresci.contracts import PlanningAnswer, RankedOption
     from foresci.evaluation.fact import public_texts
     from tests.evaluation.fixtures import release_rows
 

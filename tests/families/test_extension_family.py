@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 FAMILY_FOLDER = Path(__file__).resolve().parent / "busiest_direction"
@@ -27,8 +27,8 @@ FAMILY_FOLDER = Path(__file__).resolve().parent / "busiest_direction"
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A generated world, its KB, and an extension folder holding the toy family."""
+    from foresci.core.settings import Settings
     from foresci.kb.build import build_kb
-    from foresci.settings import Settings
     from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
     root = tmp_path_factory.mktemp("family-world")

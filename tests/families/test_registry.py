@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from foresci.agents.render import check_contract, render_text
 from foresci.contracts import Answer, PlanningAnswer, RankedOption
-from foresci.io import JsonlError, dumps_line
+from foresci.core.io import JsonlError, dumps_line
 from foresci.tasks.families import (
     FamilyDefinitionError,
     TaskFamily,
@@ -83,7 +83,7 @@ def test_a_family_without_a_baseline_answer_is_an_error_not_a_bottleneck_answer(
 ) -> None:
     from foresci.agents.baselines.forecasters import Forecaster
     from foresci.agents.config import AgentSettings
-    from foresci.errors import UserError
+    from foresci.core.errors import UserError
 
     task = Task(**TASK, family=extra_family.name)
     with pytest.raises(UserError, match="no_baseline_family' defines no baseline answer"):
@@ -125,6 +125,7 @@ def test_the_shipped_targets_keep_the_flat_rows_bytes_and_refuse_a_foreign_field
 
 def test_metrics_scored_offline_are_among_the_family_metrics() -> None:
     from foresci.evaluation.config import EvaluationSettings
+    from foresci.evaluation.metrics import ScoringContext
     from foresci.evaluation.scoring import score_task_answer
     from tests.evaluation.conftest import WordEncoder
 
@@ -137,7 +138,9 @@ def test_metrics_scored_offline_are_among_the_family_metrics() -> None:
             continue
         task = by_id[answer.task_id]
         target = hidden[task.task_id]
-        score = score_task_answer(answer, task, target, EvaluationSettings(), WordEncoder(), None)
+        context = ScoringContext(answer=answer, settings=EvaluationSettings(), encoder=WordEncoder(),
+                                 task=task, hidden=target)
+        score = score_task_answer(context)
         assert set(score.metrics) <= set(get_family(task.family).metrics), task.family
         seen.add(task.family)
     assert seen == set(SHIPPED)
@@ -165,8 +168,8 @@ def test_the_public_side_of_every_family_loads_no_hidden_code() -> None:
 
     code = ("import sys\n"
             "from foresci.tasks.families import all_families\n"
-            "from foresci.agents.prompts import load_prompts\n"
-            "load_prompts()\n"
+            "from foresci.methods.shipped.prompts import prompt_book\n"
+            "prompt_book()\n"
             "schemas = [family.constrained_schema(['A', 'B']) for family in all_families()]\n"
             "print(sorted(m for m in sys.modules if m.startswith('foresci.tasks.hidden')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from foresci import extensions
-from foresci.extensions import ExtensionError, load_extensions
+from foresci.core import extensions
+from foresci.core.extensions import ExtensionError, load_extensions
 
 
 def _write_module(folder: Path, name: str, body: str) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
+from foresci.core.io import JsonlError, write_jsonl
+from foresci.core.settings import Settings
 from foresci.evaluation.loading import load_answers
-from foresci.io import JsonlError, write_jsonl
-from foresci.settings import Settings
 from foresci.tasks.release import load_release
 from tests.evaluation.fixtures import answers, release_rows
 
@@ -108,7 +108,7 @@ def test_a_bad_settings_variable_fails_every_command_even_one_that_reads_no_sett
 
 
 def test_mask_url_hides_userinfo_and_secret_query_values_only() -> None:
-    from foresci.redact import mask_url
+    from foresci.core.redact import mask_url
 
     assert mask_url("https://bob:pw@host:8/v1?api-key=s3&model=x#access_token=t") == (
         "https://***@host:8/v1?api-key=***&model=x#access_token=***"

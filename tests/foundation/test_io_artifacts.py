@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from foresci.artifacts import is_reusable, read_manifest, write_manifest
-from foresci.io import JsonlError, append_jsonl, atomic_path, iter_jsonl, write_jsonl
+from foresci.core.artifacts import is_reusable, read_manifest, write_manifest
+from foresci.core.io import JsonlError, append_jsonl, atomic_path, iter_jsonl, write_jsonl
 
 
 def test_jsonl_round_trip_plain_and_gzip(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_manifest_fingerprint_decides_reuse(tmp_path: Path) -> None:
 def test_read_models_names_file_line_and_field(tmp_path: Path) -> None:
     from pydantic import BaseModel
 
-    from foresci.io import read_models
+    from foresci.core.io import read_models
 
     class Row(BaseModel):
         name: str

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import UserError
-from foresci.locks import ArtifactLockedError, artifact_lock
+from foresci.core.errors import UserError
+from foresci.core.locks import ArtifactLockedError, artifact_lock
 
 HOLDER = """
 import sys, time
-from foresci.locks import artifact_lock
+from foresci.core.locks import artifact_lock
 with artifact_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)

@@ -6,8 +6,8 @@ import json
 import time
 from pathlib import Path
 
-from foresci.io import write_jsonl
-from foresci.redact import mask_urls_in
+from foresci.core.io import write_jsonl
+from foresci.core.redact import mask_urls_in
 
 
 def test_a_one_megabyte_field_is_masked_in_linear_time(tmp_path: Path) -> None:

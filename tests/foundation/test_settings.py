@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.settings import Settings, load_settings, load_yaml_config
+from foresci.core.settings import Settings, load_settings, load_yaml_config
 
 
 def test_env_nested_override(monkeypatch: pytest.MonkeyPatch) -> None:

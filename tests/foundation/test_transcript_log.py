@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from foresci.settings import Settings
-from foresci.transcript_log import (
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import (
     TranscriptLog,
     event_parts,
     prune_transcripts,
     read_transcripts,
     secrets_of,
 )
-from foresci.transcripts import Transcript, record, recording
+from foresci.core.transcripts import Transcript, record, recording
 
 SYSTEM = {"role": "system", "content": "You forecast research."}
 QUESTION = {"role": "user", "content": "Which direction grows? " + "evidence line\n" * 200}

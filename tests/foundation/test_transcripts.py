@@ -3,7 +3,7 @@
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 
-from foresci.transcripts import current, record, recording
+from foresci.core.transcripts import current, record, recording
 
 
 def test_events_are_recorded_in_order_only_inside_a_recording() -> None:

@@ -71,7 +71,7 @@ def test_wheel_runs_outside_checkout(wheel_venv: Path, tmp_path: Path) -> None:
         [
             python,
             "-c",
-            "import foresci, foresci.resources as r; print(foresci.__file__); "
+            "import foresci, foresci.core.resources as r; print(foresci.__file__); "
             "print(r.declarative_dir('kb')); print(r.declarative_dir('taxonomy'))",
         ],
         cwd=tmp_path,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from foresci.yamlio import load_yaml_model, read_yaml_mapping
+from foresci.core.yamlio import load_yaml_model, read_yaml_mapping
 
 
 class _Policy(BaseModel):

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 from tests.kb.corpus import write_daily_corpus
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.kb import build as build_module
 from foresci.kb.build import build_kb, update_kb
 from foresci.kb.domains import load_domain_file, load_domains
 from foresci.kb.retrieve import KBView
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 
 
 def _days(corpus: Path) -> list[Path]:

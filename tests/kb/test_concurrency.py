@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,7 +56,7 @@ def corpora(tmp_path: Path, kb_settings: Settings) -> tuple[Path, Path]:
 def test_a_second_writer_process_is_refused_with_one_line(
     tmp_path: Path, corpora: tuple[Path, Path], kb_settings: Settings
 ) -> None:
-    from foresci.locks import artifact_lock
+    from foresci.core.locks import artifact_lock
 
     out = tmp_path / "kb"
     build_kb([corpora[0]], out, kb_settings)

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from foresci.embed import Embedder, default_onnx_dir
+from foresci.core.settings import DEFAULT_EMBEDDING_MODEL
+from foresci.embedders.embedder import Embedder, default_onnx_dir
 from foresci.embedders.model_dir import model_directory
 from foresci.embedders.onnx_export import export_key
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import DEFAULT_EMBEDDING_MODEL
 from tests.conftest import REPO_ROOT, require_shared
 
 
@@ -136,8 +136,8 @@ def test_onnx_session_loads_the_optimised_copy_with_the_same_vectors(tmp_path: P
 
 def test_fresh_process_search_imports_only_the_kb_commands(built_kb: KnowledgeBase, kb_cache: Path) -> None:
     """`foresci kb search` loads the kb sub-app alone: no agents, evaluation, demo or simulator modules."""
-    other = ("foresci.agents.cli", "foresci.evaluation.cli", "foresci.demo", "foresci.sim.cli",
-             "foresci.tasks.cli", "foresci.schemas", "foresci.llm.cli")
+    other = ("foresci.agents.cli", "foresci.evaluation.cli", "foresci.app.demo", "foresci.sim.cli",
+             "foresci.tasks.cli", "foresci.app.schemas", "foresci.llm.cli")
     assert _modules_loaded_by_search(built_kb, kb_cache, "graph memory for agents", other) == []
 
 

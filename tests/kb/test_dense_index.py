@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.dense import HNSW_FILE, IVF_FILE, DenseIndex, build_hnsw, build_ivf, exact_search
 from foresci.kb.retrieve import KBView
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 
 
 def _clustered(size: int, dimension: int = 64, seed: int = 0) -> np.ndarray:

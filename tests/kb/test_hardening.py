@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import UserError
-from foresci.io import iter_jsonl
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb, update_kb
 from foresci.kb.ingest import ingest
 from foresci.kb.online import parse_arxiv_feed
 from foresci.kb.retrieve import KBView
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 
 
 def _daily_row(paper_id: str, title: str, **extra: object) -> dict[str, object]:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from foresci.artifacts import changed_files, read_manifest
 from foresci.cli import app
+from foresci.core.artifacts import changed_files, read_manifest
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.dense import IVF_FILE
 from foresci.kb.store import live_generation
-from foresci.settings import Settings
 
 
 def _flip_a_byte(path: Path) -> None:

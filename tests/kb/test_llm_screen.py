@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 from tests.support.fixtures import llm_settings, scripted_llm  # noqa: F401
 from tests.support.openai_server import ScriptedOpenAIServer
 

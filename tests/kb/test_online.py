@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from foresci.io import write_jsonl
+from foresci.core.io import write_jsonl
 from foresci.kb.ingest import ingest
 from foresci.kb.online import (
     ArxivClient,

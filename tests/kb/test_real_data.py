@@ -7,12 +7,12 @@ import json
 from datetime import date
 from pathlib import Path
 
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.ingest import ingest
 from foresci.kb.models import VENUE_FAMILIES
 from foresci.kb.retrieve import KBView
 from foresci.kb.store import KnowledgeBase
-from foresci.settings import Settings
 from tests.conftest import require_shared
 
 DAYS = ["2025-11-03.jsonl.gz", "2025-11-05.jsonl.gz", "2025-11-06.jsonl.gz"]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import foresci.embed
+import foresci.embedders.embedder
+from foresci.core.settings import Settings
 from foresci.kb.build import build_kb, update_kb
-from foresci.settings import Settings
 
 
 def _snapshot(folder: Path) -> dict[str, int]:
@@ -31,7 +31,7 @@ def test_update_with_nothing_new_writes_nothing(
     def no_model(*args: object, **kwargs: object) -> None:
         raise AssertionError("an update with nothing new must not load the embedding model")
 
-    monkeypatch.setattr(foresci.embed, "embedder_from_settings", no_model)
+    monkeypatch.setattr(foresci.embedders.embedder, "embedder_from_settings", no_model)
     summary = update_kb(out, [days[1], days[2]], kb_settings)
     assert summary.mode == "unchanged" and summary.added == 0 and summary.reused
     assert summary.papers == 36 and summary.rows_read > 0

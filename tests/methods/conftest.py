@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from tests.realllm.world import SmallWorld, build_small_world
 from tests.support.fixtures import llm_settings, scripted_llm  # noqa: F401
 

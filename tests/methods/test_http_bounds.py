@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.core.settings import Settings
 from foresci.llm.client import LLMClient
 from foresci.llm.errors import LLMError
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.toy import toy_tasks
 
 DEADLINE_S = 2.0
@@ -184,7 +184,7 @@ CHILD = """
 import json, resource, sys
 from foresci.llm.errors import LLMError
 from foresci.methods.http import post_json
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 
 settings = Settings(llm={"timeout_s": 5, "deadline_s": 10, "timeout_retries": 0, "max_retries": 0,
                          "max_reply_bytes": 1048576})

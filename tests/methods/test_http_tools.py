@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from foresci.kb.store import KnowledgeBase
 from foresci.methods.loading import resolve_method
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.tasks.release import load_release
-from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from tests.realllm.world import SmallWorld
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from foresci.agents.answers import read_answers
+from foresci.agents.answers import read_answers, read_forecasts
 from foresci.contracts import family_schema
 from foresci.tasks.models import Task
 from foresci.tasks.release import load_release
@@ -70,25 +70,26 @@ def test_installed_example_plugin_runs_and_is_evaluated(small_world: SmallWorld,
     summary = json.loads((run / "summary.json").read_text())
     assert summary["counts"]["scored"] == len(rows)
     scores = [json.loads(line) for line in (run / "scores.jsonl").read_text().splitlines()]
-    assert {score["method"] for score in scores} == {EXAMPLE}
+    versions = {row.version for row in rows}
+    assert len(versions) == 1 and next(iter(versions)).startswith("src:"), "the plug-in's source hash"
+    assert {score["method"] for score in scores} == {f"{EXAMPLE}@{next(iter(versions))}"}
     assert all(score["trace_offline"] is not None for score in scores if "trace_offline" in score)
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "your-own-agent.md"
 
 
 def readme_blocks() -> list[str]:
-    """The Python code blocks of the README section 'Benchmark your own agent', in order."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Benchmark your own agent", 1)[1].split("\n## ", 1)[0]
-    return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+    """The Python code blocks of the tutorial 'Your own agent' (the plug-in, the HTTP agent), in order."""
+    text = TUTORIAL.read_text(encoding="utf-8")
+    return [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
 
 
 def test_plugin_loaded_by_module_and_object_from_a_folder(small_world: SmallWorld, foresci: Foresci,
                                                            tmp_path: Path) -> None:
     folder = tmp_path / "plugins"
     folder.mkdir()
-    (folder / "my_agent.py").write_text(readme_blocks()[0])  # the README's plug-in, as a user copies it
+    (folder / "my_agent.py").write_text(readme_blocks()[0])  # the tutorial's plug-in, as a user copies it
     run = tmp_path / "run"
     arguments = ["run", str(small_world.release_dir), "--kb", str(small_world.kb_dir), "--method",
                  "my_agent:first_option", "--out", str(run), "--no-progress"]
@@ -188,6 +189,20 @@ def test_http_agent_gets_the_public_task_and_its_answer_is_validated(
             assert row.support is not None and row.support.queries == ["remote query"]
 
 
+def _with_questions(world: SmallWorld, folder: Path) -> Path:
+    """A copy of the world's public tasks with a numeric and a binary forecast question."""
+    folder.mkdir()
+    (folder / "tasks.jsonl").write_text((world.release_dir / "tasks.jsonl").read_text())
+    task = _tasks(world)[0]
+    common = {"domain": task.domain, "cutoff": task.cutoff.isoformat(), "window_start": "2030-01-01",
+              "window_end": "2030-06-30", "resolution_rule": "count"}
+    questions = [{"question_id": "q-count", "kind": "numeric", "text": "How many?", "baseline": 10.0,
+                  **common},
+                 {"question_id": "q-yes", "kind": "binary", "text": "Will it?", "baseline": 0.3, **common}]
+    (folder / "forecast.jsonl").write_text("".join(json.dumps(row) + "\n" for row in questions))
+    return folder
+
+
 def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: Foresci,
                                               tmp_path: Path) -> None:
     with socket.socket() as probe:
@@ -205,7 +220,8 @@ def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: 
                     break
             time.sleep(0.2)
         run = tmp_path / "run"
-        result = foresci("run", str(small_world.release_dir), "--method", f"http://127.0.0.1:{port}/",
+        release = _with_questions(small_world, tmp_path / "release")
+        result = foresci("run", str(release), "--method", f"http://127.0.0.1:{port}/",
                          "--out", str(run), "--no-progress")
     finally:
         process.terminate()
@@ -213,6 +229,11 @@ def test_readme_http_agent_answers_every_task(small_world: SmallWorld, foresci: 
     assert result.returncode == 0, result.stderr[-3000:]
     rows = _rows(run)
     assert len(rows) == len(_tasks(small_world)) and all(row.status == "ok" for row in rows), rows
+    forecasts = {row.question_id: row for row in read_forecasts(run / "forecasts.jsonl")}
+    assert all(row.status == "ok" for row in forecasts.values()), forecasts
+    count, yes = forecasts["q-count"], forecasts["q-yes"]
+    assert count.p10 is not None and count.p50 is not None and count.p90 is not None
+    assert count.p10 <= count.p50 <= count.p90 and yes.probability is not None and 0 <= yes.probability <= 1
 
 
 def test_unreachable_http_agent_is_an_error_row_after_retries(small_world: SmallWorld, foresci: Foresci,
@@ -300,8 +321,8 @@ def test_a_trusted_plugin_that_cheats_by_mistake_is_walled(small_world: SmallWor
     assert report["post-cutoff related"] == "allowed: []"
     assert report["search dates"].startswith("allowed: ") and report["search dates"][10:20] <= str(cutoff)
     assert report["view"].startswith("AttributeError") and report["vars"].startswith("TypeError")
-    assert report["attributes"] == ("allowed: ['calls_left', 'cutoff', 'get_paper', 'related_papers', "
-                                    "'search', 'timeline']")
+    assert report["attributes"] == ("allowed: ['as_langchain', 'calls_left', 'cutoff', 'get_paper', "
+                                    "'related_papers', 'search', 'timeline']")
     rows = {row.method: row for row in _rows(run)}
     assert rows["cheater"].status == "ok"
     assert rows["blunt_cheater"].status == "error"

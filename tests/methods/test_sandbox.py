@@ -304,9 +304,9 @@ def test_a_sandboxed_forecast_hook_answers_and_its_errors_are_rows(
     from datetime import date
 
     from foresci.agents.answers import read_forecasts
-    from foresci.agents.runner import FORECASTS_FILE, run_release
+    from foresci.core.settings import Settings
     from foresci.methods.loading import resolve_method
-    from foresci.settings import Settings
+    from foresci.methods.runner import FORECASTS_FILE, run_release
     from foresci.tasks.models import ForecastQuestion
 
     (tmp_path / "forecasting_agent.py").write_text(textwrap.dedent(FORECASTER))
@@ -330,9 +330,9 @@ def test_extensions_named_in_foresci_extensions_load_in_the_sandbox_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A task family an extension registers must be known in the plug-in's process to read its tasks."""
-    from foresci.agents.runner import run_release
+    from foresci.core.settings import Settings
     from foresci.methods.loading import resolve_method
-    from foresci.settings import Settings
+    from foresci.methods.runner import run_release
     from tests.agents.toy import toy_tasks
 
     (tmp_path / "sandbox_extension.py").write_text("LOADED = True\n")

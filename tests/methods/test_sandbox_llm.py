@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.core.settings import Settings
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from foresci.methods.loading import resolve_method
-from foresci.settings import Settings
-from foresci.transcript_log import TRANSCRIPTS_FILE, read_transcripts
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from tests.agents.responders import schema_name
 from tests.agents.toy import toy_tasks
 

@@ -53,7 +53,8 @@ def test_export_writes_every_contract(exported: Path) -> None:
     assert names == [
         "answer/bottleneck_opportunity.schema.json", "answer/direction_forecasting.schema.json",
         "answer/strategic_planning.schema.json", "answer/venue_positioning.schema.json",
-        "forecast_answer.schema.json", "forecast_question.schema.json", "reply.schema.json",
+        "forecast_answer.schema.json", "forecast_question.schema.json", "forecast_reply.schema.json",
+        "reply.schema.json",
         "support_artifact.schema.json", "task.schema.json", "tool_request.schema.json",
     ]
     for path in exported.rglob("*.json"):
@@ -88,6 +89,10 @@ def test_task_schema_describes_what_an_http_agent_receives(exported: Path) -> No
     forecast = _schema(exported, "forecast_answer.schema.json")
     assert _valid(forecast, {"question_id": "q", "p10": 1, "p50": 2, "p90": 3})
     assert not _valid(forecast, {"question_id": "q", "probability": 1.5})
+    reply = _schema(exported, "forecast_reply.schema.json")  # what an agent replies: no question_id needed
+    assert _valid(reply, {"p10": 1, "p50": 2, "p90": 3}) and _valid(reply, {"probability": 0.2})
+    assert not _valid(forecast, {"p10": 1, "p50": 2, "p90": 3}), "the stored row names its question"
+    assert not _valid(reply, {"probability": 0.2, "method": "x"}), "the row's fields are foresci's"
 
 
 def test_tool_request_schema_is_what_the_tools_url_accepts(exported: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 from foresci.llm.serve import LocalServer, server_available
 from tests.agents.conftest import toy_world  # noqa: F401 - the toy KB, built once per session
 

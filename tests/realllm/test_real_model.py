@@ -26,17 +26,17 @@ from typing import Any
 import pytest
 
 from foresci.agents.answers import read_answers
-from foresci.agents.briefs import family_schema
 from foresci.agents.cli import write_run_manifest
-from foresci.agents.runner import ANSWERS_FILE, run_release
+from foresci.app.local_demo import compact_settings
+from foresci.contracts import family_schema
+from foresci.core.io import write_jsonl
+from foresci.core.settings import Settings
 from foresci.evaluation.models import Score
 from foresci.evaluation.runner import SCORES_NAME, evaluate_run
-from foresci.io import write_jsonl
 from foresci.llm.bounds import reply_token_bound
-from foresci.llm.local_demo import compact_settings
 from foresci.llm.serve import LocalServer
 from foresci.methods import shipped_methods
-from foresci.settings import Settings
+from foresci.methods.runner import ANSWERS_FILE, run_release
 from foresci.tasks.hidden import Claim, HiddenTarget, make_hidden_target
 from foresci.tasks.models import Task
 from tests.agents.conftest import ToyWorld

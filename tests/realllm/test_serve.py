@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import UserError
+from foresci.app.local_demo import compact_environment, compact_settings
+from foresci.core.errors import UserError
+from foresci.core.settings import Settings
 from foresci.llm import context_length, knowledge_cutoff, load_model_registry
-from foresci.llm.local_demo import compact_environment, compact_settings
 from foresci.llm.serve import LocalServer, find_weights, local_models
-from foresci.settings import Settings
 from tests.realllm.conftest import _missing
 
 
@@ -69,7 +69,7 @@ def test_demo_subset_takes_each_family_and_each_question_kind() -> None:
     """`foresci demo --llm local` answers the first task of every family and questions of both kinds."""
     from datetime import date
 
-    from foresci.llm.local_demo import demo_subset
+    from foresci.app.local_demo import demo_subset
     from foresci.tasks.models import ForecastQuestion
     from tests.agents.toy import toy_tasks
 
@@ -90,9 +90,9 @@ def test_demo_subset_takes_each_family_and_each_question_kind() -> None:
 def test_judged_sample_keeps_each_runs_first_task(tmp_path: Path) -> None:
     """The local demo judges each run's first task: a copy of the run with only those rows."""
     from foresci.agents.answers import read_answers
+    from foresci.app.local_demo import judged_sample
     from foresci.contracts import Answer
-    from foresci.io import write_jsonl
-    from foresci.llm.local_demo import judged_sample
+    from foresci.core.io import write_jsonl
 
     run = tmp_path / "runs" / "llm"
     rows = [Answer(task_id=task, family="direction_forecasting", method=method, model="m")

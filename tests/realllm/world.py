@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 
 SMALL_WORLD = {"n_domains": 1, "directions_per_domain": 6, "months": 18, "papers_per_month": 60.0}
 

@@ -59,3 +59,34 @@ def test_truth_of_a_folder_without_a_world_names_the_file(tmp_path: Path) -> Non
     result = runner.invoke(app, ["sim", "truth", str(tmp_path)], env={"COLUMNS": "250"})
     assert result.exit_code != 0
     assert "ground_truth.json" in result.output
+
+
+def test_kb_build_finds_the_domains_of_a_generated_world(tmp_path: Path) -> None:
+    from foresci.kb.cli import world_domains
+
+    world = tmp_path / "world"
+    (world / "corpus").mkdir(parents=True)
+    (world / "domains").mkdir()
+    day = world / "corpus" / "2024-01-02.jsonl"
+    day.write_text("")
+    assert world_domains([day]) == []  # not a world until its ground truth is there
+    (world / "ground_truth.json").write_text("{}")
+    assert world_domains([world / "corpus"]) == [world / "domains"]
+    assert world_domains([day, world]) == [world / "domains"]
+    assert world_domains([tmp_path]) == []
+
+
+def test_the_printed_task_cutoff_leaves_every_default_window_closed(tmp_path: Path) -> None:
+    from datetime import date
+
+    from foresci.tasks.windows import make_window
+    from foresci.tasks.world_cutoff import last_corpus_day, task_cutoff
+
+    files = [tmp_path / name for name in ("2024-01-02.jsonl", "2025-06-27.jsonl.gz", "notes.txt")]
+    assert last_corpus_day(files) == date(2025, 6, 27)
+    # defaults: 18 months from 2024-01, cutoff 2024-12-31, corpus to a late June weekday: one month back
+    usable = task_cutoff(date(2024, 12, 31), date(2025, 6, 27))
+    assert usable == date(2024, 11, 30)
+    horizons = ("3m", "6m", "venue_cycle")
+    assert all(make_window(usable, horizon).end <= date(2025, 6, 27) for horizon in horizons)
+    assert task_cutoff(date(2024, 12, 31), date(2025, 6, 30)) == date(2024, 12, 31)

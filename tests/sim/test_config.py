@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from foresci.sim.world import WorldConfig, default_world_config, world_config_from_settings
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
 from foresci.sim.knobs import WorldConfig
 from foresci.sim.plan import plan_world, total_counts
 from foresci.sim.stats import corpus_monthly_counts, halves_p_value, pre_cutoff_separability, split_counts

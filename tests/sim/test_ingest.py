@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
 from foresci.kb.domains import load_domain_file
 from foresci.kb.ingest import ingest
 from foresci.kb.models import VENUE_FAMILIES

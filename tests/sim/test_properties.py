@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
 from foresci.kb.ingest import ingest
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 

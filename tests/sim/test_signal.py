@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from foresci.app.signal import DIRECTION, DifficultyPool, run_world, small_world
 from foresci.evaluation.quality import CHANCE
-from foresci.signal import DIRECTION, DifficultyPool, run_world, small_world
 
 SEEDS = (0, 1, 2)
 PAPERS_PER_MONTH = 40.0  # the benchmark's worlds

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from tests.support.openai_server import ScriptedOpenAIServer
 
 

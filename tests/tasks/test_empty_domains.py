@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
+from foresci.core.settings import Settings
 from foresci.kb.models import Paper
-from foresci.settings import Settings
 from foresci.tasks.build import build_release
 from foresci.tasks.forecast import make_package
 from tests.tasks.toy import CUTOFF, ToyKB

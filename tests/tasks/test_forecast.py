@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from foresci.io import iter_jsonl
-from foresci.settings import Settings
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from foresci.tasks.forecast import WindowNotClosedError, load_package, make_package, resolve_package
 from tests.tasks.toy import CUTOFF, ToyKB
 

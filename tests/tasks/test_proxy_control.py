@@ -6,7 +6,7 @@ import json
 from datetime import date
 from pathlib import Path
 
-from foresci.tasks.proxy_control import blind_copy, proxy_separation
+from foresci.evaluation.proxy_control import blind_copy, proxy_separation
 from foresci.tasks.release import load_release
 from foresci.tasks.rf_import import import_researchforesight
 from tests.tasks.rf_fixtures import write_release

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from foresci.core.settings import Settings
 from foresci.kb.models import Paper
-from foresci.settings import Settings
 from foresci.tasks.build import build_release
 from foresci.tasks.hidden_io import load_hidden
 from foresci.tasks.release import load_release

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.cli import app
-from foresci.io import iter_jsonl, write_jsonl
-from foresci.settings import Settings
+from foresci.core.io import iter_jsonl, write_jsonl
+from foresci.core.settings import Settings
 from foresci.tasks.build import build_release
 from foresci.tasks.families import family_names
 from foresci.tasks.hidden_io import load_hidden
@@ -95,3 +95,25 @@ def test_cli_show_validate_audit(release: Path) -> None:
     assert runner.invoke(app, ["tasks", "validate", str(release)]).output.strip() == "valid"
     audit = runner.invoke(app, ["tasks", "audit", str(release)])
     assert audit.exit_code == 0 and "persistence match" in audit.output
+
+
+def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_path: Path) -> None:
+    from foresci.tasks.windows import make_window
+
+    settings = Settings()
+    settings.tasks.min_support = 5
+    settings.tasks.enforce_gates = False
+    kb = ToyKB(until=make_window(CUTOFF, "3m").end)  # the 3m window closed, the venue cycle not yet
+    with pytest.raises(ValueError, match="has not closed"):
+        build_release(kb, tmp_path / "all", CUTOFF, windows=("3m",), settings=settings, per_family=6,
+                      snapshots={"toy": kb.snapshot})
+    chosen = ["strategic_planning", "bottleneck_opportunity"]
+    out = build_release(kb, tmp_path / "two", CUTOFF, windows=("3m",), settings=settings, per_family=6,
+                        snapshots={"toy": kb.snapshot}, families=chosen)
+    loaded = load_release(out)
+    assert {task.family for task in loaded.tasks} == set(chosen)
+    assert loaded.manifest["inputs"]["families"] == chosen
+    result = CliRunner().invoke(app, ["tasks", "build", str(tmp_path), "--cutoff", "2025-01-31", "--out",
+                                      str(tmp_path / "x"), "--families", "direction_forecasting,nope"],
+                                 env={"COLUMNS": "300"}, terminal_width=300)
+    assert result.exit_code == 2 and "unknown task family 'nope'" in result.output, result.output

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from foresci.artifacts import read_manifest
-from foresci.io import read_models, write_jsonl
-from foresci.settings import Settings
+from foresci.core.artifacts import read_manifest
+from foresci.core.io import read_models, write_jsonl
+from foresci.core.settings import Settings
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
-from foresci.tasks.build import build_release, snapshot_for
+from foresci.tasks.build import build_release
+from foresci.tasks.domain_inputs import snapshot_for
 from foresci.tasks.forecast import load_package, make_package, resolve_package
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.release import FORECAST_FILE, FORECAST_HIDDEN_FILE, load_release

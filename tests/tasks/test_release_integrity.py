@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from foresci.artifacts import write_manifest
 from foresci.cli import app
-from foresci.errors import UserError
+from foresci.core.artifacts import write_manifest
+from foresci.core.errors import UserError
+from foresci.core.io import write_json
 from foresci.evaluation.loading import load_release as load_for_evaluation
-from foresci.io import write_json
 from foresci.tasks.forecast import load_package
 from foresci.tasks.release import load_release
 from tests.evaluation.fixtures import write_release, write_run
@@ -66,7 +66,7 @@ def test_a_package_whose_manifest_hashes_were_rewritten_too_is_refused(package: 
     questions = package / "forecast.jsonl"
     questions.write_text(questions.read_text().replace("papers", "paper", 1))
     manifest = json.loads((package / "manifest.json").read_text())
-    from foresci.artifacts import sha256_file
+    from foresci.core.artifacts import sha256_file
 
     manifest["hashes"]["forecast.jsonl"] = sha256_file(questions)
     write_json(package / "manifest.json", manifest)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from foresci.artifacts import read_manifest
-from foresci.errors import UserError
-from foresci.io import iter_jsonl
+from foresci.core.artifacts import read_manifest
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl
 from foresci.kb.models import VENUE_FAMILIES, Paper
 from foresci.tasks.audit import audit_tasks
 from foresci.tasks.hidden import HiddenTarget

@@ -10,11 +10,12 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from foresci.io import iter_jsonl
-from foresci.settings import Settings
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from foresci.sim.world import GroundTruth, WorldConfig, generate_world, load_ground_truth
 from foresci.tasks.audit import audit_tasks
-from foresci.tasks.build import build_release, snapshot_for
+from foresci.tasks.build import build_release
+from foresci.tasks.domain_inputs import snapshot_for
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.hidden_io import load_hidden
 from foresci.tasks.models import Task

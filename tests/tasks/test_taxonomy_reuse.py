@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import foresci.taxonomy.build
-from foresci.settings import Settings
+from foresci.core.settings import Settings
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
-from foresci.tasks.build import snapshot_for
+from foresci.tasks.domain_inputs import snapshot_for
 from tests.tasks.simkb import SimKB
 
 

@@ -7,8 +7,8 @@ from datetime import date
 import numpy as np
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.kb.models import Paper
-from foresci.settings import Settings
 from foresci.taxonomy.induce import TaxonomyHistory, induce_taxonomy
 from tests.taxonomy.planted import planted_world
 

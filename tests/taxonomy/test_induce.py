@@ -10,8 +10,8 @@ from datetime import date
 import numpy as np
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.kb.models import Paper
-from foresci.settings import Settings
 from foresci.taxonomy.assign import assign_papers
 from foresci.taxonomy.build import build_taxonomy
 from foresci.taxonomy.induce import TaxonomyHistory, induce_taxonomy

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from foresci.core.settings import Settings
 from foresci.kb.ingest import ingest
 from foresci.kb.models import Paper
-from foresci.settings import Settings
 from foresci.taxonomy.induce import TaxonomyHistory
 from foresci.taxonomy.llm_naming import polish_names
 from foresci.taxonomy.models import Node, Snapshot

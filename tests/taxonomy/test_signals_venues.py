@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.cli import app
+from foresci.core.settings import Settings
 from foresci.kb.models import VENUE_FAMILIES, Paper
-from foresci.settings import Settings
 from foresci.taxonomy.evolution import EvolutionRules, evolution_edges
 from foresci.taxonomy.induce import TaxonomyHistory
 from foresci.taxonomy.models import Node, Snapshot

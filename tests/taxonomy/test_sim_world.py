@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from foresci.io import iter_jsonl
+from foresci.core.io import iter_jsonl
+from foresci.core.settings import Settings
 from foresci.kb.ingest import ingest
 from foresci.kb.models import Paper
-from foresci.settings import Settings
 from foresci.sim.world import GroundTruth, WorldConfig, generate_world, load_ground_truth
 from foresci.taxonomy.evidence import monthly_counts
 from foresci.taxonomy.induce import TaxonomyHistory, induce_taxonomy

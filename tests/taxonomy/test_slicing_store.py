@@ -7,7 +7,7 @@ from datetime import date, timedelta
 import networkx as nx
 import pytest
 
-from foresci.artifacts import read_manifest
+from foresci.core.artifacts import read_manifest
 from foresci.taxonomy.graph import graphml_ready, snapshot_to_graph
 from foresci.taxonomy.induce import TaxonomyHistory
 from foresci.taxonomy.slicing import SlicingPolicy, load_slicing_policy, slice_bounds

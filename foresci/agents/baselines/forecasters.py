@@ -34,8 +34,9 @@ from foresci.agents.baselines.measure import (
 )
 from foresci.agents.baselines.routing import option_node, routed_taxonomy
 from foresci.agents.config import AgentSettings
-from foresci.agents.methods.signals import LIMITATION_CUES
-from foresci.agents.models import (
+from foresci.agents.signals import LIMITATION_CUES
+from foresci.agents.tools import KBViewLike, month_of
+from foresci.contracts import (
     BottleneckAnswer,
     DirectionAnswer,
     Evidence,
@@ -45,7 +46,6 @@ from foresci.agents.models import (
     SupportArtifact,
     VenueAnswer,
 )
-from foresci.agents.tools import KBViewLike, month_of
 from foresci.kb.models import Paper
 from foresci.tasks.families import get_family
 from foresci.tasks.models import Task

@@ -18,8 +18,9 @@ import numpy as np
 
 from foresci.agents.baselines.measure import months_before
 from foresci.agents.config import AgentSettings
-from foresci.agents.models import ForecastAnswer
 from foresci.agents.tools import KBViewLike, month_of
+from foresci.contracts import ForecastAnswer
+from foresci.core.transcripts import record
 from foresci.kb.models import Paper
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.text import content_tokens
@@ -74,6 +75,10 @@ def forecast_question(
         for count, month in zip(counts, months, strict=True)
     ]
     window = _window_months(question)
+    record("baseline_read", method=kind, question_id=question.question_id, cutoff=view.cutoff.isoformat(),
+           months=months, subject_papers=len(papers), counts=counts,
+           domain_totals=[domain_counts.get(month, 0) for month in months],
+           normaliser=f"the {question.domain} domain's monthly paper totals")
     notes = [
         f"{kind}: {len(papers)} pre-cutoff papers match the question's subject; read {len(months)} months"
     ]

@@ -66,7 +66,7 @@ def routed_taxonomy(view: KBViewLike, domain: str | None) -> RoutedTaxonomy | No
 
 
 def _induce(view: KBViewLike, domain: str | None) -> RoutedTaxonomy | None:
-    from foresci.settings import Settings
+    from foresci.core.settings import Settings
     from foresci.taxonomy.assign import assign_papers
     from foresci.taxonomy.induce import induce_taxonomy
     from foresci.taxonomy.window import ancestors

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 
 if TYPE_CHECKING:
     from foresci.evaluation.config import EvaluationSettings
@@ -163,7 +163,7 @@ def unregister_metric(name: str) -> None:
 
 def all_metrics() -> list[Metric]:
     """Every registered metric, shipped ones first, in registration order (extensions loaded first)."""
-    from foresci.extensions import load_extensions
+    from foresci.core.extensions import load_extensions
 
     load_extensions()
     return list(_REGISTRY.values())

@@ -24,12 +24,12 @@ from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task
 
 if TYPE_CHECKING:
+    from foresci.core.settings import Settings
     from foresci.evaluation.fta import TextEncoder
     from foresci.evaluation.judges import JudgeClient
     from foresci.evaluation.trace import PaperDates
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
-    from foresci.settings import Settings
 
 
 def answer_text(answer: Answer) -> str:

@@ -37,7 +37,8 @@ def metric_reference() -> str:
             "higher" if metric.higher_is_better else "lower",
             metric.aggregate or "forecast section",
             f"`{metric.offline_stand_in}`" if metric.offline_stand_in else "–",
-            metric.description.replace("|", "\\|"),
+            metric.description,
         ]
-        lines.append("| " + " | ".join(cells) + " |")
+        # a pipe in any cell (the coverage labels: "cover |z|<1") would end the cell
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from foresci.core.transcripts import record
+from foresci.methods.identity import plugin_version
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
 from foresci.methods.sandbox.confine import (
     PluginCode,
@@ -31,7 +33,6 @@ from foresci.methods.sandbox.confine import (
 )
 from foresci.methods.sandbox.desk import serve
 from foresci.methods.sandbox.frames import ChannelError, receive_frame, send_frame
-from foresci.transcripts import record
 
 WORKER_MODULE = "foresci.methods.sandbox.worker"
 OUTPUT_TAIL = 600
@@ -202,7 +203,7 @@ def sandboxed_spec(program: PluginProgram) -> MethodSpec:
                       needs_kb=bool(declared["needs_kb"]), uses_llm=bool(declared["uses_llm"]),
                       forecast=forecast if declared.get("forecast") else None, shipped=False,
                       source=program.reference if not program.entry_point else program.label,
-                      isolated=True)
+                      isolated=True, version=plugin_version(declared.get("version"), program.reference))
 
 
 def _record(timings: Timings) -> None:

@@ -14,8 +14,8 @@ import json
 import time
 from typing import Any
 
-from foresci.artifacts import sha256_json
-from foresci.transcripts import record
+from foresci.core.artifacts import sha256_json
+from foresci.core.transcripts import record
 
 RELAYED_PATHS = ("/chat/completions",)
 

@@ -92,6 +92,13 @@ class RemoteTools:
         """Tool calls still allowed for this task."""
         return int(self._channel.call({"op": "calls_left"}))
 
+    def as_langchain(self) -> list[Any]:
+        """These tools as LangChain tools (``search_papers``, ``get_paper``, ``related_papers``,
+        ``timeline``) for a LangGraph agent (:func:`foresci.agents.langchain_tools.kb_langchain_tools`)."""
+        from foresci.agents.langchain_tools import kb_langchain_tools
+
+        return kb_langchain_tools(self)
+
 
 ROLES = {"human": "user", "ai": "assistant", "system": "system", "user": "user", "assistant": "assistant"}
 
@@ -188,7 +195,7 @@ class LazySettings:
         if name.startswith("_"):
             raise AttributeError(name)
         if self._settings is None:
-            from foresci.settings import Settings
+            from foresci.core.settings import Settings
 
             self._settings = Settings.model_validate(self._data)
         return getattr(self._settings, name)
@@ -204,7 +211,8 @@ def handle(request: dict[str, Any], channel: Channel) -> dict[str, Any]:
     spec = load_program(request["program"])
     if request["op"] == "describe":
         return {"name": spec.name, "needs_kb": spec.needs_kb, "uses_llm": spec.uses_llm,
-                "forecast": spec.forecast is not None, "shipped": spec.shipped}
+                "forecast": spec.forecast is not None, "shipped": spec.shipped,
+                "version": spec.version}
     from foresci.methods.registry import ForecastInput, MethodInput, MethodResult
 
     cutoff = date.fromisoformat(request["cutoff"])

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from foresci.artifacts import sha256_json
+from foresci.core.artifacts import sha256_json
 from foresci.tasks.audit_rates import domain_constant_outcomes, extreme_wins, recency_wins
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence

@@ -8,7 +8,7 @@ and, by dotted path so that agents never import hidden code, its hidden-target m
 
 The four shipped families live in sub-packages of :mod:`foresci.tasks.families`; a third-party family
 registers from a module outside foresci named in ``FORESCI_EXTENSIONS`` or the entry-point group
-``foresci.extensions`` (:mod:`foresci.extensions`), which the registry imports before it is read.
+``foresci.core.extensions`` (:mod:`foresci.core.extensions`), which the registry imports before it is read.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
 
-from foresci.errors import UserError
+from foresci.core.errors import UserError
 
 if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
@@ -218,7 +218,7 @@ def _ensure_loaded() -> None:
         _builtins_loaded = True
         for module in BUILTIN_FAMILIES:
             importlib.import_module(module)
-    from foresci.extensions import load_extensions
+    from foresci.core.extensions import load_extensions
 
     if load_extensions():
         _family_tuple.cache_clear()

@@ -1,0 +1,155 @@
+"""One day's `kb update` on a built KB: its wall time against the day's own embedding time.
+
+Goals (exit status 1 when one is missed):
+  * the update (ingest, embed, screen, index, write, swap) takes <= --max-seconds (5 s)
+  * and <= --max-ratio (2) x the time the embedding model takes for the same day's texts alone
+
+The KB is copied (`cp -r`) into --workdir first (the original is never written). The day is a real
+daily file announced after the KB's last day (--day), or, by default, a stand-in for the next day: the
+rows of the corpus day of median size with their ids moved to an unused month (2699.NNNNN) and the file
+dated the day after the KB's last day (real titles and abstracts, never embedded before: the update's
+embedding cache starts empty of them). The model is loaded before either timing (both exclude it), and
+the KB's derived postings and row dates and the domains' seed vectors are cached first, as the day
+before's update left them.
+Printed: the update's stage timings, the embedding time, threads and load average (`uptime`).
+
+Examples:
+  OMP_NUM_THREADS=1 python benchmarks/kb_update.py --kb /work/kbs/real --workdir /tmp/kbupdate
+  OMP_NUM_THREADS=1 python benchmarks/kb_update.py --kb KB --day corpus/2026-07-02.jsonl.gz --workdir W
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = Path(os.environ.get("FORESCI_SHARED", REPO.parent / "shared")) / "corpora" / "arxiv-daily"
+
+
+def stand_in_day(corpus: Path, after: date, folder: Path) -> Path:
+    """A daily file dated the day after ``after``: the rows of the median-sized corpus day, ids moved."""
+    days = sorted(corpus.glob("*.jsonl.gz"))
+    sizes = []
+    for path in days[-60:]:
+        with gzip.open(path, "rt", encoding="utf-8") as rows:
+            sizes.append((sum(1 for _ in rows), path))
+    _, source = sorted(sizes)[len(sizes) // 2]
+    announced = after + timedelta(days=1)
+    target = folder / f"{announced.isoformat()}.jsonl.gz"
+    with gzip.open(source, "rt", encoding="utf-8") as rows, gzip.open(target, "wt", encoding="utf-8") as out:
+        for number, line in enumerate(rows):
+            row = json.loads(line)
+            row["id"] = f"{announced:%y%m}.99{number:03d}"  # a number arXiv has not reached in a month
+            out.write(json.dumps(row) + "\n")
+    return target
+
+
+def day_texts(day: Path, field: str) -> list[str]:
+    """The distinct texts the update embeds for the papers of ``day``."""
+    from foresci.kb.build import embedding_text
+    from foresci.kb.ingest import ingest
+
+    texts = [embedding_text(paper, field) for paper in ingest([day], 200_000).papers]
+    return list(dict.fromkeys(texts))  # the model sees each distinct text once (so does the update)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--kb", type=Path, required=True, help="a built KB (copied, never written)")
+    parser.add_argument("--workdir", type=Path, required=True, help="where the copy and caches go")
+    parser.add_argument("--day", type=Path, default=None, help="a daily file after the KB's last day")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="for the stand-in day")
+    parser.add_argument("--max-seconds", type=float, default=5.0)
+    parser.add_argument("--max-ratio", type=float, default=2.0)
+    parser.add_argument("--embed-repeats", type=int, default=3, help="embedding timings (median kept)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args()
+
+    from foresci.core.settings import Settings
+    from foresci.embedders.embedder import Embedder
+    from foresci.kb.build import update_kb
+    from foresci.kb.store import KnowledgeBase
+
+    workdir = args.workdir
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    kb_copy = workdir / "kb"
+    subprocess.run(["cp", "-r", str(args.kb), str(kb_copy)], check=True)
+    for lock in kb_copy.glob(".foresci.lock*"):
+        lock.unlink()
+    settings = Settings(cache_dir=workdir / "cache")
+    kb = KnowledgeBase.open(kb_copy, settings)
+    field = kb.meta.get("embed_field", "text")
+    settings = settings.model_copy(update={"kb": settings.kb.model_copy(update={"embed_field": field})})
+    kb.bm25_postings  # noqa: B018  (derive and cache them, as the previous day's update left them)
+    seeds = [text for spec in kb.domain_specs for text in spec.seed_descriptions]
+    cached = Embedder(
+        model=settings.embed.model, cache_dir=settings.cache_dir, backend=settings.runtime.encoder
+    )
+    cached.encode(seeds)  # the domains' seed vectors, cached by every earlier build or update
+    last, before_size = kb.max_date, kb.size
+    kb.close()
+    day = args.day or stand_in_day(args.corpus, last, workdir)
+    texts = day_texts(day, field)
+
+    model = Embedder(model=settings.embed.model, cache_dir=None, backend=settings.runtime.encoder)
+    model.encode(["warm up the encoder"])
+    embed_seconds = []
+    for _ in range(args.embed_repeats):
+        started = time.perf_counter()
+        model.encode_uncached(texts)
+        embed_seconds.append(time.perf_counter() - started)
+    embed = statistics.median(embed_seconds)
+
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    summary = update_kb(kb_copy, [day], settings)
+    update_seconds = time.perf_counter() - started
+    load_after = os.getloadavg()
+
+    figures = {
+        "kb": str(args.kb),
+        "day": str(day),
+        "papers_before": before_size,
+        "papers_after": summary.papers,
+        "added": summary.added,
+        "embedded": summary.embedded,
+        "mode": summary.mode,
+        "update_s": round(update_seconds, 3),
+        "stages_s": summary.timings,
+        "day_embedding_s": round(embed, 3),
+        "ratio": round(update_seconds / embed, 2) if embed else None,
+        "threads": os.environ.get("OMP_NUM_THREADS", "unset"),
+        "load_before": load_before,
+        "load_after": load_after,
+    }
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    misses = []
+    if summary.added == 0:
+        misses.append("the update added no paper (is --day after the KB's last day?)")
+    if update_seconds > args.max_seconds:
+        misses.append(f"update {update_seconds:.2f} s > {args.max_seconds} s")
+    if embed and update_seconds > args.max_ratio * embed:
+        misses.append(f"update {update_seconds:.2f} s > {args.max_ratio} x the day's embedding {embed:.2f} s")
+    for miss in misses:
+        print(f"MISS: {miss}", file=sys.stderr)
+    return 1 if misses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

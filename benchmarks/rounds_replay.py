@@ -1,0 +1,336 @@
+"""Replay a living benchmark: a KB of the days up to --start, then each later day fed with `kb update` and a
+`rounds tick` after it; rounds open at month ends; the example plug-in and an HTTP agent answer each round.
+
+Prints per round the items frozen, resolved and scored, the seconds per update and per tick, and the final
+board with intervals; builds the site. Exits non-zero on a leak (a submission whose evidence or transcripts
+name a paper announced after its round's cutoff), a lost or duplicated submission, or a resolution written
+before its window closed.
+
+    # a generated world (fast enough for 2 cores): 14 months from 2025-01, KB up to 2025-08-31
+    python benchmarks/rounds_replay.py --world --workdir /tmp/replay --start 2025-08-31
+    # the real corpus (slow: embeds every paper of the initial KB; --since/--days/--until cut it down)
+    python benchmarks/rounds_replay.py --corpus /work/shared/corpora/arxiv-daily --workdir /tmp/real \\
+        --since 2025-06-16 --start 2025-06-30 --days 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import shutil
+import sys
+import threading
+import time
+from datetime import date
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE_PLUGIN = ROOT / "examples" / "foresci-example-agent"
+DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+def _day_of(path: Path) -> date | None:
+    match = DAY.search(path.name)
+    return date.fromisoformat(match.group(1)) if match else None
+
+
+class Agent(BaseHTTPRequestHandler):
+    """A naive outside HTTP agent: 0.4 on binary questions, the baseline x [0.7, 1, 1.4] on numeric ones."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        if body.get("kind") == "binary":
+            reply: dict[str, Any] = {"probability": 0.4, "notes": ["http agent"]}
+        elif "question_id" in body:
+            base = float(body.get("baseline") or 0.0)
+            reply = {"p10": base * 0.7, "p50": base, "p90": base * 1.4 + 1, "notes": ["http agent"]}
+        else:
+            reply = {"answer": {}}
+        payload = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+class AuditedView:
+    """A KBView that records every paper it hands out and flags any announced after its cutoff."""
+
+    def __init__(self, view: Any, cutoff: date, seen: dict[str, int], late: list[str]) -> None:
+        self._view, self._cutoff, self._seen, self._late = view, cutoff, seen, late
+
+    def _check(self, paper: Any) -> None:
+        self._seen["papers"] = self._seen.get("papers", 0) + 1
+        if paper.announced > self._cutoff:
+            self._late.append(f"{paper.paper_id} ({paper.announced}) through a view cut at {self._cutoff}")
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._view, name)
+        if name not in ("get", "papers", "search", "monthly_counts"):
+            return attribute
+
+        def audited(*args: Any, **kwargs: Any) -> Any:
+            result = attribute(*args, **kwargs)
+            if name == "monthly_counts":
+                cutoff_month = f"{self._cutoff.year:04d}-{self._cutoff.month:02d}"
+                self._late.extend(
+                    f"month {month} counted through a view cut at {self._cutoff}"
+                    for month, count in result.items()
+                    if month > cutoff_month and count
+                )
+                return result
+            for item in result if isinstance(result, list) else [result]:
+                if item is not None:
+                    self._check(getattr(item, "paper", item))
+            return result
+
+        return audited
+
+
+def _world(workdir: Path) -> tuple[Path, list[Path], Any]:
+    from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
+
+    config = WorldConfig(
+        seed=7,
+        n_domains=2,
+        directions_per_domain=6,
+        start="2025-01",
+        months=12,
+        papers_per_month=70.0,
+        noise=0.0,
+        difficulty=0.4,
+    )
+    world = generate_world(config, workdir / "world")
+    return world.corpus, [world.domains], load_ground_truth(world.root)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the replay; the exit status says whether every check passed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--corpus", type=Path, help="folder of daily files (YYYY-MM-DD.jsonl[.gz])")
+    source.add_argument("--world", action="store_true", help="generate a small world and replay it")
+    parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--start", default="2025-06-30", help="the initial KB holds the days up to this")
+    parser.add_argument("--since", default=None, help="the initial KB holds only days from this one on")
+    parser.add_argument("--until", default=None, help="feed days up to this one")
+    parser.add_argument("--days", type=int, default=None, help="feed at most N days")
+    parser.add_argument("--questions", type=int, default=12)
+    parser.add_argument("--window", action="append", default=None)
+    parser.add_argument("--min-items", type=int, default=20)
+    parser.add_argument("--plugin", default="foresci_example_agent:momentum_vote")
+    parser.add_argument("--sandbox-plugin", action="store_true", help="run the plug-in in bubblewrap")
+    args = parser.parse_args(argv)
+
+    sys.path.insert(0, str(EXAMPLE_PLUGIN))
+    from foresci.core.settings import Settings
+    from foresci.kb.build import build_kb, update_kb
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+    from foresci.rounds.ledger import LedgerConfig, init_ledger, load_round, round_dir, round_ids
+    from foresci.rounds.site import build_site
+    from foresci.rounds.submit import ANSWERS_FILE, TRANSCRIPTS_FILE, all_submissions, submit
+    from foresci.rounds.tick import summary, tick
+
+    workdir = args.workdir
+    workdir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    settings = Settings(cache_dir=workdir / "cache")
+    if args.world:
+        corpus, domains_dirs, truth = _world(workdir)
+        # as the demo does: screen for the world's invented domains only, normalise by its categories
+        settings.kb = settings.kb.model_copy(update={"domains": [domain.slug for domain in truth.domains]})
+        settings.agents = settings.agents.model_copy(
+            update={"reference_categories": sorted({domain.category for domain in truth.domains})}
+        )
+    else:
+        corpus, domains_dirs = args.corpus, None
+    start = date.fromisoformat(args.start)
+    files = sorted(path for path in corpus.iterdir() if _day_of(path) is not None)
+    initial = [path for path in files if (_day_of(path) or start) <= start]
+    if args.since:
+        initial = [path for path in initial if (_day_of(path) or start) >= date.fromisoformat(args.since)]
+    later = [path for path in files if (_day_of(path) or start) > start]
+    if args.until:
+        later = [path for path in later if (_day_of(path) or start) <= date.fromisoformat(args.until)]
+    if args.days is not None:
+        later = later[: args.days]
+    kb_dir, ledger = workdir / "kb", workdir / "ledger"
+    staged = workdir / "initial"
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir()
+    for path in initial:
+        (staged / path.name).symlink_to(path.resolve())
+    t0 = time.monotonic()
+    build_kb([staged], kb_dir, settings, domains_dirs=domains_dirs)
+    print(f"initial KB: {len(initial)} days up to {start} built in {time.monotonic() - t0:.1f} s", flush=True)
+    init_ledger(
+        ledger,
+        LedgerConfig(
+            schedule="month-end",
+            start=date(start.year, start.month, 1),
+            windows=args.window or ["3m"],
+            questions=args.questions,
+            min_items=args.min_items,
+            bootstrap=200,
+        ),
+    )
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    http_url = f"http://127.0.0.1:{server.server_address[1]}/agent"
+    outside = [args.plugin, http_url]
+    resolve_days: list[tuple[str, str, date]] = []
+    problems: list[str] = []
+    submitted: list[tuple[str, str]] = []
+    timings: list[tuple[str, float, float]] = []
+    audited: dict[str, int] = {}
+    late_reads: list[str] = []
+
+    def do_tick(label: str, update_seconds: float) -> None:
+        kb = KnowledgeBase.open(kb_dir, settings)
+
+        def view_for(cutoff: date) -> Any:
+            return AuditedView(KBView(kb, cutoff), cutoff, audited, late_reads)
+
+        t1 = time.monotonic()
+        actions = tick(ledger, kb, settings, view_for=view_for)
+        tick_seconds = time.monotonic() - t1
+        day = kb.last_announcement
+        for action in actions:
+            if action.startswith("resolved"):
+                _, round_id, window, *_ = action.split()
+                resolve_days.append((round_id, window, day))
+            if action.startswith("opened"):
+                round_id = action.split()[1]
+                for method in outside:
+                    try:
+                        version = submit(
+                            ledger,
+                            round_id,
+                            kb,
+                            method=method,
+                            settings=settings,
+                            view_for=view_for,
+                            trust_plugin=not args.sandbox_plugin,
+                        )
+                        submitted.append(
+                            (round_id, json.loads((version / "submission.json").read_text())["method"])
+                        )
+                    except Exception as error:  # a failed outside submission is reported, the replay goes on
+                        problems.append(f"submission of {method} to {round_id} failed: {error}")
+        timings.append((label, update_seconds, tick_seconds))
+        shown = "; ".join(actions) if actions else "nothing due"
+        print(f"{label}: update {update_seconds:.2f} s, tick {tick_seconds:.2f} s: {shown}", flush=True)
+
+    do_tick(f"{start} (initial)", 0.0)
+    for path in later:
+        t1 = time.monotonic()
+        update_kb(kb_dir, [path], settings)
+        do_tick(str(_day_of(path)), time.monotonic() - t1)
+    server.shutdown()
+
+    kb = KnowledgeBase.open(kb_dir, settings)
+    announced = {paper.paper_id: paper.announced for paper in kb.papers()}
+    id_pattern = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]+[A-Za-z0-9]")
+    print("\nround            cutoff      closed_on   items resolved scored_rows submissions")
+    for round_id in round_ids(ledger):
+        manifest = load_round(ledger, round_id)
+        folder = round_dir(ledger, round_id)
+        records = all_submissions(folder)
+        methods = [record["method"] for record in records]
+        for name in {name for name in methods if methods.count(name) > 1}:
+            problems.append(f"{round_id}: {name} has {methods.count(name)} versions (submitted once)")
+        expected = {"always-0.5", "base-rate", "persistence", "trend"} | {
+            method for rid, method in submitted if rid == round_id
+        }
+        for name in sorted(expected - set(methods)):
+            problems.append(f"{round_id}: submission of {name} lost")
+        for record in records:
+            rows = [
+                json.loads(line)
+                for line in (folder / record["folder"] / ANSWERS_FILE).read_text().splitlines()
+            ]
+            ids = [row["question_id"] for row in rows]
+            if len(ids) != len(set(ids)):
+                problems.append(f"{round_id}/{record['method']}: duplicated answers")
+            seen = {paper for row in rows for paper in row.get("evidence_ids", [])}
+            transcript = folder / record["folder"] / TRANSCRIPTS_FILE
+            if transcript.is_file():
+                seen |= {token for token in id_pattern.findall(transcript.read_text()) if token in announced}
+            late = sorted(
+                paper for paper in seen if paper in announced and announced[paper] > manifest.cutoff
+            )
+            if late:
+                problems.append(
+                    f"LEAK {round_id}/{record['method']}: read {late[:3]} announced after {manifest.cutoff}"
+                )
+        scored = (
+            len((folder / "scores.jsonl").read_text().splitlines())
+            if (folder / "scores.jsonl").is_file()
+            else 0
+        )
+        closed = (
+            json.loads((folder / "closed.json").read_text())["closed_on"]
+            if (folder / "closed.json").is_file()
+            else "open"
+        )
+        resolved = sum(
+            1 for line in (folder / "resolutions").glob("*.jsonl") for _ in line.read_text().splitlines()
+        )
+        print(
+            f"{round_id:16} {manifest.cutoff}  {closed:10}  {manifest.items:5} {resolved:8} {scored:11} "
+            f"{len(records)}"
+        )
+        for window, span in manifest.windows.items():
+            for rid, resolved_window, day in resolve_days:
+                if rid == round_id and resolved_window == window and day < date.fromisoformat(span["end"]):
+                    problems.append(f"EARLY {round_id} {window} resolved on {day} before {span['end']}")
+    board = summary(ledger)
+    for metric, entry in board["boards"].items():
+        print(
+            f"\n{metric} board (reference {entry['reference']} = {entry['reference_value']}, "
+            f"{entry['items']} items, ranked at >= {entry['min_items']} answered)"
+        )
+        for row in entry["methods"]:
+            rank = row["rank"] if row["rank"] is not None else "prelim"
+            print(
+                f"  {rank!s:>6} {row['method'][:40]:40} {row['score']:.4f} "
+                f"[{row['low']:.4f}, {row['high']:.4f}] raw {row['raw_mean']:.4f} "
+                f"items {row['items']} answered {row['answered_items']}"
+            )
+    for metric, pairs in board["stability"].items():
+        rhos = [pair["spearman"] for pair in pairs if pair["spearman"] is not None]
+        print(f"rank stability {metric}: {rhos}")
+    index = build_site(ledger, workdir / "site")
+    updates = [update for _, update, _ in timings[1:]]
+    ticks = [tick_seconds for _, _, tick_seconds in timings]
+    print(f"\nsite: {index}")
+    if updates:
+        print(
+            f"kb update: mean {sum(updates) / len(updates):.2f} s, max {max(updates):.2f} s "
+            f"over {len(updates)} days"
+        )
+    print(f"tick: mean {sum(ticks) / len(ticks):.2f} s, max {max(ticks):.2f} s over {len(ticks)} ticks")
+    print(
+        f"wall {time.monotonic() - started:.0f} s, "
+        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
+    print(
+        f"leak audit: {audited.get('papers', 0)} papers handed out by the KB views, "
+        f"{len(late_reads)} after their cutoff"
+    )
+    problems.extend(f"LEAK {read}" for read in late_reads[:20])
+    for problem in problems:
+        print(f"PROBLEM: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

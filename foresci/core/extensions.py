@@ -1,0 +1,68 @@
+"""Third-party extensions: modules outside foresci that register task families, metrics or methods.
+
+An extension is an importable module whose import registers what it defines (``@register_family``,
+``@register_metric``, ``@method``). foresci imports, once per process and before it reads a registry:
+
+- every module named in the environment variable ``FORESCI_EXTENSIONS`` (comma-separated, e.g.
+  ``FORESCI_EXTENSIONS=my_lab.novelty,my_lab.families``; the folder holding them on ``PYTHONPATH``), and
+- every entry point of group ``foresci.extensions`` of an installed package
+  (``[project.entry-points."foresci.extensions"] novelty = "my_lab.novelty"``).
+
+A module that cannot be imported is an :class:`ExtensionError` naming it and where it was named.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from functools import lru_cache
+from importlib.metadata import entry_points
+
+from foresci.core.errors import UserError
+
+EXTENSIONS_VARIABLE = "FORESCI_EXTENSIONS"
+ENTRY_POINT_GROUP = "foresci.extensions"
+
+_loaded: set[str] = set()
+
+
+class ExtensionError(UserError):
+    """An extension module that cannot be imported."""
+
+
+@lru_cache(maxsize=1)
+def _entry_point_modules() -> tuple[tuple[str, str], ...]:
+    """The entry points' modules, read once per process (scanning installed metadata takes milliseconds,
+    and the registries are read per row)."""
+    return tuple((entry.value.partition(":")[0].strip(), f"entry point {entry.name!r} of group "
+                                                         f"{ENTRY_POINT_GROUP}")
+                 for entry in entry_points(group=ENTRY_POINT_GROUP))
+
+
+def named_extensions() -> list[tuple[str, str]]:
+    """``(module, where it was named)`` for every extension, the variable's first, in order, once each."""
+    named: list[tuple[str, str]] = []
+    for module in os.environ.get(EXTENSIONS_VARIABLE, "").split(","):
+        if module.strip():
+            named.append((module.strip(), f"environment variable {EXTENSIONS_VARIABLE}"))
+    named.extend(_entry_point_modules())
+    unique: dict[str, str] = {}
+    for module, where in named:
+        unique.setdefault(module, where)
+    return list(unique.items())
+
+
+def load_extensions() -> list[str]:
+    """Import every extension not imported yet; returns the modules imported by this call."""
+    imported: list[str] = []
+    for module, where in named_extensions():
+        if module in _loaded:
+            continue
+        try:
+            importlib.import_module(module)
+        except Exception as error:  # an extension may fail in any way: one line naming it
+            reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+            raise ExtensionError(f"cannot import extension {module!r}: {reason}", path=where) from error
+        _loaded.add(module)
+        imported.append(module)
+    return imported

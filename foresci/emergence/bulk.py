@@ -1,0 +1,77 @@
+"""The bulk link-prediction set of a domain and window: every candidate pair (public, with its
+pre-cutoff network measures) and its window papers (hidden), and the scoring of a method's pair scores.
+
+Files in a release folder: ``emergence_pairs.jsonl`` (public) and ``emergence_hidden.jsonl`` (hidden,
+beside ``hidden.jsonl``), one row per pair, keyed by ``pair_id`` (``<domain>:<horizon>:<row>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from foresci.core.io import iter_jsonl, write_jsonl
+from foresci.emergence.build import EmergenceSet
+from foresci.emergence.config import ScoringSettings
+from foresci.emergence.features import BASELINES
+from foresci.emergence.scoring import Interval, score_pairs
+
+PUBLIC_FILE = "emergence_pairs.jsonl"
+HIDDEN_FILE = "emergence_hidden.jsonl"
+
+
+Rows = list[dict[str, Any]]
+
+
+def bulk_rows(target: EmergenceSet, domain: str, horizon: str) -> tuple[Rows, Rows]:
+    """(public rows, hidden rows) of every candidate of ``target``."""
+    snapshot = target.snapshot
+    names = snapshot.vocabulary.names
+    features = snapshot.features
+    measures = {name: features.baseline(name) for name in BASELINES}
+    public, hidden = [], []
+    for row, (first, second) in enumerate(snapshot.candidates.pairs.tolist()):
+        pair_id = f"{domain}:{horizon}:{row}"
+        public.append({"pair_id": pair_id, "domain": domain, "horizon": horizon,
+                       "cutoff": snapshot.cutoff.isoformat(), "window_end": target.window_end.isoformat(),
+                       "first": names[first], "second": names[second],
+                       **{name: round(float(values[row]), 6) for name, values in measures.items()}})
+        hidden.append({"pair_id": pair_id, "window_papers": int(target.counts[row])})
+    return public, hidden
+
+
+def write_bulk(folder: Path, rows: Sequence[tuple[Rows, Rows]]) -> list[str]:
+    """Write the public and hidden files of one or more bulk sets into ``folder``; return their names."""
+    write_jsonl(folder / PUBLIC_FILE, [row for public, _ in rows for row in public])
+    write_jsonl(folder / HIDDEN_FILE, [row for _, hidden in rows for row in hidden])
+    return [PUBLIC_FILE, HIDDEN_FILE]
+
+
+def baseline_scores(public: Sequence[Mapping[str, Any]], method: str) -> dict[str, float]:
+    """pair_id -> score of a network baseline, read from the public rows."""
+    if method not in BASELINES:
+        raise KeyError(f"unknown emergence baseline {method!r}; expected one of {', '.join(BASELINES)}")
+    return {str(row["pair_id"]): float(row[method]) for row in public}
+
+
+def score_bulk(folder: Path, scores: Mapping[str, float], min_papers: int,
+               settings: ScoringSettings) -> dict[str, dict[str, Interval]]:
+    """``<domain>:<horizon>`` -> AUC and precision@k of ``scores`` (pair_id -> score; a pair without a
+    score ranks last) against the hidden window papers, with bootstrap intervals."""
+    groups: dict[str, tuple[list[float | None], list[bool]]] = {}
+    for row in iter_jsonl(folder / HIDDEN_FILE):
+        pair_id = str(row["pair_id"])
+        values, labels = groups.setdefault(pair_id.rsplit(":", 1)[0], ([], []))
+        values.append(scores.get(pair_id))
+        labels.append(int(row["window_papers"]) >= min_papers)
+    results = {}
+    for group, (values, labels) in sorted(groups.items()):
+        given = [value for value in values if value is not None]
+        floor = min(given) - 1.0 if given else 0.0
+        filled = np.asarray([floor if value is None else float(value) for value in values])
+        results[group] = score_pairs(filled, np.asarray(labels), settings.precision_at,
+                                     settings.bootstrap_resamples, settings.bootstrap_seed)
+    return results

@@ -1,0 +1,99 @@
+"""A paper's concept phrases and the concept vocabulary fixed at a cutoff.
+
+A paper's phrases are the noun phrases of its title and abstract (:func:`foresci.taxonomy.phrases.
+document_phrases`, compared by key); they depend on the paper's own text only, so a paper before the cutoff
+and a paper in the window are read the same way. The vocabulary at ``t`` is chosen from the phrases of
+papers announced on or before ``t`` alone: a window paper's concepts are its phrases that are in it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from foresci.emergence.config import VocabularySettings
+from foresci.kb.models import Paper
+from foresci.taxonomy.phrases import document_phrases
+
+
+@dataclass(frozen=True)
+class ConceptPaper:
+    """One paper as concept emergence reads it: its id, announcement date and phrase surface counts."""
+
+    paper_id: str
+    announced: date
+    phrases: Mapping[str, Mapping[str, int]]  # phrase key -> surface form -> occurrences
+    title: str = ""
+
+
+def concept_paper(paper: Paper, settings: VocabularySettings) -> ConceptPaper:
+    """The phrases of ``paper``'s title and abstract (generic phrases dropped)."""
+    found = document_phrases(paper.text, settings.min_words, settings.max_words)
+    return ConceptPaper(paper_id=paper.paper_id, announced=paper.announced,
+                        phrases={key: dict(forms) for key, forms in found.items()}, title=paper.title)
+
+
+def concept_papers(papers: Iterable[Paper], settings: VocabularySettings) -> list[ConceptPaper]:
+    """:func:`concept_paper` of each paper, in the given order."""
+    return [concept_paper(paper, settings) for paper in papers]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The concepts at a cutoff: keys most used first (ties by key), with their papers and names."""
+
+    cutoff: date
+    keys: tuple[str, ...]
+    document_frequency: tuple[int, ...]
+    names: tuple[str, ...]  # each concept's most used surface form (ties: alphabetical)
+
+    def index(self) -> dict[str, int]:
+        """Concept key -> column."""
+        return {key: column for column, key in enumerate(self.keys)}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def to_json(self) -> str:
+        """A canonical JSON text of the vocabulary (what the leakage test compares byte for byte)."""
+        return json.dumps({"cutoff": self.cutoff.isoformat(), "keys": list(self.keys),
+                           "document_frequency": list(self.document_frequency), "names": list(self.names)},
+                          ensure_ascii=False, separators=(",", ":"))
+
+
+def _subsumed(frequency: Mapping[str, int]) -> set[str]:
+    """Keys that are a contiguous part of a longer key used at least as often."""
+    dropped: set[str] = set()
+    for key, count in frequency.items():
+        words = key.split()
+        for size in range(1, len(words)):
+            for begin in range(len(words) - size + 1):
+                part = " ".join(words[begin:begin + size])
+                if part in frequency and frequency[part] <= count:
+                    dropped.add(part)
+    return dropped
+
+
+def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: VocabularySettings) -> Vocabulary:
+    """The vocabulary at ``cutoff`` from the papers announced on or before it (later ones are ignored)."""
+    frequency: Counter[str] = Counter()
+    surfaces: dict[str, Counter[str]] = {}
+    for paper in papers:
+        if paper.announced > cutoff:
+            continue
+        frequency.update(paper.phrases.keys())
+        for key, forms in paper.phrases.items():
+            surfaces.setdefault(key, Counter()).update(forms)
+    first_words, last_words = set(settings.exclude_first_words), set(settings.exclude_last_words)
+    kept = {key: count for key, count in frequency.items() if count >= settings.min_document_frequency
+            and key.split()[0] not in first_words and key.split()[-1] not in last_words}
+    if settings.drop_subsumed:
+        for key in _subsumed(kept):
+            del kept[key]
+    chosen = sorted(kept.items(), key=lambda item: (-item[1], item[0]))[: settings.vocabulary_size]
+    names = tuple(min(surfaces[key].items(), key=lambda form: (-form[1], form[0]))[0] for key, _ in chosen)
+    return Vocabulary(cutoff=cutoff, keys=tuple(key for key, _ in chosen),
+                      document_frequency=tuple(count for _, count in chosen), names=names)

@@ -1,0 +1,76 @@
+"""Settings of concept emergence, read from the declarative file ``taxonomy/emergence.yaml``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from foresci.core.resources import declarative_file
+from foresci.core.yamlio import load_yaml_model
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VocabularySettings(_Section):
+    """How the concept vocabulary at a cutoff is mined."""
+
+    min_words: int = Field(default=2, ge=1, description="fewest words in a concept phrase")
+    max_words: int = Field(default=4, ge=1, description="most words in a concept phrase")
+    min_document_frequency: int = Field(default=5, ge=1, description="papers up to t using a phrase")
+    vocabulary_size: int = Field(default=2000, ge=2, description="most used phrases kept")
+    exclude_first_words: list[str] = Field(default_factory=list,
+                                           description="a phrase starting with one of these is no concept")
+    exclude_last_words: list[str] = Field(default_factory=list,
+                                          description="a phrase ending with one of these is no concept")
+    drop_subsumed: bool = Field(default=True,
+                                description="drop phrases inside a longer concept used as often")
+
+
+class TargetSettings(_Section):
+    """Candidate pairs and positives of a window."""
+
+    positive_min_papers: list[int] = Field(default_factory=lambda: [1, 3],
+                                           description="window papers a positive pair co-occurs in (k)")
+    window_months: list[int] = Field(default_factory=lambda: [3, 6], description="window lengths")
+    max_candidates: int = Field(default=200_000, ge=1, description="uniform sample above this many pairs")
+    sample_seed: int = Field(default=31, description="seed of the candidate sample")
+    question_candidates: int = Field(default=2_000_000, ge=1,
+                                     description="candidates LLM questions are drawn from (sample above)")
+
+
+class LearnedSettings(_Section):
+    """The learned baseline."""
+
+    model: Literal["logistic", "gradient_boosting"] = Field(default="logistic", description="classifier")
+    seed: int = Field(default=7, description="random seed of the classifier and its training sample")
+    max_training_pairs: int = Field(default=100_000, ge=10, description="training pairs sampled at most")
+    train_min_papers: int | None = Field(
+        default=1, ge=1, description="training positives co-occur in at least this many papers, whatever the "
+        "k evaluated (None: the evaluated k)")
+
+
+class ScoringSettings(_Section):
+    """AUC / precision@k and their bootstrap intervals."""
+
+    precision_at: list[int] = Field(default_factory=lambda: [100], description="k of precision@k")
+    bootstrap_resamples: int = Field(default=200, ge=0, description="bootstrap resamples of the pairs")
+    bootstrap_seed: int = Field(default=11, description="bootstrap seed")
+
+
+class EmergenceSettings(_Section):
+    """Everything that shapes an emergence set (see taxonomy/emergence.yaml)."""
+
+    vocabulary: VocabularySettings = Field(default_factory=VocabularySettings)
+    targets: TargetSettings = Field(default_factory=TargetSettings)
+    learned: LearnedSettings = Field(default_factory=LearnedSettings)
+    scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+
+
+def load_emergence_settings(path: Path | str | None = None) -> EmergenceSettings:
+    """The emergence settings of ``path`` (default ``taxonomy/emergence.yaml``)."""
+    chosen = Path(path) if path is not None else declarative_file("taxonomy", "emergence.yaml")
+    return load_yaml_model(chosen, EmergenceSettings, "emergence settings")

@@ -1,0 +1,88 @@
+"""The concept co-occurrence network: papers x concepts incidence and the concept x concept graph.
+
+Both are scipy.sparse CSR matrices. The network of a set of papers counts, for every concept pair, the
+papers using both (the diagonal is cleared); a concept's degree is its number of distinct neighbours.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+import scipy.sparse as sp
+
+from foresci.emergence.concepts import ConceptPaper, Vocabulary
+
+
+def incidence(papers: Sequence[ConceptPaper], vocabulary: Vocabulary) -> sp.csr_matrix:
+    """(papers, concepts) 0/1 matrix: row r marks the vocabulary concepts paper r uses."""
+    columns = vocabulary.index()
+    indptr = [0]
+    indices: list[int] = []
+    for paper in papers:
+        used = sorted({columns[key] for key in paper.phrases if key in columns})
+        indices.extend(used)
+        indptr.append(len(indices))
+    data = np.ones(len(indices), dtype=np.int32)
+    return sp.csr_matrix((data, np.asarray(indices, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
+                         shape=(len(papers), len(vocabulary)))
+
+
+def cooccurrence(paper_concepts: sp.csr_matrix) -> sp.csr_matrix:
+    """(concepts, concepts) papers using both concepts, diagonal cleared, indices sorted."""
+    counts = (paper_concepts.T @ paper_concepts).tocsr()
+    counts.setdiag(0)
+    counts.eliminate_zeros()
+    counts.sort_indices()
+    return counts.astype(np.int32)
+
+
+@dataclass(frozen=True)
+class ConceptNetwork:
+    """The network at a cutoff: co-occurrence counts, each concept's papers and papers in a recent span."""
+
+    cutoff: date
+    weights: sp.csr_matrix  # (V, V) papers using both concepts
+    frequency: np.ndarray  # (V,) papers using each concept
+    recent_frequency: np.ndarray  # (V,) papers using each concept in the recent span before the cutoff
+    papers: int  # papers read
+    last_read: date | None  # announcement date of the latest paper read
+
+    @property
+    def degree(self) -> np.ndarray:
+        """(V,) distinct neighbours of each concept."""
+        return np.diff(self.weights.indptr).astype(np.int64)
+
+    def digest(self) -> str:
+        """SHA-256 of the network's arrays (what the leakage test compares)."""
+        buffer = io.BytesIO()
+        np.savez(buffer, data=self.weights.data, indices=self.weights.indices, indptr=self.weights.indptr,
+                 frequency=self.frequency, recent=self.recent_frequency)
+        header = f"{self.cutoff.isoformat()}|{self.papers}|{self.weights.shape}".encode()
+        return hashlib.sha256(header + buffer.getvalue()).hexdigest()
+
+
+def build_network(papers: Sequence[ConceptPaper], paper_concepts: sp.csr_matrix, cutoff: date,
+                  recent_since: date) -> ConceptNetwork:
+    """The network of the rows of ``paper_concepts`` whose paper is announced on or before ``cutoff``.
+
+    ``papers`` are the rows' papers in the same order; ``recent_since`` starts the recent span
+    (announced after it and on or before the cutoff).
+    """
+    days = np.asarray([paper.announced.toordinal() for paper in papers], dtype=np.int64)
+    visible = days <= cutoff.toordinal()
+    rows = paper_concepts[np.flatnonzero(visible)]
+    recent_rows = paper_concepts[np.flatnonzero(visible & (days > recent_since.toordinal()))]
+    last = date.fromordinal(int(days[visible].max())) if visible.any() else None
+    return ConceptNetwork(
+        cutoff=cutoff,
+        weights=cooccurrence(rows),
+        frequency=np.asarray(rows.sum(axis=0)).ravel().astype(np.int64),
+        recent_frequency=np.asarray(recent_rows.sum(axis=0)).ravel().astype(np.int64),
+        papers=int(visible.sum()),
+        last_read=last,
+    )

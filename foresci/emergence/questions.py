@@ -1,0 +1,136 @@
+"""LLM-answerable emergence questions: option sets of candidate pairs with a one-line pre-cutoff context.
+
+An option set holds one candidate pair from each outcome bucket (window papers using both concepts: 0,
+1, 2, 3 or more), so the hidden order (most window papers first) is strict. Every word of an option's
+context and every public signal comes from the snapshot (papers up to the cutoff); only the choice of
+pairs and the hidden order read the window. A set whose hidden first pick is also preferential
+attachment's first pick is marked, so release gates can keep "pick the most popular pair" from solving
+the family.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from foresci.emergence.build import EmergenceSet, Snapshot
+
+BUCKETS: tuple[int, ...] = (3, 2, 1, 0)
+"""Window-paper floors of the outcome buckets, best first (3 means 3 or more)."""
+
+
+@dataclass(frozen=True)
+class PairOption:
+    """One candidate pair as a question shows it (everything from papers up to the cutoff)."""
+
+    first: str
+    second: str
+    context: str
+    signals: dict[str, float] = field(default_factory=dict)
+    paper_ids: tuple[str, ...] = ()  # the latest pre-cutoff paper using each concept
+
+    @property
+    def label(self) -> str:
+        """'first + second'."""
+        return f"{self.first} + {self.second}"
+
+
+@dataclass(frozen=True)
+class OptionSet:
+    """Options of one question, their window paper counts (hidden) and whether popularity solves it."""
+
+    options: tuple[PairOption, ...]
+    window_papers: tuple[int, ...]
+    persistence_match: bool
+
+    def hidden_order(self) -> list[int]:
+        """Option positions, most window papers first."""
+        return sorted(range(len(self.options)), key=lambda position: -self.window_papers[position])
+
+
+def _latest_row(columns: sp.csc_matrix, concept: int) -> int | None:
+    """Row of the latest paper up to the cutoff using ``concept`` (rows are in announcement order)."""
+    rows = columns.indices[columns.indptr[concept]:columns.indptr[concept + 1]]
+    return int(rows.max()) if len(rows) else None
+
+
+def pair_option(snapshot: Snapshot, row: int, columns: sp.csc_matrix | None = None) -> PairOption:
+    """The option of the ``row``-th candidate: names, a one-line context and its public signals
+    (``columns``: the snapshot's paper-concept matrix as CSC, when the caller has it)."""
+    columns = snapshot.paper_concepts.tocsc() if columns is None else columns
+    first, second = (int(value) for value in snapshot.candidates.pairs[row])
+    names = snapshot.vocabulary.names
+    network = snapshot.network
+    features = snapshot.features
+    common = int(features.common[row])
+
+    latest_rows = {concept: _latest_row(columns, concept) for concept in (first, second)}
+
+    def usage(concept: int) -> str:
+        row_of = latest_rows[concept]
+        latest = snapshot.titles[row_of] if row_of is not None else ""
+        return (f"“{names[concept]}” in {int(network.frequency[concept])} papers "
+                f"({int(network.recent_frequency[concept])} recent; latest: “{latest}”)")
+
+    context = (f"{usage(first)}; {usage(second)}; never in one paper up to {snapshot.cutoff.isoformat()}, "
+               f"{common} concept{'s' if common != 1 else ''} used with both")
+    signals = {
+        "degree_first": float(features.degree_left[row]), "degree_second": float(features.degree_right[row]),
+        "papers_first": float(network.frequency[first]), "papers_second": float(network.frequency[second]),
+        "recent_first": float(network.recent_frequency[first]),
+        "recent_second": float(network.recent_frequency[second]),
+        "common_neighbours": float(common), "adamic_adar": round(float(features.adamic_adar[row]), 6),
+    }
+    ids = tuple(snapshot.paper_ids[row_of] for row_of in latest_rows.values() if row_of is not None)
+    return PairOption(first=names[first], second=names[second], context=context, signals=signals,
+                      paper_ids=ids)
+
+
+def buckets(counts: np.ndarray) -> np.ndarray:
+    """Outcome bucket of each count: its position in :data:`BUCKETS`."""
+    result = np.full(len(counts), len(BUCKETS) - 1)
+    for index in reversed(range(len(BUCKETS) - 1)):
+        result[counts >= BUCKETS[index]] = index
+    return result
+
+
+def option_sets(target: EmergenceSet, wanted: int, seed: int,
+                max_persistence_share: float = 0.4) -> list[OptionSet]:
+    """Up to ``wanted`` option sets, each one candidate per outcome bucket, options in a seeded order.
+
+    No candidate is used twice. Pairs are drawn uniformly within a bucket (the draw sees the window, the
+    options' texts do not). A set whose most-studied pair is also preferential attachment's first pick is
+    kept only while such sets stay at most ``max_persistence_share`` of those kept (otherwise its top pair
+    is set aside and the next one tried), so "pick the most popular pair" cannot solve the family.
+    """
+    rng = np.random.default_rng(seed)
+    bucket_of = buckets(target.counts)
+    pools = [list(rng.permutation(np.flatnonzero(bucket_of == index))) for index in range(len(BUCKETS))]
+    columns = target.snapshot.paper_concepts.tocsc()
+    popularity = target.snapshot.features.baseline("preferential_attachment")
+    sets: list[OptionSet] = []
+    matched = 0
+    while len(sets) < wanted and all(pools):
+        rows = [int(pool[0]) for pool in pools]
+        top_wins = all(popularity[rows[0]] > popularity[row] for row in rows[1:])
+        if top_wins and matched + 1 > max_persistence_share * (len(sets) + 1):
+            pools[0].pop(0)
+            continue
+        for pool in pools:
+            pool.pop(0)
+        order = rng.permutation(len(rows))
+        chosen = [rows[int(position)] for position in order]
+        counts = tuple(int(target.counts[row]) for row in chosen)
+        matched += top_wins
+        sets.append(OptionSet(options=tuple(pair_option(target.snapshot, row, columns) for row in chosen),
+                              window_papers=counts, persistence_match=top_wins))
+    return sets
+
+
+def binary_base_rate(training_labels: Sequence[bool]) -> float:
+    """A naive probability that a candidate emerges: the positive share at the earlier cutoff (smoothed)."""
+    hits = int(sum(bool(label) for label in training_labels))
+    return round((hits + 0.5) / (len(training_labels) + 1), 6)

@@ -1,0 +1,170 @@
+"""Write the generation of an appending update: the new days' rows as one new segment, the rest linked.
+
+What an update writes is in the size of what it adds: the new segment's papers, vectors and term
+counts; the vocabulary (terms, not postings); the HNSW graph grown by the new days (FAISS reads and
+writes the graph whole, but without its vectors: 20 MB of links for 75k papers); the quarantine and
+the manifest. Every file of the previous generation's segments is hard-linked and its manifest
+hash carried over, so ``kb verify`` still checks every file of the new generation. Now and then
+(:func:`foresci.kb.segments.merge_plan`) the newest segments are merged into one.
+
+The graph is grown one announcement day at a time with row-determined levels (:func:`grow_hnsw`),
+as a build from scratch inserts it, so the KB an update leaves searches exactly like the KB built from
+scratch over the same days. The IVF index of very large KBs is trained on all vectors and so is rebuilt
+whole (identical to a build; the cost is the KB's size).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from foresci.core.artifacts import read_manifest, sha256_file, write_manifest
+from foresci.core.io import read_json, write_json, write_jsonl
+from foresci.kb.bm25 import BM25Index
+from foresci.kb.dense import HNSW_FILE, IVF_FILE, day_starts
+from foresci.kb.segments import (
+    BASE,
+    SEGMENT_FILES,
+    SEGMENTS_NAME,
+    Segment,
+    link_segment,
+    merge_plan,
+    read_segments,
+    save_counts,
+    segment_file_name,
+    segment_folder,
+    segment_name,
+    write_merged_segment,
+    write_segments,
+)
+from foresci.kb.store import write_generation_db
+
+if TYPE_CHECKING:
+    from foresci.core.settings import Settings
+    from foresci.kb.domains import DomainSpec
+    from foresci.kb.ingest import QuarantinedRow
+    from foresci.kb.models import Paper, ScreenDecision
+    from foresci.kb.store import KnowledgeBase
+
+GENERATION_FILES = [
+    "bm25_vocabulary.json",
+    "quarantine.jsonl",
+    "summary.json",
+    SEGMENTS_NAME,
+    IVF_FILE,
+    HNSW_FILE,
+]
+
+
+def current_segments(kb: KnowledgeBase) -> list[Segment]:
+    """The segments of ``kb``'s live generation (a generation built from scratch is one: ``.``)."""
+    listed = read_segments(kb.generation)
+    if listed is not None:
+        return listed
+    return [Segment(name=BASE, start=0, rows=kb.size, level=-1)]
+
+
+def new_terms_counts(kb: KnowledgeBase, texts: Sequence[str]) -> BM25Index:
+    """Term counts of ``texts`` only (their rows), over the KB's vocabulary extended by their new terms."""
+    terms = read_json(kb.generation / "bm25_vocabulary.json")
+    vocabulary = {term: column for column, term in enumerate(terms)}
+    empty = sp.csr_matrix((0, len(vocabulary)), dtype=np.int32)
+    return BM25Index(vocabulary, empty).appended(list(texts))
+
+
+def write_appended_generation(
+    generation: Path,
+    kb: KnowledgeBase,
+    fresh: Sequence[Paper],
+    vectors: np.ndarray,
+    decisions: Sequence[ScreenDecision],
+    counts: BM25Index,
+    domains: Sequence[DomainSpec],
+    meta: dict[str, str],
+    quarantined: Sequence[QuarantinedRow],
+    settings: Settings,
+) -> list[str]:
+    """Fill the empty folder ``generation`` with ``kb``'s rows plus ``fresh`` (announced after every row of
+    ``kb``) and return the names of the files written (the others were linked, hashes carried over)."""
+    previous = current_segments(kb)
+    written: list[str] = []
+    for segment in previous:
+        link_segment(kb.generation, generation, segment.name)
+    segments = list(previous)
+    if fresh:  # (an update that only quarantines rows adds no segment)
+        added = Segment(name=segment_name(kb.size, kb.size + len(fresh)), start=kb.size, rows=len(fresh))
+        folder = segment_folder(generation, added.name)
+        folder.mkdir(parents=True)
+        write_generation_db(folder, fresh, decisions, domains, meta, first_row=added.start)
+        np.save(folder / "vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
+        save_counts(folder, counts.counts)
+        written += [segment_file_name(added.name, file) for file in SEGMENT_FILES]
+        segments.append(added)
+    planned = merge_plan(segments)
+    for merged in planned:
+        if merged in segments:
+            continue
+        parts = [segment for segment in segments if merged.start <= segment.start < merged.stop]
+        write_merged_segment(generation, parts, generation, merged)
+        for part in parts:
+            shutil.rmtree(segment_folder(generation, part.name))
+        merged_names = {part.name + "/" for part in parts}
+        written = [name for name in written if not name.startswith(tuple(merged_names))]
+        written += [segment_file_name(merged.name, file) for file in SEGMENT_FILES]
+    write_segments(generation, planned)
+    counts.save_vocabulary(generation)
+    written += _write_dense_index(generation, kb, fresh, vectors, settings)
+    write_jsonl(generation / "quarantine.jsonl", quarantined)
+    return written + ["bm25_vocabulary.json", "quarantine.jsonl", SEGMENTS_NAME]
+
+
+def _write_dense_index(
+    generation: Path, kb: KnowledgeBase, fresh: Sequence[Paper], vectors: np.ndarray, settings: Settings
+) -> list[str]:
+    """Grow (or, on crossing a size threshold, build) the approximate index the KB's new size calls for."""
+    from foresci.kb.dense import build_hnsw, build_ivf, grow_hnsw, read_index, write_index
+
+    total = kb.size + len(fresh)
+    if total > settings.runtime.approximate_above:
+        write_index(generation, build_ivf(np.concatenate([kb.vectors, vectors])))
+        return [IVF_FILE]
+    if total <= settings.runtime.graph_above:
+        return []
+    fresh_days = day_starts(np.asarray([paper.announced.toordinal() for paper in fresh], dtype=np.int64))
+    graph = read_index(kb.generation, HNSW_FILE, mapped=False, vectors=kb.vectors)
+    if graph is None or graph.ntotal != kb.size:
+        all_vectors = np.concatenate([kb.vectors, vectors])
+        ordinals = np.concatenate([kb.ordinals, [paper.announced.toordinal() for paper in fresh]])
+        graph = build_hnsw(all_vectors, day_starts(ordinals))
+    else:  # every fresh paper is announced after the KB's last day: their first row starts a day
+        grow_hnsw(graph, vectors, fresh_days)
+    write_index(generation, graph, HNSW_FILE)
+    return [HNSW_FILE]
+
+
+def write_appended_manifest(
+    generation: Path,
+    kb: KnowledgeBase,
+    written: Sequence[str],
+    kind: str,
+    inputs: dict[str, Any],
+    config: dict[str, Any],
+    counts: dict[str, Any],
+) -> None:
+    """The new generation's manifest: fresh hashes of the files written, the previous manifest's hashes of
+    the files linked from it (the same bytes), so every file is listed and ``kb verify`` checks them all."""
+    write_manifest(generation, kind, inputs=inputs, config=config, files=list(written), counts=counts)
+    manifest = read_manifest(generation)
+    carried = read_manifest(kb.generation).hashes
+    for segment in read_segments(generation) or []:
+        for file in SEGMENT_FILES:
+            name = segment_file_name(segment.name, file)
+            if name in manifest.hashes or not (segment_folder(generation, segment.name) / file).is_file():
+                continue
+            manifest.hashes[name] = carried.get(name) or sha256_file(generation / name)
+    write_json(generation / "manifest.json", manifest)

@@ -1,0 +1,145 @@
+"""CLI: ``foresci rounds ...``: a living benchmark ledger (init, open, submit, tick, site, show)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from foresci.app.cli_options import parse_date_option
+
+app = typer.Typer(
+    help="A living benchmark: rounds frozen as the literature arrives, resolved by themselves.",
+    no_args_is_help=True,
+)
+
+
+def _kb_and_view(path: Path) -> tuple[Any, Any]:
+    from foresci.core.settings import Settings
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+
+    opened = KnowledgeBase.open(path, Settings())
+
+    def view_for(cutoff: date) -> Any:
+        return KBView(opened, cutoff)
+
+    return opened, view_for
+
+
+@app.command("init")
+def init_command(
+    ledger: Path = typer.Argument(..., help="ledger folder"),
+    schedule: str = typer.Option("month-end", "--schedule", help="month-end, every-n-days or manual"),
+    every_days: int = typer.Option(14, "--every-days", min=1, help="spacing for every-n-days"),
+    start: str | None = typer.Option(None, "--start", help="first schedule day considered (YYYY-MM-DD)"),
+    window: list[str] = typer.Option(["3m"], "--window", help="forecast window per round (repeatable)"),
+    questions: int = typer.Option(12, "--questions", min=1, help="questions per window"),
+    min_items: int = typer.Option(50, "--min-items", min=1, help="answered resolved items to be ranked"),
+) -> None:
+    """Write the ledger's settings (ledger.json).
+
+    Example:
+
+        foresci rounds init ledger --schedule month-end --start 2025-06-30 --window 3m --questions 12
+    """
+    from foresci.rounds.ledger import LedgerConfig, init_ledger
+
+    config = LedgerConfig(
+        schedule=schedule,
+        every_days=every_days,  # type: ignore[arg-type]
+        start=parse_date_option(start, "--start") if start else None,
+        windows=window,
+        questions=questions,
+        min_items=min_items,
+    )
+    init_ledger(ledger, config)
+    typer.echo(f"ledger {ledger}: {config.model_dump_json()}")
+
+
+@app.command("open")
+def open_command(
+    ledger: Path = typer.Argument(..., help="ledger folder"),
+    kb: Path = typer.Option(..., "--kb", help="KB: the round is frozen at its last announcement day"),
+) -> None:
+    """Freeze a round now (at the KB's last announcement day); the naive baselines answer it at once."""
+    from foresci.core.locks import artifact_lock
+    from foresci.rounds.open import open_round
+
+    opened, view_for = _kb_and_view(kb)
+    with artifact_lock(ledger, timeout=None):
+        typer.echo(f"opened {open_round(ledger, opened, view_for=view_for)}")
+
+
+@app.command("submit")
+def submit_command(
+    ledger: Path = typer.Argument(..., help="ledger folder"),
+    round_id: str = typer.Argument(..., help="round id (r-YYYY-MM-DD)"),
+    kb: Path = typer.Option(
+        ..., "--kb", help="KB (its clock decides the deadline; methods read it at the cutoff)"
+    ),
+    method: str | None = typer.Option(
+        None, "--method", "-m", help="shipped method, plug-in, module:object or http(s):// agent URL"
+    ),
+    answers: Path | None = typer.Option(None, "--answers", help="forecasts.jsonl made elsewhere"),
+    name: str | None = typer.Option(None, "--name", help="name on the board (default: the method's)"),
+    trust_plugin: bool = typer.Option(False, "--trust-plugin", help="run a plug-in in-process"),
+) -> None:
+    """Answer a round; refused after its deadline; a resubmission is a new version.
+
+    Example:
+
+        foresci rounds submit ledger r-2025-06-30 --kb kb --method trend
+    """
+    from foresci.methods.wall import protect
+    from foresci.rounds.submit import submit
+
+    opened, view_for = _kb_and_view(kb)
+    for folder in (ledger, kb):
+        protect(folder)
+    version = submit(
+        ledger,
+        round_id,
+        opened,
+        method=method,
+        answers=answers,
+        name=name,
+        view_for=view_for,
+        trust_plugin=trust_plugin,
+    )
+    typer.echo(f"submitted {version}")
+
+
+@app.command("tick")
+def tick_command(
+    ledger: Path = typer.Argument(..., help="ledger folder"),
+    kb: Path = typer.Option(..., "--kb", help="the KB after its latest `kb update`"),
+) -> None:
+    """Do whatever is due: open the scheduled round, close, resolve, score, update the board."""
+    from foresci.rounds.tick import tick
+
+    opened, view_for = _kb_and_view(kb)
+    actions = tick(ledger, opened, view_for=view_for)
+    typer.echo("\n".join(actions) if actions else "nothing due")
+
+
+@app.command("site")
+def site_command(
+    ledger: Path = typer.Argument(..., help="ledger folder"),
+    out: Path = typer.Option(..., "--out", help="site folder to write"),
+) -> None:
+    """Write the static leaderboard site (HTML + SVG + CSV/JSON)."""
+    from foresci.rounds.site import build_site
+
+    typer.echo(f"wrote {build_site(ledger, out)}")
+
+
+@app.command("show")
+def show_command(ledger: Path = typer.Argument(..., help="ledger folder")) -> None:
+    """Print the board summary as JSON."""
+    from foresci.rounds.tick import summary
+
+    typer.echo(json.dumps(summary(ledger), indent=2, sort_keys=True))

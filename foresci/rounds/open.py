@@ -1,0 +1,106 @@
+"""Freeze a round at the KB's last announcement day: one forecast package per window, hashed, baselines in.
+
+The round folder is built in a staging folder and appears with one rename (public files, ``round.json``
+and the naive baselines' first submissions together), so a kill leaves the round whole or absent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from foresci.core.artifacts import sha256_json
+from foresci.core.io import atomic_folder, write_json
+from foresci.kb.store import last_announcement
+from foresci.rounds.baselines import base_rate_answers, chance_answers
+from foresci.rounds.ledger import (
+    PUBLIC_DIR,
+    ROUND_FILE,
+    RoundManifest,
+    fault_point,
+    load_config,
+    public_files,
+    round_dir,
+    round_id_for,
+)
+from foresci.rounds.submit import answer_with_method, commit_version, round_questions
+from foresci.tasks.forecast import make_package
+from foresci.tasks.windows import make_window
+from foresci.taxonomy.models import Snapshot
+
+KB_BASELINES = ("persistence", "trend")
+
+
+def open_round(
+    ledger: Path | str,
+    kb: Any,
+    settings: Any = None,
+    *,
+    snapshots: Mapping[str, Snapshot] | None = None,
+    scheduled_for: date | None = None,
+    view_for: Callable[[date], Any] | None = None,
+    taxonomy_dir: Path | None = None,
+) -> str:
+    """Freeze the round at ``kb``'s last announcement day (kept as is when it exists); returns its id.
+
+    ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
+    only the question-only baselines (always-0.5, base-rate) do.
+    """
+    from foresci.core.settings import Settings
+
+    ledger = Path(ledger)
+    settings = settings or Settings()
+    config = load_config(ledger)
+    cutoff = last_announcement(kb)
+    round_id = round_id_for(cutoff)
+    target = round_dir(ledger, round_id)
+    if (target / ROUND_FILE).is_file():
+        return round_id
+    with atomic_folder(target) as staging:
+        windows = {}
+        for window in config.windows:
+            make_package(
+                kb,
+                staging / PUBLIC_DIR / window,
+                cutoff,
+                window=window,
+                n=config.questions,
+                settings=settings,
+                snapshots=snapshots,
+                taxonomy_dir=taxonomy_dir,
+            )
+            frame = make_window(cutoff, window)
+            windows[window] = {"start": frame.start.isoformat(), "end": frame.end.isoformat()}
+        files = public_files(staging)
+        draft = RoundManifest(
+            round_id=round_id,
+            cutoff=cutoff,
+            scheduled_for=scheduled_for,
+            windows=windows,
+            files=files,
+            public_hash=sha256_json(files),
+            items=0,
+            created_at=datetime.now(UTC).isoformat(),
+        )
+        questions = round_questions(staging, draft)
+        draft.items = len(questions)
+        draft.counts = {
+            "by_kind": dict(Counter(question.kind for question in questions)),
+            "by_family": dict(Counter(str(question.params.get("family")) for question in questions)),
+            "by_domain": dict(Counter(question.domain for question in questions)),
+        }
+        write_json(staging / ROUND_FILE, draft)
+        source = {"kind": "baseline", "value": "answered at open"}
+        commit_version(staging, "always-0.5", chance_answers(questions), source, cutoff, round_id)
+        commit_version(staging, "base-rate", base_rate_answers(questions), source, cutoff, round_id)
+        if view_for is not None:
+            for name in KB_BASELINES:
+                label, rows, transcripts = answer_with_method(questions, name, settings, view_for)
+                commit_version(
+                    staging, label, rows, {**source, "value": name}, cutoff, round_id, transcripts=transcripts
+                )
+        fault_point("open-staged")
+    return round_id

@@ -1,0 +1,240 @@
+"""Answer a frozen round with any method form foresci runs, or an answers file; one new version each.
+
+A submission is refused once the round's deadline has passed on the KB's clock (the KB holds a day after
+the cutoff, or the ledger already recorded the round as closed). Each accepted submission becomes
+``submissions/<method>/vNNNN/`` (``forecasts.jsonl`` + ``submission.json`` with its sha256 and UTC time
+stamp), created by one rename of a complete staging folder: a resubmission is the next version, never an
+overwrite, and a kill leaves either the whole version or none.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from foresci.contracts import ForecastAnswer
+from foresci.core.artifacts import sha256_file
+from foresci.core.errors import UserError
+from foresci.core.io import iter_jsonl_numbered, read_json, write_json, write_jsonl
+from foresci.core.locks import artifact_lock
+from foresci.kb.store import last_announcement
+from foresci.rounds.ledger import (
+    PUBLIC_DIR,
+    SUBMISSIONS_DIR,
+    RoundManifest,
+    check_round,
+    closed_on,
+    fault_point,
+    round_dir,
+    slug,
+)
+from foresci.tasks.forecast import load_package
+from foresci.tasks.models import ForecastQuestion
+
+SUBMISSION_FILE = "submission.json"
+ANSWERS_FILE = "forecasts.jsonl"
+TRANSCRIPTS_FILE = "transcripts.jsonl"
+
+
+class DeadlineError(UserError):
+    """The round no longer takes submissions."""
+
+
+def round_questions(folder: Path, manifest: RoundManifest) -> list[ForecastQuestion]:
+    """Every public question of a round, window by window (package hashes checked)."""
+    questions: list[ForecastQuestion] = []
+    for window in manifest.windows:
+        questions.extend(load_package(folder / PUBLIC_DIR / window)[0])
+    return questions
+
+
+def check_deadline(ledger: Path, manifest: RoundManifest, kb_day: date) -> None:
+    """Refuse when the round is closed (recorded) or the KB already holds a day after its cutoff."""
+    recorded = closed_on(ledger, manifest.round_id)
+    if recorded is not None or kb_day > manifest.cutoff:
+        seen = recorded or kb_day
+        raise DeadlineError(
+            f"round {manifest.round_id} closed: its cutoff is {manifest.cutoff} and the KB "
+            f"holds {seen}; submissions are refused after the deadline",
+            field="deadline",
+        )
+
+
+def versions(folder: Path, method: str) -> list[Path]:
+    """The submission versions of ``method`` in a round, oldest first."""
+    base = folder / SUBMISSIONS_DIR / slug(method)
+    if not base.is_dir():
+        return []
+    return sorted(
+        child
+        for child in base.iterdir()
+        if child.is_dir() and child.name.startswith("v") and (child / SUBMISSION_FILE).is_file()
+    )
+
+
+def all_submissions(folder: Path) -> list[dict[str, Any]]:
+    """Every submission record of a round (method, version, sha256, ...), sorted by method then version."""
+    base = folder / SUBMISSIONS_DIR
+    records = []
+    if base.is_dir():
+        for path in sorted(base.glob("*/v*/" + SUBMISSION_FILE)):
+            record = read_json(path)
+            record["folder"] = str(path.parent.relative_to(folder))
+            records.append(record)
+    return records
+
+
+def commit_version(
+    folder: Path,
+    method: str,
+    rows: Sequence[ForecastAnswer],
+    source: dict[str, Any],
+    kb_day: date,
+    round_id: str | None = None,
+    transcripts: bytes | None = None,
+) -> Path:
+    """Write rows as the next version of ``method`` (one rename of a complete staging folder)."""
+    base = folder / SUBMISSIONS_DIR / slug(method)
+    base.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging.", dir=base))
+    try:
+        write_jsonl(staging / ANSWERS_FILE, [row.model_copy(update={"method": method}) for row in rows])
+        if transcripts:
+            (staging / TRANSCRIPTS_FILE).write_bytes(transcripts)
+        number = len(versions(folder, method)) + 1
+        while True:
+            record = {
+                "method": method,
+                "version": number,
+                "round_id": round_id or folder.name,
+                "sha256": sha256_file(staging / ANSWERS_FILE),
+                "rows": len(rows),
+                "errors": sum(row.status == "error" for row in rows),
+                "submitted_at": datetime.now(UTC).isoformat(),
+                "kb_day": kb_day.isoformat(),
+                "source": source,
+            }
+            write_json(staging / SUBMISSION_FILE, record)
+            target = base / f"v{number:04d}"
+            fault_point("commit-staged")
+            try:
+                os.rename(staging, target)
+                return target
+            except OSError:
+                if not target.exists():
+                    raise
+                number += 1
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def read_answers_file(
+    path: Path, questions: Sequence[ForecastQuestion], name: str | None
+) -> tuple[str, list[ForecastAnswer]]:
+    """Rows of an answers file made elsewhere, checked against the round's questions; (method, rows)."""
+    known = {question.question_id for question in questions}
+    rows: list[ForecastAnswer] = []
+    for line, raw in iter_jsonl_numbered(path):
+        try:
+            answer = ForecastAnswer.model_validate(raw)
+        except ValueError as error:
+            raise UserError(
+                f"not a forecast answer: {str(error).splitlines()[0]}", path=path, line=line
+            ) from error
+        if answer.question_id not in known:
+            raise UserError(
+                f"question_id {answer.question_id!r} is not in the round",
+                path=path,
+                line=line,
+                field="question_id",
+            )
+        rows.append(answer)
+    methods = {row.method for row in rows if row.method}
+    method = name or (methods.pop() if len(methods) == 1 else "")
+    if not method:
+        raise UserError("give --name: the answers file names no single method", path=path, field="method")
+    seen: set[str] = set()
+    for answer in rows:
+        if answer.question_id in seen:
+            raise UserError(f"question {answer.question_id} answered twice", path=path, field="question_id")
+        seen.add(answer.question_id)
+    return method, rows
+
+
+def answer_with_method(
+    questions: Sequence[ForecastQuestion],
+    method: str,
+    settings: Any,
+    view_for: Callable[[date], Any] | None,
+    trust_plugin: bool = False,
+) -> tuple[str, list[ForecastAnswer], bytes | None]:
+    """Answer ``questions`` with a method foresci resolves (shipped, plug-in, entry point, HTTP agent).
+
+    Returns the method's name, its rows in question order and its transcripts (tool calls included).
+    """
+    from foresci.agents.answers import read_forecasts
+    from foresci.methods.forecast_runner import FORECASTS_FILE, answer_questions
+    from foresci.methods.loading import MethodLoadError, resolve_method
+
+    try:
+        spec = resolve_method(method, trust_plugin=trust_plugin, kb_tools=view_for is not None)
+    except MethodLoadError as error:
+        raise UserError(error.message, field="--method") from error
+    with tempfile.TemporaryDirectory(prefix="foresci-round-") as scratch:
+        answer_questions(list(questions), Path(scratch), settings, [spec], view_for or (lambda _cutoff: None))
+        rows = read_forecasts(Path(scratch) / FORECASTS_FILE)
+        transcript_path = Path(scratch) / TRANSCRIPTS_FILE
+        transcripts = transcript_path.read_bytes() if transcript_path.is_file() else None
+    order = {question.question_id: index for index, question in enumerate(questions)}
+    return spec.name, sorted(rows, key=lambda row: order.get(row.question_id, len(order))), transcripts
+
+
+def submit(
+    ledger: Path,
+    round_id: str,
+    kb: Any,
+    *,
+    method: str | None = None,
+    answers: Path | None = None,
+    name: str | None = None,
+    settings: Any = None,
+    view_for: Callable[[date], Any] | None = None,
+    trust_plugin: bool = False,
+) -> Path:
+    """Answer round ``round_id`` and store the answers as a new version; returns the version folder.
+
+    Raises :class:`DeadlineError` after the deadline (KB clock), a UserError on a tampered round.
+    """
+    from foresci.core.settings import Settings
+
+    if (method is None) == (answers is None):
+        raise UserError("give exactly one of --method or --answers", field="--method")
+    ledger = Path(ledger)
+    manifest = check_round(ledger, round_id)
+    kb_day = last_announcement(kb)
+    check_deadline(ledger, manifest, kb_day)
+    folder = round_dir(ledger, round_id)
+    questions = round_questions(folder, manifest)
+    if answers is not None:
+        label, rows = read_answers_file(Path(answers), questions, name)
+        transcripts = None
+        source: dict[str, Any] = {
+            "kind": "answers-file",
+            "value": Path(answers).name,
+            "file_sha256": sha256_file(answers),
+        }
+    else:
+        assert method is not None
+        label, rows, transcripts = answer_with_method(
+            questions, method, settings or Settings(), view_for, trust_plugin
+        )
+        label = name or label
+        source = {"kind": "method", "value": method}
+    with artifact_lock(ledger, timeout=None):
+        check_deadline(ledger, manifest, kb_day)
+        return commit_version(folder, label, rows, source, kb_day, transcripts=transcripts)

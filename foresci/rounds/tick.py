@@ -1,0 +1,194 @@
+"""``rounds tick``: do whatever is due, given the KB's clock; idempotent and safe to kill at any point.
+
+In order, under the ledger's write lock: (1) open the scheduled round when its day has come (the latest
+schedule day on or before the KB's last announcement day, if no round was opened for it); (2) record as
+closed every round whose cutoff the KB has passed; (3) resolve every window whose end the KB covers;
+(4) score every submission version of every round with resolutions; (5) rewrite the board summary.
+Every file is written atomically and only when its content changes, and each step reads what the files
+say is done, so a second tick changes nothing and a tick killed anywhere is completed by the next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from foresci.core.artifacts import sha256_file, sha256_json
+from foresci.core.io import dumps_line, read_json, write_json, write_jsonl
+from foresci.core.locks import artifact_lock
+from foresci.kb.store import last_announcement
+from foresci.rounds.ledger import (
+    BOARD_FILE,
+    CLOSED_FILE,
+    PUBLIC_DIR,
+    RESOLUTIONS_DIR,
+    ROUND_FILE,
+    SCORES_FILE,
+    check_round,
+    closed_on,
+    fault_point,
+    load_config,
+    load_round,
+    round_dir,
+    round_ids,
+    schedule_days,
+)
+from foresci.rounds.open import open_round
+from foresci.rounds.scores import board, read_scores, resolved_outcomes, score_round, stability
+from foresci.rounds.submit import all_submissions, round_questions
+from foresci.tasks.forecast import load_package, resolve_questions
+from foresci.taxonomy.models import Snapshot
+
+
+def write_jsonl_if_changed(path: Path, rows: list[dict[str, Any]]) -> bool:
+    """Write rows atomically unless the file already holds exactly them; True when written."""
+    text = "".join(dumps_line(row) for row in rows)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    write_jsonl(path, rows)
+    return True
+
+
+def write_json_if_changed(path: Path, value: dict[str, Any]) -> bool:
+    """Write a JSON document atomically unless it already holds the same value; True when written."""
+    import json
+
+    if path.is_file() and json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(value)):
+        return False
+    write_json(path, value)
+    return True
+
+
+def due_schedule_day(ledger: Path, day: date) -> date | None:
+    """The latest schedule day on or before ``day`` that opened no round yet (None when nothing is due)."""
+    days = schedule_days(load_config(ledger), day)
+    if not days:
+        return None
+    opened = {load_round(ledger, round_id).scheduled_for for round_id in round_ids(ledger)}
+    return None if days[-1] in opened else days[-1]
+
+
+def board_inputs(ledger: Path) -> str:
+    """A fingerprint of everything the board is computed from (the board is recomputed only when it moves)."""
+    state: dict[str, Any] = {"config": load_config(ledger).model_dump(mode="json")}
+    for round_id in round_ids(ledger):
+        folder = round_dir(ledger, round_id)
+        files = [
+            folder / ROUND_FILE,
+            folder / CLOSED_FILE,
+            folder / SCORES_FILE,
+            *sorted((folder / RESOLUTIONS_DIR).glob("*.jsonl")),
+        ]
+        state[round_id] = {
+            "files": {str(path.relative_to(folder)): sha256_file(path) for path in files if path.is_file()},
+            "submissions": [
+                (record["method"], record["version"], record["sha256"]) for record in all_submissions(folder)
+            ],
+        }
+    return sha256_json(state)
+
+
+def summary(ledger: Path) -> dict[str, Any]:
+    """The board summary: rounds, both boards, rank stability (deterministic: no clock values)."""
+    config = load_config(ledger)
+    ids = round_ids(ledger)
+    rounds = []
+    for round_id in ids:
+        manifest = load_round(ledger, round_id)
+        folder = round_dir(ledger, round_id)
+        closed = closed_on(ledger, round_id)
+        resolved = resolved_outcomes(folder, manifest)
+        submissions = all_submissions(folder)
+        rounds.append(
+            {
+                "round_id": round_id,
+                "cutoff": manifest.cutoff.isoformat(),
+                "scheduled_for": manifest.scheduled_for.isoformat() if manifest.scheduled_for else None,
+                "closed_on": closed.isoformat() if closed else None,
+                "items": manifest.items,
+                "resolved": len(resolved),
+                "public_hash": manifest.public_hash,
+                "windows": {
+                    window: {**span, "resolved": (folder / RESOLUTIONS_DIR / f"{window}.jsonl").is_file()}
+                    for window, span in manifest.windows.items()
+                },
+                "counts": manifest.counts,
+                "submissions": [
+                    {
+                        "method": record["method"],
+                        "version": record["version"],
+                        "sha256": record["sha256"],
+                        "submitted_at": record["submitted_at"],
+                        "kb_day": record["kb_day"],
+                        "rows": record["rows"],
+                    }
+                    for record in submissions
+                ],
+            }
+        )
+    rows = read_scores(ledger, ids)
+    return {
+        "rounds": rounds,
+        "boards": {metric: board(rows, metric, config) for metric in ("brier", "crps")},
+        "stability": {metric: stability(rows, metric) for metric in ("brier", "crps")},
+        "config": config.model_dump(mode="json"),
+    }
+
+
+def tick(
+    ledger: Path | str,
+    kb: Any,
+    settings: Any = None,
+    *,
+    snapshots: Mapping[str, Snapshot] | None = None,
+    view_for: Callable[[date], Any] | None = None,
+    taxonomy_dir: Path | None = None,
+) -> list[str]:
+    """Do what is due on ``kb``'s clock; returns one line per change made (empty when nothing was due)."""
+    ledger = Path(ledger)
+    actions: list[str] = []
+    with artifact_lock(ledger, timeout=None):
+        day = last_announcement(kb)
+        scheduled = due_schedule_day(ledger, day)
+        if scheduled is not None and not (round_dir(ledger, f"r-{day.isoformat()}")).is_dir():
+            round_id = open_round(
+                ledger,
+                kb,
+                settings,
+                snapshots=snapshots,
+                scheduled_for=scheduled,
+                view_for=view_for,
+                taxonomy_dir=taxonomy_dir,
+            )
+            actions.append(f"opened {round_id} (scheduled {scheduled})")
+        fault_point("open")
+        for round_id in round_ids(ledger):
+            manifest = check_round(ledger, round_id)
+            folder = round_dir(ledger, round_id)
+            if closed_on(ledger, round_id) is None and day > manifest.cutoff:
+                write_json(folder / CLOSED_FILE, {"closed_on": day.isoformat()})
+                actions.append(f"closed {round_id} on {day}")
+            fault_point("close")
+            for window, span in manifest.windows.items():
+                target = folder / RESOLUTIONS_DIR / f"{window}.jsonl"
+                if target.is_file() or day < date.fromisoformat(span["end"]):
+                    continue
+                questions, frozen = load_package(folder / PUBLIC_DIR / window)
+                write_jsonl(target, resolve_questions(questions, frozen, kb))
+                actions.append(f"resolved {round_id} {window} ({len(questions)} questions)")
+                fault_point("resolve")
+            if resolved_outcomes(folder, manifest):
+                rows = score_round(folder, manifest, round_questions(folder, manifest))
+                if write_jsonl_if_changed(folder / SCORES_FILE, rows):
+                    actions.append(f"scored {round_id} ({len(rows)} rows)")
+                fault_point("score")
+        inputs = board_inputs(ledger)
+        board_path = ledger / BOARD_FILE
+        current = read_json(board_path) if board_path.is_file() else {}
+        if current.get("inputs") != inputs and write_json_if_changed(
+            board_path, {**summary(ledger), "inputs": inputs}
+        ):
+            actions.append("board updated")
+    return actions

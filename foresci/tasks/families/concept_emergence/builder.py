@@ -1,0 +1,64 @@
+"""Concept-emergence tasks from a domain's window evidence.
+
+The domain's papers up to the cutoff fix the concept vocabulary and the co-occurrence network
+(:mod:`foresci.emergence`); each task shows one candidate pair per outcome bucket (0, 1, 2, 3+ window
+papers using both concepts, :func:`foresci.emergence.questions.option_sets`) with a one-line pre-cutoff
+context, and hides their order by window papers.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from foresci.emergence.build import emergence_set
+from foresci.emergence.concepts import concept_papers
+from foresci.emergence.config import load_emergence_settings
+from foresci.emergence.questions import OptionSet, option_sets
+from foresci.tasks.builders.common import Built, task_id
+from foresci.tasks.config import TaskSettings
+from foresci.tasks.evidence import DomainEvidence
+from foresci.tasks.families.base import get_family
+from foresci.tasks.families.concept_emergence.family import NAME, emergence_question
+from foresci.tasks.families.concept_emergence.target import EmergenceTarget
+from foresci.tasks.models import Candidate, Task
+
+
+def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
+                          wanted: int) -> list[Built]:
+    """Up to ``wanted`` concept-emergence tasks of one domain and window."""
+    window = domain.window
+    emergence = load_emergence_settings()
+    papers = sorted((paper for paper in domain.papers.values() if paper.announced <= window.end),
+                    key=lambda paper: (paper.announced, paper.paper_id))
+    target = emergence_set(concept_papers(papers, emergence.vocabulary), domain.cutoff, window.end, emergence,
+                           limit=emergence.targets.question_candidates)
+    seed = zlib.crc32(f"{settings.seed}:{NAME}:{domain.domain}:{window.horizon}".encode())
+    return [_built(domain, option_set, domain_name) for option_set in option_sets(target, wanted, seed)]
+
+
+def _built(domain: DomainEvidence, option_set: OptionSet, domain_name: str) -> Built:
+    window = domain.window
+    cutoff_iso = domain.cutoff.isoformat()
+    ids = [chr(ord("A") + position) for position in range(len(option_set.options))]
+    candidates = [Candidate(option_id=option_id, name=option.label, description=option.context)
+                  for option_id, option in zip(ids, option_set.options, strict=True)]
+    decision = tuple(sorted(option.label for option in option_set.options))
+    identifier = task_id(NAME, domain.domain, window.horizon, decision, cutoff_iso)
+    title, question = emergence_question(domain_name, domain.cutoff, window.start, window.end)
+    signals = {option_id: option.signals for option_id, option in zip(ids, option_set.options, strict=True)}
+    task = Task(task_id=identifier, family=NAME, domain=domain.domain, cutoff=domain.cutoff,
+                horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
+                question=question, candidates=candidates,
+                context={"pair_signals": signals, "domain_name": domain_name,
+                         "pair_papers": {option_id: list(option.paper_ids)
+                                         for option_id, option in zip(ids, option_set.options, strict=True)}},
+                deliverable=list(get_family(NAME).deliverables))
+    counts = dict(zip(ids, option_set.window_papers, strict=True))
+    pre_counts = {option_id: int(option.signals["papers_first"] + option.signals["papers_second"])
+                  for option_id, option in zip(ids, option_set.options, strict=True)}
+    ranking = [ids[position] for position in option_set.hidden_order()]
+    hidden = EmergenceTarget(task_id=identifier, ranking=ranking, window_papers=counts,
+                             stats={"persistence_match": option_set.persistence_match,
+                                    "option_pre_counts": pre_counts})
+    return Built(task=task, hidden=hidden, decision_key=decision,
+                 persistence_match=option_set.persistence_match)

@@ -1,0 +1,139 @@
+"""concept_emergence, public side: answer schema, question wording, contract check, rendering, top choice
+and the baselines' answer (network link-prediction scores read from the task's pre-cutoff signals)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from foresci.tasks.families.base import AnswerLike, ContractCheck, TaskFamily, TopChoice, register_family
+from foresci.tasks.families.parts import (
+    RankedOption,
+    check_ranking,
+    ranking_lines,
+    ranking_schema,
+    ranking_top_choice,
+)
+from foresci.tasks.templates import COMMON_REQUIREMENTS, when
+
+if TYPE_CHECKING:
+    from foresci.tasks.hidden import HiddenTarget
+    from foresci.tasks.models import Task
+
+NAME = "concept_emergence"
+CONTEXT_TEMPLATE = ("“concept” in papers recent latest never in one paper up to concepts concept used with "
+                    "both pair_signals degree_first degree_second papers_first papers_second recent_first "
+                    "recent_second common_neighbours adamic_adar pair_papers")
+"""Fixed words of an option's one-line context and public signals (:func:`foresci.emergence.questions.
+pair_option`)."""
+
+
+class EmergenceAnswer(BaseModel):
+    """concept_emergence: every pair ranked, most likely to be studied together first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ranking: list[RankedOption]
+    rationale: str = ""
+
+
+def emergence_question(domain_name: str, cutoff: date, start: date, end: date) -> tuple[str, str]:
+    """Title and question of a concept-emergence task."""
+    title = f"Which concept pairs will {domain_name} papers combine next?"
+    question = (f"{when(cutoff, start, end)} Each option is a pair of concepts from {domain_name} papers "
+                "that no paper announced up to the cutoff used together. Rank the pairs by how many papers "
+                "of the window will use both concepts, most first.")
+    return title, question
+
+
+def signal_value(task: Task, option: str, score: str) -> float:
+    """A pre-cutoff signal of one option from the task's context (preferential attachment: the degree
+    product)."""
+    found: dict[str, float] = task.context.get("pair_signals", {}).get(option, {})
+    if score == "preferential_attachment":
+        return found.get("degree_first", 0.0) * found.get("degree_second", 0.0)
+    return found.get(score, 0.0)
+
+
+def signal_ranking(task: Task, score: str) -> list[str]:
+    """Option ids by a pre-cutoff signal of the task's context, best first (ties: option order)."""
+    order = [candidate.option_id for candidate in task.candidates]
+    return sorted(order, key=lambda option: (-signal_value(task, option, score), order.index(option)))
+
+
+@register_family
+class ConceptEmergence(TaskFamily):
+    """Rank concept pairs unconnected at the cutoff by how much the window will study them together."""
+
+    name = NAME
+    abbreviation = "ce"
+    answer_schema = EmergenceAnswer
+    deliverables = (
+        *COMMON_REQUIREMENTS,
+        "Rank all options (by option id) from the pair most likely to be studied together in the window to "
+        "the least likely.",
+    )
+    metrics = ("fta", "trace", "pers", "trace_offline", "top_choice")
+    hidden_target = "foresci.tasks.families.concept_emergence.target:EmergenceTarget"
+    builder = "foresci.tasks.families.concept_emergence.builder:build_emergence_tasks"
+    ranked = True
+    contract = ("Rank all candidate concept pairs (by option_id, most likely first) by how many papers in "
+                "the window after the cutoff will use both concepts. Explain which pre-cutoff signals "
+                "(shared neighbouring concepts, growing use) support the top pairs.")
+    rubric = ("Signal interpretation (shared neighbours, popularity and recent growth read correctly); "
+              "discrimination (the ranking separates likely from unlikely pairs, not only popular ones); "
+              "specificity; uncertainty awareness.")
+    evidence_focus = ("For each pair: how often each concept is used, how recently, and which concepts "
+                      "appear with both before the cutoff.")
+
+    def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
+        return ranking_schema(EmergenceAnswer, tuple(options))
+
+    def template_text(self) -> str:
+        probe = date(2000, 1, 1)
+        return " ".join((*emergence_question("", probe, probe, probe), CONTEXT_TEMPLATE))
+
+    def check_contract(self, task: Task, answer: BaseModel) -> ContractCheck:
+        """Every option ranked once, nothing else."""
+        if not isinstance(answer, EmergenceAnswer) or not task.candidates:
+            return ContractCheck(answer)
+        return check_ranking(task, answer)
+
+    def render(self, task: Task, answer: BaseModel) -> str:
+        if not isinstance(answer, EmergenceAnswer):
+            raise TypeError(f"no {self.name} renderer for {type(answer).__name__}")
+        lines = ranking_lines(task, "Most likely to be studied together first", answer.ranking)
+        if answer.rationale:
+            lines.append(f"Rationale: {answer.rationale}")
+        return "\n".join(lines)
+
+    def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
+        """S_top: the first pair of the answer's ranking is the one the window studied most."""
+        return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
+
+    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
+        """persistence: preferential attachment (popular concepts meet); trend: Adamic–Adar (shared
+        neighbours, rarer ones weigh more). Both read only the signals the task shows (pre-cutoff)."""
+        from foresci.contracts import Evidence, SupportArtifact
+
+        if not task.candidates:
+            raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
+        score = "preferential_attachment" if forecaster.kind == "persistence" else "adamic_adar"
+        ranked = signal_ranking(task, score)
+        answer = EmergenceAnswer(
+            ranking=[RankedOption(option_id=option, reason=f"{score.replace('_', ' ')} rank {position}")
+                     for position, option in enumerate(ranked, start=1)],
+            rationale=f"ranked by {score.replace('_', ' ')} in the co-occurrence network at the cutoff")
+        support = SupportArtifact()
+        support.notes.append(f"{forecaster.kind}: {score} of each pair from the task's pre-cutoff signals")
+        papers: dict[str, list[str]] = task.context.get("pair_papers", {})
+        names = {candidate.option_id: candidate.name for candidate in task.candidates}
+        for position, option in enumerate(ranked, start=1):
+            support.evidence.append(Evidence(
+                claim=f"{option} ({names[option]}) ranks {position} by {score.replace('_', ' ')}: "
+                      f"{signal_value(task, option, score):.3f}",
+                paper_ids=list(papers.get(option, []))))
+        return answer, support

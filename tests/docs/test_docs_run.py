@@ -1,0 +1,173 @@
+"""The README's and the tutorials' runnable code blocks, run as a user runs them: bash in an empty folder,
+``foresci`` on the PATH (this checkout's), one shell per page, so the docs cannot drift from the code.
+
+Each page's run blocks generate and use a small synthetic world; a page marked ``docs-test: after
+PAGE.md`` runs in a copy of the folder that page left. Every run folder a page writes must hold only
+answers that succeeded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.docs.blocks import REPO_ROOT, Block, command_lines, doc_pages, read_blocks, runs_after, script
+
+PAGE_TIMEOUT_S = 600
+RUN_PAGES = [page for page in doc_pages() if any(block.action == "run" for block in read_blocks(page))]
+
+
+@dataclass
+class PageRun:
+    """A page's blocks, run: the folder they ran in and what the shell printed."""
+
+    page: Path
+    folder: Path
+    output: str
+
+
+def _environment(tmp: Path) -> dict[str, str]:
+    """A user's shell: ``foresci`` is this checkout's, ``python`` the test's, one shared cache, one thread."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    wrapper = bin_dir / "foresci"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO_ROOT}${{PYTHONPATH:+:$PYTHONPATH}}" '
+                       f'exec "{sys.executable}" -m foresci "$@"\n')
+    wrapper.chmod(0o755)
+    clean = {key: value for key, value in os.environ.items() if not key.startswith("FORESCI_")}
+    return {
+        **clean,
+        "PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), clean.get("PATH", "")]),
+        "PYTHONPATH": str(REPO_ROOT),
+        "FORESCI_CACHE_DIR": str(tmp / "cache"),
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OMP_WAIT_POLICY": "PASSIVE",
+        "COLUMNS": "120",
+    }
+
+
+def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
+    blocks = read_blocks(page)
+    script_file = folder.parent / f"{folder.name}.sh"
+    script_file.write_text(script(blocks))
+    log = folder.parent / f"{folder.name}.log"
+    # Output goes to a file, not a pipe: a job a block left in the background would hold a pipe open.
+    with log.open("w") as sink:
+        process = subprocess.Popen(["bash", str(script_file)], cwd=folder, env=environment, stdout=sink,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            process.wait(timeout=PAGE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            pytest.fail(f"{page.name}: still running after {PAGE_TIMEOUT_S} s; last lines:\n"
+                        f"{log.read_text()[-3000:]}")
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # what a block started must not outlive the page
+                os.killpg(process.pid, signal.SIGTERM)
+    output = log.read_text()
+    if process.returncode != 0:
+        started = [line for line in output.splitlines() if line.startswith("docs-test block ")]
+        where = started[-1].removeprefix("docs-test block ") if started else page.name
+        pytest.fail(f"the code block at {where} failed (exit {process.returncode}):\n{output[-4000:]}")
+    return PageRun(page, folder, output)
+
+
+@pytest.fixture(scope="session")
+def page_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, PageRun]:
+    return {}
+
+
+@pytest.fixture(scope="session")
+def docs_environment(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return _environment(tmp_path_factory.mktemp("docs-env"))
+
+
+def run_page(page: Path, runs: dict[Path, PageRun], environment: dict[str, str],
+             tmp_path_factory: pytest.TempPathFactory) -> PageRun:
+    """Run ``page`` once per session (after the page it continues from)."""
+    page = page.resolve()
+    if page not in runs:
+        before = runs_after(page)
+        folder = tmp_path_factory.mktemp(page.stem) / "work-folder"
+        if before is None:
+            folder.mkdir()
+        else:
+            earlier = run_page(before, runs, environment, tmp_path_factory)
+            shutil.copytree(earlier.folder, folder, symlinks=True)
+        runs[page] = _run_page(page, folder, environment)
+    return runs[page]
+
+
+def _run_folders(blocks: list[Block]) -> list[str]:
+    """The ``--out`` folders of the page's ``foresci run`` commands."""
+    folders = []
+    for block in blocks:
+        if block.action != "run":
+            continue
+        for words in command_lines(block):
+            if words[:1] == ["run"] and "--out" in words:
+                folders.append(words[words.index("--out") + 1])
+    return folders
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", RUN_PAGES, ids=[str(page.relative_to(REPO_ROOT)) for page in RUN_PAGES])
+def test_page_code_blocks_run(page: Path, page_runs: dict[Path, PageRun], docs_environment: dict[str, str],
+                              tmp_path_factory: pytest.TempPathFactory) -> None:
+    done = run_page(page, page_runs, docs_environment, tmp_path_factory)
+    blocks = read_blocks(page)
+    for block in blocks:
+        if block.action == "file":
+            assert (done.folder / block.argument).read_text() == block.text
+    run_folders = _run_folders(blocks)
+    assert run_folders, f"{page.name} runs no method"
+    for relative in run_folders:
+        run = done.folder / relative
+        rows = [json.loads(line) for name in ("answers.jsonl", "forecasts.jsonl") if (run / name).exists()
+                for line in (run / name).read_text().splitlines() if line.strip()]
+        assert rows, f"{relative}: no answer written"
+        failed = [(row.get("task_id") or row.get("question_id"), row.get("error")) for row in rows
+                  if row.get("status") != "ok"]
+        assert failed == [], f"{relative}: error rows"
+        if (run / "summary.json").exists():
+            summary = json.loads((run / "summary.json").read_text())
+            assert summary["leaderboard"], f"{relative}: empty leaderboard"
+
+
+def test_a_failing_block_is_named_and_its_background_jobs_end(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("<!-- docs-test: run -->\n```bash\nsleep 300 &\necho $! > sleeper.pid\n```\n\n"
+                    "<!-- docs-test: file note.txt -->\n```text\nwritten\n```\n\n"
+                    "<!-- docs-test: run -->\n```bash\ncat note.txt\nfalse\necho never\n```\n")
+    folder = tmp_path / "work"
+    folder.mkdir()
+    with pytest.raises(pytest.fail.Exception, match=r"page\.md:13 failed \(exit 1\)") as failure:
+        _run_page(page, folder, _environment(tmp_path))
+    assert "written" in str(failure.value) and "never" not in str(failure.value)
+    assert _ends(int((folder / "sleeper.pid").read_text())), "a background job outlived its page"
+
+
+def _ends(pid: int, within_s: float = 5.0) -> bool:
+    """Whether process ``pid`` is gone (or a zombie) within ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.1)
+    return False

@@ -1,0 +1,55 @@
+"""Option sets for LLM questions: one pair per outcome bucket, strict hidden order, pre-cutoff texts."""
+
+from __future__ import annotations
+
+from foresci.emergence.build import emergence_set
+from foresci.emergence.concepts import concept_papers
+from foresci.emergence.config import load_emergence_settings
+from foresci.emergence.questions import BUCKETS, binary_base_rate, option_sets, pair_option
+from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
+from foresci.tasks.families.concept_emergence.forecasts import binary_questions
+
+CONFIG = EmergenceWorldConfig(seed=5, difficulty=0.0, planted_pairs=40, papers_per_pair=4,
+                              min_papers_per_pair=1)
+SETTINGS = load_emergence_settings()
+
+
+def test_option_sets_cover_every_bucket_with_pre_cutoff_context() -> None:
+    world = generate_emergence_world(CONFIG)
+    papers = concept_papers(world.papers, SETTINGS.vocabulary)
+    target = emergence_set(papers, CONFIG.cutoff, CONFIG.window_end, SETTINGS)
+    sets = option_sets(target, 3, seed=1)
+    assert sets, "the world plants pairs with several window papers"
+    for option_set in sets:
+        counts = sorted(option_set.window_papers, reverse=True)
+        assert [min(count, 3) for count in counts] == list(BUCKETS)  # 3+, 2, 1, 0: a strict order
+        assert [option_set.window_papers[i] for i in option_set.hidden_order()] == counts
+        for option in option_set.options:
+            assert option.first in option.context and option.second in option.context
+            assert f"never in one paper up to {CONFIG.cutoff.isoformat()}" in option.context
+    labels = [option.label for option_set in sets for option in option_set.options]
+    assert len(labels) == len(set(labels))  # no pair twice
+    alone = emergence_set([p for p in papers if p.announced <= CONFIG.cutoff], CONFIG.cutoff,
+                          CONFIG.window_end, SETTINGS)
+    for row in range(0, len(alone.counts), 97):  # the same text without the window
+        assert pair_option(alone.snapshot, row) == pair_option(target.snapshot, row)
+    assert binary_base_rate([True, False, False]) == round(1.5 / 4, 6)
+
+
+def test_binary_questions_resolve_from_the_window_and_read_only_the_snapshot() -> None:
+    world = generate_emergence_world(CONFIG)
+    papers = concept_papers(world.papers, SETTINGS.vocabulary)
+    target = emergence_set(papers, CONFIG.cutoff, CONFIG.window_end, SETTINGS)
+    made = binary_questions(target, "synthetic", "3m", 2, 10, baseline=0.02, seed=3)
+    assert len(made) == 10
+    outcomes = [resolution.outcome for _, resolution in made]
+    assert sum(outcomes) == 5  # half drawn from the positives
+    for question, resolution in made:
+        assert question.kind == "binary" and question.baseline == 0.02
+        assert question.question_id == resolution.question_id
+        count = resolution.details["window_papers"]
+        assert resolution.outcome == float(count >= 2)
+        assert question.params["first"] in question.text and "window_papers" not in question.params
+        assert question.window_start > question.cutoff
+    again = binary_questions(target, "synthetic", "3m", 2, 10, baseline=0.02, seed=3)
+    assert [q.question_id for q, _ in again] == [q.question_id for q, _ in made]

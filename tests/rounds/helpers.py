@@ -1,0 +1,76 @@
+"""A ledger over the toy world: rounds at month ends, the KB's clock moved by truncating the toy KB."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from foresci.core.io import write_jsonl
+from foresci.core.settings import Settings
+from foresci.rounds.ledger import LedgerConfig, init_ledger
+from foresci.rounds.tick import tick
+from tests.tasks.toy import CUTOFF, ToyKB
+
+WINDOW_END = date(2026, 3, 31)  # the 3m window after CUTOFF
+
+
+def toy_settings() -> Settings:
+    """Settings under which the toy world yields questions of every family."""
+    settings = Settings()
+    settings.tasks.min_support = 5
+    return settings
+
+
+def make_ledger(root: Path, min_items: int = 2) -> Path:
+    """A month-end ledger starting in December 2025 (its first round opens at CUTOFF)."""
+    ledger = root / "ledger"
+    init_ledger(
+        ledger,
+        LedgerConfig(
+            schedule="month-end",
+            start=date(2025, 12, 1),
+            windows=["3m"],
+            questions=8,
+            min_items=min_items,
+            bootstrap=40,
+            seed=1,
+        ),
+    )
+    return ledger
+
+
+def toy_tick(ledger: Path, until: date | None) -> list[str]:
+    """Tick the ledger on the toy KB truncated at ``until`` (None: the whole toy world)."""
+    kb = ToyKB(until=until)
+    return tick(ledger, kb, toy_settings(), snapshots={"toy": ToyKB(until=CUTOFF).snapshot})
+
+
+def answers_file(path: Path, questions: list[Any], probability: float, scale: float, method: str) -> Path:
+    """A forecasts.jsonl made 'elsewhere': one probability on binary, baseline x scale on numeric."""
+    rows = []
+    for question in questions:
+        if question.kind == "binary":
+            rows.append({"question_id": question.question_id, "method": method, "probability": probability})
+        else:
+            middle = float(question.baseline or 0.0) * scale
+            rows.append(
+                {
+                    "question_id": question.question_id,
+                    "method": method,
+                    "p10": middle / 2,
+                    "p50": middle,
+                    "p90": middle * 2,
+                }
+            )
+    write_jsonl(path, rows)
+    return path
+
+
+def file_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (lock files aside) -> its bytes."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.name.startswith(".foresci.lock")
+    }

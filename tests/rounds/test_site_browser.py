@@ -1,0 +1,99 @@
+"""The rounds site in headless Chromium: no console errors; the board's numbers equal summary.json's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from foresci.rounds.site import build_site
+from foresci.rounds.submit import round_questions, submit
+from tests.evaluation.test_report_browser import CHROMIUM, LAUNCH_ARGS, _browser_or_skip
+from tests.rounds.helpers import answers_file, make_ledger, toy_tick
+from tests.tasks.toy import CUTOFF, ToyKB
+
+
+def _ledger(tmp_path: Path) -> Path:
+    from foresci.rounds.ledger import load_round, round_dir
+
+    ledger = make_ledger(tmp_path, min_items=3)
+    toy_tick(ledger, CUTOFF)
+    round_id = f"r-{CUTOFF.isoformat()}"
+    questions = round_questions(round_dir(ledger, round_id), load_round(ledger, round_id))
+    submit(
+        ledger,
+        round_id,
+        ToyKB(until=CUTOFF),
+        answers=answers_file(tmp_path / "a.jsonl", questions, 0.35, 1.5, "outside-team"),
+    )
+    toy_tick(ledger, None)
+    return ledger
+
+
+def test_site_files_match_the_summary(tmp_path: Path) -> None:
+    ledger = _ledger(tmp_path)
+    index = build_site(ledger, tmp_path / "site")
+    summary = json.loads((tmp_path / "site" / "data" / "summary.json").read_text())
+    assert summary["boards"] == json.loads((ledger / "board.json").read_text())["boards"]
+    board_csv = (tmp_path / "site" / "data" / "board.csv").read_text().splitlines()
+    assert len(board_csv) == 1 + sum(len(board["methods"]) for board in summary["boards"].values())
+    assert (tmp_path / "site" / "rounds" / f"r-{CUTOFF.isoformat()}.html").is_file()
+    assert (tmp_path / "site" / "methods" / "outside-team.html").is_file()
+    assert "<svg" in index.read_text()
+
+
+def test_site_in_headless_chromium(tmp_path: Path) -> None:
+    sync_api = _browser_or_skip()
+    ledger = _ledger(tmp_path)
+    index = build_site(ledger, tmp_path / "site")
+    summary = json.loads((tmp_path / "site" / "data" / "summary.json").read_text())
+    problems: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on(
+                "console", lambda message: problems.append(message.text) if message.type == "error" else None
+            )
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.goto(index.as_uri(), wait_until="load")
+            for metric, board in summary["boards"].items():
+                shown = {}
+                for row in page.query_selector_all(f"#board-{metric} tr[data-method]"):
+                    cells = {
+                        name: (row.query_selector(f"td.{name}").inner_text().strip())  # type: ignore[union-attr]
+                        for name in ("score", "low", "high", "raw", "items")
+                    }
+                    shown[row.get_attribute("data-method")] = cells
+                expected = {
+                    entry["method"]: {
+                        "score": f"{entry['score']:.4f}",
+                        "low": f"{entry['low']:.4f}",
+                        "high": f"{entry['high']:.4f}",
+                        "raw": f"{entry['raw_mean']:.4f}",
+                        "items": str(entry["items"]),
+                    }
+                    for entry in board["methods"]
+                }
+                assert shown == expected and "outside-team" in shown
+                reference = page.inner_text(f"#reference-{metric} .board-items")
+                assert reference == str(board["items"])
+                dots = {
+                    dot.get_attribute("data-method"): float(dot.get_attribute("data-score") or "nan")
+                    for dot in page.query_selector_all(f"svg[data-metric={metric}] circle")
+                }
+                assert dots == {entry["method"]: entry["score"] for entry in board["methods"]}
+            assert page.query_selector("line.chance-line") is not None
+            assert page.query_selector("line.naive-line") is not None
+            rounds = [
+                row.get_attribute("data-round") for row in page.query_selector_all("#rounds tr[data-round]")
+            ]
+            assert rounds == [entry["round_id"] for entry in summary["rounds"]]
+            page.screenshot(path=str(tmp_path / "front.png"), full_page=True)
+            page.click(f"a[href='rounds/r-{CUTOFF.isoformat()}.html']")
+            page.wait_for_load_state("load")
+            outcomes = page.query_selector_all("#questions td.outcome")
+            assert outcomes and all(cell.inner_text() != "pending" for cell in outcomes)
+        finally:
+            browser.close()
+    assert problems == []
+    assert (tmp_path / "front.png").stat().st_size > 5000

@@ -1,0 +1,107 @@
+"""End to end on a generated world through the CLI: kb build over the first days, `rounds tick`/`submit`,
+`kb update` with later days, deadline refusal, resolution once the window is covered, the site."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from foresci.cli import app
+from foresci.core.settings import Settings
+from foresci.kb.build import build_kb, update_kb
+from foresci.rounds.submit import DeadlineError
+from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
+
+runner = CliRunner()
+SPLIT = date(2025, 5, 31)
+
+
+def _day(path: Path) -> date:
+    return date.fromisoformat(path.name[:10])
+
+
+def _cli(*args: str, env: dict[str, str]) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), env=env)
+    return result.exit_code, result.output
+
+
+@pytest.mark.slow
+def test_generated_world_rounds_through_the_cli(tmp_path: Path) -> None:
+    world = generate_world(
+        WorldConfig(
+            seed=5,
+            n_domains=1,
+            directions_per_domain=5,
+            start="2025-01",
+            months=9,
+            papers_per_month=45.0,
+            noise=0.0,
+        ),
+        tmp_path / "world",
+    )
+    slugs = [domain.slug for domain in load_ground_truth(world.root).domains]
+    settings = Settings(cache_dir=tmp_path / "cache")
+    settings.kb = settings.kb.model_copy(update={"domains": slugs})
+    days = sorted(path for path in world.corpus.iterdir() if path.name[:4].isdigit())
+    staged = tmp_path / "early"
+    staged.mkdir()
+    for path in days:
+        if _day(path) <= SPLIT:
+            (staged / path.name).symlink_to(path)
+    later = [path for path in days if _day(path) > SPLIT]
+    kb, ledger = tmp_path / "kb", tmp_path / "ledger"
+    build_kb([staged], kb, settings, domains_dirs=[world.domains])
+    env = {"FORESCI_CACHE_DIR": str(tmp_path / "cache"), "FORESCI_KB__DOMAINS": json.dumps(slugs)}
+    code, output = _cli(
+        "rounds",
+        "init",
+        str(ledger),
+        "--start",
+        "2025-05-01",
+        "--questions",
+        "6",
+        "--min-items",
+        "2",
+        env=env,
+    )
+    assert code == 0, output
+    code, output = _cli("rounds", "open", str(ledger), "--kb", str(kb), env=env)
+    assert code == 0 and "opened r-2025-05-" in output, output
+    round_id = output.split("opened ")[1].split()[0]
+    code, output = _cli(
+        "rounds",
+        "submit",
+        str(ledger),
+        round_id,
+        "--kb",
+        str(kb),
+        "--method",
+        "trend",
+        "--name",
+        "trend-again",
+        env=env,
+    )
+    assert code == 0 and "v0001" in output, output
+    update_kb(kb, later[:1], settings)
+    code, output = _cli("rounds", "tick", str(ledger), "--kb", str(kb), env=env)
+    assert code == 0 and f"closed {round_id}" in output, output
+    refused = runner.invoke(
+        app, ["rounds", "submit", str(ledger), round_id, "--kb", str(kb), "--method", "trend"], env=env
+    )
+    assert refused.exit_code != 0 and isinstance(refused.exception, DeadlineError)
+    assert "closed" in str(refused.exception) and len(str(refused.exception).splitlines()) == 1
+    update_kb(kb, later[1:], settings)
+    code, output = _cli("rounds", "tick", str(ledger), "--kb", str(kb), env=env)
+    assert code == 0 and f"resolved {round_id} 3m" in output and f"scored {round_id}" in output, output
+    assert _cli("rounds", "tick", str(ledger), "--kb", str(kb), env=env)[1].strip() == "nothing due"
+    board = json.loads((ledger / "board.json").read_text())
+    methods = {
+        entry["method"] for board_entry in board["boards"].values() for entry in board_entry["methods"]
+    }
+    assert {"always-0.5", "base-rate", "persistence", "trend", "trend-again"} <= methods
+    code, output = _cli("rounds", "site", str(ledger), "--out", str(tmp_path / "site"), env=env)
+    assert code == 0 and (tmp_path / "site" / "data" / "summary.json").is_file()
