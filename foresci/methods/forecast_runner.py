@@ -63,9 +63,12 @@ class ForecastJob:
 
 def plan_forecasts(questions: list[ForecastQuestion], specs: list[MethodSpec], models: list[str],
                    mode: Mode) -> list[ForecastJob]:
-    """Every (question, method, model) job; methods without an LLM once (model None), only in full mode."""
+    """Every (question, method, model) job; methods without an LLM once (model None), only in full mode.
+    A shipped method without a forecast hook (``recency``: it reads only a task's stated option counts)
+    gets no job; a plug-in without one still gets error rows that say so."""
     return [ForecastJob(question, spec, model, mode)
-            for question in questions for spec in specs for model in spec.backbones(models, mode)]
+            for question in questions for spec in specs if spec.forecast is not None or not spec.shipped
+            for model in spec.backbones(models, mode)]
 
 
 def forecast_job(job: ForecastJob, llm: LLMClient | None, view: KBViewLike | None,
