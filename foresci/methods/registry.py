@@ -26,7 +26,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -133,6 +133,7 @@ class MethodSpec:
     prompts: Mapping[str, frozenset[str]] = field(default_factory=dict)
     order: int | None = None
     version: str = ""
+    families: frozenset[str] | None = None
 
     def forecaster(self, function: ForecastFn) -> ForecastFn:
         """Decorator: register ``function(question, inputs)`` as this method's forecast hook."""
@@ -208,16 +209,20 @@ def lookup(name: str) -> MethodSpec | None:
 
 def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
            prompts: Mapping[str, set[str] | frozenset[str]] | None = None,
-           order: int | None = None, version: str = "") -> Callable[[Any], MethodSpec]:
+           order: int | None = None, version: str = "",
+           families: Iterable[str] | None = None) -> Callable[[Any], MethodSpec]:
     """Decorator registering an answer function (or a class with ``answer`` and optional ``forecast``)
     as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook).
     ``prompts`` (template key -> variables) and ``order`` are for shipped methods (:class:`MethodSpec`).
-    ``version`` names this version of the method on its rows (default: a hash of its source file)."""
+    ``version`` names this version of the method on its rows (default: a hash of its source file).
+    ``families`` limits the method to those task families (default: every family); a run asks it nothing
+    else, so a family it cannot answer is left out, not an error row."""
 
     def decorate(target: Any) -> MethodSpec:
         spec = as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm, version=version)
         spec.prompts = {key: frozenset(variables) for key, variables in (prompts or {}).items()}
         spec.order = order
+        spec.families = frozenset(families) if families is not None else None
         return register(spec)
 
     return decorate

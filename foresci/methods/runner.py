@@ -124,9 +124,11 @@ class RunSummary:
 
 def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str], mode: Mode) -> list[Job]:
     """Every (task, method, model) job; methods that use no LLM run once (model None) and only in full
-    mode (they have no name-only mode)."""
+    mode (they have no name-only mode); a method limited to some families is asked only their tasks."""
     return [Job(task, spec, model, mode)
-            for task in tasks for spec in specs for model in spec.backbones(models, mode)]
+            for task in tasks for spec in specs
+            if spec.families is None or task.family in spec.families
+            for model in spec.backbones(models, mode)]
 
 
 def method_input(job: Job, llm: LLMClient | None, view: KBViewLike | None, settings: Settings) -> MethodInput:

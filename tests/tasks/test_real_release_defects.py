@@ -112,6 +112,12 @@ def test_recency_method_answers_from_public_context_only(evidence: DomainEvidenc
     bottleneck = build_bottleneck_tasks(evidence, SETTINGS, "toy", 5)[0].task
     with pytest.raises(ValueError, match="recency"):
         spec.answer(MethodInput(task=bottleneck, mode="full"))
+    from foresci.methods.runner import plan_jobs
+
+    jobs = plan_jobs([task, bottleneck], [spec, registered()["trend"]], [], "full")
+    asked = sorted((job.task.family, job.spec.name) for job in jobs)  # a run never asks recency a bottleneck
+    assert asked == [("bottleneck_opportunity", "trend"), ("direction_forecasting", "recency"),
+                     ("direction_forecasting", "trend")]
 
 
 def test_rise_test_tells_a_rise_from_a_fall() -> None:

@@ -76,11 +76,11 @@ def _recency_order(task: Task) -> list[str]:
     return sorted(counts, key=lambda option: (-counts[option][1] / max(counts[option][0], 1), option))
 
 
-@method("recency", order=72)
+@method("recency", order=72, families=("direction_forecasting", "strategic_planning"))
 def recency(inputs: MethodInput) -> MethodResult:
     """The naive public-context forecaster: the option with the highest recent / pre-cutoff paper ratio
-    stated in the task (direction and planning tasks; other families state no counts and get an error
-    row). The audit gates the same rule (``recency``)."""
+    stated in the task (direction and planning tasks only: other families state no counts, and a run
+    does not ask it theirs). The audit gates the same rule (``recency``)."""
     task = inputs.task
     ranked = _recency_order(task)
     counts = public_option_counts(task)
