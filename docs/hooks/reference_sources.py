@@ -173,10 +173,10 @@ def metric_docs() -> MetricsDoc:
 def family_docs() -> list[FamilyDoc]:
     """The task family registry (``foresci.tasks.families``, extensions included) with the prompt texts of
     ``agents/families.yaml``, in registry order."""
-    from foresci.agents.prompts import load_prompts
+    from foresci.methods.shipped.prompts import prompt_book
     from foresci.tasks.families import all_families
 
-    prompts = load_prompts()
+    prompts = prompt_book()
     return [
         FamilyDoc(
             name=family.name,

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
+from foresci.tasks.public_counts import recency_choice
 
 
 class Rate(BaseModel):
@@ -116,35 +117,6 @@ def first_named_wins(task: Task, hidden: HiddenTarget) -> bool | None:
     if not found:
         return None
     return min(found, key=lambda option: found[option]) == top
-
-
-def public_option_counts(task: Task) -> dict[str, tuple[int, int]]:
-    """Option id -> (pre-cutoff papers, recent papers) as the public task states them (empty when it does
-    not: only families whose context lists both counts per option)."""
-    for key in ("candidates", "options"):
-        table = task.context.get(key)
-        if not isinstance(table, dict):
-            continue
-        counts = {
-            str(option): (int(entry["pre_cutoff_papers"]), int(entry["recent_papers"]))
-            for option, entry in table.items()
-            if isinstance(entry, dict) and "pre_cutoff_papers" in entry and "recent_papers" in entry
-        }
-        if counts:
-            return counts
-    return {}
-
-
-def recency_choice(task: Task) -> str | None:
-    """The option with the highest recent / pre-cutoff ratio (pre-cutoff papers floored at 1), from the
-    public context only; None when the task states no counts or the highest ratio is tied."""
-    counts = public_option_counts(task)
-    if len(counts) < 2:
-        return None
-    ratios = {option: recent / max(pre, 1) for option, (pre, recent) in counts.items()}
-    best = max(ratios.values())
-    holders = sorted(option for option, ratio in ratios.items() if ratio == best)
-    return holders[0] if len(holders) == 1 else None
 
 
 def recency_wins(task: Task, hidden: HiddenTarget) -> bool | None:

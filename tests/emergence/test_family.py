@@ -29,7 +29,11 @@ CONFIG = EmergenceWorldConfig(seed=6, difficulty=0.0, planted_pairs=40, papers_p
 
 @pytest.fixture(scope="module", autouse=True)
 def _registered_only_here() -> Iterator[None]:
-    """The family is an extension: importing it registers it; later tests see the shipped four again."""
+    """The family is an extension: registered for this module only (tests/conftest.py takes out what the
+    import registered at collection), so other tests see the shipped four."""
+    from foresci.tasks.families.concept_emergence.family import ConceptEmergence
+
+    base.register_family(ConceptEmergence)
     yield
     base._REGISTRY.pop("concept_emergence", None)
     base._family_tuple.cache_clear()

@@ -14,8 +14,8 @@ from foresci.agents.tools import KBTools
 from foresci.contracts import DirectionAnswer, ForecastAnswer, PlanningAnswer, RankedOption
 from foresci.core.transcripts import record
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, method
-from foresci.tasks.audit_rates import public_option_counts
 from foresci.tasks.models import ForecastQuestion, Task
+from foresci.tasks.public_counts import public_option_counts
 
 
 def _kb_tools(tools: Any, name: str) -> KBTools:
