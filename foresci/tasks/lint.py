@@ -34,14 +34,22 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(item)
 
 
-@functools.cache
 def template_vocabulary() -> frozenset[str]:
-    """Words the templates themselves contribute (allowed whatever the corpus says)."""
-    from foresci.tasks.families import all_families
+    """Words the templates themselves contribute (allowed whatever the corpus says), for the families
+    registered now (an extension registered later adds its templates' words)."""
+    from foresci.tasks.families import family_names
 
-    text = " ".join(" ".join(family.deliverables) for family in all_families())
+    return _template_vocabulary(tuple(family_names()))
+
+
+@functools.cache
+def _template_vocabulary(names: tuple[str, ...]) -> frozenset[str]:
+    from foresci.tasks.families import get_family
+
+    families = [get_family(name) for name in names]
+    text = " ".join(" ".join(family.deliverables) for family in families)
     text += " " + " ".join(VENUE_FAMILIES)
-    text += " " + " ".join(family.template_text() for family in all_families())
+    text += " " + " ".join(family.template_text() for family in families)
     text += (" momentum measure growth share domain's new papers window same-length period before cutoff "
              "pre_cutoff_papers recent_papers key_terms candidates domain_name scope options contribution "
              "description subdirection recurring_limitations_before_cutoff pre_cutoff_venue_papers key terms")

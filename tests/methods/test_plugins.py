@@ -98,8 +98,8 @@ def test_plugin_loaded_by_module_and_object_from_a_folder(small_world: SmallWorl
     rows = _rows(run)
     assert {row.method for row in rows} == {"first_option"}
     assert all(row.status == "ok" and row.support and row.support.retrieved for row in rows), rows
-    cited = [row for row in rows if row.family == "bottleneck_opportunity"]
-    assert cited and all(row.support.evidence for row in cited), "the cited id is linked as evidence"
+    # the tutorial's plug-in cites the first paper it found in every answer
+    assert all(row.support.evidence for row in rows), "the cited id is linked as evidence"
     cutoff = max(task.cutoff for task in _tasks(small_world))
     assert all(item.announced <= cutoff for row in rows for item in row.support.retrieved)
     missing = foresci("run", str(small_world.release_dir), "--method", "my_agent:nothing", "--out",
