@@ -13,18 +13,18 @@ arrives; an unknown token is refused with 403.
 from __future__ import annotations
 
 import contextvars
-import json
 import secrets
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.methods.sandbox.desk import MAX_K, serve
+from foresci.methods.sandbox.json_http import JSONHandler
 
 TOOLS_HEADER = "x-foresci-tools"
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -61,7 +61,7 @@ class ToolServer:
         self._grants: dict[str, Grant] = {}
         grants = self._grants
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JSONHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 token = self.path.rstrip("/").rsplit("/", 1)[-1]
                 grant = grants.get(token)
@@ -83,17 +83,6 @@ class ToolServer:
                     self._send(400, {"error": f"{type(error).__name__}: {' '.join(str(error).split())}"})
                     return
                 self._send(200, {"result": result})
-
-            def _send(self, status: int, body: Any) -> None:
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: Any) -> None:
-                return None
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from foresci.methods.sandbox.json_http import JSONHandler
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
 
@@ -15,7 +17,7 @@ MAX_REQUEST_BYTES = 32 * 1024 * 1024
 def start_shim(channel: Any) -> str:
     """Start the relay endpoint on 127.0.0.1 (a daemon thread) and return its base URL (``.../v1``)."""
 
-    class Relay(BaseHTTPRequestHandler):
+    class Relay(JSONHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
             size = int(self.headers.get("content-length") or 0)
             if size > MAX_REQUEST_BYTES:
@@ -29,17 +31,6 @@ def start_shim(channel: Any) -> str:
                 self._send(400, {"error": {"message": f"{type(error).__name__}: {error}"}})
                 return
             self._send(int(reply.get("status", 502)), reply.get("body"))
-
-        def _send(self, status: int, body: Any) -> None:
-            payload = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args: Any) -> None:
-            return None
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Relay)
     threading.Thread(target=server.serve_forever, daemon=True).start()
