@@ -50,19 +50,22 @@ _CUES_TEXT = (
 
 
 class LowerCasedPattern:
-    """A lower-case pattern tested against the lower-cased text: the same verdict as the pattern with
-    ``re.IGNORECASE`` on the text (checked on the real KB's 101k abstract sentences), about 4x faster for a
-    long alternation such as :data:`CUES`. Only says whether the pattern occurs (no match positions)."""
+    """A lower-case pattern that ignores case: an ASCII text is lower-cased and searched without
+    ``re.IGNORECASE`` (the same verdict, about 4x faster for a long alternation such as :data:`CUES`); any
+    other text is searched with the flag. Only says whether the pattern occurs (no match positions)."""
 
     def __init__(self, pattern: str) -> None:
-        if pattern != pattern.lower():
-            raise ValueError(f"pattern {pattern[:40]!r}...: not all lower case (an escape such as \\S would "
-                             "change meaning)")
+        if pattern != pattern.lower() or not pattern.isascii():
+            raise ValueError(f"pattern {pattern[:40]!r}...: not all lower-case ASCII (an escape such as \\S "
+                             "would change meaning)")
         self.pattern = re.compile(pattern)
+        self.ignoring_case = re.compile(pattern, re.IGNORECASE)
 
     def search(self, text: str) -> bool:
         """Whether the pattern occurs in ``text``, case ignored."""
-        return self.pattern.search(text.lower()) is not None
+        if text.isascii():
+            return self.pattern.search(text.lower()) is not None
+        return self.ignoring_case.search(text) is not None
 
 
 CUES = LowerCasedPattern(_CUES_TEXT)
