@@ -72,7 +72,8 @@ VERB_LIKE = frozenset(_words(
     "outperform outperforms remains serve serves"))
 _PARTICIPLE_SUFFIXES = ("ed", "en")
 _WORD_CACHE = 1 << 18  # distinct written words remembered by the per-word caches below
-PhraseRows = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # (key, ((surface, count), ...)) per phrase
+SurfaceCounts = tuple[tuple[str, int], ...]  # (surface form, count) of one phrase in one text
+PhraseRows = tuple[tuple[str, SurfaceCounts], ...]  # (key, ((surface, count), ...)) per phrase
 _LEADING_TRIM = GENERIC_MODIFIERS | GERUND_VERBS  # words trimmed from the start of a base phrase
 
 
@@ -297,6 +298,12 @@ def contains_phrase(text_key_list: Sequence[str], key: str) -> bool:
 def phrase_support(key: str, texts: Iterable[str]) -> int:
     """Number of texts containing the phrase near-verbatim."""
     return sum(contains_phrase(text_keys(text), key) for text in texts)
+
+
+def document_phrase_rows(text: str, min_words: int = 2, max_words: int = 8) -> PhraseRows:
+    """:func:`document_phrases` as (key, ((surface, count), ...)) rows in the same order, shared and
+    immutable (no per-call dictionaries: for readers of keys and surfaces only)."""
+    return _document_phrase_rows(text, min_words, max_words)
 
 
 def document_phrases(text: str, min_words: int = 2, max_words: int = 8) -> dict[str, Counter[str]]:

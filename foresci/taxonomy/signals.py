@@ -93,9 +93,11 @@ class StatementExtractor:
             "future_work": any_of(patterns.future_work, re.IGNORECASE)}
         # lower-case ASCII patterns also as case-sensitive ones for lower-cased ASCII sentences: the same
         # verdict, without re.IGNORECASE's slower matching
+        listed: dict[SignalKind, list[str]] = {"bottleneck": patterns.bottleneck,
+                                               "future_work": patterns.future_work}
         self._lowered: dict[SignalKind, list[re.Pattern[str]] | None] = {
-            kind: any_of(listed) if all(text == text.lower() and text.isascii() for text in listed) else None
-            for kind, listed in (("bottleneck", patterns.bottleneck), ("future_work", patterns.future_work))}
+            kind: any_of(texts) if all(text == text.lower() and text.isascii() for text in texts) else None
+            for kind, texts in listed.items()}
 
     def extract(self, paper: Paper) -> list[Statement]:
         """Statements of one paper: explicit lists first, then cue-matching abstract sentences."""
