@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import typer
 
 from foresci.app.cli_options import parse_date_option
 from foresci.engines import ENGINE_HELP
+
+if TYPE_CHECKING:
+    from foresci.core.settings import Settings
 
 app = typer.Typer(
     help="Build, update, search and inspect the cutoff-aligned knowledge base.", no_args_is_help=True
@@ -125,11 +129,12 @@ def search_command(
     from rich.table import Table
 
     from foresci.cli import quick_exit_on_success
-    from foresci.core.settings import load_settings
+    from foresci.core.light_settings import load_light_settings
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
 
-    view = KBView(KnowledgeBase.open(kb_dir, load_settings()), parse_date_option(cutoff, "--cutoff"))
+    settings = cast("Settings", load_light_settings())  # the same fields, without pydantic-settings
+    view = KBView(KnowledgeBase.open(kb_dir, settings), parse_date_option(cutoff, "--cutoff"))
     table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
     for column in ("rank", "date", "id", "title", "bm25", "dense"):
         table.add_column(column)
