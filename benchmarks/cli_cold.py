@@ -78,7 +78,8 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
 def import_breakdown(command: list[str], env: dict[str, str], top: int = 10) -> list[tuple[str, float]]:
     """Self import time (ms) per package of one run of ``command`` (foresci modules by sub-package)."""
     python = [sys.executable, "-X", "importtime", "-c", "from foresci.cli import main; main()"]
-    result = subprocess.run(python + command[len(foresci_command()):], env=env, capture_output=True, text=True)
+    arguments = command[len(foresci_command()):]
+    result = subprocess.run(python + arguments, env=env, capture_output=True, text=True)
     totals: Counter[str] = Counter()
     for line in result.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
@@ -127,14 +128,17 @@ def _conditions() -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--kb", type=Path, default=DEFAULT_KB, help="a built KB (only read)")
     parser.add_argument("--cutoff", default="2026-06-30", help="the searches' --cutoff")
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per figure (median)")
-    parser.add_argument("--cache-dir", type=Path, default=None, help="FORESCI_CACHE_DIR (default: a temp folder)")
+    parser.add_argument("--cache-dir", type=Path, default=None,
+                        help="FORESCI_CACHE_DIR (default: a temp folder)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--code", type=Path, default=REPO,
-                        help="the foresci checkout to run (default: this one; another, e.g. main, to compare)")
+                        help="the foresci checkout to run (default: this one; e.g. main to compare)")
     options = parser.parse_args()
     if not (options.kb / "CURRENT").is_file():
         parser.error(f"{options.kb}: not a KB folder (no CURRENT file)")

@@ -37,7 +37,8 @@ COMMAND_ENTRIES: tuple[CommandEntry, ...] = (
     CommandEntry("llm", "foresci.llm.cli", "app", True, "Local LLMs: serve a packaged model on 127.0.0.1."),
     CommandEntry("sim", "foresci.sim.cli", "app", True,
                  "Generate synthetic research worlds with planted dynamics."),
-    CommandEntry("taxonomy", "foresci.taxonomy.cli", "app", True, "Induce, show and export temporal taxonomies."),
+    CommandEntry("taxonomy", "foresci.taxonomy.cli", "app", True,
+                 "Induce, show and export temporal taxonomies."),
     CommandEntry("tasks", "foresci.tasks.cli", "app", True,
                  "Build, show, validate and audit foresight task releases."),
     CommandEntry("forecast", "foresci.tasks.cli", "forecast_app", True,
@@ -52,17 +53,20 @@ COMMAND_ENTRIES: tuple[CommandEntry, ...] = (
                  "Answer a release's tasks with answering methods; resumable (rerun the same command after a "
                  "crash)."),
     CommandEntry("eval", "foresci.evaluation.cli", "eval_command", False,
-                 "Score a run's answers against the hidden targets; write RUNDIR/scores.jsonl and summary.json."),
+                 "Score a run's answers against the hidden targets; write RUNDIR/scores.jsonl and "
+                 "summary.json."),
     CommandEntry("report", "foresci.evaluation.cli", "report_command", False,
                  "Write a static HTML report (and report.md) from evaluated runs."),
     CommandEntry("transcript", "foresci.app.transcript_cli", "transcript_command", False,
                  "Print what answering (or judging) each row cost: messages sent, raw replies, tool calls, "
                  "tokens,\ntimings, retries, re-asks, structured-output fallbacks, cache hits and evidence "
-                 "dropped to fit the\nmodel's context window. One transcript per row key (the latest), followed "
-                 "by the question, the answer\n(quantiles or probability of a forecast) or the error message, "
-                 "and, once `foresci eval` ran, the\nscores with the gold or outcome they were scored against."),
+                 "dropped to fit the\nmodel's context window. One transcript per row key (the latest), "
+                 "followed by the question, the answer\n(quantiles or probability of a forecast) or the "
+                 "error message, and, once `foresci eval` ran, the\nscores with the gold or outcome they "
+                 "were scored against."),
     CommandEntry("demo", "foresci.app.demo", "demo_command", False,
-                 "Run foresci's main job end to end on a generated synthetic world (no data, no LLM needed)."),
+                 "Run foresci's main job end to end on a generated synthetic world (no data, no LLM "
+                 "needed)."),
 )
 
 ROOT_HELP = (

@@ -19,7 +19,9 @@ from foresci.app.commands import COMMAND_ENTRIES, CONFIG_HELP, DEBUG_HELP, ROOT_
 
 def build_app(only: str | None = None) -> typer.Typer:
     """The CLI: every command, or (``only``) the root options and that one command."""
-    built = typer.Typer(name="foresci", help=ROOT_HELP, no_args_is_help=True, pretty_exceptions_show_locals=False)
+    built = typer.Typer(
+        name="foresci", help=ROOT_HELP, no_args_is_help=True, pretty_exceptions_show_locals=False
+    )
     built.callback()(root)
     for entry in COMMAND_ENTRIES:
         if only is not None and entry.name != only:
@@ -40,7 +42,9 @@ def _version_callback(value: bool) -> None:
 
 def root(
     config: Path | None = typer.Option(None, "--config", help=CONFIG_HELP),
-    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help=VERSION_HELP),
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help=VERSION_HELP
+    ),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """foresci: can an AI system make research decisions that the following months prove right?"""

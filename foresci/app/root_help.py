@@ -82,7 +82,8 @@ types_highlighter = TypesHighlighter()
 def _console() -> Console:
     """The console typer prints help on (its environment switches included)."""
     width = getenv("TERMINAL_WIDTH")
-    force_terminal = True if getenv("GITHUB_ACTIONS") or getenv("FORCE_COLOR") or getenv("PY_COLORS") else None
+    forced = getenv("GITHUB_ACTIONS") or getenv("FORCE_COLOR") or getenv("PY_COLORS")
+    force_terminal = True if forced else None
     if getenv("_TYPER_FORCE_DISABLE_TERMINAL"):
         force_terminal = False
     return Console(

@@ -29,7 +29,8 @@ def _plain(annotation: Any) -> bool:
         return True
     origin = get_origin(annotation)
     if origin is Literal:
-        return all(isinstance(value, str | int) and not isinstance(value, bool) for value in get_args(annotation))
+        values = get_args(annotation)
+        return all(isinstance(value, str | int) and not isinstance(value, bool) for value in values)
     if origin is Union or type(annotation).__name__ == "UnionType":
         return all(arg is type(None) or _plain(arg) for arg in get_args(annotation))
     return False

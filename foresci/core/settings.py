@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from foresci.core.settings_env import Settings, load_yaml_config
 
 __all__ = [
-    "DEFAULT_EMBEDDING_MODEL", "ENV_DELIMITER", "ENV_PREFIX", "NON_SETTING_VARIABLES", "EmbedSettings", "Settings",
-    "SettingsFields", "load_settings", "load_yaml_config", "unknown_env_names",
+    "DEFAULT_EMBEDDING_MODEL", "ENV_DELIMITER", "ENV_PREFIX", "NON_SETTING_VARIABLES", "EmbedSettings",
+    "Settings", "SettingsFields", "load_settings", "load_yaml_config", "unknown_env_names",
 ]
 _LOADED_ON_USE = ("Settings", "load_yaml_config")
 
