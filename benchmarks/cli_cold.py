@@ -58,7 +58,10 @@ def never_seen_queries(count: int) -> list[str]:
 
 
 def _environment(cache: Path, code: Path) -> dict[str, str]:
+    """The searches' environment: ``code`` first on the path, the cache folder, and bytecode written (as
+    an installed package has it: PYTHONDONTWRITEBYTECODE would compile every changed module each run)."""
     env = {**os.environ, "FORESCI_CACHE_DIR": str(cache)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(code), os.environ.get("PYTHONPATH"))))
     return env
 
@@ -76,10 +79,14 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def import_breakdown(command: list[str], env: dict[str, str], top: int = 10) -> list[tuple[str, float]]:
-    """Self import time (ms) per package of one run of ``command`` (foresci modules by sub-package)."""
+    """Self import time (ms) per package of one run of ``command`` (foresci modules by sub-package).
+
+    Run from an empty folder: ``python -c`` puts the working directory first on the path, where a
+    checkout would shadow the code under test."""
     python = [sys.executable, "-X", "importtime", "-c", "from foresci.cli import main; main()"]
     arguments = command[len(foresci_command()):]
-    result = subprocess.run(python + arguments, env=env, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as empty:
+        result = subprocess.run(python + arguments, env=env, capture_output=True, text=True, cwd=empty)
     totals: Counter[str] = Counter()
     for line in result.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:

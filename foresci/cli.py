@@ -108,6 +108,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     raise SystemExit(status)
 
 
+def _run_direct(args: list[str]) -> int | None:
+    """Run a line :mod:`foresci.app.direct` reads (its exit status, errors handled as typer's path
+    handles them), or ``None`` when typer must run it."""
+    from foresci.app.direct import run_direct
+    from foresci.core.errors import as_user_error
+
+    try:
+        return 0 if run_direct(args) else None
+    except KeyboardInterrupt:
+        return 130
+    except EOFError:
+        print(file=sys.stderr)
+        print("error: aborted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        user_error = as_user_error(error)
+        if user_error is None:
+            raise
+        print(_one_line(f"error: {user_error}"), file=sys.stderr)
+        return ERROR_EXIT
+
+
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
     global _quick_exit
@@ -118,6 +140,9 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from foresci.app.root_help import show_root_help
 
         return show_root_help(args)
+    direct = _run_direct(args)  # a plain `kb search`: no typer either
+    if direct is not None:
+        return direct
     import typer
     from typer.exceptions import TyperException
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 from pathlib import Path
 
 import typer
 
 from foresci import __version__
 from foresci.app.commands import COMMAND_ENTRIES, CONFIG_HELP, DEBUG_HELP, ROOT_HELP, VERSION_HELP
+from foresci.app.settings_check import check_settings_environment
 
 
 def build_app(only: str | None = None) -> typer.Typer:
@@ -50,11 +50,4 @@ def root(
     """foresci: can an AI system make research decisions that the following months prove right?"""
     if config is not None:
         os.environ["FORESCI_CONFIG"] = str(config)
-    if any(name.startswith("FORESCI_") for name in os.environ):
-        from foresci.core.light_settings import load_light_settings
-
-        load_light_settings()  # a bad settings file or variable fails here, naming it, whatever the command
-        from foresci.core.env_names import unknown_env_names
-
-        for note in unknown_env_names():
-            print(f"warning: {note}", file=sys.stderr)
+    check_settings_environment()  # a bad settings file or variable fails here, naming it, whatever the command

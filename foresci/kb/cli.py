@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 import typer
 
 from foresci.app.cli_options import parse_date_option
 from foresci.engines import ENGINE_HELP
-
-if TYPE_CHECKING:
-    from foresci.core.settings import Settings
 
 app = typer.Typer(
     help="Build, update, search and inspect the cutoff-aligned knowledge base.", no_args_is_help=True
@@ -125,30 +121,9 @@ def search_command(
 
       foresci kb search workspace/kb "tool-using LLM agents" --cutoff 2025-11-30 --domain llm_agent -k 5
     """
-    from rich.console import Console
-    from rich.table import Table
+    from foresci.app.kb_search import print_search
 
-    from foresci.cli import quick_exit_on_success
-    from foresci.core.light_settings import load_light_settings
-    from foresci.kb.retrieve import KBView
-    from foresci.kb.store import KnowledgeBase
-
-    settings = cast("Settings", load_light_settings())  # the same fields, without pydantic-settings
-    view = KBView(KnowledgeBase.open(kb_dir, settings), parse_date_option(cutoff, "--cutoff"))
-    table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
-    for column in ("rank", "date", "id", "title", "bm25", "dense"):
-        table.add_column(column)
-    for hit in view.search(query, k=k, domain=domain):
-        table.add_row(
-            str(hit.rank),
-            hit.paper.announced.isoformat(),
-            hit.paper.paper_id,
-            hit.paper.title[:80],
-            str(hit.bm25_rank or "-"),
-            str(hit.dense_rank or "-"),
-        )
-    Console().print(table)
-    quick_exit_on_success()
+    print_search(kb_dir, query, lambda: parse_date_option(cutoff, "--cutoff"), domain, k)
 
 
 @app.command("stats")

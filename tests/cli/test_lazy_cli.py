@@ -168,16 +168,17 @@ def test_root_help_imports_no_command_and_no_heavy_library(tmp_path: Path) -> No
 
 
 def test_kb_search_loads_no_settings_machinery_nor_model_libraries(tmp_path: Path) -> None:
-    """`kb search` reads the settings (from the environment too) without pydantic-settings and loads no
-    other command, LLM or torch code; a missing KB fails after the settings and the retriever load."""
+    """A plain `kb search` runs without typer (foresci.app.direct), reads the settings (from the environment
+    too) without pydantic-settings and loads no other command, LLM or torch code; a missing KB fails after
+    the settings and the retriever load."""
     missing = tmp_path / "no-kb"
     status, modules = _modules_after(
         ["kb", "search", str(missing), "agents", "--cutoff", "2025-06-30"], tmp_path,
         FORESCI_CACHE_DIR=str(tmp_path / "cache"), FORESCI_KB__RRF_K="30", FORESCI_RUNTIME__THREADS="1")
     assert status == 1
     assert {"foresci.kb.retrieve", "foresci.core.light_settings"} <= modules
-    banned = {"pydantic_settings", "torch", "sentence_transformers", "langchain", "langchain_core",
-              "langchain_openai", "transformers"}
+    banned = {"typer", "click", "pydantic_settings", "torch", "sentence_transformers", "langchain",
+              "langchain_core", "langchain_openai", "transformers"}  # a plain search runs without typer
     assert not _top(modules) & banned, sorted(_top(modules) & banned)
     others = {name for name in modules if name.startswith(("foresci.agents.", "foresci.evaluation.",
                                                            "foresci.tasks.", "foresci.llm.", "foresci.methods"))}
