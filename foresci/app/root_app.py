@@ -50,4 +50,4 @@ def root(
     """foresci: can an AI system make research decisions that the following months prove right?"""
     if config is not None:
         os.environ["FORESCI_CONFIG"] = str(config)
-    check_settings_environment()  # a bad settings file or variable fails here, naming it, whatever the command
+    check_settings_environment()  # a bad settings file or variable fails here, naming it, for any command

@@ -79,7 +79,7 @@ def test_root_help_from_the_registry_equals_typers_help_of_the_real_app() -> Non
         renders = json.loads(stdout)
         assert len(renders) == 2 * len(WIDTHS)
         for key, pair in renders.items():
-            assert pair["fast"] == pair["real"], f"{mode}, COLUMNS={key}: the registry's help differs from typer's"
+            assert pair["fast"] == pair["real"], f"{mode}, COLUMNS={key}: the registry's help is not typer's"
         plain_help = renders["80 --help"]["real"][1]
         assert all(entry.name in plain_help for entry in COMMAND_ENTRIES)
         assert ("\x1b[" in plain_help) == (mode == "terminal colours")
@@ -180,7 +180,8 @@ def test_kb_search_loads_no_settings_machinery_nor_model_libraries(tmp_path: Pat
     banned = {"typer", "click", "pydantic_settings", "torch", "sentence_transformers", "langchain",
               "langchain_core", "langchain_openai", "transformers"}  # a plain search runs without typer
     assert not _top(modules) & banned, sorted(_top(modules) & banned)
-    others = {name for name in modules if name.startswith(("foresci.agents.", "foresci.evaluation.",
-                                                           "foresci.tasks.", "foresci.llm.", "foresci.methods"))}
+    other_packages = ("foresci.agents.", "foresci.evaluation.", "foresci.tasks.", "foresci.llm.",
+                      "foresci.methods")
+    others = {name for name in modules if name.startswith(other_packages)}
     assert others <= {"foresci.agents.config", "foresci.evaluation.config", "foresci.tasks.config",
                       "foresci.llm.config"}, sorted(others)

@@ -31,8 +31,9 @@ def _values(settings: SettingsFields) -> dict[str, Any]:
 PLAIN = {
     "defaults": {},
     "cache dir": {"FORESCI_CACHE_DIR": "/tmp/elsewhere"},
-    "sections": {"FORESCI_KB__RRF_K": "7", "FORESCI_RUNTIME__THREADS": "2", "FORESCI_RUNTIME__DENSE_INDEX": "flat",
-                 "FORESCI_LLM__BASE_URL": "http://127.0.0.1:9/v1", "FORESCI_LLM__API_KEY": "secret",
+    "sections": {"FORESCI_KB__RRF_K": "7", "FORESCI_RUNTIME__THREADS": "2",
+                 "FORESCI_RUNTIME__DENSE_INDEX": "flat", "FORESCI_LLM__BASE_URL": "http://127.0.0.1:9/v1",
+                 "FORESCI_LLM__API_KEY": "secret",
                  "FORESCI_KB__LLM_SCREEN": "true", "FORESCI_KB__BM25_B": "0.5", "FORESCI_WORKSPACE": "ws",
                  "FORESCI_RUNTIME__ONNX_DIR": "/tmp/onnx"},
     "lower-case name": {"foresci_kb__rrf_k": "9"},
@@ -49,7 +50,8 @@ def test_plain_variables_give_the_full_loaders_settings_without_it(name: str,
     assert _values(light) == _values(Settings())
 
 
-def test_json_values_and_yaml_files_go_to_the_full_loader(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_json_values_and_yaml_files_go_to_the_full_loader(monkeypatch: pytest.MonkeyPatch,
+                                                           tmp_path: Path) -> None:
     _clean(monkeypatch, {"FORESCI_KB__DOMAINS": '["llm_agent"]'})
     assert plain_environment() is None
     light = load_light_settings()
