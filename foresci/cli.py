@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -161,6 +160,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         return 130
     except TyperException as error:
         if debug:
+            import traceback
+
             traceback.print_exc()
         print(_usage_line(error), file=sys.stderr)
         return error.exit_code or USAGE_EXIT
@@ -169,6 +170,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         if user_error is None:
             raise
         if debug:
+            import traceback
+
             traceback.print_exc()
         print(_one_line(f"error: {user_error}"), file=sys.stderr)
         return ERROR_EXIT

@@ -108,7 +108,9 @@ def test_every_registered_command_resolves_and_its_summary_is_its_own_help() -> 
             help_text = target.__doc__
         assert isinstance(help_text, str) and entry.summary == _first_paragraph(help_text), (
             f"{entry.name}: update its summary in foresci/app/commands.py to the first paragraph of its help")
+        assert inspect.cleandoc(entry.summary) == entry.summary  # the root help draws it as it is
     assert "--config" in ROOT_HELP and [option.name for option in ROOT_OPTIONS][-1] == "--help"
+    assert inspect.cleandoc(ROOT_HELP) == ROOT_HELP
 
 
 def _command_lines() -> list[list[str]]:
