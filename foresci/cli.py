@@ -64,6 +64,7 @@ def __getattr__(name: str) -> Any:
 
 
 DEBUG_FLAG = "--debug"
+COMPLETE_VARIABLE = "_FORESCI_COMPLETE"  # typer's shell-completion switch for the program name "foresci"
 USAGE_EXIT = 2
 ERROR_EXIT = 1
 
@@ -135,11 +136,12 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     _quick_exit = False
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if args in ([], ["--help"]):  # `foresci --help` and a bare `foresci`: drawn without typer or any command
+    completing = COMPLETE_VARIABLE in os.environ  # a shell asks typer for completions (the words in env)
+    if args in ([], ["--help"]) and not completing:  # `foresci --help`, bare `foresci`: no typer, no command
         from foresci.app.root_help import show_root_help
 
         return show_root_help(args)
-    direct = _run_direct(args)  # a plain `kb search`: no typer either
+    direct = None if completing else _run_direct(args)  # a plain `kb search`: no typer either
     if direct is not None:
         return direct
     import typer

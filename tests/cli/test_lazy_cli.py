@@ -187,3 +187,15 @@ def test_kb_search_loads_no_settings_machinery_nor_model_libraries(tmp_path: Pat
     others = {name for name in modules if name.startswith(other_packages)}
     assert others <= {"foresci.agents.config", "foresci.evaluation.config", "foresci.tasks.config",
                       "foresci.llm.config"}, sorted(others)
+
+
+@pytest.mark.parametrize(("words", "expected"), [("foresci k", "kb"), ("foresci kb se", "search")])
+def test_shell_completion_still_reaches_typer(words: str, expected: str) -> None:
+    """A completing shell runs `foresci` with no arguments (the words are in the environment): that is
+    typer's completion, not the bare command's help."""
+    env = _environment(_FORESCI_COMPLETE="complete_bash", COMP_WORDS=words,
+                       COMP_CWORD=str(len(words.split()) - 1))
+    result = subprocess.run([sys.executable, "-m", "foresci"], env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [expected]
