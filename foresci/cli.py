@@ -65,6 +65,7 @@ def __getattr__(name: str) -> Any:
 
 DEBUG_FLAG = "--debug"
 COMPLETE_VARIABLE = "_FORESCI_COMPLETE"  # typer's shell-completion switch for the program name "foresci"
+PLAIN_HELP_VARIABLE = "TYPER_USE_RICH"  # set (to false), typer's help is click's plain text
 USAGE_EXIT = 2
 ERROR_EXIT = 1
 
@@ -137,7 +138,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     completing = COMPLETE_VARIABLE in os.environ  # a shell asks typer for completions (the words in env)
-    if args in ([], ["--help"]) and not completing:  # `foresci --help`, bare `foresci`: no typer, no command
+    typer_help = completing or PLAIN_HELP_VARIABLE in os.environ  # typer draws help without rich then
+    if args in ([], ["--help"]) and not typer_help:  # `foresci --help`, bare `foresci`: no typer, no command
         from foresci.app.root_help import show_root_help
 
         return show_root_help(args)

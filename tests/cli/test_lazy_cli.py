@@ -189,6 +189,12 @@ def test_kb_search_loads_no_settings_machinery_nor_model_libraries(tmp_path: Pat
                       "foresci.llm.config"}, sorted(others)
 
 
+def test_typers_plain_help_switch_still_reaches_typer() -> None:
+    result = subprocess.run([sys.executable, "-m", "foresci", "--help"], env=_environment(TYPER_USE_RICH="0"),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "╭" not in result.stdout and "Usage: foresci [OPTIONS]" in result.stdout
+
+
 @pytest.mark.parametrize(("words", "expected"), [("foresci k", "kb"), ("foresci kb se", "search")])
 def test_shell_completion_still_reaches_typer(words: str, expected: str) -> None:
     """A completing shell runs `foresci` with no arguments (the words are in the environment): that is
