@@ -1,8 +1,9 @@
 """The ``foresci`` command line: a typer root; each component adds its own sub-app or commands.
 
 The commands are a registry (:mod:`foresci.app.commands`): a command line loads typer and the one
-module of the command it runs (:mod:`foresci.app.root_app`), and ``foresci --help`` loads neither
-(:mod:`foresci.app.root_help` draws the same help from the registry).
+module of the command it runs (:mod:`foresci.app.root_app`); ``foresci --help`` loads neither
+(:mod:`foresci.app.root_help` draws the same help from the registry), nor does a plain ``kb search``
+(:mod:`foresci.app.direct` reads its words; every other form, its help and its errors go to typer).
 
 ``main`` is the one top-level error handler: a user error (:mod:`foresci.core.errors`, or a usage error)
 prints as one line on stderr and exits non-zero; ``--debug`` adds the traceback. Any other exception
