@@ -474,6 +474,19 @@ class KnowledgeBase:
         """Index of the segment holding ``row``."""
         return bisect.bisect_right(self._segment_starts, row) - 1
 
+    def _derived_folder_of(self, files: Sequence[Path], stem: str) -> Path | None:
+        """Where data derived from several generation files is cached (by their manifest hashes)."""
+        import hashlib
+
+        digests = [self.manifest.hashes.get(path.relative_to(self.generation).as_posix()) for path in files]
+        if self.settings is None or not all(digests):
+            return None
+        if len(digests) == 1:
+            digest = str(digests[0])
+        else:
+            digest = hashlib.sha256(" ".join(str(item) for item in digests).encode()).hexdigest()
+        return Path(self.settings.cache_dir) / "kb-derived" / f"{stem}-{digest[:24]}"
+
     def _derived_folder(self, name: str) -> Path | None:
         """Where data derived from the generation file ``name`` is cached (by its manifest hash)."""
         digest = self.manifest.hashes.get(name)
@@ -484,25 +497,28 @@ class KnowledgeBase:
 
     @cached_property
     def dense_index(self) -> DenseIndex:
-        """Cutoff-bounded dense search: exact, the stored HNSW graph for mid-sized KBs or the stored IVF index
-        for large ones (runtime settings)."""
+        """Cutoff-bounded dense search: exact (an 8-bit screen cached beside the BM25 postings), the stored
+        HNSW graph for mid-sized KBs (read on its first use) or the stored IVF index for large ones
+        (runtime settings)."""
+        from functools import partial
+
         from foresci.kb.dense import HNSW_FILE, DenseIndex, read_index
 
         runtime = self.settings.runtime if self.settings is not None else None
         mode = runtime.dense_index if runtime is not None else "auto"
+        graph = None
+        if mode in ("auto", "hnsw") and (self.generation / HNSW_FILE).is_file():
+            graph = partial(read_index, self.generation, HNSW_FILE, vectors=self.vectors)
         return DenseIndex(
             self.vectors,
             ivf=read_index(self.generation) if mode in ("auto", "ivf") else None,
             mode=mode,
             approximate_above=runtime.approximate_above if runtime is not None else 100_000,
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
-            hnsw=(
-                read_index(self.generation, HNSW_FILE, vectors=self.vectors)
-                if mode in ("auto", "hnsw")
-                else None
-            ),
+            hnsw=graph,
             graph_above=runtime.graph_above if runtime is not None else 30_000,
             ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
+            screen_folder=self._derived_folder_of(self.segment_files("vectors.npy"), "screen"),
         )
 
     def summary(self) -> dict[str, Any]:
