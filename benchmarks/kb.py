@@ -218,6 +218,94 @@ def measure_cold_search(kb_dir: Path, scratch: Path, runs: int = 5) -> dict[str,
     }
 
 
+COLD_CHILD = "--cold-child"
+COLD_SEARCHES = 12
+
+
+def _cold_child(kb_dir: str, cutoff: str, queries_file: str) -> int:
+    """In a fresh process: open the KB, make a view, time the first searches; print the figures as JSON."""
+    from foresci.core.settings import load_settings
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+
+    started = time.perf_counter()
+    kb = KnowledgeBase.open(Path(kb_dir), load_settings())
+    view = KBView(kb, date.fromisoformat(cutoff))
+    opened = time.perf_counter() - started
+    times = []
+    for query in json.loads(Path(queries_file).read_text(encoding="utf-8")):
+        started = time.perf_counter()
+        view.search(query, k=10)
+        times.append((time.perf_counter() - started) * 1000.0)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"open_s": opened, "search_ms": times, "major_faults": usage.ru_majflt,
+                      "peak_rss_mib": usage.ru_maxrss / 1024, "path": kb.dense_index.path(view.size)}))
+    return 0
+
+
+def measure_cold_first_search(
+    kb_dir: Path, scratch: Path, cutoffs: tuple[date, ...] = CUTOFFS, rounds: int = 2
+) -> dict:
+    """First searches of a fresh process with the KB's files out of the page cache, per prefetch way,
+    against a fresh process that finds them cached (warm); never-seen queries each run.
+
+    The KB is copied into ``scratch`` (its pages there are ours alone, so ``POSIX_FADV_DONTNEED`` drops
+    them) with a cache folder of its own, primed once (BM25 postings and the 8-bit screen derived). Before
+    each cold run every KB and derived file is dropped (their resident share is printed). Figures: the
+    first search (which also loads the query encoder), the mean of searches 2..12, major page faults and
+    peak RSS, median over ``rounds`` and ``cutoffs`` runs.
+    """
+    import subprocess
+
+    from foresci.kb.prefetch import drop_from_cache, resident_share
+
+    copy = scratch / "cold-kb"
+    if not copy.exists():
+        shutil.copytree(kb_dir, copy, ignore=shutil.ignore_patterns(".foresci.lock*"))
+    cache = scratch / "cold-kb-cache"
+    env = {**os.environ, "FORESCI_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+    papers = None
+
+    def child(cutoff: date, how: str) -> dict:
+        nonlocal papers
+        if papers is None:
+            from foresci.kb.store import KnowledgeBase
+
+            papers = KnowledgeBase.open(kb_dir).all_papers()[:20_000]
+        queries = scratch / "cold-queries.json"
+        queries.write_text(json.dumps(_fresh_queries(papers, COLD_SEARCHES)), encoding="utf-8")
+        command = [sys.executable, str(Path(__file__).resolve()), COLD_CHILD, str(copy), cutoff.isoformat(),
+                   str(queries)]
+        done = subprocess.run(command, env={**env, "FORESCI_KB_PREFETCH": how}, check=True,
+                              capture_output=True, text=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def files() -> list[Path]:
+        found = [*copy.rglob("*"), *cache.rglob("*")]
+        return [path for path in found if path.is_file() and path.stat().st_size > 0]
+
+    for cutoff in cutoffs:  # prime: derived postings, row dates and the 8-bit screen in the cache folder
+        child(cutoff, "none")
+    samples: dict[str, list[dict]] = {"warm": [], "none": [], "fadvise": [], "read": []}
+    resident = []
+    for _ in range(rounds):
+        for cutoff in cutoffs:
+            for how in samples:  # interleaved: every way sees the same machine load
+                if how != "warm":
+                    drop_from_cache(files())
+                    resident.append(max(resident_share(path) for path in files()))
+                samples[how].append(child(cutoff, "fadvise" if how == "warm" else how))
+    figures: dict = {"largest_resident_share_after_drop": round(max(resident), 3)}
+    for how, runs in samples.items():
+        figures[f"{how}_first_ms"] = statistics.median(run["search_ms"][0] for run in runs)
+        figures[f"{how}_next_mean_ms"] = statistics.median(statistics.mean(run["search_ms"][1:]) for run in runs)
+        figures[f"{how}_major_faults"] = statistics.median(run["major_faults"] for run in runs)
+        figures[f"{how}_peak_rss_mib"] = max(run["peak_rss_mib"] for run in runs)
+    figures["paths"] = ",".join(sorted({run["path"] for runs in samples.values() for run in runs}))
+    figures["load"] = os.getloadavg()[0]
+    return figures
+
+
 def measure_encoders(kb_dir: Path, count: int, cutoff: date = date(2025, 12, 31)) -> dict:
     """ONNX Runtime vs sentence-transformers: recall@10 of dense results, query encoding p50.
 
@@ -342,6 +430,8 @@ def measure_bm25(kb_dir: Path, settings, cutoff: date, count: int) -> dict[str, 
 
 def main() -> int:
     """Run the benchmark; print figures; exit 1 if a goal is missed."""
+    if len(sys.argv) == 5 and sys.argv[1] == COLD_CHILD:
+        return _cold_child(*sys.argv[2:])
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

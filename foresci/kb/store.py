@@ -176,6 +176,8 @@ class KnowledgeBase:
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self._papers: list[Paper] | None = None
         self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+        self._prefetched = False
+        self._prefetch_thread: threading.Thread | None = None
 
     @cached_property
     def _row_of(self) -> dict[str, int]:
@@ -440,6 +442,43 @@ class KnowledgeBase:
                 f"{self.generation / 'bm25_counts.npz'}: {postings.size} rows for {self.size} papers"
             )
         return postings
+
+    def search_files(self, prefix: int | None = None) -> list[Path]:
+        """The files searches over the first ``prefix`` rows read, largest use first: the vectors, the
+        cached 8-bit screen, the BM25 postings (cached, else the term counts) and vocabulary, and the HNSW
+        graph when the dense path at ``prefix`` takes it."""
+        from foresci.kb.dense import HNSW_FILE, SCREEN_FILE
+        from foresci.kb.postings import ARRAYS
+
+        files = self.segment_files("vectors.npy")
+        screen = self._derived_folder_of(files, "screen")
+        if screen is not None:
+            files.append(screen / SCREEN_FILE)
+        for name in self._segment_names:
+            folder = self._derived_folder(segment_file_name(name, "bm25_counts.npz"))
+            if folder is not None and (folder / f"{ARRAYS[0]}.npy").is_file():  # row_terms: rarely read
+                files += [folder / f"{array}.npy" for array in ARRAYS if array != "row_terms"]
+            else:
+                files.append(segment_folder(self.generation, name) / "bm25_counts.npz")
+        files.append(self.generation / "bm25_vocabulary.json")
+        stop = self.size if prefix is None else prefix
+        if (self.generation / HNSW_FILE).is_file() and self.dense_index.path(stop) == "hnsw":
+            files.append(self.generation / HNSW_FILE)
+        return [path for path in files if path.is_file()]
+
+    def prefetch_for_search(self, prefix: int | None = None, how: str | None = None) -> None:
+        """Start reading :meth:`search_files` into the page cache in the background, once per KB
+        (:mod:`foresci.kb.prefetch`; ``how`` defaults to ``FORESCI_KB_PREFETCH`` or 'fadvise')."""
+        import os
+
+        from foresci.kb.prefetch import prefetch
+
+        if self._prefetched:
+            return
+        self._prefetched = True
+        self._prefetch_thread = prefetch(
+            self.search_files(prefix), how or os.environ.get("FORESCI_KB_PREFETCH", "fadvise")
+        )
 
     def _row_dates(self) -> tuple[list[str], np.ndarray, np.ndarray, list[int]]:
         """Paper ids, announcement ordinals and month indices by row, and each segment's first row
