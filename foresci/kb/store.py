@@ -9,6 +9,7 @@ Layout of a KB folder::
     <kb>/gen-<n>/dense_ivf.faiss      IVF index of the vectors (only for KBs above approximate_above)
     <kb>/gen-<n>/dense_hnsw.faiss     HNSW graph of the vectors (KBs above graph_above, up to the IVF's size)
     <kb>/gen-<n>/bm25_counts.npz      term counts (CSR, no pickle) + bm25_vocabulary.json
+    <kb>/gen-<n>/bm25_terms.bin       the vocabulary as a sorted term table searches map (KBs built since)
     <kb>/gen-<n>/quarantine.jsonl     rows that could not be ingested (file, line, reason)
     <kb>/gen-<n>/summary.json         the BuildSummary
     <kb>/gen-<n>/manifest.json
@@ -28,7 +29,7 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -423,9 +424,7 @@ class KnowledgeBase:
         once derived there (an update derives only its new segment's)."""
         from foresci.kb.postings import BM25Postings, PostingsPart
 
-        vocabulary_path = self.generation / "bm25_vocabulary.json"
-        terms = json.loads(vocabulary_path.read_text(encoding="utf-8"))
-        vocabulary = {term: column for column, term in enumerate(terms)}
+        vocabulary = self._search_vocabulary()
         parts = []
         for name, start in zip(self._segment_names, self._segment_starts, strict=True):
             folder = self._derived_folder(segment_file_name(name, "bm25_counts.npz"))
@@ -442,6 +441,37 @@ class KnowledgeBase:
                 f"{self.generation / 'bm25_counts.npz'}: {postings.size} rows for {self.size} papers"
             )
         return postings
+
+    def _search_vocabulary(self) -> Mapping[str, int]:
+        """The BM25 vocabulary for searching: the generation's term table mapped (KBs built now), else one
+        derived from ``bm25_vocabulary.json`` into the cache folder once and mapped, else the JSON parsed."""
+        from foresci.kb.vocabulary import TERMS_FILE, MappedVocabulary, write_terms
+
+        if (self.generation / TERMS_FILE).is_file() and TERMS_FILE in self.manifest.hashes:
+            return MappedVocabulary(self.generation / TERMS_FILE)
+        folder = self._derived_folder("bm25_vocabulary.json")
+        if folder is not None and (folder / TERMS_FILE).is_file():
+            return MappedVocabulary(folder / TERMS_FILE)
+        vocabulary = self._json_vocabulary()
+        if folder is not None:
+            with contextlib.suppress(OSError):  # a read-only cache folder: parsed again next time
+                write_terms(folder / TERMS_FILE, vocabulary)
+        return vocabulary
+
+    def _json_vocabulary(self) -> dict[str, int]:
+        terms = json.loads((self.generation / "bm25_vocabulary.json").read_text(encoding="utf-8"))
+        return {term: column for column, term in enumerate(terms)}
+
+    def _vocabulary_file(self) -> Path:
+        """The file :meth:`_search_vocabulary` reads (for prefetching)."""
+        from foresci.kb.vocabulary import TERMS_FILE
+
+        if (self.generation / TERMS_FILE).is_file() and TERMS_FILE in self.manifest.hashes:
+            return self.generation / TERMS_FILE
+        folder = self._derived_folder("bm25_vocabulary.json")
+        if folder is not None and (folder / TERMS_FILE).is_file():
+            return folder / TERMS_FILE
+        return self.generation / "bm25_vocabulary.json"
 
     def search_files(self, prefix: int | None = None) -> list[Path]:
         """The files searches over the first ``prefix`` rows read, largest use first: the vectors, the
@@ -460,7 +490,7 @@ class KnowledgeBase:
                 files += [folder / f"{array}.npy" for array in ARRAYS if array != "row_terms"]
             else:
                 files.append(segment_folder(self.generation, name) / "bm25_counts.npz")
-        files.append(self.generation / "bm25_vocabulary.json")
+        files.append(self._vocabulary_file())
         stop = self.size if prefix is None else prefix
         if (self.generation / HNSW_FILE).is_file() and self.dense_index.path(stop) == "hnsw":
             files.append(self.generation / HNSW_FILE)
