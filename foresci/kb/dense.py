@@ -259,7 +259,9 @@ class QuantizedScreen:
     the float32 scan (a float16 screen took two thirds).
     """
 
-    def __init__(self, vectors: np.ndarray | None = None, stored: tuple[Any, float, float] | None = None) -> None:
+    def __init__(
+        self, vectors: np.ndarray | None = None, stored: tuple[Any, float, float] | None = None
+    ) -> None:
         if stored is not None:  # (index, error, slack) read back by :meth:`load`
             self.index, self.error, self.slack = stored
             return

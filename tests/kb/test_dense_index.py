@@ -130,9 +130,10 @@ def test_auto_mode_searches_exactly_below_graph_above_and_ivf_above_approximate_
     vectors, index = indexed
     auto = DenseIndex(vectors, ivf=index.ivf, hnsw=graph.hnsw, mode="auto", graph_above=5_000,
                       approximate_above=19_000)
-    cheaper = [visible for visible in (5_001, 12_000, 19_000) if graph_is_cheaper(visible, visible, 20_000, 64)]
-    paths = [auto.path(visible) for visible in (5_000, 5_001, 12_000, 19_000, 19_001)]
-    assert paths == ["exact"] + ["hnsw" if v in cheaper else "exact" for v in (5_001, 12_000, 19_000)] + ["ivf"]
+    middle = (5_001, 12_000, 19_000)
+    expected = ["hnsw" if graph_is_cheaper(visible, visible, 20_000, 64) else "exact" for visible in middle]
+    paths = [auto.path(visible) for visible in (5_000, *middle, 19_001)]
+    assert paths == ["exact", *expected, "ivf"]
     query = _clustered(1, seed=7)[0]
     assert auto.search(query, 4_000, 10) == exact_search(vectors[:4_000], query, 10)
     assert DenseIndex(vectors, hnsw=graph.hnsw, mode="flat").path(20_000) == "exact"

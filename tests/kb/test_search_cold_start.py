@@ -69,8 +69,8 @@ def _queries(kb: KnowledgeBase) -> list[str]:
 
 def _results(kb: KnowledgeBase) -> list[list[tuple[str, float, int | None, int | None]]]:
     view = KBView(kb, kb.min_date + timedelta(days=5))
-    return [[(hit.paper.paper_id, hit.score, hit.bm25_rank, hit.dense_rank) for hit in view.search(query, k=8)]
-            for query in _queries(kb)]
+    return [[(hit.paper.paper_id, hit.score, hit.bm25_rank, hit.dense_rank)
+             for hit in view.search(query, k=8)] for query in _queries(kb)]
 
 
 def test_new_kbs_map_their_term_table_and_old_kbs_search_identically(
@@ -107,7 +107,8 @@ def test_a_view_prefetches_the_search_files_once(
     """Opening a view starts reading the KB's vectors, postings and vocabulary into the page cache (once
     per KB), and the way can be switched off."""
     calls: list[tuple[list[Path], str]] = []
-    monkeypatch.setattr(prefetch_module, "prefetch", lambda paths, how="fadvise": calls.append((list(paths), how)))
+    monkeypatch.setattr(prefetch_module, "prefetch",
+                        lambda paths, how="fadvise": calls.append((list(paths), how)))
     kb = KnowledgeBase.open(built_kb.path, kb_settings)
     kb.bm25_postings  # noqa: B018  # derived postings exist: they are what is prefetched
     kb = KnowledgeBase.open(built_kb.path, kb_settings)
@@ -133,6 +134,7 @@ def test_prefetch_reads_files_in_every_way(tmp_path: Path, how: str) -> None:
     assert -1.0 <= share <= 1.0
     if how != "none":
         prefetch_module.prefetch(files, how, wait=True)
-        assert prefetch_module.resident_share(files[0]) in (-1.0, 1.0) or how == "fadvise"
+        if how == "read":  # fadvise reads ahead in the background: not asserted
+            assert prefetch_module.resident_share(files[0]) in (-1.0, 1.0)
     with pytest.raises(ValueError, match="unknown way"):
         prefetch_module.prefetch(files, "mmap")
