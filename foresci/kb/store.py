@@ -506,9 +506,11 @@ class KnowledgeBase:
         if self._prefetched:
             return
         self._prefetched = True
-        self._prefetch_thread = prefetch(
-            self.search_files(prefix), how or os.environ.get("FORESCI_KB_PREFETCH", "fadvise")
-        )
+        try:
+            files = self.search_files(prefix)
+        except OSError:  # an unreadable file: the search that needs it says so, not the prefetch
+            return
+        self._prefetch_thread = prefetch(files, how or os.environ.get("FORESCI_KB_PREFETCH", "fadvise"))
 
     def _row_dates(self) -> tuple[list[str], np.ndarray, np.ndarray, list[int]]:
         """Paper ids, announcement ordinals and month indices by row, and each segment's first row
