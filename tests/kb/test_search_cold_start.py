@@ -138,3 +138,23 @@ def test_prefetch_reads_files_in_every_way(tmp_path: Path, how: str) -> None:
             assert prefetch_module.resident_share(files[0]) in (-1.0, 1.0)
     with pytest.raises(ValueError, match="unknown way"):
         prefetch_module.prefetch(files, "mmap")
+
+
+def test_an_update_writes_the_term_table_of_the_grown_vocabulary(
+    tmp_path: Path, daily_corpus: tuple[Path, dict], kb_settings: Settings
+) -> None:
+    """An appending update writes the term table of its generation's vocabulary (listed in its manifest):
+    the mapped vocabulary equals the JSON one."""
+    from foresci.core.artifacts import read_manifest
+    from foresci.kb.build import build_kb, update_kb
+
+    days = sorted(daily_corpus[0].glob("*.jsonl"))
+    out = tmp_path / "kb"
+    build_kb(days[:3], out, kb_settings)
+    first = KnowledgeBase.open(out, kb_settings).generation
+    update_kb(out, days[3:5], kb_settings)
+    kb = KnowledgeBase.open(out, kb_settings)
+    vocabulary = kb.bm25_postings.vocabulary
+    assert isinstance(vocabulary, MappedVocabulary) and vocabulary.path.parent == kb.generation
+    assert TERMS_FILE in read_manifest(kb.generation).hashes
+    assert kb.generation != first and dict(vocabulary.items()) == kb._json_vocabulary()
