@@ -158,8 +158,11 @@ def _env_parse_error(error: SettingsError) -> ConfigError:
     return ConfigError(text)
 
 
-# FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules
-NON_SETTING_VARIABLES = ("FORESCI_CONFIG", "FORESCI_EXTENSIONS", "FORESCI_ROUNDS_KILL_AT")
+# FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules,
+# how a KB view prefetches the KB's files (foresci.kb.prefetch)
+NON_SETTING_VARIABLES = (
+    "FORESCI_CONFIG", "FORESCI_EXTENSIONS", "FORESCI_ROUNDS_KILL_AT", "FORESCI_KB_PREFETCH"
+)
 
 
 def unknown_env_names() -> list[str]:
