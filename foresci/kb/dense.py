@@ -9,7 +9,7 @@ search as the visible share shrinks, so recall stays steady across cutoffs:
 * above ``runtime.graph_above`` visible papers (KBs up to ``runtime.approximate_above``), a stored HNSW
   graph (``IndexHNSWFlat``, 32 links a node) with ``runtime.hnsw_ef_search`` candidates when the whole
   KB is visible, where it is cheaper than the exact 8-bit screen by the measured cost model
-  (:func:`graph_is_cheaper`: in KBs of the screen's size, about 60 % of the KB visible or more). On the
+  (:func:`graph_is_cheaper`: on the real KB, from about 47k of its 74.7k papers visible). On the
   real KB (74k MiniLM title vectors, 120 real titles, 1 thread, best of 3) a top-100 took 0.85 ms on the
   graph instead of 1.61 ms on the exact screen at 74k visible, but 1.36 instead of 0.97 ms at 35k and
   1.89 instead of 0.86 ms at 25k, finding 0.95-0.99 of the exact top-10; building it took 25 s. The graph
@@ -453,7 +453,8 @@ class DenseIndex:
     def _exact(
         self, query: np.ndarray, prefix: int, rows: np.ndarray | None, visible: int, depth: int
     ) -> list[int]:
-        """Exact search; from the second search of a mid-sized KB on, screened on 8-bit codes."""
+        """Exact search; in a mid-sized KB screened on 8-bit codes (from the first search when the screen is
+        cached, else from the second, which builds and caches it)."""
         self.exact_searches += 1
         screen = self._quantized(build=self.exact_searches > 1) if visible >= SCREEN_MIN_ROWS else None
         if screen is not None:
