@@ -447,23 +447,24 @@ class KnowledgeBase:
         derived from ``bm25_vocabulary.json`` into the cache folder once and mapped, else the JSON parsed."""
         from foresci.kb.vocabulary import TERMS_FILE, MappedVocabulary, write_terms
 
-        if (self.generation / TERMS_FILE).is_file() and TERMS_FILE in self.manifest.hashes:
-            return MappedVocabulary(self.generation / TERMS_FILE)
-        folder = self._derived_folder("bm25_vocabulary.json")
-        if folder is not None and (folder / TERMS_FILE).is_file():
-            return MappedVocabulary(folder / TERMS_FILE)
+        path = self._vocabulary_file()
+        if path.name == TERMS_FILE:
+            return MappedVocabulary(path)
         vocabulary = self._json_vocabulary()
+        folder = self._derived_folder("bm25_vocabulary.json")
         if folder is not None:
             with contextlib.suppress(OSError):  # a read-only cache folder: parsed again next time
                 write_terms(folder / TERMS_FILE, vocabulary)
         return vocabulary
 
     def _json_vocabulary(self) -> dict[str, int]:
+        """The vocabulary parsed from ``bm25_vocabulary.json`` (the terms by column)."""
         terms = json.loads((self.generation / "bm25_vocabulary.json").read_text(encoding="utf-8"))
         return {term: column for column, term in enumerate(terms)}
 
     def _vocabulary_file(self) -> Path:
-        """The file :meth:`_search_vocabulary` reads (for prefetching)."""
+        """The vocabulary file searches read: the generation's term table (listed in its manifest), else
+        one derived into the cache folder, else ``bm25_vocabulary.json``."""
         from foresci.kb.vocabulary import TERMS_FILE
 
         if (self.generation / TERMS_FILE).is_file() and TERMS_FILE in self.manifest.hashes:
