@@ -14,7 +14,9 @@ from foresci.core.errors import ConfigError
 from foresci.core.settings_fields import ENV_DELIMITER, ENV_PREFIX, SettingsFields, section_names
 
 # FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules
-NON_SETTING_VARIABLES = ("FORESCI_CONFIG", "FORESCI_EXTENSIONS", "FORESCI_ROUNDS_KILL_AT")
+NON_SETTING_VARIABLES = (
+    "FORESCI_CONFIG", "FORESCI_EXTENSIONS", "FORESCI_ROUNDS_KILL_AT", "FORESCI_KB_PREFETCH"
+)
 
 
 def check_env_names() -> None:
