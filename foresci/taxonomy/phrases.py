@@ -379,15 +379,18 @@ def _document_phrase_rows(text: str, min_words: int, max_words: int) -> PhraseRo
 
 
 def subsumed(counts: Mapping[str, int]) -> set[str]:
-    """Keys contained in a longer key that is used at least as often (the longer phrase says more)."""
-    dropped: set[str] = set()
-    by_words = sorted(counts, key=lambda key: -len(key.split()))
-    for key in counts:
-        padded = f" {key} "
-        for other in by_words:
-            if len(other.split()) <= len(key.split()):
-                break
-            if counts[other] >= counts[key] and padded in f" {other} ":
-                dropped.add(key)
-                break
-    return dropped
+    """Keys contained in a longer key that is used at least as often (the longer phrase says more).
+
+    Keys are words joined by single spaces, so "contained" is a run of a longer key's words: each key's
+    shorter runs are listed once with the highest count of a key holding them (linear in the keys, where
+    comparing every pair was quadratic)."""
+    best: dict[str, int] = {}
+    for other, count in counts.items():
+        words = other.split()
+        size = len(words)
+        for begin in range(size):
+            for end in range(begin + 1, size + 1 if begin else size):
+                part = " ".join(words[begin:end])
+                if best.get(part, -1) < count:
+                    best[part] = count
+    return {key for key, count in counts.items() if key in best and best[key] >= count}

@@ -18,6 +18,7 @@ from foresci.taxonomy.phrases import (
     _phrase_spans,
     _span_words,
     document_phrases,
+    subsumed,
     tokenize,
 )
 from foresci.taxonomy.signals import SIGNAL_KINDS, SignalPatterns, StatementExtractor, split_sentences
@@ -101,3 +102,20 @@ def test_lower_cased_pattern_matches_like_ignorecase() -> None:
         assert CUES.search(text) == bool(reference.search(text)), text
     with pytest.raises(ValueError, match="lower-case ASCII"):
         LowerCasedPattern(r"\S+ fails")
+
+
+def reference_subsumed(counts: dict[str, int]) -> set[str]:
+    """Every pair compared, as :func:`subsumed` was first written."""
+    return {key for key in counts for other in counts
+            if len(other.split()) > len(key.split()) and counts[other] >= counts[key]
+            and f" {key} " in f" {other} "}
+
+
+def test_subsumed_equals_the_pairwise_definition() -> None:
+    rng = random.Random("subsumed")
+    vocabulary = ["model", "language", "large", "vision", "agent", "web", "of", "token", "pruning"]
+    for _ in range(200):
+        counts = {" ".join(rng.choice(vocabulary) for _ in range(rng.randint(1, 5))): rng.randint(1, 6)
+                  for _ in range(rng.randint(0, 30))}
+        assert subsumed(counts) == reference_subsumed(counts), counts
+    assert subsumed({"language model": 3, "large language model": 3, "model": 9}) == {"language model"}
