@@ -172,7 +172,8 @@ def timed_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
         marks.append((time.perf_counter(), message))
 
     kb = KnowledgeBase.open(kb_path, Settings())
-    mark("opening the KB")
+    opened = time.perf_counter()
+    mark("domains with papers (first read of the KB's papers)")
     build_release(kb, out / "release", cutoff, windows=("3m", "6m"), settings=Settings(),
                   taxonomy_dir=out / "taxonomy", progress=mark)
     ended = time.perf_counter()
@@ -190,9 +191,8 @@ def timed_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
                 family, seconds = part.rsplit(" ", 2)[:2]
                 families[family] = float(seconds)
         stages[label] = stages.get(label, 0.0) + after - at
-    first = marks[0][0] if marks else ended
     return {"cutoff": cutoff.isoformat(), "wall_s": ended - started_wall,
-            "cpu_s": time.process_time() - started_cpu, "open_s": first - started_wall, "stages": stages,
+            "cpu_s": time.process_time() - started_cpu, "open_s": opened - started_wall, "stages": stages,
             "families": families,
             "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 
@@ -236,7 +236,7 @@ def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float,
         print(f"{cutoff} tasks build: {figures['wall_s']:.1f} s wall, {figures['cpu_s']:.1f} s CPU, peak "
               f"{figures['peak_gib']:.2f} GiB; load average before {load_before}, after {_load()} "
               f"(goal <= {max_seconds:g} s wall: {'ok' if within else 'MISSED'})")
-        print(f"  opening the KB and imports {figures['open_s']:.1f} s")
+        print(f"  {'opening the KB':60s} {figures['open_s']:6.1f} s")
         totals: dict[str, float] = {}
         for label, seconds in figures["stages"].items():
             print(f"  {label:60s} {seconds:6.1f} s")
