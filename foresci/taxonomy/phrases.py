@@ -308,7 +308,14 @@ def document_phrase_rows(text: str, min_words: int = 2, max_words: int = 8) -> P
 
 def document_phrases(text: str, min_words: int = 2, max_words: int = 8) -> dict[str, Counter[str]]:
     """Phrase key -> counts of its surface forms in one document (generic phrases dropped)."""
-    return {key: Counter(dict(forms)) for key, forms in _document_phrase_rows(text, min_words, max_words)}
+    return {key: _counter(forms) for key, forms in _document_phrase_rows(text, min_words, max_words)}
+
+
+def _counter(forms: SurfaceCounts) -> Counter[str]:
+    """``Counter(dict(forms))`` filled by ``dict.update`` (no per-item Python code; the same counter)."""
+    counts: Counter[str] = Counter()
+    dict.update(counts, forms)
+    return counts
 
 
 class _WordTable(dict[str, str]):
