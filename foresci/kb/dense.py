@@ -101,6 +101,28 @@ def exact_scores(
     return hits if rows is None else [(int(rows[index]), score) for index, score in hits]
 
 
+def numpy_exact_search(
+    vectors: np.ndarray, query: np.ndarray, depth: int, prefix: int, rows: np.ndarray | None = None
+) -> list[int]:
+    """Exact best ``depth`` rows of ``vectors[:prefix]`` (or of ``rows``, all below ``prefix``) by inner
+    product, with numpy alone (ties: the lower row first).
+
+    For a process that searches once (``foresci kb search``): one matrix-vector product over the
+    memory-mapped vectors costs less than importing FAISS (about 70 ms of CPU) and, above the cost model's
+    crossover, reading the HNSW graph and copying the vectors into it (about 100 ms). Exact, so its hits
+    are the exact path's (scores may differ from FAISS's in the last float bits, so two rows whose scores
+    tie within that may swap); above the crossover they are the exact hits the graph approximates.
+    """
+    candidates = vectors[:prefix] if rows is None else vectors[rows]
+    count = min(depth, len(candidates))
+    if count <= 0:
+        return []
+    scores = candidates @ np.asarray(query, dtype=np.float32).reshape(-1)
+    best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+    best = best[np.lexsort((best, -scores[best]))]
+    return [int(row) for row in (best if rows is None else rows[best])]
+
+
 def ivf_lists(size: int) -> int:
     """Number of IVF lists for ``size`` vectors (about 1,000 vectors a list, 64 .. 4096)."""
     return int(min(4096, max(64, size // 1000)))
@@ -214,11 +236,11 @@ def read_index(
     (``IO_FLAG_MMAP_IFC``), not read (opening the real KB's 135 MB graph took 21 ms instead of
     140-180 ms); ``mapped=False`` reads it whole (a graph that will grow).
     """
+    path = folder / name
+    if not path.is_file():  # before importing FAISS: a KB without this index never loads it
+        return None
     import faiss
 
-    path = folder / name
-    if not path.is_file():
-        return None
     if mapped and name == HNSW_FILE and hasattr(faiss, "IO_FLAG_MMAP_IFC"):
         index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC)
     else:
@@ -351,10 +373,12 @@ class DenseIndex:
         graph_above: int = 30_000,
         ef_search: int = 256,
         screen_folder: Path | None = None,
+        one_shot: bool = False,
     ) -> None:
         """``hnsw``: the graph, or a function reading it (called on the graph's first use, so a process
         whose searches stay exact never reads it nor copies the vectors into it). ``screen_folder``: where
-        the 8-bit screen is cached (read from the first exact search on; written when built)."""
+        the 8-bit screen is cached (read from the first exact search on; written when built).
+        ``one_shot``: a process that searches once (``foresci kb search``): see :func:`numpy_exact_search`."""
         self.vectors = vectors
         self.ivf = ivf
         self._graph_loader: Callable[[], Any] | None = hnsw if callable(hnsw) else None
@@ -369,6 +393,7 @@ class DenseIndex:
         self.screened = 0
         self._screen: QuantizedScreen | None = None
         self._screen_missing = False
+        self.one_shot = one_shot
 
     @property
     def size(self) -> int:
@@ -411,6 +436,8 @@ class DenseIndex:
             return "ivf"
         dimension = int(self.vectors.shape[1])
         scanned = visible if scanned is None else scanned
+        if self.one_shot:  # reading the graph costs a one-search process more than it ever saves
+            return "exact"
         if graph and visible > self.graph_above and graph_is_cheaper(visible, scanned, self.size, dimension):
             return "hnsw"
         return "exact"
@@ -456,6 +483,8 @@ class DenseIndex:
         """Exact search; in a mid-sized KB screened on 8-bit codes (from the first search when the screen is
         cached, else from the second, which builds and caches it)."""
         self.exact_searches += 1
+        if self.one_shot:
+            return numpy_exact_search(self.vectors, query, depth, prefix, rows)
         screen = self._quantized(build=self.exact_searches > 1) if visible >= SCREEN_MIN_ROWS else None
         if screen is not None:
             found = screen.search(self.vectors, query, depth, _selector(self.size, prefix, rows), visible)
