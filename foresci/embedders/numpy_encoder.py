@@ -108,9 +108,11 @@ class NumpyEncoder:
     def _encode_ids(self, ids: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
         w = self._w
         count = len(ids)
-        hidden = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:count]
+        hidden = (w["embeddings.word_embeddings.weight"][ids]
+                  + w["embeddings.position_embeddings.weight"][:count]
                   + w["embeddings.token_type_embeddings.weight"][type_ids])
-        hidden = _layer_norm(hidden, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
+        hidden = _layer_norm(hidden, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"],
+                             self.eps)
         width = hidden.shape[1] // self.heads
         scale = np.float32(1.0 / math.sqrt(width))
         for layer in range(self.layers):
@@ -126,7 +128,8 @@ class NumpyEncoder:
                                  w[f"{name}.attention.output.LayerNorm.bias"], self.eps)
             inner = _gelu(self._linear(hidden, f"{name}.intermediate.dense"))
             hidden = _layer_norm(self._linear(inner, f"{name}.output.dense") + hidden,
-                                 w[f"{name}.output.LayerNorm.weight"], w[f"{name}.output.LayerNorm.bias"], self.eps)
+                                 w[f"{name}.output.LayerNorm.weight"], w[f"{name}.output.LayerNorm.bias"],
+                                 self.eps)
         pooled = hidden[0] if self.layout.pooling == "cls" else hidden.mean(axis=0)
         if self.layout.normalize:
             pooled = pooled / max(float(np.linalg.norm(pooled)), 1e-12)

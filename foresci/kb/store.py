@@ -51,9 +51,9 @@ from foresci.kb.segments import (
 
 if TYPE_CHECKING:
     from foresci.core.settings import Settings
-    from foresci.kb.domains import DomainSpec  # imported where used: it loads YAML, which searches never need
     from foresci.kb.bm25 import BM25Index
     from foresci.kb.dense import DenseIndex
+    from foresci.kb.domains import DomainSpec  # imported where used: it loads YAML, which searches never need
     from foresci.kb.postings import BM25Postings
 
 CURRENT_NAME = "CURRENT"
@@ -599,7 +599,7 @@ class KnowledgeBase:
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
             hnsw=graph,
             graph_above=runtime.graph_above if runtime is not None else 30_000,
-            ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
+            ef_search=runtime.hnsw_ef_search if runtime is not None else 384,
             screen_folder=self._derived_folder_of(self.segment_files("vectors.npy"), "screen"),
             one_shot=self.one_shot,
         )

@@ -86,6 +86,6 @@ def test_fresh_process_search_imports_neither_faiss_nor_onnxruntime(
     built_kb: KnowledgeBase, kb_cache: Path, query: str
 ) -> None:
     heavy = ("faiss", "onnxruntime", "torch", "yaml")
-    loaded = _modules_loaded_by_search(built_kb, kb_cache, f"{query} {np.random.default_rng().integers(1 << 30)}",
-                                       heavy)
+    fresh = f"{query} {np.random.default_rng().integers(1 << 30)}"
+    loaded = _modules_loaded_by_search(built_kb, kb_cache, fresh, heavy)
     assert loaded == []
