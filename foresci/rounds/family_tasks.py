@@ -31,10 +31,12 @@ from foresci.core.io import iter_jsonl, read_json, write_json, write_jsonl
 from foresci.kb.models import VENUE_FAMILIES, Paper
 from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.tasks.builders.common import (
+    Built,
     candidates_from,
     direction_candidates,
     display_name,
     eligible_nodes,
+    record_dropped_twins,
     sample_option_sets,
     task_id,
 )
@@ -113,7 +115,7 @@ def _direction_tasks(evidence: DomainEvidence, settings: TaskSettings, wanted: i
                      rng: random.Random) -> list[Frozen]:
     pool = direction_candidates(evidence, settings)
     name = domain_name(evidence.domain)
-    made = []
+    made: list[Frozen] = []
     for options in sample_option_sets(pool, settings.candidates_per_task, settings.attempts_per_task, rng):
         if len(made) >= wanted:
             break
@@ -143,7 +145,8 @@ def _planning_tasks(evidence: DomainEvidence, settings: TaskSettings, wanted: in
                   sample_option_sets(siblings, min(size, len(siblings)), settings.attempts_per_task, rng)]
     drawn += [(options, name) for options in sample_option_sets(pool, size, settings.attempts_per_task, rng)]
     rng.shuffle(drawn)
-    made, seen = [], set()
+    made: list[Frozen] = []
+    seen: set[tuple[str, ...]] = set()
     for options, scope in drawn:
         key = tuple(item.node_id for item in options)
         if len(made) >= wanted or key in seen:
@@ -191,8 +194,8 @@ def freeze_tasks(kb: Any, cutoff: date, snapshots: Mapping[str, Snapshot], famil
     per_domain: dict[str, dict[str, DomainEvidence]] = {}
     for domain in sorted(snapshots):
         papers = reader.papers(domain)
-        found = evidence_for_windows(snapshots[domain], papers, reader.embeddings([p.paper_id for p in papers]),
-                                     frames, trajectories=False)
+        vectors = reader.embeddings([paper.paper_id for paper in papers])
+        found = evidence_for_windows(snapshots[domain], papers, vectors, frames, trajectories=False)
         if found:
             per_domain[domain] = {evidence.window.horizon: evidence for evidence in found}
     frozen: list[Frozen] = []
@@ -203,7 +206,8 @@ def freeze_tasks(kb: Any, cutoff: date, snapshots: Mapping[str, Snapshot], famil
                 evidence = evidences[horizon]
                 rng = random.Random(f"{seed}:{family}:{domain}:{horizon}")
                 made = SAMPLERS[family](evidence, settings, per_window, rng)
-                allowed = frozenset(content_tokens(domain_name(domain))) | snapshot_vocabulary(evidence.snapshot)
+                allowed = (frozenset(content_tokens(domain_name(domain)))
+                           | snapshot_vocabulary(evidence.snapshot))
                 first_seen = {node.node_id: node.first_seen for node in evidence.snapshot.nodes}
                 queues.append([item for item in made if not lint_task(
                     item.task, None, evidence.pre_vocabulary, first_seen, allowed)])
@@ -245,7 +249,8 @@ def load_frozen(public: Path) -> tuple[list[Frozen], TaskSettings, dict[str, Sna
 
 def task_windows(frozen: Sequence[Frozen], cutoff: date) -> dict[str, Window]:
     """horizon -> its window, for the horizons the round's tasks ask about."""
-    return {horizon: make_window(cutoff, horizon) for horizon in sorted({i.record["horizon"] for i in frozen})}
+    horizons = sorted({item.record["horizon"] for item in frozen})
+    return {horizon: make_window(cutoff, horizon) for horizon in horizons}
 
 
 def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: TaskSettings,
@@ -290,20 +295,22 @@ def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings
         return None, venue_hidden
     named = [(candidate, evidence.nodes[str(candidate.node_id)]) for candidate in task.candidates]
     options = sorted((node for _, node in named), key=lambda node: node.node_id)
+    target: HiddenTarget
     if task.family == DIRECTION:
         reason = direction.void_reason(options, settings)
         if reason is not None:
             return reason, None
-        hidden, _, _ = direction.direction_target(evidence, options, named, settings, task.task_id)
-        return None, hidden
-    if task.family == PLANNING:
+        target, _, _ = direction.direction_target(evidence, options, named, settings, task.task_id)
+    elif task.family == PLANNING:
         reason = planning.void_reason(options, settings)
         if reason is not None:
             return reason, None
-        plan, _ = planning.planning_target(evidence, options, named, str(task.context["domain_name"]),
-                                           task.task_id)
-        return None, plan
-    raise UserError(f"no prospective resolution for family {task.family!r}", field="family")
+        target, _ = planning.planning_target(evidence, options, named, str(task.context["domain_name"]),
+                                             task.task_id)
+    else:
+        raise UserError(f"no prospective resolution for family {task.family!r}", field="family")
+    record_dropped_twins([Built(task=task, hidden=target, decision_key=())], evidence, settings)
+    return None, target
 
 
 def read_task_resolutions(paths: Sequence[Path]) -> dict[str, dict[str, Any]]:

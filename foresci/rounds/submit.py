@@ -327,15 +327,18 @@ def submit(
             if not label:
                 raise UserError("give --name: the answers file names no single method", field="method")
         transcripts = None
+        given = [path for path in (answers, task_answers) if path is not None]
         source: dict[str, Any] = {
             "kind": "answers-file",
-            "value": ", ".join(Path(path).name for path in (answers, task_answers) if path is not None),
-            "file_sha256": ", ".join(sha256_file(path) for path in (answers, task_answers) if path is not None),
+            "value": ", ".join(Path(path).name for path in given),
+            "file_sha256": ", ".join(sha256_file(path) for path in given),
         }
     else:
         settings = settings or Settings()
         label, rows, transcripts = answer_with_method(questions, method, settings, view_for, trust_plugin)
-        task_rows, task_transcripts = answer_tasks_with_method(tasks, method, settings, view_for, trust_plugin)
+        task_rows, task_transcripts = answer_tasks_with_method(
+            tasks, method, settings, view_for, trust_plugin
+        )
         transcripts = (transcripts or b"") + (task_transcripts or b"") or None
         label = name or label
         source = {"kind": "method", "value": method}

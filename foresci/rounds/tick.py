@@ -2,10 +2,11 @@
 
 In order, under the ledger's write lock: (1) open the scheduled round when its day has come (the latest
 schedule day on or before the KB's last announcement day, if no round was opened for it); (2) record as
-closed every round whose cutoff the KB has passed; (3) resolve every window whose end the KB covers (forecast questions, then the family tasks of each
-horizon: resolved or void, :mod:`foresci.rounds.family_tasks`); (4) score every submission version of every
-round with resolutions (forecasts: Brier/CRPS; tasks: top-1 and FTA, :mod:`foresci.rounds.task_scores`);
-(5) rewrite the board summary.
+closed every round whose cutoff the KB has passed; (3) resolve every window whose end the KB covers
+(forecast questions, then the family tasks of each horizon: resolved or void,
+:mod:`foresci.rounds.family_tasks`); (4) score every submission version of every round with resolutions
+(forecasts: Brier/CRPS; tasks: top-1 and FTA, :mod:`foresci.rounds.task_scores`); (5) rewrite the board
+summary.
 Every file is written atomically and only when its content changes, and each step reads what the files
 say is done, so a second tick changes nothing and a tick killed anywhere is completed by the next one.
 """
@@ -21,6 +22,7 @@ from foresci.core.artifacts import sha256_file, sha256_json
 from foresci.core.io import dumps_line, read_json, write_json, write_jsonl
 from foresci.core.locks import artifact_lock
 from foresci.kb.store import last_announcement
+from foresci.rounds.family_tasks import load_frozen, resolve_tasks
 from foresci.rounds.ledger import (
     BOARD_FILE,
     CLOSED_FILE,
@@ -42,7 +44,6 @@ from foresci.rounds.ledger import (
 )
 from foresci.rounds.open import open_round
 from foresci.rounds.scores import board, read_scores, resolved_outcomes, score_round, stability
-from foresci.rounds.family_tasks import load_frozen, resolve_tasks
 from foresci.rounds.submit import all_submissions, round_questions, round_tasks
 from foresci.rounds.task_scores import TASK_METRICS, score_tasks, task_counts, task_resolution_path
 from foresci.tasks.forecast import load_package, resolve_questions
@@ -150,7 +151,7 @@ def summary(ledger: Path) -> dict[str, Any]:
 
 def resolve_due_tasks(folder: Path, manifest: RoundManifest, kb: Any, day: date) -> list[str]:
     """Resolve the family tasks of every horizon whose window the KB covers (once: the file stays)."""
-    actions = []
+    actions: list[str] = []
     pending = [
         horizon
         for horizon, span in sorted(manifest.task_windows.items())

@@ -104,7 +104,8 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
             assert outcomes and all(cell.inner_text() != "pending" for cell in outcomes)
             task_cells = [cell.inner_text() for cell in page.query_selector_all("#tasks td.task-outcome")]
             assert len(task_cells) == summary["rounds"][0]["tasks"]["frozen"]
-            assert sum(cell.startswith("void: ") for cell in task_cells) == summary["rounds"][0]["tasks"]["void"]
+            voided = sum(cell.startswith("void: ") for cell in task_cells)
+            assert voided == summary["rounds"][0]["tasks"]["void"]
         finally:
             browser.close()
     assert problems == []
