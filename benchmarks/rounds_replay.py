@@ -1,8 +1,9 @@
 """Replay a living benchmark: a KB of the days up to --start, then each later day fed with `kb update` and a
 `rounds tick` after it; rounds open at month ends; the example plug-in and an HTTP agent answer each round.
 
-Prints per round the items frozen, resolved and scored, the seconds per update and per tick, and the final
-board with intervals; builds the site. Exits non-zero on a leak (a submission whose evidence or transcripts
+Prints per round the items frozen, resolved and scored, the family tasks frozen, resolved and void, the
+seconds per update and per tick, and the final boards with intervals (Brier, CRPS; top-1 and FTA of the
+family tasks); builds the site. Exits non-zero on a leak (a submission whose evidence or transcripts
 name a paper announced after its round's cutoff), a lost or duplicated submission, or a resolution written
 before its window closed.
 
@@ -136,7 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     from foresci.kb.store import KnowledgeBase
     from foresci.rounds.ledger import LedgerConfig, init_ledger, load_round, round_dir, round_ids
     from foresci.rounds.site import build_site
-    from foresci.rounds.submit import ANSWERS_FILE, TRANSCRIPTS_FILE, all_submissions, submit
+    from foresci.rounds.submit import (
+        ANSWERS_FILE,
+        TASK_ANSWERS_FILE,
+        TRANSCRIPTS_FILE,
+        all_submissions,
+        submit,
+    )
     from foresci.rounds.tick import summary, tick
 
     workdir = args.workdir
@@ -239,7 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     kb = KnowledgeBase.open(kb_dir, settings)
     announced = {paper.paper_id: paper.announced for paper in kb.papers()}
     id_pattern = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]+[A-Za-z0-9]")
-    print("\nround            cutoff      closed_on   items resolved scored_rows submissions")
+    print(
+        "\nround            cutoff      closed_on   items resolved scored_rows submissions "
+        "tasks_frozen tasks_resolved tasks_void task_rows"
+    )
+    family_totals = {"frozen": 0, "resolved": 0, "void": 0}
+    task_summaries = {entry["round_id"]: entry["tasks"] for entry in summary(ledger)["rounds"]}
     for round_id in round_ids(ledger):
         manifest = load_round(ledger, round_id)
         folder = round_dir(ledger, round_id)
@@ -247,7 +259,9 @@ def main(argv: list[str] | None = None) -> int:
         methods = [record["method"] for record in records]
         for name in {name for name in methods if methods.count(name) > 1}:
             problems.append(f"{round_id}: {name} has {methods.count(name)} versions (submitted once)")
-        expected = {"always-0.5", "base-rate", "persistence", "trend"} | {
+        expected = {"always-0.5", "base-rate", "persistence", "trend"} | (
+            {"recency"} if manifest.tasks else set()
+        ) | {
             method for rid, method in submitted if rid == round_id
         }
         for name in sorted(expected - set(methods)):
@@ -261,6 +275,17 @@ def main(argv: list[str] | None = None) -> int:
             if len(ids) != len(set(ids)):
                 problems.append(f"{round_id}/{record['method']}: duplicated answers")
             seen = {paper for row in rows for paper in row.get("evidence_ids", [])}
+            task_path = folder / record["folder"] / TASK_ANSWERS_FILE
+            if task_path.is_file():
+                task_rows = [json.loads(line) for line in task_path.read_text().splitlines()]
+                task_ids = [row["task_id"] for row in task_rows]
+                if len(task_ids) != len(set(task_ids)):
+                    problems.append(f"{round_id}/{record['method']}: duplicated task answers")
+                seen |= {
+                    item.get("paper_id", "")
+                    for row in task_rows
+                    for item in ((row.get("support") or {}).get("retrieved") or [])
+                }
             transcript = folder / record["folder"] / TRANSCRIPTS_FILE
             if transcript.is_file():
                 seen |= {token for token in id_pattern.findall(transcript.read_text()) if token in announced}
@@ -284,16 +309,36 @@ def main(argv: list[str] | None = None) -> int:
         resolved = sum(
             1 for line in (folder / "resolutions").glob("*.jsonl") for _ in line.read_text().splitlines()
         )
+        tasks = task_summaries[round_id]
+        for key in family_totals:
+            family_totals[key] += int(tasks[key])
+        task_rows_scored = (
+            len((folder / "task_scores.jsonl").read_text().splitlines())
+            if (folder / "task_scores.jsonl").is_file()
+            else 0
+        )
         print(
             f"{round_id:16} {manifest.cutoff}  {closed:10}  {manifest.items:5} {resolved:8} {scored:11} "
-            f"{len(records)}"
+            f"{len(records):11} {tasks['frozen']:12} {tasks['resolved']:14} {tasks['void']:10} "
+            f"{task_rows_scored:9}"
         )
+        if tasks["void_reasons"]:
+            print(f"  void: {tasks['by_family']}; reasons: {tasks['void_reasons']}")
+        for horizon, span in manifest.task_windows.items():
+            end = date.fromisoformat(span["end"])
+            for rid, resolved_window, day in resolve_days:
+                if rid == round_id and resolved_window == f"tasks-{horizon}" and day < end:
+                    problems.append(f"EARLY {round_id} tasks-{horizon} resolved on {day} before {end}")
         for window, span in manifest.windows.items():
             for rid, resolved_window, day in resolve_days:
                 if rid == round_id and resolved_window == window and day < date.fromisoformat(span["end"]):
                     problems.append(f"EARLY {round_id} {window} resolved on {day} before {span['end']}")
+    print(
+        f"family tasks over all rounds: {family_totals['frozen']} frozen, {family_totals['resolved']} "
+        f"resolved, {family_totals['void']} void"
+    )
     board = summary(ledger)
-    for metric, entry in board["boards"].items():
+    for metric, entry in (*board["boards"].items(), *board["family_boards"].items()):
         print(
             f"\n{metric} board (reference {entry['reference']} = {entry['reference_value']}, "
             f"{entry['items']} items, ranked at >= {entry['min_items']} answered)"
