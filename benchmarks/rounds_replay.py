@@ -40,7 +40,8 @@ def _day_of(path: Path) -> date | None:
 
 
 class Agent(BaseHTTPRequestHandler):
-    """A naive outside HTTP agent: 0.4 on binary questions, the baseline x [0.7, 1, 1.4] on numeric ones."""
+    """A naive outside HTTP agent: 0.4 on binary questions, the baseline x [0.7, 1, 1.4] on numeric ones;
+    family tasks: the options in the order listed (the first as the direction)."""
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
@@ -49,6 +50,18 @@ class Agent(BaseHTTPRequestHandler):
         elif "question_id" in body:
             base = float(body.get("baseline") or 0.0)
             reply = {"p10": base * 0.7, "p50": base, "p90": base * 1.4 + 1, "notes": ["http agent"]}
+        elif body.get("family") == "direction_forecasting":
+            first = body["candidates"][0]["option_id"]
+            reply = {"answer": {"direction": first, "trajectory": "steady", "rationale": "first option"}}
+        elif body.get("candidates"):
+            reply = {
+                "answer": {
+                    "ranking": [
+                        {"option_id": option["option_id"], "reason": "listed order"}
+                        for option in body["candidates"]
+                    ]
+                }
+            }
         else:
             reply = {"answer": {}}
         payload = json.dumps(reply).encode()
