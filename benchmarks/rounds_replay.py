@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"[{row['low']:.4f}, {row['high']:.4f}] raw {row['raw_mean']:.4f} "
                 f"items {row['items']} answered {row['answered_items']}"
             )
-    for metric, pairs in board["stability"].items():
+    for metric, pairs in (*board["stability"].items(), *board["family_stability"].items()):
         rhos = [pair["spearman"] for pair in pairs if pair["spearman"] is not None]
         print(f"rank stability {metric}: {rhos}")
     index = build_site(ledger, workdir / "site")

@@ -10,6 +10,8 @@ scores 0 (``imputed: true``), so skipping hard tasks does not pay. Void tasks ar
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -99,8 +101,13 @@ def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task]) ->
     return rows
 
 
+def _reason_kind(reason: Any) -> str:
+    """A void reason without its numbers (the gate that failed), for counting."""
+    return re.sub(r"-?\d+(?:\.\d+)?", "N", str(reason))
+
+
 def task_counts(folder: Path, manifest: RoundManifest) -> dict[str, Any]:
-    """Frozen, resolved and void family tasks of a round, with the void reasons by family."""
+    """Frozen, resolved and void family tasks of a round, with the void reasons (numbers as N) counted."""
     resolutions = resolved_tasks(folder, manifest)
     void = [row for row in resolutions.values() if row["status"] == "void"]
     by_family: dict[str, dict[str, int]] = {}
@@ -112,5 +119,7 @@ def task_counts(folder: Path, manifest: RoundManifest) -> dict[str, Any]:
         "resolved": sum(row["status"] == "resolved" for row in resolutions.values()),
         "void": len(void),
         "by_family": dict(sorted(by_family.items())),
-        "void_reasons": sorted({f"{row['family']}: {str(row['reason']).split(' <')[0]}" for row in void}),
+        "void_reasons": dict(
+            sorted(Counter(f"{row['family']}: {_reason_kind(row['reason'])}" for row in void).items())
+        ),
     }
