@@ -7,8 +7,10 @@ family tasks); builds the site. Exits non-zero on a leak (a submission whose evi
 name a paper announced after its round's cutoff), a lost or duplicated submission, or a resolution written
 before its window closed.
 
-    # a generated world (fast enough for 2 cores): 14 months from 2025-01, KB up to 2025-08-31
+    # a generated world (fast enough for 2 cores): 12 months from 2025-01, KB up to 2025-08-31
     python benchmarks/rounds_replay.py --world --workdir /tmp/replay --start 2025-08-31
+    # 15 months: the venue cycle (6 months) of the first rounds closes too
+    python benchmarks/rounds_replay.py --world --world-months 15 --workdir /tmp/replay --start 2025-08-31
     # the real corpus (slow: embeds every paper of the initial KB; --since/--days/--until cut it down)
     python benchmarks/rounds_replay.py --corpus /work/shared/corpora/arxiv-daily --workdir /tmp/real \\
         --since 2025-06-16 --start 2025-06-30 --days 3
@@ -108,7 +110,7 @@ class AuditedView:
         return audited
 
 
-def _world(workdir: Path) -> tuple[Path, list[Path], Any]:
+def _world(workdir: Path, months: int) -> tuple[Path, list[Path], Any]:
     from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
     config = WorldConfig(
@@ -116,7 +118,7 @@ def _world(workdir: Path) -> tuple[Path, list[Path], Any]:
         n_domains=2,
         directions_per_domain=6,
         start="2025-01",
-        months=12,
+        months=months,
         papers_per_month=70.0,
         noise=0.0,
         difficulty=0.4,
@@ -132,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--corpus", type=Path, help="folder of daily files (YYYY-MM-DD.jsonl[.gz])")
     source.add_argument("--world", action="store_true", help="generate a small world and replay it")
     parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument(
+        "--world-months", type=int, default=12, help="months the generated world spans from 2025-01"
+    )
     parser.add_argument("--start", default="2025-06-30", help="the initial KB holds the days up to this")
     parser.add_argument("--since", default=None, help="the initial KB holds only days from this one on")
     parser.add_argument("--until", default=None, help="feed days up to this one")
@@ -164,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     settings = Settings(cache_dir=workdir / "cache")
     if args.world:
-        corpus, domains_dirs, truth = _world(workdir)
+        corpus, domains_dirs, truth = _world(workdir, args.world_months)
         # as the demo does: screen for the world's invented domains only, normalise by its categories
         settings.kb = settings.kb.model_copy(update={"domains": [domain.slug for domain in truth.domains]})
         settings.agents = settings.agents.model_copy(
