@@ -5,7 +5,8 @@ primary direction, 0.5 for an acceptable neighbour; planning and venue: the firs
 ``fta`` where the family ranks its options (planning and venue: ranking-aware FTA against the hidden
 order, deterministic, no judge). Direction's FTA needs an embedder over judge-extracted claims or answer
 sentences; rounds do not score it. A task a submission left unanswered (or answered with an error row)
-scores 0 (``imputed: true``), so skipping hard tasks does not pay. Void tasks are not scored.
+scores 0 (``imputed: true``), so skipping hard tasks does not pay; a family the submission answered no
+task of is left out for it (recency answers no venue task). Void tasks are not scored.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task]) ->
                 answers[answer.task_id] = answer
         if not answers:
             continue  # a submission without task answers takes no part in the family boards
-        for task in resolved:
+        families = {answer.family for answer in answers.values()}
+        for task in (task for task in resolved if task.family in families):
             hidden = resolutions[task.task_id]["hidden"]
             for metric, (value, imputed) in _metrics(task, hidden, answers.get(task.task_id)).items():
                 rows.append(
