@@ -163,9 +163,9 @@ def board(rows: Sequence[dict[str, Any]], metric: str, config: LedgerConfig) -> 
         entries.append(
             {
                 "method": method,
-                "score": round(adjusted[method], 6),
-                "low": round(low, 6),
-                "high": round(high, 6),
+                "score": round(adjusted[method], 6) + 0.0,  # + 0.0: never -0.0
+                "low": round(low, 6) + 0.0,
+                "high": round(high, 6) + 0.0,
                 "raw_mean": round(sum(raw[method]) / len(raw[method]), 6),
                 "items": len(raw[method]),
                 "answered_items": answered,
