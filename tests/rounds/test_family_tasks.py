@@ -138,3 +138,14 @@ def test_tasks_are_not_resolved_before_their_window_closes(tmp_path: Path) -> No
 
         frozen, settings, snapshots = load_frozen(folder / "public")
         resolve_tasks(frozen, "venue_cycle", ToyKB(until=date(2026, 3, 31)), settings, snapshots)
+
+
+def test_task_answers_refused_after_the_deadline(tmp_path: Path) -> None:
+    from foresci.rounds.submit import DeadlineError
+
+    ledger = make_ledger(tmp_path)
+    toy_tick(ledger, CUTOFF)
+    made = task_answers_file(tmp_path / "t.jsonl", round_tasks(round_dir(ledger, ROUND)), "late")
+    with pytest.raises(DeadlineError, match="closed"):
+        submit(ledger, ROUND, ToyKB(until=date(2026, 1, 2)), task_answers=made)
+    assert not (round_dir(ledger, ROUND) / "submissions" / "late").exists()
