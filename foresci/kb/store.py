@@ -190,9 +190,11 @@ class KnowledgeBase:
     def open(cls, path: Path, settings: Settings | None = None, one_shot: bool = False) -> KnowledgeBase:
         """Open the live generation of the KB folder at ``path``.
 
-        ``one_shot``: for a process that searches once (``foresci kb search``): dense searches that would
-        take the HNSW graph or the 8-bit screen scan the float32 vectors exactly with numpy instead (no
-        FAISS import; :func:`foresci.kb.dense.numpy_exact_search`); a KB with an IVF index still uses it.
+        ``one_shot``: for a process that searches once (``foresci kb search``): exact dense searches, and
+        those 'auto' would send to the HNSW graph, scan the float32 vectors with numpy (no FAISS import;
+        :func:`foresci.kb.dense.numpy_exact_search`), and the query is encoded in numpy where the model
+        allows (:mod:`foresci.embedders.numpy_encoder`). The IVF index of a large KB, and the graph when
+        ``runtime.dense_index`` is 'hnsw', are still used.
         """
         kb = cls(Path(path), live_generation(Path(path)), settings)
         kb.one_shot = one_shot
