@@ -10,9 +10,14 @@ import-time breakdown (top 10 packages by self time, `python -X importtime`) of 
 more run of each, the load average and the thread count. The KB is only read (searches write to the
 cache folder: a temporary one unless --cache-dir).
 
+With --check-queries N, first (in this process) the one-shot search `kb search` runs (numpy query encoder,
+numpy exact dense scan) is compared with the usual exact search and with the 'auto' path on N real queries:
+it must give the same top-10 as exact search on every one (exit 1 otherwise).
+
 Examples:
   python benchmarks/cli_cold.py                          # the real KB at /work/kbs/real
   python benchmarks/cli_cold.py --kb /path/to/kb --runs 9 --cutoff 2025-12-31
+  python benchmarks/cli_cold.py --check-queries 200      # also the one-shot vs exact check
 """
 
 from __future__ import annotations
