@@ -147,15 +147,16 @@ def measure_for_kb_benchmark(kb: Path, workdir: Path, figures: dict, checks: lis
                        figure.median_s <= goals[label]))
 
 
-def check_one_shot(kb: Path, cutoff: str, count: int, scratch: Path) -> dict[str, float]:
+def check_one_shot(kb: Path, cutoff: str, count: int, scratch: Path, code: Path = REPO) -> dict[str, float]:
     """The one-shot search `kb search` runs (numpy query encoder, numpy exact dense scan) against the usual
     exact search (ONNX Runtime encoder, FAISS exact path) and the 'auto' path (HNSW above the cost model's
     crossover) on ``count`` real queries (word windows of the KB's abstracts, new each run): the share of
     queries with the same top-10 papers, the same hits (ids, BM25 and dense ranks), and the largest
-    difference of the query vectors. Each view has its own vector cache, so each encodes every query."""
+    difference of the query vectors. Each view has its own vector cache, so each encodes every query.
+    Runs the foresci source in ``code`` (first on the path, before an installed copy)."""
     from datetime import date
 
-    sys.path.insert(0, str(REPO / "benchmarks"))
+    sys.path[:0] = [str(code), str(REPO / "benchmarks")]
     from foresci.core.settings import Settings
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
@@ -216,7 +217,8 @@ def main() -> int:
     checked: dict[str, float] = {}
     try:
         if options.check_queries:
-            checked = check_one_shot(options.kb, options.cutoff, options.check_queries, scratch / "check")
+            checked = check_one_shot(options.kb, options.cutoff, options.check_queries, scratch / "check",
+                                     options.code.resolve())
             print(f"one-shot vs usual search ({options.cutoff}): "
                   + ", ".join(f"{key} {value}" for key, value in checked.items()), flush=True)
         figures = measure(options.kb, options.cutoff, options.runs, options.cache_dir or scratch / "cache",
