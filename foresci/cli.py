@@ -36,6 +36,7 @@ COMMANDS: tuple[tuple[str, str, str, bool], ...] = (
     ("emergence", "foresci.emergence.cli", "app", True),
     ("rounds", "foresci.rounds.cli", "app", True),
     ("schema", "foresci.app.schemas", "app", True),
+    ("inspect", "foresci.bridges.inspect_ai.cli", "app", True),
     ("run", "foresci.agents.cli", "run_command", False),
     ("eval", "foresci.evaluation.cli", "eval_command", False),
     ("report", "foresci.evaluation.cli", "report_command", False),
