@@ -23,8 +23,13 @@ def scripted_answer(task: Task) -> dict[str, Any]:
     return {"ranking": [{"option_id": option} for option in options]}
 
 
-def scripted_model(tasks: list[Task]) -> Any:
-    """The inspect model: ``mockllm/model`` whose replies follow the script above."""
+NO_ANSWER = "I would rather not decide."
+
+
+def scripted_model(tasks: list[Task], answers: bool = True) -> Any:
+    """The inspect model: ``mockllm/model`` whose replies follow the script above (``answers`` False: it
+    searches, then replies :data:`NO_ANSWER`). Every output carries its usage: mockllm would otherwise
+    count tokens with tiktoken, which downloads its encoding on first use."""
     from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
     def reply(messages: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> ModelOutput:
@@ -34,6 +39,7 @@ def scripted_model(tasks: list[Task]) -> Any:
             output = ModelOutput.for_tool_call("mockllm/model", "search_papers", {"query": task.title})
         else:
             text = f"My reading of the evidence.\n```json\n{json.dumps(scripted_answer(task))}\n```"
+            text = text if answers else NO_ANSWER
             output = ModelOutput.from_content("mockllm/model", text)
         output.usage = ModelUsage(**USAGE)
         return output
