@@ -21,8 +21,8 @@ from typing import Any
 
 from foresci.contracts import ForecastAnswer
 from foresci.core.redact import mask_url
-from foresci.core.transcripts import record
 from foresci.core.settings import Settings
+from foresci.core.transcripts import record
 from foresci.llm.errors import ErrorKind, LLMError, LLMOutputError, LLMRequestError
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
 from foresci.tasks.models import ForecastQuestion
