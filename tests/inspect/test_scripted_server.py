@@ -1,4 +1,4 @@
-"""``foresci inspect eval`` with inspect's OpenAI provider against the scripted OpenAI-compatible server on
+"""``foresci inspect eval`` with inspect's OpenAI-compatible provider (``openai-api``) against the scripted OpenAI-compatible server on
 127.0.0.1: the model searches the KB through the bridge's tools, answers, and the answers land in a run
 folder (``--import-to``) with their model calls and tokens, ready for ``foresci eval``."""
 
@@ -34,9 +34,9 @@ def test_inspect_eval_on_the_scripted_server_imports_its_answers(small_world: Sm
 
     with ScriptedOpenAIServer(respond) as server:
         ran = foresci("inspect", "eval", str(small_world.release_dir), "--kb", str(small_world.kb_dir),
-                      "--model", "openai/scripted-model", "--log-dir", str(tmp_path / "logs"),
+                      "--model", "openai-api/scripted/scripted-model", "--log-dir", str(tmp_path / "logs"),
                       "--import-to", str(tmp_path / "run"), "--label", "scripted",
-                      env={"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"})
+                      env={"SCRIPTED_BASE_URL": server.base_url, "SCRIPTED_API_KEY": "sk-test"})
         requests = list(server.requests)
     assert ran.returncode == 0, ran.stderr[-3000:] + ran.stdout[-3000:]
     assert "top_choice" in ran.stdout, ran.stdout
@@ -45,7 +45,7 @@ def test_inspect_eval_on_the_scripted_server_imports_its_answers(small_world: Sm
     assert all(request["tools"][0]["function"]["name"] == "search_papers" for request in requests)
     rows = read_answers(tmp_path / "run" / "answers.jsonl")
     assert len(rows) == len(tasks) and {row.status for row in rows} == {"ok"}
-    assert {row.model for row in rows} == {"openai/scripted-model"}
+    assert {row.model for row in rows} == {"openai-api/scripted/scripted-model"}
     assert {row.label for row in rows} == {"scripted"}
     assert all(row.llm_calls == 2 and row.prompt_tokens > 0 and row.support and row.support.retrieved
                for row in rows)
