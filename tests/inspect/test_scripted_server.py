@@ -1,6 +1,7 @@
-"""``foresci inspect eval`` with inspect's OpenAI-compatible provider (``openai-api``) against the scripted OpenAI-compatible server on
-127.0.0.1: the model searches the KB through the bridge's tools, answers, and the answers land in a run
-folder (``--import-to``) with their model calls and tokens, ready for ``foresci eval``."""
+"""``foresci inspect eval`` with inspect's OpenAI-compatible provider (``openai-api``) against the
+scripted OpenAI-compatible server on 127.0.0.1: the model searches the KB through the bridge's tools,
+answers, and the answers land in a run folder (``--import-to``) with their model calls and tokens, ready
+for ``foresci eval``."""
 
 from __future__ import annotations
 

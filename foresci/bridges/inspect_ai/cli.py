@@ -15,9 +15,10 @@ app = typer.Typer(
     name="inspect",
     no_args_is_help=True,
     help=(
-        "Bridge to inspect_ai (pip install 'foresci[inspect]'): a release as an inspect Task (public tasks "
-        "as samples, the KB tools as inspect tools at each task's cutoff, foresci's offline metrics as the "
-        "scorer) and an inspect log's answers imported into a run folder for `foresci eval`/`report`.\n\n"
+        "Run a release under inspect_ai and import inspect logs as foresci runs.\n\n"
+        "Needs pip install 'foresci\\[inspect]'. The release becomes an inspect Task (public tasks as "
+        "samples, the KB tools as inspect tools at each task's cutoff, foresci's offline metrics as the "
+        "scorer); an inspect log's answers become rows of a run folder for `foresci eval`/`report`.\n\n"
         "Typical loop:\n\n"
         "  foresci inspect task work/release --kb work/kb --out foresci_task.py\n\n"
         "  inspect eval foresci_task.py --model openai/gpt-4o-mini --log-dir logs\n\n"
