@@ -98,6 +98,11 @@ class EmbeddingCache:
             )
             self._connection.commit()
 
+    def count(self) -> int:
+        """Vectors stored."""
+        with self._lock:
+            return int(self._connection.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
     def close(self) -> None:
         """Close the database."""
         self._connection.close()
