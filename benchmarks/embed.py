@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -178,6 +179,33 @@ def process_way(processes: int, batch_size: int) -> Way:
     return prepare
 
 
+def _measure_way(run: Way, texts: list[str], chunk: int) -> tuple[dict[str, float], np.ndarray]:
+    result = _timed(run, texts, chunk)
+    vectors = result.pop("vectors")
+    assert isinstance(vectors, np.ndarray)
+    return {key: float(value) for key, value in result.items() if not isinstance(value, np.ndarray)}, vectors
+
+
+def _compare(vectors: np.ndarray, reference: np.ndarray) -> dict[str, float]:
+    """Bitwise equality with the 1-worker vectors; else the largest difference and the top-10 changes."""
+    if np.array_equal(vectors, reference):
+        return {"bitwise_equal": 1.0}
+    return {"bitwise_equal": 0.0, "max_abs_diff": float(np.abs(vectors - reference).max()),
+            "top10_changed_share": top10_changed(reference, vectors)}
+
+
+def _compare_fields(row: dict[str, float]) -> dict[str, float]:
+    return {key: row[key] for key in ("max_abs_diff", "top10_changed_share")}
+
+
+def _describe(row: dict[str, float]) -> str:
+    extra = "bitwise equal" if row["bitwise_equal"] == 1.0 else (
+        f"max |diff| {row['max_abs_diff']:.3g}, top-10 changed for {row['top10_changed_share']:.1%}")
+    return (f"{row['papers_per_s']:6.1f} papers/s  {row['papers_per_cpu_s']:5.1f} per CPU-s "
+            f"({row['papers_per_cpu_s'] / FP32_FLOOR:.0%} of the {FP32_FLOOR} fp32 floor/core)  "
+            f"{row['wall_s']:6.1f} s (+{row['setup_s']:.1f} s start)  load {row['load']:.2f}  {extra}")
+
+
 def top10_changed(reference: np.ndarray, other: np.ndarray, queries: int = 200) -> float:
     """Share of ``queries`` papers (as queries against all) whose exact top-10 differs between the two."""
     picks = np.linspace(0, len(reference) - 1, min(queries, len(reference))).astype(int)
@@ -206,6 +234,7 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=256, help="papers per chunk (kb.embed_chunk)")
     parser.add_argument("--batch-size", type=int, default=32, help="runtime.encoder_batch_size")
     parser.add_argument("--workers", type=int, default=2, help="cores of the parallel ways")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of every way, interleaved (medians)")
     parser.add_argument("--torch", action="store_true", help="also sentence-transformers at one thread")
     parser.add_argument("--only", nargs="*", default=None, help="ways to run (names as printed)")
     parser.add_argument("--corpus-papers", type=int, default=74_700, help="papers of the real corpus")
@@ -236,27 +265,29 @@ def main() -> int:
     reference: np.ndarray | None = None
     failures: list[str] = []
     started_load = os.getloadavg()[0]
-    for name, run in ways.items():
-        result = _timed(run, texts, args.chunk)
-        vectors = result.pop("vectors")
-        assert isinstance(vectors, np.ndarray)
-        row = {key: float(value) for key, value in result.items() if not isinstance(value, np.ndarray)}
-        if reference is None:
-            reference = vectors
-        same = bool(np.array_equal(vectors, reference))
-        row["bitwise_equal"] = float(same)
-        if not same:
-            row["max_abs_diff"] = float(np.abs(vectors - reference).max())
-            row["top10_changed_share"] = top10_changed(reference, vectors)
-            if not name.startswith("torch"):
+    rounds: dict[str, list[dict[str, float]]] = {name: [] for name in ways}
+    for round_number in range(args.repeat):  # the ways interleaved, so a change of load hits each alike
+        if args.repeat > 1:
+            print(f" round {round_number + 1} of {args.repeat}")
+        for name, run in ways.items():
+            row, vectors = _measure_way(run, texts, args.chunk)
+            if reference is None:
+                reference = vectors
+            row.update(_compare(vectors, reference))
+            if not row["bitwise_equal"] and not name.startswith("torch"):
                 failures.append(f"{name}: vectors differ from 1 worker (max {row['max_abs_diff']:.3g})")
-        figures[name] = row
-        extra = "bitwise equal" if same else (
-            f"max |diff| {row['max_abs_diff']:.3g}, top-10 changed for {row['top10_changed_share']:.1%}")
-        print(f"  {name:<16} {row['papers_per_s']:6.1f} papers/s  {row['papers_per_cpu_s']:5.1f} per CPU-s "
-              f"({row['papers_per_cpu_s'] / FP32_FLOOR:.0%} of the {FP32_FLOOR} fp32 floor/core)  "
-              f"{row['wall_s']:6.1f} s (+{row['setup_s']:.1f} s start)  load {row['load']:.2f}  {extra}",
-              flush=True)
+            rounds[name].append(row)
+            print(f"  {name:<16} {_describe(row)}", flush=True)
+    for name, rows in rounds.items():
+        common = [key for key in rows[0] if all(key in row for row in rows)]
+        figures[name] = {key: statistics.median(row[key] for row in rows) for key in common}
+        figures[name]["bitwise_equal"] = min(row["bitwise_equal"] for row in rows)
+        if figures[name]["bitwise_equal"] == 0.0 and "max_abs_diff" not in figures[name]:
+            figures[name].update(next(_compare_fields(row) for row in rows if not row["bitwise_equal"]))
+    if args.repeat > 1:
+        print(" medians:")
+        for name, row in figures.items():
+            print(f"  {name:<16} {_describe(row)}")
     print(f"after: {_uptime()}")
     parallel = figures.get(f"{workers} threads")
     if parallel is not None:

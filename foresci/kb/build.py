@@ -214,7 +214,8 @@ def _embed_label(embedder: Any, settings: Settings) -> str:
     """The embed bar's title: where the model work runs."""
     if settings.runtime.engine == "ray":
         return "embed (ray)"
-    return f"embed ({embedder.workers} cores)" if embedder.workers > 1 else "embed"
+    parallel = embedder.workers > 1 and embedder.backend == "onnx"  # torch encodes one batch at a time
+    return f"embed ({embedder.workers} cores)" if parallel else "embed"
 
 
 def screen_all(
