@@ -79,6 +79,7 @@ class ConceptEmergence(TaskFamily):
     metrics = ("fta", "trace", "pers", "trace_offline", "top_choice")
     hidden_target = "foresci.tasks.families.concept_emergence.target:EmergenceTarget"
     builder = "foresci.tasks.families.concept_emergence.builder:build_emergence_tasks"
+    release_parts = "foresci.tasks.families.concept_emergence.release:emergence_release_parts"
     ranked = True
     contract = ("Rank all candidate concept pairs (by option_id, most likely first) by how many papers in "
                 "the window after the cutoff will use both concepts. Explain which pre-cutoff signals "
