@@ -118,7 +118,8 @@ def test_release_parts_hide_the_window_and_sample_before_reading_it(
     assert all("window_papers" not in row for row in public)
     assert parts.counts["emergence_pairs"] == len(public) > 0
     asked = emergence_release_parts([evidence], TaskSettings(), forecast_questions=16)
-    assert len(asked.questions) == 2 and {q.params["family"] for q in asked.questions} == {"concept_emergence"}
+    assert len(asked.questions) == 2
+    assert {question.params["family"] for question in asked.questions} == {"concept_emergence"}
     assert all(q.question_id.startswith("ceq-") and q.kind == "binary" for q in asked.questions)
     assert asked.public_files == parts.public_files  # forecast questions do not move the bulk sample
 
@@ -130,5 +131,6 @@ def test_a_run_asks_link_methods_only_concept_emergence_questions() -> None:
                                 resolution_rule="r", params={"family": "direction_forecasting"})
     ce = question.model_copy(update={"question_id": "ceq-1", "params": {"family": "concept_emergence"}})
     specs = [methods[name] for name in ("trend", "learned_links", *NETWORK)]
-    jobs = {(job.question.question_id, job.spec.name) for job in plan_forecasts([question, ce], specs, [], "full")}
+    planned = plan_forecasts([question, ce], specs, [], "full")
+    jobs = {(job.question.question_id, job.spec.name) for job in planned}
     assert jobs == {("fq-1", "trend"), ("ceq-1", "trend"), ("ceq-1", "learned_links")}

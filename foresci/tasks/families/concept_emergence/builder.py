@@ -22,7 +22,6 @@ from foresci.tasks.families.concept_emergence.family import NAME, emergence_ques
 from foresci.tasks.families.concept_emergence.target import EmergenceTarget
 from foresci.tasks.models import Candidate, Task
 
-
 _SETS: dict[int, tuple[DomainEvidence, EmergenceSet]] = {}
 _KEPT_SETS = 16
 

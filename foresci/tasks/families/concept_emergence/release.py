@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,8 +71,8 @@ def emergence_release_parts(evidences: Sequence[DomainEvidence], settings: TaskS
     chosen = emergence.release
     horizons = get_family(NAME).horizons
     parts = ReleaseParts()
-    public: list[dict[str, object]] = []
-    hidden: list[dict[str, object]] = []
+    public: list[dict[str, Any]] = []
+    hidden: list[dict[str, Any]] = []
     for evidence in evidences:
         horizon = evidence.window.horizon
         if horizon not in horizons:
@@ -94,5 +95,5 @@ def emergence_release_parts(evidences: Sequence[DomainEvidence], settings: TaskS
         parts.public_files[PUBLIC_FILE] = public
         parts.hidden_files[HIDDEN_FILE] = hidden
         parts.counts["emergence_pairs"] = len(public)
-        parts.counts["emergence_positive_pairs"] = sum(1 for row in hidden if int(row["window_papers"]) >= 1)
+        parts.counts["emergence_positive_pairs"] = sum(1 for row in hidden if row["window_papers"] != 0)
     return parts
