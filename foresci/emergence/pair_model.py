@@ -51,11 +51,13 @@ class DomainModel:
         return None if row is None else float(self.probabilities[row])
 
 
-def fit_domain_model(view: Any, domain: str, cutoff: date, months: int,
+def fit_domain_model(view: Any, domain: str | None, cutoff: date, months: int,
                      settings: EmergenceSettings | None = None) -> DomainModel:
-    """The :class:`DomainModel` of ``domain`` from what ``view`` (a KB view at ``cutoff``) shows."""
+    """The :class:`DomainModel` of ``domain`` (None: every paper) from what ``view`` (a KB view at
+    ``cutoff``) shows."""
     settings = settings or load_emergence_settings()
-    papers = [paper for paper in view.papers(domain=domain, statuses=STATUSES) if paper.announced <= cutoff]
+    shown = view.papers(domain=domain, statuses=STATUSES) if domain else view.papers()
+    papers = [paper for paper in shown if paper.announced <= cutoff]
     concepts = concept_papers(papers, settings.vocabulary)
     snapshot = snapshot_at(concepts, cutoff, max(months, 1), settings, settings.targets.question_candidates)
     train_k = settings.learned.train_min_papers or settings.release.forecast_min_papers
@@ -66,13 +68,13 @@ def fit_domain_model(view: Any, domain: str, cutoff: date, months: int,
                        codes=np.asarray(codes, dtype=np.int64))
 
 
-_MODELS: dict[tuple[str, str, str, int], DomainModel] = {}
-_LOCKS: dict[tuple[str, str, str, int], threading.Lock] = {}
+_MODELS: dict[tuple[str, str | None, str, int], DomainModel] = {}
+_LOCKS: dict[tuple[str, str | None, str, int], threading.Lock] = {}
 _GUARD = threading.Lock()
 _KEPT = 8
 
 
-def domain_model(view: Any, domain: str, cutoff: date, months: int) -> DomainModel:
+def domain_model(view: Any, domain: str | None, cutoff: date, months: int) -> DomainModel:
     """:func:`fit_domain_model`, computed once per (KB, domain, cutoff, months) in this process."""
     kb = getattr(view, "kb", None)
     key = (f"{getattr(kb, 'path', id(kb))}:{getattr(kb, 'fingerprint', '')}", domain, cutoff.isoformat(),
