@@ -84,7 +84,8 @@ def test_cli_builds_and_scores_the_bulk_set(kbs: tuple[KnowledgeBase, KnowledgeB
 
 
 @pytest.mark.slow
-def test_learned_links_model_is_identical_with_a_truncated_kb(kbs: tuple[KnowledgeBase, KnowledgeBase]) -> None:
+def test_learned_links_model_is_identical_with_a_truncated_kb(
+        kbs: tuple[KnowledgeBase, KnowledgeBase]) -> None:
     from foresci.emergence.pair_model import fit_domain_model
     from foresci.kb.retrieve import KBView
 
