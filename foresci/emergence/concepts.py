@@ -92,8 +92,9 @@ def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: Voca
     """The vocabulary at ``cutoff`` from the papers announced on or before it (later ones are ignored).
 
     A phrase is a concept when enough papers use it, it is not generic (:func:`is_generic`) and at least
-    ``min_title_share`` of its papers use it in their title: boilerplate and evaluation prose ("future
-    research", "source code", "f1 score", "percentage points") fills abstracts but almost never a title.
+    ``min_title_share`` of its papers, and at least ``min_title_papers`` papers, use it in their title:
+    boilerplate and evaluation prose ("future research", "source code", "f1 score", "percentage points")
+    fills abstracts but almost never a title.
     """
     frequency: Counter[str] = Counter()
     in_titles: Counter[str] = Counter()
@@ -107,7 +108,8 @@ def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: Voca
             surfaces.setdefault(key, Counter()).update(forms)
     share = settings.min_title_share
     kept = {key: count for key, count in frequency.items() if count >= settings.min_document_frequency
-            and in_titles[key] >= share * count and not is_generic(key, settings)}
+            and in_titles[key] >= max(share * count, settings.min_title_papers)
+            and not is_generic(key, settings)}
     if settings.drop_subsumed:
         for key in _subsumed(kept):
             del kept[key]

@@ -31,6 +31,8 @@ class VocabularySettings(_Section):
     exclude_phrases: list[str] = Field(default_factory=list, description="phrase keys that are no concept")
     min_title_share: float = Field(default=0.0, ge=0.0, le=1.0, description="share of a phrase's papers "
                                    "up to t that must use it in their title")
+    min_title_papers: int = Field(default=0, ge=0, description="papers up to t that must use a phrase in "
+                                  "their title")
     drop_subsumed: bool = Field(default=True,
                                 description="drop phrases inside a longer concept used as often")
 

@@ -98,11 +98,23 @@ def buckets(counts: np.ndarray) -> np.ndarray:
     return result
 
 
-def _take(pool: list[int], taken: set[int], pairs: np.ndarray, scan: int = 200) -> int | None:
-    """The first row among the pool's first ``scan`` whose concepts are not in ``taken`` (removed from the
-    pool), or None."""
+def _stem(key: str) -> tuple[str, ...]:
+    return tuple(word[:-3] if word.endswith("ing") and len(word) > 5 else word for word in key.split())
+
+
+def variant_pair(first: str, second: str) -> bool:
+    """Whether two concept keys are forms of one phrase ("tool call" / "tool calling"): such a pair
+    co-occurs by wording, not by research, so questions leave it out."""
+    return _stem(first) == _stem(second)
+
+
+def _take(pool: list[int], taken: set[int], pairs: np.ndarray, keys: Sequence[str],
+          scan: int = 200) -> int | None:
+    """The first row among the pool's first ``scan`` whose concepts are not in ``taken`` and are no
+    :func:`variant_pair` (removed from the pool), or None."""
     for position, row in enumerate(pool[:scan]):
-        if int(pairs[row, 0]) not in taken and int(pairs[row, 1]) not in taken:
+        first, second = int(pairs[row, 0]), int(pairs[row, 1])
+        if first not in taken and second not in taken and not variant_pair(keys[first], keys[second]):
             return pool.pop(position)
     return None
 
@@ -111,9 +123,9 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
                 max_persistence_share: float = 0.4) -> list[OptionSet]:
     """Up to ``wanted`` option sets, each one candidate per outcome bucket, options in a seeded order.
 
-    No candidate is used twice and no concept twice within a set (options sharing a concept read as
-    near-duplicates). Pairs are drawn uniformly within a bucket (the draw sees the window, the options'
-    texts do not). A set whose most-studied pair is also preferential attachment's first pick is kept
+    No candidate is used twice, no concept twice within a set (options sharing a concept read as
+    near-duplicates) and no pair of two forms of one phrase (:func:`variant_pair`). Pairs are drawn
+    uniformly within a bucket (the draw sees the window, the options' texts do not). A set whose most-studied pair is also preferential attachment's first pick is kept
     only while such sets stay at most ``max_persistence_share`` of those kept (otherwise its top pair is
     set aside and the next one tried), so "pick the most popular pair" cannot solve the family.
     """
@@ -126,12 +138,16 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
     popularity = target.snapshot.features.baseline("preferential_attachment")
     sets: list[OptionSet] = []
     matched = 0
+    keys = target.snapshot.vocabulary.keys
     while len(sets) < wanted and all(pools):
         top = pools[0][0]
+        if variant_pair(keys[int(pairs[top, 0])], keys[int(pairs[top, 1])]):
+            pools[0].pop(0)
+            continue
         taken = {int(pairs[top, 0]), int(pairs[top, 1])}
         rows = [top]
         for pool in pools[1:]:
-            row = _take(pool, taken, pairs)
+            row = _take(pool, taken, pairs, keys)
             if row is None:
                 break
             rows.append(row)
