@@ -127,7 +127,8 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
     near-duplicates) and no pair of two forms of one phrase (:func:`variant_pair`). Pairs are drawn
     uniformly within a bucket (the draw sees the window, the options' texts do not). A set whose
     most-studied pair is also preferential attachment's first pick is kept only while such sets stay at
-    most ``max_persistence_share`` of those kept (otherwise its top pair is set aside and the next one tried), so "pick the most popular pair" cannot solve the family.
+    most ``max_persistence_share`` of those kept (otherwise its top pair is set aside and the next one
+    tried), so "pick the most popular pair" cannot solve the family.
     """
     rng = np.random.default_rng(seed)
     bucket_of = buckets(target.counts)
