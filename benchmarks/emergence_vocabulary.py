@@ -1,8 +1,9 @@
 """How many generic phrases remain in the concept vocabulary of the real corpus at 2025-09-30.
 
 The vocabulary is mined from the daily files up to the cutoff three ways: ``before`` (the settings of
-taxonomy/emergence.yaml without the title rule and without the phrase stoplist added with it: the
-vocabulary of the first release that carried the family), ``title rule`` (the title rule alone) and
+taxonomy/emergence.yaml without the title rule (share and paper minimum) and without the phrase
+stoplist added with it: the vocabulary of the first release that carried the family), ``title rule`` (the
+title rule alone) and
 ``now`` (taxonomy/emergence.yaml as it is). For each it counts the phrases of two hand-labelled lists
 that remain: :data:`JUNK` (phrases of the ``before`` vocabulary that name no research concept:
 boilerplate, evaluation and cost prose, labelled by reading it) and :data:`CONCEPTS` (research concepts
@@ -61,9 +62,10 @@ CONCEPTS = (
 def variants(now: VocabularySettings) -> dict[str, VocabularySettings]:
     """The three vocabularies compared: before, the title rule alone, now."""
     first = [word for word in now.exclude_first_words if word not in ADDED_FIRST_WORDS]
-    before = now.model_copy(update={"min_title_share": 0.0, "exclude_phrases": [], "exclude_any_words": [],
-                                    "exclude_first_words": first})
-    title_rule = before.model_copy(update={"min_title_share": now.min_title_share})
+    before = now.model_copy(update={"min_title_share": 0.0, "min_title_papers": 0, "exclude_phrases": [],
+                                    "exclude_any_words": [], "exclude_first_words": first})
+    title_rule = before.model_copy(update={"min_title_share": now.min_title_share,
+                                           "min_title_papers": now.min_title_papers})
     return {"before": before, "title rule": title_rule, "now": now}
 
 
