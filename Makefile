@@ -7,6 +7,7 @@ STAMP := $(VENV)/.foresci-installed
 LLM_STAMP := $(VENV)/.foresci-llm-installed
 RAY_STAMP := $(VENV)/.foresci-ray-installed
 DOCS_STAMP := $(VENV)/.foresci-docs-installed
+INSPECT_STAMP := $(VENV)/.foresci-inspect-installed
 # llama-cpp-python from source without the AMX path (a native build dies on the first request on CPUs that
 # report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists, and
 # pip caches the wheel it builds (a wheel cached from a native build would have to be removed by hand).
@@ -17,7 +18,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit browser sandbox install clean llm examples ray docs
+.PHONY: demo test lint typecheck unit browser sandbox install clean llm examples ray docs inspect
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +44,14 @@ $(RAY_STAMP): $(STAMP)
 	touch $(RAY_STAMP)
 
 ray: $(RAY_STAMP)
+
+# The optional inspect_ai bridge (`foresci inspect`); tests/inspect runs a release under inspect's mockllm
+# model (under CI=true a missing inspect_ai fails them rather than skipping).
+$(INSPECT_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,inspect]"
+	touch $(INSPECT_STAMP)
+
+inspect: $(INSPECT_STAMP)
 
 # The documentation site (mkdocs-material) into site/; --strict: a broken link, a missing anchor or a page
 # left out of the nav fails the build. The reference pages are generated from the code by docs/hooks.
@@ -85,7 +94,7 @@ unit: $(STAMP) examples
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
 # extra fails that stage rather than skipping it). `docs` builds the site; tests/docs renders it in Chromium
 # and runs the README's and tutorials' marked code blocks.
-test: lint typecheck browser sandbox llm ray docs unit
+test: inspect lint typecheck browser sandbox llm ray docs unit
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build site *.egg-info

@@ -161,7 +161,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                         path=getattr(kb, "path", None), field="--cutoff")
     evidences: list[DomainEvidence] = []
     used_snapshots: dict[str, Snapshot] = {}
-    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
+    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
+                                        settings.taxonomy.member_statuses)
     for domain, reason in skipped.items():
         if progress:
             progress(f"warning: skipped domain {domain}: {reason}")
