@@ -24,6 +24,15 @@ class RuntimeSettings(SettingsSection):
         "threads under load took 35x longer). 0 = one per core; on a dedicated big machine set the "
         "number of physical cores, e.g. FORESCI_RUNTIME__THREADS=16",
     )
+    embed_workers: int | None = Field(
+        default=None,
+        ge=0,
+        description="cores that embed many texts at once (kb build and update, the demo): the ONNX encoder "
+        "runs that many batches side by side, one thread each, with the very vectors of one worker. Unset: "
+        "the threads setting when set, else one per core (all cores: a worker on a core another process "
+        "keeps busy only slows itself, while intra-op threads wait for it at every layer). 0 = one per core; "
+        "1 = one batch at a time on `threads` threads",
+    )
     encoder: Literal["auto", "onnx", "torch"] = Field(
         default="auto",
         description="sentence encoder backend: 'onnx' (ONNX Runtime, fp32; no torch import once the "
