@@ -43,6 +43,7 @@ def run_stage(stage: Stage) -> int:
     stage.status = subprocess.call(stage.command, shell=True)
     stage.seconds = time.monotonic() - started
     stage.load_after = os.getloadavg()[0]
+    print(f"=== stage {stage.name}: {_clock(stage.seconds)}, exit {stage.status}", flush=True)
     return stage.status
 
 
