@@ -7,6 +7,7 @@ STAMP := $(VENV)/.foresci-installed
 LLM_STAMP := $(VENV)/.foresci-llm-installed
 RAY_STAMP := $(VENV)/.foresci-ray-installed
 DOCS_STAMP := $(VENV)/.foresci-docs-installed
+EXAMPLES_STAMP := $(VENV)/.foresci-examples-installed
 # llama-cpp-python from source without the AMX path (a native build dies on the first request on CPUs that
 # report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists, and
 # pip caches the wheel it builds (a wheel cached from a native build would have to be removed by hand).
@@ -24,7 +25,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit unit-fast unit-slow browser sandbox install clean llm examples ray docs
+.PHONY: demo test lint typecheck unit unit-fast unit-slow browser sandbox system install clean llm examples ray docs
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -80,10 +81,17 @@ browser: $(STAMP)
 sandbox:
 	sh tests/support/ensure_bwrap.sh
 
+# The Debian packages the tests need, one after the other (apt holds one lock): `make test` fetches them
+# while the local model builds.
+system: browser sandbox
+
 # The example plug-in (examples/foresci-example-agent) registers through its entry point; tests/methods
 # runs it through `foresci run` and `foresci eval`.
-examples: $(STAMP)
+$(EXAMPLES_STAMP): $(STAMP) examples/foresci-example-agent/pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e examples/foresci-example-agent
+	touch $(EXAMPLES_STAMP)
+
+examples: $(EXAMPLES_STAMP)
 
 # pytest-xdist workers for both test stages (0: run in this process). Each test module runs whole on one
 # worker (tests/conftest.py groups the tests; the Ray engine tests share one group, so one cluster), so a
@@ -107,12 +115,13 @@ unit: $(STAMP) examples
 # The real-model stage (tests/realllm) needs the local model: install it first (under CI=true a missing
 # extra fails that stage rather than skipping it). `docs` builds the site; tests/docs renders it in Chromium
 # and runs the README's and tutorials' marked code blocks. Four timed stages (tests/support/stages.py prints
-# their wall times at the end): every install, then ruff + mypy + the docs build side by side, then the fast
-# tests, then the slow ones.
+# their wall times at the end): every install (the local model builds while apt fetches the Debian
+# packages), then ruff + mypy + the docs build side by side, then the fast tests, then the slow ones.
 SUBMAKE := $(MAKE) --no-print-directory
 test:
 	$(PYTHON) tests/support/stages.py \
-		"install=$(SUBMAKE) install llm ray $(DOCS_STAMP) examples browser sandbox" \
+		"install=$(SUBMAKE) install && $(SUBMAKE) -j2 --output-sync=target llm system \
+			&& $(SUBMAKE) ray $(DOCS_STAMP) examples" \
 		"lint + typecheck + docs=$(SUBMAKE) -j3 --output-sync=target lint typecheck docs" \
 		"fast tests=$(SUBMAKE) unit-fast" \
 		"slow tests=$(SUBMAKE) unit-slow"
