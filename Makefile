@@ -97,7 +97,7 @@ examples: $(EXAMPLES_STAMP)
 # worker (tests/conftest.py groups the tests; the Ray engine tests share one group, so one cluster), so a
 # module or session fixture is built at most once per worker.
 PYTEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
+PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
 # Two stages: the fast tests first (a failure there stops before the long end-to-end ones), then the
 # tests marked slow (real CLI processes, sandboxes, Ray clusters, kill -9, browsers, the docs' code blocks,

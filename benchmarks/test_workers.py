@@ -2,7 +2,7 @@
 
     python benchmarks/test_workers.py [--workers 2] [--marker "not slow"] [PATH ...]
 
-Each mode runs ``python -m pytest`` in a fresh process (the same interpreter; ``--dist loadgroup`` as
+Each mode runs ``python -m pytest`` in a fresh process (the same interpreter; ``--dist loadfile`` as
 ``make test`` runs it) and is timed by wall clock and by the CPU seconds of the process tree; the load
 average and CPU count are printed beside them. Exits non-zero when the workers are not faster than the
 serial run, or when either run fails.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,21 +16,32 @@ SHARED = Path(os.environ.get("FORESCI_SHARED", REPO_ROOT.parent / "shared"))
 # Test folders whose tests share one exclusive resource run on one pytest-xdist worker together: the Ray
 # engine tests share one local cluster (two at once would start two 2-CPU clusters on the same machine).
 ONE_WORKER_FOLDERS = ("engines",)
+# The longest modules (about 40 s to 10 min each) are handed to the workers first, so none of them starts
+# last and runs alone while the other worker idles.
+LONGEST_FIRST = ("realllm/test_real_model.py", "rounds/test_world_cli.py", "sim/test_signal.py",
+                 "evaluation/test_metric_extension.py", "docs/test_docs_run.py")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
+if importlib.util.find_spec("xdist") is not None:
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        """``--dist loadfile`` (what ``make test`` passes) sends each module whole to one worker, and each
+        folder of ONE_WORKER_FOLDERS whole to one (tests/support/xdist_modules.py); other modes are
+        xdist's own."""
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from tests.support.xdist_modules import ModuleScheduling
+
+        return ModuleScheduling(config, log, folders=ONE_WORKER_FOLDERS)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``--dist loadgroup``), keep each test module on one worker, so a module or
-    session fixture is built at most once per worker, and each folder of ONE_WORKER_FOLDERS on one."""
-    if not config.pluginmanager.hasplugin("xdist"):
+    """On a pytest-xdist worker, the LONGEST_FIRST modules come first (a stable sort keeps every other
+    module's order); the controller hands the modules out in this order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     tests_dir = Path(__file__).resolve().parent
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        relative = item.path.resolve().relative_to(tests_dir)
-        group = relative.parts[0] if relative.parts[0] in ONE_WORKER_FOLDERS else relative.as_posix()
-        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.path.resolve().relative_to(tests_dir).as_posix() not in LONGEST_FIRST)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

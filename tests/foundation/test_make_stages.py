@@ -36,3 +36,15 @@ def test_a_failing_stage_stops_the_run_and_its_status_is_returned() -> None:
 def test_an_argument_without_a_name_is_refused_naming_it() -> None:
     result = _stages("no separator here")
     assert result.returncode != 0 and "'no separator here'" in result.stderr
+
+
+def test_xdist_units_are_modules_and_the_engines_folder_is_one() -> None:
+    from tests.conftest import ONE_WORKER_FOLDERS
+    from tests.support.xdist_modules import module_scope
+
+    assert module_scope("tests/kb/test_build.py::test_a[1-x::y]", ONE_WORKER_FOLDERS) == "tests/kb/test_build.py"
+    assert module_scope("tests/kb/test_build.py::Class::test_b", ONE_WORKER_FOLDERS) == "tests/kb/test_build.py"
+    ray_modules = {module_scope(f"tests/engines/{name}.py::test_x", ONE_WORKER_FOLDERS)
+                   for name in ("test_ray_run", "test_ray_eval", "test_ray_kb_build")}
+    assert ray_modules == {"tests/engines"}
+    assert module_scope("tests/test_threads.py::test_resolve_threads", ONE_WORKER_FOLDERS) == "tests/test_threads.py"
