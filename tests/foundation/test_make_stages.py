@@ -42,9 +42,12 @@ def test_xdist_units_are_modules_and_the_engines_folder_is_one() -> None:
     from tests.conftest import ONE_WORKER_FOLDERS
     from tests.support.xdist_modules import module_scope
 
-    assert module_scope("tests/kb/test_build.py::test_a[1-x::y]", ONE_WORKER_FOLDERS) == "tests/kb/test_build.py"
-    assert module_scope("tests/kb/test_build.py::Class::test_b", ONE_WORKER_FOLDERS) == "tests/kb/test_build.py"
-    ray_modules = {module_scope(f"tests/engines/{name}.py::test_x", ONE_WORKER_FOLDERS)
+    def unit(nodeid: str) -> str:
+        return module_scope(nodeid, ONE_WORKER_FOLDERS)
+
+    assert unit("tests/kb/test_build.py::test_a[1-x::y]") == "tests/kb/test_build.py"
+    assert unit("tests/kb/test_build.py::Class::test_b") == "tests/kb/test_build.py"
+    assert unit("tests/test_threads.py::test_resolve_threads") == "tests/test_threads.py"
+    ray_modules = {unit(f"tests/engines/{name}.py::test_x")
                    for name in ("test_ray_run", "test_ray_eval", "test_ray_kb_build")}
     assert ray_modules == {"tests/engines"}
-    assert module_scope("tests/test_threads.py::test_resolve_threads", ONE_WORKER_FOLDERS) == "tests/test_threads.py"
