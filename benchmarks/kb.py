@@ -14,6 +14,12 @@ Goals (exit status 1 when one is missed):
   * one-day update <= 10 s plus that day's embedding time
   * `foresci kb search` as a fresh process <= 1 s (the KB's derived postings cached; --kb or full build),
     both for a query whose vector is cached and for a never-seen one (which loads the ONNX encoder)
+  * dense path per cutoff: the path 'auto' takes is within 1.25x of the faster of the exact 8-bit screen
+    and the HNSW graph (p50, best of 3 a query); an exact choice returns exactly the exact top-100, a graph
+    choice finds >= 0.95 of the exact top-10
+  * cold process (the KB's files dropped from the page cache with POSIX_FADV_DONTNEED, in a copy of the
+    KB): the first search and searches 2..12 take <= 2x those of a fresh process finding the files cached
+    (both load the query encoder); peak RSS <= 926 MiB (2x issue 32's 463 MiB)
 Also printed: papers/s of document embedding per backend, and query encoding / FAISS latency at 1
 and 2 threads (the measured default of runtime.threads). Report `uptime` beside the figures.
 
@@ -22,6 +28,7 @@ Examples:
   python benchmarks/kb.py --kb /work/data/realkb-title --ratio-papers 300    # query figures on a built KB
   FORESCI_CACHE_DIR=/work/cache-real python benchmarks/kb.py --field title
   python benchmarks/kb.py --ratio-days 0     # the ratio on the FULL corpus (slow: embeds twice)
+  python benchmarks/kb.py --kb /work/kbs/real --search-only   # search figures only (cold, dense paths)
 """
 
 from __future__ import annotations
@@ -218,6 +225,196 @@ def measure_cold_search(kb_dir: Path, scratch: Path, runs: int = 5) -> dict[str,
     }
 
 
+def measure_dense_paths(kb_dir: Path, scratch: Path, cutoffs: tuple[date, ...], count: int) -> dict:
+    """Per cutoff: the dense path 'auto' takes (foresci.kb.dense.DenseIndex.path), and a top-100 on the
+    exact 8-bit screen and on the HNSW graph (when stored) for the same never-seen queries, interleaved,
+    best of 3 runs a query; recall@10 of each against exact search; whether the chosen path's results
+    equal the exact ones."""
+    from foresci.core.settings import Settings
+    from foresci.kb.dense import DenseIndex, exact_search
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+
+    kb = KnowledgeBase.open(kb_dir, Settings(cache_dir=scratch / "dense-path-cache"))
+    view = KBView(kb, kb.max_date)
+    papers = kb.all_papers()
+    vectors = [view.query_vector(query) for query in _fresh_queries(papers, count)]
+    auto = kb.dense_index
+    exact = DenseIndex(kb.vectors, mode="flat", screen_folder=auto.screen_folder)
+    graph = DenseIndex(kb.vectors, mode="hnsw", hnsw=auto.hnsw) if auto.has_graph else None
+    figures: dict = {"kb_papers": kb.size}
+    for cutoff in cutoffs:
+        prefix = kb.prefix(cutoff)
+        chosen = auto.path(prefix)
+        ways = {"exact": exact, "hnsw": graph} if graph is not None else {"exact": exact}
+        times: dict[str, list[float]] = {name: [] for name in ways}
+        found: dict[str, list[list[int]]] = {name: [] for name in ways}
+        for index in ways.values():
+            index.search(vectors[0], prefix, 100)
+            index.search(vectors[0], prefix, 100)  # the second exact search builds or reads the screen
+        for vector in vectors:
+            for name, index in ways.items():
+                best = float("inf")
+                for _ in range(3):
+                    started = time.perf_counter()
+                    rows = index.search(vector, prefix, 100)
+                    best = min(best, time.perf_counter() - started)
+                times[name].append(best * 1000.0)
+                found[name].append(rows)
+        truth = [exact_search(kb.vectors[:prefix], vector, 100) for vector in vectors]
+        chosen_rows = [auto.search(vector, prefix, 100) for vector in vectors]
+        figures[f"visible@{cutoff}"] = prefix
+        figures[f"chosen@{cutoff}"] = chosen
+        for name in ways:
+            figures[f"{name}_p50_ms@{cutoff}"] = round(statistics.median(times[name]), 3)
+            figures[f"{name}_p95_ms@{cutoff}"] = round(float(np.percentile(times[name], 95)), 3)
+            recall = [len(set(rows[:10]) & set(best[:10])) / 10 for rows, best in zip(found[name], truth,
+                                                                                     strict=True)]
+            figures[f"{name}_recall_at_10@{cutoff}"] = round(float(np.mean(recall)), 4)
+        fastest = min(ways, key=lambda name: figures[f"{name}_p50_ms@{cutoff}"])
+        figures[f"fastest@{cutoff}"] = fastest
+        if chosen in ways:  # (an IVF choice is not timed here)
+            figures[f"chosen_over_fastest@{cutoff}"] = round(
+                figures[f"{chosen}_p50_ms@{cutoff}"] / figures[f"{fastest}_p50_ms@{cutoff}"], 3)
+        figures[f"chosen_identical_to_exact@{cutoff}"] = float(np.mean(
+            [rows == best for rows, best in zip(chosen_rows, truth, strict=True)]))
+        figures[f"load@{cutoff}"] = os.getloadavg()[0]
+    return figures
+
+
+def _dense_path_checks(figures: dict, cutoffs: tuple[date, ...], checks: list[tuple[str, bool]]) -> None:
+    for cutoff in cutoffs:
+        chosen = figures[f"chosen@{cutoff}"]
+        if f"chosen_over_fastest@{cutoff}" in figures:
+            checks.append((f"dense path at {cutoff} ({chosen}) within 1.25x of the fastest path's p50",
+                           figures[f"chosen_over_fastest@{cutoff}"] <= 1.25))
+        if chosen == "exact":
+            checks.append((f"exact dense path at {cutoff} returns exactly the exact top-100",
+                           figures[f"chosen_identical_to_exact@{cutoff}"] == 1.0))
+        elif f"{chosen}_recall_at_10@{cutoff}" in figures:
+            checks.append((f"{chosen} dense path at {cutoff} recall@10 >= 0.95",
+                           figures[f"{chosen}_recall_at_10@{cutoff}"] >= 0.95))
+
+
+def _cold_checks(cold: dict, checks: list[tuple[str, bool]]) -> None:
+    checks.append(("cold-process first search <= 2x a warm process's (prefetch on)",
+                   cold["fadvise_first_ms"] <= 2 * cold["warm_first_ms"]))
+    checks.append(("cold-process searches 2..12 <= 2x a warm process's (prefetch on)",
+                   cold["fadvise_next_mean_ms"] <= 2 * cold["warm_next_mean_ms"]))
+    checks.append(("KB files dropped from the page cache before each cold run",
+                   cold["largest_resident_share_after_drop"] <= 0.05))
+    checks.append(("peak RSS of a searching process <= 2 x 463 MiB (issue 32's figure)",
+                   max(cold[f"{how}_peak_rss_mib"] for how in ("warm", "none", "fadvise", "read")) <= 926))
+
+
+def _cli_timings(kb_dir: Path, workdir: Path, figures: dict, checks: list[tuple[str, bool]]) -> None:
+    """CLI cold-start timings from ``benchmarks/cli_cold.py`` (its own module) when it is there."""
+    try:
+        import cli_cold  # type: ignore[import-not-found]  # benchmarks/cli_cold.py, beside this script
+    except ImportError:
+        return
+    measure = getattr(cli_cold, "measure_for_kb_benchmark", None)
+    if measure is not None:
+        measure(kb_dir, workdir, figures, checks)
+
+
+COLD_CHILD = "--cold-child"
+COLD_SEARCHES = 12
+
+
+def _cold_child(kb_dir: str, cutoff: str, queries_file: str) -> int:
+    """In a fresh process: open the KB, make a view, time the first searches; print the figures as JSON."""
+    from foresci.core.settings import load_settings
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+
+    started = time.perf_counter()
+    kb = KnowledgeBase.open(Path(kb_dir), load_settings())
+    view = KBView(kb, date.fromisoformat(cutoff))
+    opened = time.perf_counter() - started
+    times = []
+    for query in json.loads(Path(queries_file).read_text(encoding="utf-8")):
+        started = time.perf_counter()
+        view.search(query, k=10)
+        times.append((time.perf_counter() - started) * 1000.0)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"open_s": opened, "search_ms": times, "major_faults": usage.ru_majflt,
+                      "peak_rss_mib": _peak_rss_mib(), "path": kb.dense_index.path(view.size)}))
+    return 0
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak RSS (VmHWM: ru_maxrss would count the parent's RSS at fork, kept over exec)."""
+    for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_cold_first_search(
+    kb_dir: Path, scratch: Path, cutoffs: tuple[date, ...] = CUTOFFS, rounds: int = 2
+) -> dict:
+    """First searches of a fresh process with the KB's files out of the page cache, per prefetch way,
+    against a fresh process that finds them cached (warm); never-seen queries each run.
+
+    The KB is copied into ``scratch`` (its pages there are ours alone, so ``POSIX_FADV_DONTNEED`` drops
+    them) with a cache folder of its own, primed once (BM25 postings and the 8-bit screen derived). Before
+    each cold run every KB and derived file is dropped (their resident share is printed). Figures: the
+    first search (which also loads the query encoder), the mean of searches 2..12, major page faults and
+    peak RSS, median over ``rounds`` and ``cutoffs`` runs.
+    """
+    import subprocess
+
+    from foresci.kb.prefetch import drop_from_cache, resident_share
+
+    copy = scratch / "cold-kb"
+    if not copy.exists():
+        shutil.copytree(kb_dir, copy, ignore=shutil.ignore_patterns(".foresci.lock*"))
+    cache = scratch / "cold-kb-cache"
+    env = {**os.environ, "FORESCI_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+    papers = None
+
+    def child(cutoff: date, how: str) -> dict:
+        nonlocal papers
+        if papers is None:
+            from foresci.kb.store import KnowledgeBase
+
+            papers = KnowledgeBase.open(kb_dir).all_papers()[:20_000]
+        queries = scratch / "cold-queries.json"
+        queries.write_text(json.dumps(_fresh_queries(papers, COLD_SEARCHES)), encoding="utf-8")
+        command = [sys.executable, str(Path(__file__).resolve()), COLD_CHILD, str(copy), cutoff.isoformat(),
+                   str(queries)]
+        done = subprocess.run(command, env={**env, "FORESCI_KB_PREFETCH": how}, check=True,
+                              capture_output=True, text=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def files() -> list[Path]:
+        found = [*copy.rglob("*"), *cache.rglob("*")]
+        return [path for path in found if path.is_file() and path.stat().st_size > 0]
+
+    for cutoff in cutoffs:  # prime: derived postings, row dates and the 8-bit screen in the cache folder
+        child(cutoff, "none")
+    samples: dict[str, list[dict]] = {"warm": [], "none": [], "fadvise": [], "read": []}
+    resident = []
+    for _ in range(rounds):
+        for cutoff in cutoffs:
+            for how in samples:  # interleaved: every way sees the same machine load
+                if how != "warm":
+                    drop_from_cache(files())
+                    resident.append(max(resident_share(path) for path in files()))
+                samples[how].append(child(cutoff, "fadvise" if how == "warm" else how))
+    figures: dict = {"largest_resident_share_after_drop": round(max(resident), 3)}
+    for how, runs in samples.items():
+        figures[f"{how}_first_ms"] = statistics.median(run["search_ms"][0] for run in runs)
+        figures[f"{how}_next_mean_ms"] = statistics.median(
+            statistics.mean(run["search_ms"][1:]) for run in runs)
+        figures[f"{how}_major_faults"] = statistics.median(run["major_faults"] for run in runs)
+        figures[f"{how}_peak_rss_mib"] = max(run["peak_rss_mib"] for run in runs)
+    figures["paths"] = ",".join(sorted({run["path"] for runs in samples.values() for run in runs}))
+    figures["load"] = os.getloadavg()[0]
+    return figures
+
+
 def measure_encoders(kb_dir: Path, count: int, cutoff: date = date(2025, 12, 31)) -> dict:
     """ONNX Runtime vs sentence-transformers: recall@10 of dense results, query encoding p50.
 
@@ -342,6 +539,8 @@ def measure_bm25(kb_dir: Path, settings, cutoff: date, count: int) -> dict[str, 
 
 def main() -> int:
     """Run the benchmark; print figures; exit 1 if a goal is missed."""
+    if len(sys.argv) == 5 and sys.argv[1] == COLD_CHILD:
+        return _cold_child(*sys.argv[2:])
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -372,6 +571,10 @@ def main() -> int:
     )
     parser.add_argument("--fresh-queries", type=int, default=100, help="fresh queries per cutoff")
     parser.add_argument("--doc-papers", type=int, default=64, help="papers for the per-backend papers/s")
+    parser.add_argument("--search-only", action="store_true",
+                        help="with --kb: only the search figures (fresh hybrid, dense path per cutoff, "
+                        "cold-process first searches, CLI timings); no build")
+    parser.add_argument("--cold-rounds", type=int, default=2, help="rounds of the cold-process figures")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
@@ -384,6 +587,15 @@ def main() -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     figures: dict[str, dict[str, float]] = {}
     checks: list[tuple[str, bool]] = []
+    if args.search_only:
+        if args.kb is None:
+            print("--search-only needs --kb", file=sys.stderr)
+            return 2
+        _search_figures(args, workdir, figures, checks)
+        _report(figures, checks, args.json)
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return 0 if all(passed for _, passed in checks) else 1
 
     ratio_days = days if args.ratio_days == 0 else days[: args.ratio_days]
     ratio_sources = _first_rows(ratio_days, args.ratio_papers, workdir / "ratio-source")
@@ -414,10 +626,34 @@ def main() -> int:
         checks.append(("fresh-process kb search <= 1 s (cached query vector)", cold["cached_query_s"] <= 1.0))
         checks.append(("fresh-process kb search <= 1 s (never-seen query: loads the encoder)",
                        cold["fresh_query_s"] <= 1.0))
+        figures["dense_paths"] = measure_dense_paths(kb_dir, workdir, CUTOFFS, min(args.fresh_queries, 100))
+        _dense_path_checks(figures["dense_paths"], CUTOFFS, checks)
+        figures["cold_first_search"] = measure_cold_first_search(kb_dir, workdir, CUTOFFS, args.cold_rounds)
+        _cold_checks(figures["cold_first_search"], checks)
+        _cli_timings(kb_dir, workdir, figures, checks)
     _report(figures, checks, args.json)
     if args.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0 if all(passed for _, passed in checks) else 1
+
+
+def _search_figures(
+    args: argparse.Namespace, workdir: Path, figures: dict, checks: list[tuple[str, bool]]
+) -> None:
+    """The search side on a built KB (``--search-only``): fresh hybrid latency and recall, the dense path
+    per cutoff, cold-process first searches, and the CLI timings (benchmarks/cli_cold.py, when there)."""
+    figures["fresh_hybrid"] = measure_fresh_hybrid(args.kb, workdir, CUTOFFS, args.fresh_queries)
+    for cutoff in CUTOFFS:
+        checks.append((f"fresh hybrid p50 <= 15 ms at {cutoff}",
+                       figures["fresh_hybrid"][f"p50_ms@{cutoff}"] <= 15.0))
+        checks.append((f"hybrid recall@10 against exact dense search >= 0.95 at {cutoff}",
+                       figures["fresh_hybrid"][f"recall_at_10_vs_exact@{cutoff}"] >= 0.95))
+    figures["dense_paths"] = measure_dense_paths(args.kb, workdir, CUTOFFS, min(args.fresh_queries, 100))
+    _dense_path_checks(figures["dense_paths"], CUTOFFS, checks)
+    figures["cold_first_search"] = measure_cold_first_search(args.kb, workdir, CUTOFFS, args.cold_rounds)
+    _cold_checks(figures["cold_first_search"], checks)
+    _cli_timings(args.kb, workdir, figures, checks)
+    figures["machine"] = {"load_1min": os.getloadavg()[0], "threads": os.environ.get("OMP_NUM_THREADS", "")}
 
 
 def _full_corpus_checks(

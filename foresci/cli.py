@@ -1,5 +1,10 @@
 """The ``foresci`` command line: a typer root; each component adds its own sub-app or commands.
 
+The commands are a registry (:mod:`foresci.app.commands`): a command line loads typer and the one
+module of the command it runs (:mod:`foresci.app.root_app`); ``foresci --help`` loads neither
+(:mod:`foresci.app.root_help` draws the same help from the registry), nor does a plain ``kb search``
+(:mod:`foresci.app.direct` reads its words; every other form, its help and its errors go to typer).
+
 ``main`` is the one top-level error handler: a user error (:mod:`foresci.core.errors`, or a usage error)
 prints as one line on stderr and exits non-zero; ``--debug`` adds the traceback. Any other exception
 is a bug and keeps its traceback.
@@ -7,64 +12,35 @@ is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-import traceback
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
-
-import typer
-from typer.exceptions import TyperException
+from typing import TYPE_CHECKING, Any
 
 from foresci.core.threads import apply_environment_threads
 
 apply_environment_threads()  # before torch, FAISS, ONNX Runtime or BLAS load (settings.runtime.threads)
 
-from foresci import __version__
+from foresci.app.commands import COMMAND_ENTRIES, ROOT_HELP, ROOT_OPTIONS_WITH_VALUE
 
-# name, module, attribute, whether it is a sub-app (else one command); in the order --help lists them.
-# Modules load only for the command being run, so `foresci kb search` never imports the agents or demo.
-COMMANDS: tuple[tuple[str, str, str, bool], ...] = (
-    ("kb", "foresci.kb.cli", "app", True),
-    ("llm", "foresci.llm.cli", "app", True),
-    ("sim", "foresci.sim.cli", "app", True),
-    ("taxonomy", "foresci.taxonomy.cli", "app", True),
-    ("tasks", "foresci.tasks.cli", "app", True),
-    ("forecast", "foresci.tasks.cli", "forecast_app", True),
-    ("emergence", "foresci.emergence.cli", "app", True),
-    ("rounds", "foresci.rounds.cli", "app", True),
-    ("schema", "foresci.app.schemas", "app", True),
-    ("run", "foresci.agents.cli", "run_command", False),
-    ("eval", "foresci.evaluation.cli", "eval_command", False),
-    ("report", "foresci.evaluation.cli", "report_command", False),
-    ("transcript", "foresci.app.transcript_cli", "transcript_command", False),
-    ("demo", "foresci.app.demo", "demo_command", False),
+if TYPE_CHECKING:
+    import typer
+    from typer.exceptions import TyperException
+
+# name, module, attribute, whether it is a sub-app (else one command), in registration order; the
+# registry with each command's summary line is foresci.app.commands. Modules load only for the command
+# being run, so `foresci kb search` never imports the agents or demo, and `foresci --help` none at all.
+COMMANDS: tuple[tuple[str, str, str, bool], ...] = tuple(
+    (entry.name, entry.module, entry.attribute, entry.group) for entry in COMMAND_ENTRIES
 )
-ROOT_OPTIONS_WITH_VALUE = ("--config",)
-HELP = (
-    "Research foresight benchmarks.\n\n"
-    "Pipeline: kb build -> taxonomy build -> tasks build -> run -> eval -> report.\n"
-    "Start with `foresci demo`, which runs every stage on a generated synthetic world.\n\n"
-    "Settings: environment variables FORESCI_<SECTION>__<FIELD> (e.g. FORESCI_LLM__BASE_URL) or a YAML "
-    "file given with --config / FORESCI_CONFIG."
-)
+HELP = ROOT_HELP
 
 
 def build_app(only: str | None = None) -> typer.Typer:
     """The CLI: every command, or (``only``) the root options and that one command."""
-    built = typer.Typer(name="foresci", help=HELP, no_args_is_help=True, pretty_exceptions_show_locals=False)
-    built.callback()(root)
-    for name, module, attribute, group in COMMANDS:
-        if only is not None and name != only:
-            continue
-        target = getattr(importlib.import_module(module), attribute)
-        if group:
-            built.add_typer(target, name=name)
-        else:
-            built.command(name)(target)
-    return built
+    from foresci.app.root_app import build_app as build
+
+    return build(only)
 
 
 def command_name(args: Sequence[str]) -> str | None:
@@ -88,37 +64,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _version_callback(value: bool) -> None:
-    if value:
-        typer.echo(f"foresci {__version__}")
-        raise typer.Exit()
-
-
-def root(
-    config: Path | None = typer.Option(
-        None, "--config", help="YAML settings file (same keys as the env vars)."
-    ),
-    version: bool = typer.Option(
-        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
-    ),
-    debug: bool = typer.Option(
-        False, "--debug", help="Show the full traceback of an error (accepted anywhere on the line)."
-    ),
-) -> None:
-    """foresci: can an AI system make research decisions that the following months prove right?"""
-    if config is not None:
-        os.environ["FORESCI_CONFIG"] = str(config)
-    if any(name.startswith("FORESCI_") for name in os.environ):
-        from foresci.core.settings import Settings
-
-        Settings()  # a bad settings file or variable fails here, naming it, whatever the command
-        from foresci.core.settings import unknown_env_names
-
-        for note in unknown_env_names():
-            print(f"warning: {note}", file=sys.stderr)
-
-
 DEBUG_FLAG = "--debug"
+COMPLETE_VARIABLE = "_FORESCI_COMPLETE"  # typer's shell-completion switch for the program name "foresci"
+PLAIN_HELP_VARIABLE = "TYPER_USE_RICH"  # set (to false), typer's help is click's plain text
 USAGE_EXIT = 2
 ERROR_EXIT = 1
 
@@ -162,14 +110,48 @@ def main(argv: Sequence[str] | None = None) -> None:
     raise SystemExit(status)
 
 
+def _run_direct(args: list[str]) -> int | None:
+    """Run a line :mod:`foresci.app.direct` reads (its exit status, errors handled as typer's path
+    handles them), or ``None`` when typer must run it."""
+    from foresci.app.direct import run_direct
+    from foresci.core.errors import as_user_error
+
+    try:
+        return 0 if run_direct(args) else None
+    except KeyboardInterrupt:
+        return 130
+    except EOFError:
+        print(file=sys.stderr)
+        print("error: aborted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        user_error = as_user_error(error)
+        if user_error is None:
+            raise
+        print(_one_line(f"error: {user_error}"), file=sys.stderr)
+        return ERROR_EXIT
+
+
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
     global _quick_exit
-    from foresci.core.errors import as_user_error
-
     _quick_exit = False
 
     args = list(sys.argv[1:] if argv is None else argv)
+    completing = COMPLETE_VARIABLE in os.environ  # a shell asks typer for completions (the words in env)
+    typer_help = completing or PLAIN_HELP_VARIABLE in os.environ  # typer draws help without rich then
+    if args in ([], ["--help"]) and not typer_help:  # `foresci --help`, bare `foresci`: no typer, no command
+        from foresci.app.root_help import show_root_help
+
+        return show_root_help(args)
+    direct = None if completing else _run_direct(args)  # a plain `kb search`: no typer either
+    if direct is not None:
+        return direct
+    import typer
+    from typer.exceptions import TyperException
+
+    from foresci.core.errors import as_user_error
+
     debug = DEBUG_FLAG in args
     if debug:
         args = [DEBUG_FLAG] + [arg for arg in args if arg != DEBUG_FLAG]
@@ -183,6 +165,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         return 130
     except TyperException as error:
         if debug:
+            import traceback
+
             traceback.print_exc()
         print(_usage_line(error), file=sys.stderr)
         return error.exit_code or USAGE_EXIT
@@ -191,6 +175,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         if user_error is None:
             raise
         if debug:
+            import traceback
+
             traceback.print_exc()
         print(_one_line(f"error: {user_error}"), file=sys.stderr)
         return ERROR_EXIT

@@ -49,8 +49,10 @@ class RuntimeSettings(SettingsSection):
         default=30_000,
         ge=0,
         description="KB size above which a build stores an HNSW graph (up to approximate_above, where IVF "
-        "takes over), and visible papers above which 'auto' searches it. On the real KB at 74k visible "
-        "(1 thread) a dense top-100 took 0.97 ms instead of 4.9 ms and found 0.977 of the exact top-10",
+        "takes over), and visible papers above which 'auto' may search it: where a cost model measured on "
+        "the real KB expects it to beat the exact 8-bit screen (foresci.kb.dense.graph_is_cheaper; there "
+        "from about 47k of 74.7k visible). At 74.7k visible (1 thread) a dense top-100 took 0.85 ms on the "
+        "graph instead of 1.61 ms exact and found 0.95-0.98 of the exact top-10",
     )
     hnsw_ef_search: int = Field(
         default=256,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -80,6 +79,8 @@ def busy_cores(samples: int = 5, interval_s: float = 0.05) -> float:
     Read from /proc/loadavg (its running/total field), which, unlike the load average, does not lag a
     minute behind work that has just ended; elsewhere the 1-minute load average.
     """
+    import statistics
+
     counts: list[int] = []
     for index in range(samples):
         try:

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 GENERATION_FILES = [
     "bm25_vocabulary.json",
+    "bm25_terms.bin",
     "quarantine.jsonl",
     "summary.json",
     SEGMENTS_NAME,
@@ -120,7 +121,7 @@ def write_appended_generation(
     counts.save_vocabulary(generation)
     written += _write_dense_index(generation, kb, fresh, vectors, settings)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
-    return written + ["bm25_vocabulary.json", "quarantine.jsonl", SEGMENTS_NAME]
+    return written + ["bm25_vocabulary.json", "bm25_terms.bin", "quarantine.jsonl", SEGMENTS_NAME]
 
 
 def _write_dense_index(

@@ -109,7 +109,8 @@ class BM25Index:
         return self.postings.top(query, prefix, k, mask, k1, b)
 
     def save(self, folder: Path) -> None:
-        """Write ``bm25_counts.npz`` (no pickle) and ``bm25_vocabulary.json`` into ``folder``."""
+        """Write ``bm25_counts.npz`` (no pickle), ``bm25_vocabulary.json`` and ``bm25_terms.bin`` into
+        ``folder``."""
         np.savez(
             folder / "bm25_counts.npz",
             data=self.counts.data,
@@ -120,11 +121,15 @@ class BM25Index:
         self.save_vocabulary(folder)
 
     def save_vocabulary(self, folder: Path) -> None:
-        """Write ``bm25_vocabulary.json`` (the terms by column) into ``folder``."""
+        """Write ``bm25_vocabulary.json`` (the terms by column) and the same vocabulary as a sorted term
+        table searches map instead of parsing (``bm25_terms.bin``, :mod:`foresci.kb.vocabulary`)."""
+        from foresci.kb.vocabulary import TERMS_FILE, write_terms
+
         terms = [""] * len(self.vocabulary)
         for term, column in self.vocabulary.items():
             terms[column] = term
         (folder / "bm25_vocabulary.json").write_text(json.dumps(terms), encoding="utf-8")
+        write_terms(folder / TERMS_FILE, self.vocabulary)
 
     @classmethod
     def load(cls, folder: Path) -> BM25Index:

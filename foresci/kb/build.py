@@ -48,6 +48,7 @@ OUTPUT_FILES = [
     "vectors.npy",
     "bm25_counts.npz",
     "bm25_vocabulary.json",
+    "bm25_terms.bin",  # the vocabulary as a mapped term table (foresci.kb.vocabulary)
     "quarantine.jsonl",
     "summary.json",
     "dense_ivf.faiss",  # only in KBs above runtime.approximate_above

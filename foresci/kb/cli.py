@@ -121,29 +121,9 @@ def search_command(
 
       foresci kb search workspace/kb "tool-using LLM agents" --cutoff 2025-11-30 --domain llm_agent -k 5
     """
-    from rich.console import Console
-    from rich.table import Table
+    from foresci.app.kb_search import print_search
 
-    from foresci.cli import quick_exit_on_success
-    from foresci.core.settings import load_settings
-    from foresci.kb.retrieve import KBView
-    from foresci.kb.store import KnowledgeBase
-
-    view = KBView(KnowledgeBase.open(kb_dir, load_settings()), parse_date_option(cutoff, "--cutoff"))
-    table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
-    for column in ("rank", "date", "id", "title", "bm25", "dense"):
-        table.add_column(column)
-    for hit in view.search(query, k=k, domain=domain):
-        table.add_row(
-            str(hit.rank),
-            hit.paper.announced.isoformat(),
-            hit.paper.paper_id,
-            hit.paper.title[:80],
-            str(hit.bm25_rank or "-"),
-            str(hit.dense_rank or "-"),
-        )
-    Console().print(table)
-    quick_exit_on_success()
+    print_search(kb_dir, query, lambda: parse_date_option(cutoff, "--cutoff"), domain, k)
 
 
 @app.command("stats")

@@ -8,17 +8,22 @@ search as the visible share shrinks, so recall stays steady across cutoffs:
 
 * above ``runtime.graph_above`` visible papers (KBs up to ``runtime.approximate_above``), a stored HNSW
   graph (``IndexHNSWFlat``, 32 links a node) with ``runtime.hnsw_ef_search`` candidates when the whole
-  KB is visible. On the real KB (74k MiniLM title vectors, 200 fresh queries, 1 thread) a top-100 took
-  0.97 ms instead of 4.9 ms exact at 74k visible and 1.5 instead of 3.7 ms at 41k, finding 0.977 / 0.983
-  of the exact top-10 (hybrid top-10: 0.971 / 0.972); building it took 25 s;
+  KB is visible, where it is cheaper than the exact 8-bit screen by the measured cost model
+  (:func:`graph_is_cheaper`: on the real KB, from about 47k of its 74.7k papers visible). On the
+  real KB (74k MiniLM title vectors, 120 real titles, 1 thread, best of 3) a top-100 took 0.85 ms on the
+  graph instead of 1.61 ms on the exact screen at 74k visible, but 1.36 instead of 0.97 ms at 35k and
+  1.89 instead of 0.86 ms at 25k, finding 0.95-0.99 of the exact top-10; building it took 25 s. The graph
+  (and the float32 copy of the vectors it searches) is read on its first use;
 * above ``runtime.approximate_above``, a stored IVF index (8-bit scalar-quantised lists) whose candidates
   are re-scored exactly against the float32 vectors, probing more lists as the visible share shrinks.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +38,39 @@ RERANK_FACTOR = 4
 SCREEN_MIN_ROWS = 20_000  # below this an exact scan is already fast
 SCREEN_MAX_ROWS = 800_000  # the 8-bit copy costs 1 byte a dimension a row
 SCREEN_EXTRA = 1.0  # candidates screened beyond the wanted depth (a share of it)
+SCREEN_FILE = "screen.faiss"  # a cached 8-bit screen (codes memory-mapped) in a derived folder
+SCREEN_FACTS = "screen.json"  # its error bound and float slack
+# The cost model choosing between the exact 8-bit screen and the HNSW graph (milliseconds, one thread, a
+# top-100), fitted on the real KB (74,728 MiniLM title vectors, 384 dimensions, 120 real titles, best of
+# 3 runs of each query, load 5 on 2 cores) at 15k-74.7k visible: the screen reads one byte a dimension of
+# every row it scans (0.86 ms at 25k, 1.15 at 45k, 1.61 at 74.7k); the graph costs 0.85 ms with the whole
+# KB visible and more the smaller the visible share (1.14 at 45k, 1.89 at 25k, 8.8 at 15k). The exponent
+# errs on the graph's side being dearer (the exact screen is exact and has a short tail).
+EXACT_FIXED_MS = 0.49
+EXACT_MS_PER_ROW = 0.015e-3  # per row scanned at 384 dimensions (scaled by the dimension)
+GRAPH_FULL_MS = 0.85
+GRAPH_SHARE_EXPONENT = 0.75
+
+
+def exact_cost_ms(scanned: int, dimension: int) -> float:
+    """Modelled time of an exact (8-bit screened) top-100 that scans ``scanned`` rows."""
+    return EXACT_FIXED_MS + EXACT_MS_PER_ROW / 384 * dimension * scanned
+
+
+def graph_cost_ms(visible: int, size: int) -> float:
+    """Modelled time of an HNSW top-100 over a graph of ``size`` rows of which ``visible`` are allowed."""
+    return GRAPH_FULL_MS * (size / max(visible, 1)) ** GRAPH_SHARE_EXPONENT
+
+
+def graph_is_cheaper(visible: int, scanned: int, size: int, dimension: int) -> bool:
+    """True when the cost model expects the graph to beat the exact screen (KBs the screen serves).
+
+    Below :data:`SCREEN_MIN_ROWS` rows the model was not measured (and the screen is not used): the graph
+    is then chosen by ``graph_above`` alone, as before.
+    """
+    if size < SCREEN_MIN_ROWS:
+        return True
+    return graph_cost_ms(visible, size) < exact_cost_ms(scanned, dimension)
 
 
 def exact_search(
@@ -221,7 +259,14 @@ class QuantizedScreen:
     the float32 scan (a float16 screen took two thirds).
     """
 
-    def __init__(self, vectors: np.ndarray) -> None:
+    def __init__(
+        self, vectors: np.ndarray | None = None, stored: tuple[Any, float, float] | None = None
+    ) -> None:
+        if stored is not None:  # (index, error, slack) read back by :meth:`load`
+            self.index, self.error, self.slack = stored
+            return
+        if vectors is None:
+            raise ValueError("a screen needs vectors or a stored screen")
         import faiss
 
         size, dimension = vectors.shape
@@ -238,6 +283,34 @@ class QuantizedScreen:
             largest = max(largest, float(np.linalg.norm(chunk, axis=1).max(initial=0.0)))
         self.error = error
         self.slack = 4 * dimension * 2.0**-24 * (largest + error) + 1e-6
+
+    def save(self, folder: Path) -> None:
+        """Write the screen (its codes and bounds) into ``folder`` atomically."""
+        import faiss
+
+        from foresci.core.io import atomic_folder
+
+        with atomic_folder(folder) as staging:
+            faiss.write_index(self.index, str(staging / SCREEN_FILE))
+            facts = {"rows": int(self.index.ntotal), "error": self.error, "slack": self.slack}
+            (staging / SCREEN_FACTS).write_text(json.dumps(facts), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path, rows: int) -> QuantizedScreen | None:
+        """A screen saved by :meth:`save` for ``rows`` vectors (codes memory-mapped), or None."""
+        import faiss
+
+        facts_path, index_path = folder / SCREEN_FACTS, folder / SCREEN_FILE
+        if not (facts_path.is_file() and index_path.is_file()):
+            return None
+        facts = json.loads(facts_path.read_text(encoding="utf-8"))
+        if facts.get("rows") != rows:
+            return None
+        flags = faiss.IO_FLAG_MMAP_IFC if hasattr(faiss, "IO_FLAG_MMAP_IFC") else 0
+        index = faiss.read_index(str(index_path), flags)
+        if index.ntotal != rows:
+            return None
+        return cls(stored=(index, float(facts["error"]), float(facts["slack"])))
 
     def search(
         self, vectors: np.ndarray, query: np.ndarray, depth: int, selector: Any, visible: int
@@ -277,10 +350,16 @@ class DenseIndex:
         hnsw: Any | None = None,
         graph_above: int = 30_000,
         ef_search: int = 256,
+        screen_folder: Path | None = None,
     ) -> None:
+        """``hnsw``: the graph, or a function reading it (called on the graph's first use, so a process
+        whose searches stay exact never reads it nor copies the vectors into it). ``screen_folder``: where
+        the 8-bit screen is cached (read from the first exact search on; written when built)."""
         self.vectors = vectors
         self.ivf = ivf
-        self.hnsw = hnsw
+        self._graph_loader: Callable[[], Any] | None = hnsw if callable(hnsw) else None
+        self._graph: Any | None = None if callable(hnsw) else hnsw
+        self.screen_folder = screen_folder
         self.mode = mode
         self.approximate_above = approximate_above
         self.graph_above = graph_above
@@ -289,24 +368,39 @@ class DenseIndex:
         self.exact_searches = 0
         self.screened = 0
         self._screen: QuantizedScreen | None = None
+        self._screen_missing = False
 
     @property
     def size(self) -> int:
         """Number of vectors."""
         return int(self.vectors.shape[0])
 
+    @property
+    def has_graph(self) -> bool:
+        """True when an HNSW graph is stored (read or not yet)."""
+        return self._graph is not None or self._graph_loader is not None
+
+    @property
+    def hnsw(self) -> Any | None:
+        """The HNSW graph (read on first use), or None when none is stored."""
+        if self._graph is None and self._graph_loader is not None:
+            self._graph, self._graph_loader = self._graph_loader(), None
+        return self._graph
+
     def approximate(self, visible: int) -> bool:
         """True when a search over ``visible`` rows uses an approximate index (:meth:`path`)."""
         return self.path(visible) != "exact"
 
-    def path(self, visible: int) -> str:
+    def path(self, visible: int, scanned: int | None = None) -> str:
         """How a search over ``visible`` rows runs: 'ivf', 'hnsw' or 'exact' (mode, stored indexes, size).
 
         The graph is searched only while the candidates it keeps, scaled up by size / visible, stay within
         ``HNSW_MAX_EF``: with fewer rows visible (an early cutoff, a domain's mask) a filtered graph walk
-        would miss them, and an exact scan of so few rows is fast anyway.
+        would miss them, and an exact scan of so few rows is fast anyway. In 'auto' mode it is searched
+        above ``graph_above`` visible rows only where the cost model (:func:`graph_is_cheaper`) expects it
+        to beat the exact screen over the ``scanned`` rows (the cutoff's prefix; ``visible`` by default).
         """
-        graph = self.hnsw is not None and self.ef_search * self.size <= HNSW_MAX_EF * visible
+        graph = self.has_graph and self.ef_search * self.size <= HNSW_MAX_EF * visible
         if self.mode == "ivf" and self.ivf is not None:
             return "ivf"
         if self.mode == "hnsw" and graph:
@@ -315,7 +409,9 @@ class DenseIndex:
             return "exact"
         if self.ivf is not None and visible > self.approximate_above:
             return "ivf"
-        if graph and visible > self.graph_above:
+        dimension = int(self.vectors.shape[1])
+        scanned = visible if scanned is None else scanned
+        if graph and visible > self.graph_above and graph_is_cheaper(visible, scanned, self.size, dimension):
             return "hnsw"
         return "exact"
 
@@ -328,7 +424,7 @@ class DenseIndex:
         visible = prefix if rows is None else len(rows)
         if visible == 0:
             return []
-        path = self.path(visible)
+        path = self.path(visible, prefix)
         if path == "ivf":
             found = self._ivf_search(query, prefix, rows, depth)
         elif path == "hnsw":
@@ -357,9 +453,10 @@ class DenseIndex:
     def _exact(
         self, query: np.ndarray, prefix: int, rows: np.ndarray | None, visible: int, depth: int
     ) -> list[int]:
-        """Exact search; from the second search of a mid-sized KB on, screened on 8-bit codes."""
+        """Exact search; in a mid-sized KB screened on 8-bit codes (from the first search when the screen is
+        cached, else from the second, which builds and caches it)."""
         self.exact_searches += 1
-        screen = self._quantized() if visible >= SCREEN_MIN_ROWS and self.exact_searches > 1 else None
+        screen = self._quantized(build=self.exact_searches > 1) if visible >= SCREEN_MIN_ROWS else None
         if screen is not None:
             found = screen.search(self.vectors, query, depth, _selector(self.size, prefix, rows), visible)
             if found is not None:
@@ -369,9 +466,22 @@ class DenseIndex:
             return exact_search(self.vectors[:prefix], query, depth)
         return exact_search(self.vectors, query, depth, rows)
 
-    def _quantized(self) -> QuantizedScreen | None:
-        if self._screen is None and SCREEN_MIN_ROWS <= self.size <= SCREEN_MAX_ROWS:
+    def _quantized(self, build: bool = True) -> QuantizedScreen | None:
+        """The 8-bit screen: cached (read from ``screen_folder``), else built when ``build`` (and cached).
+
+        A process's first exact search reads a cached screen but does not build one (building scans and
+        re-encodes every vector: 0.3-1.4 s on the real KB), so a one-search process never pays for it.
+        """
+        if self._screen is not None or not SCREEN_MIN_ROWS <= self.size <= SCREEN_MAX_ROWS:
+            return self._screen
+        if self.screen_folder is not None and not self._screen_missing:
+            self._screen = QuantizedScreen.load(self.screen_folder, self.size)
+            self._screen_missing = self._screen is None
+        if self._screen is None and build:
             self._screen = QuantizedScreen(self.vectors)
+            if self.screen_folder is not None:
+                with contextlib.suppress(OSError):  # a read-only cache folder: built again next time
+                    self._screen.save(self.screen_folder)
         return self._screen
 
     def _ivf_search(self, query: np.ndarray, prefix: int, rows: np.ndarray | None, depth: int) -> list[int]:

@@ -12,7 +12,7 @@ float operations on the same numbers (statistics over the whole prefix), so they
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -93,7 +93,7 @@ class PostingsPart:
 class BM25Postings:
     """BM25 over the rows of one or more :class:`PostingsPart` (in row order) and one vocabulary."""
 
-    def __init__(self, vocabulary: dict[str, int], parts: Sequence[PostingsPart]) -> None:
+    def __init__(self, vocabulary: Mapping[str, int], parts: Sequence[PostingsPart]) -> None:
         self.vocabulary = vocabulary
         self.parts = list(parts)
         self.lengths = (
@@ -105,7 +105,7 @@ class BM25Postings:
     @classmethod
     def single(
         cls,
-        vocabulary: dict[str, int],
+        vocabulary: Mapping[str, int],
         indptr: np.ndarray,
         indices: np.ndarray,
         data: np.ndarray,

@@ -51,6 +51,9 @@ class KBView:
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._embedder: Any = None
         self._lock = threading.Lock()  # agents may share a view across threads
+        prefetch = getattr(kb, "prefetch_for_search", None)  # a stand-in KB may not have it
+        if prefetch is not None:
+            prefetch(self._prefix)  # so the first searches find the KB's files in the page cache
 
     @property
     def cutoff(self) -> date:
@@ -141,8 +144,9 @@ class KBView:
             return []
         mask = self.kb.domain_mask(domain) if domain is not None else None
         depth = max(self._depth, k)
+        vector = self.query_vector(query)  # first: loading the encoder gives the prefetch of the KB time
         lexical = self.bm25_ranking(query, depth, mask)
-        dense = self.dense_ranking(self.query_vector(query), depth, mask)
+        dense = self.dense_ranking(vector, depth, mask)
         lexical_rank = {row: rank for rank, row in enumerate(lexical, start=1)}
         dense_rank = {row: rank for rank, row in enumerate(dense, start=1)}
         hits = []

@@ -9,6 +9,7 @@ Layout of a KB folder::
     <kb>/gen-<n>/dense_ivf.faiss      IVF index of the vectors (only for KBs above approximate_above)
     <kb>/gen-<n>/dense_hnsw.faiss     HNSW graph of the vectors (KBs above graph_above, up to the IVF's size)
     <kb>/gen-<n>/bm25_counts.npz      term counts (CSR, no pickle) + bm25_vocabulary.json
+    <kb>/gen-<n>/bm25_terms.bin       the vocabulary as a sorted term table searches map (KBs built since)
     <kb>/gen-<n>/quarantine.jsonl     rows that could not be ingested (file, line, reason)
     <kb>/gen-<n>/summary.json         the BuildSummary
     <kb>/gen-<n>/manifest.json
@@ -28,7 +29,7 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -176,6 +177,8 @@ class KnowledgeBase:
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self._papers: list[Paper] | None = None
         self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+        self._prefetched = False
+        self._prefetch_thread: threading.Thread | None = None
 
     @cached_property
     def _row_of(self) -> dict[str, int]:
@@ -421,9 +424,7 @@ class KnowledgeBase:
         once derived there (an update derives only its new segment's)."""
         from foresci.kb.postings import BM25Postings, PostingsPart
 
-        vocabulary_path = self.generation / "bm25_vocabulary.json"
-        terms = json.loads(vocabulary_path.read_text(encoding="utf-8"))
-        vocabulary = {term: column for column, term in enumerate(terms)}
+        vocabulary = self._search_vocabulary()
         parts = []
         for name, start in zip(self._segment_names, self._segment_starts, strict=True):
             folder = self._derived_folder(segment_file_name(name, "bm25_counts.npz"))
@@ -440,6 +441,77 @@ class KnowledgeBase:
                 f"{self.generation / 'bm25_counts.npz'}: {postings.size} rows for {self.size} papers"
             )
         return postings
+
+    def _search_vocabulary(self) -> Mapping[str, int]:
+        """The BM25 vocabulary for searching: the generation's term table mapped (KBs built now), else one
+        derived from ``bm25_vocabulary.json`` into the cache folder once and mapped, else the JSON parsed."""
+        from foresci.kb.vocabulary import TERMS_FILE, MappedVocabulary, write_terms
+
+        path = self._vocabulary_file()
+        if path.name == TERMS_FILE:
+            return MappedVocabulary(path)
+        vocabulary = self._json_vocabulary()
+        folder = self._derived_folder("bm25_vocabulary.json")
+        if folder is not None:
+            with contextlib.suppress(OSError):  # a read-only cache folder: parsed again next time
+                write_terms(folder / TERMS_FILE, vocabulary)
+        return vocabulary
+
+    def _json_vocabulary(self) -> dict[str, int]:
+        """The vocabulary parsed from ``bm25_vocabulary.json`` (the terms by column)."""
+        terms = json.loads((self.generation / "bm25_vocabulary.json").read_text(encoding="utf-8"))
+        return {term: column for column, term in enumerate(terms)}
+
+    def _vocabulary_file(self) -> Path:
+        """The vocabulary file searches read: the generation's term table (listed in its manifest), else
+        one derived into the cache folder, else ``bm25_vocabulary.json``."""
+        from foresci.kb.vocabulary import TERMS_FILE
+
+        if (self.generation / TERMS_FILE).is_file() and TERMS_FILE in self.manifest.hashes:
+            return self.generation / TERMS_FILE
+        folder = self._derived_folder("bm25_vocabulary.json")
+        if folder is not None and (folder / TERMS_FILE).is_file():
+            return folder / TERMS_FILE
+        return self.generation / "bm25_vocabulary.json"
+
+    def search_files(self, prefix: int | None = None) -> list[Path]:
+        """The files searches over the first ``prefix`` rows read, largest use first: the vectors, the
+        cached 8-bit screen, the BM25 postings (cached, else the term counts) and vocabulary, and the HNSW
+        graph when the dense path at ``prefix`` takes it."""
+        from foresci.kb.dense import HNSW_FILE, SCREEN_FILE
+        from foresci.kb.postings import ARRAYS
+
+        files = self.segment_files("vectors.npy")
+        screen = self._derived_folder_of(files, "screen")
+        if screen is not None:
+            files.append(screen / SCREEN_FILE)
+        for name in self._segment_names:
+            folder = self._derived_folder(segment_file_name(name, "bm25_counts.npz"))
+            if folder is not None and (folder / f"{ARRAYS[0]}.npy").is_file():  # row_terms: rarely read
+                files += [folder / f"{array}.npy" for array in ARRAYS if array != "row_terms"]
+            else:
+                files.append(segment_folder(self.generation, name) / "bm25_counts.npz")
+        files.append(self._vocabulary_file())
+        stop = self.size if prefix is None else prefix
+        if (self.generation / HNSW_FILE).is_file() and self.dense_index.path(stop) == "hnsw":
+            files.append(self.generation / HNSW_FILE)
+        return [path for path in files if path.is_file()]
+
+    def prefetch_for_search(self, prefix: int | None = None, how: str | None = None) -> None:
+        """Start reading :meth:`search_files` into the page cache in the background, once per KB
+        (:mod:`foresci.kb.prefetch`; ``how`` defaults to ``FORESCI_KB_PREFETCH`` or 'fadvise')."""
+        import os
+
+        from foresci.kb.prefetch import prefetch
+
+        if self._prefetched:
+            return
+        self._prefetched = True
+        try:
+            files = self.search_files(prefix)
+        except OSError:  # an unreadable file: the search that needs it says so, not the prefetch
+            return
+        self._prefetch_thread = prefetch(files, how or os.environ.get("FORESCI_KB_PREFETCH", "fadvise"))
 
     def _row_dates(self) -> tuple[list[str], np.ndarray, np.ndarray, list[int]]:
         """Paper ids, announcement ordinals and month indices by row, and each segment's first row
@@ -474,6 +546,19 @@ class KnowledgeBase:
         """Index of the segment holding ``row``."""
         return bisect.bisect_right(self._segment_starts, row) - 1
 
+    def _derived_folder_of(self, files: Sequence[Path], stem: str) -> Path | None:
+        """Where data derived from several generation files is cached (by their manifest hashes)."""
+        import hashlib
+
+        digests = [self.manifest.hashes.get(path.relative_to(self.generation).as_posix()) for path in files]
+        if self.settings is None or not all(digests):
+            return None
+        if len(digests) == 1:
+            digest = str(digests[0])
+        else:
+            digest = hashlib.sha256(" ".join(str(item) for item in digests).encode()).hexdigest()
+        return Path(self.settings.cache_dir) / "kb-derived" / f"{stem}-{digest[:24]}"
+
     def _derived_folder(self, name: str) -> Path | None:
         """Where data derived from the generation file ``name`` is cached (by its manifest hash)."""
         digest = self.manifest.hashes.get(name)
@@ -484,25 +569,28 @@ class KnowledgeBase:
 
     @cached_property
     def dense_index(self) -> DenseIndex:
-        """Cutoff-bounded dense search: exact, the stored HNSW graph for mid-sized KBs or the stored IVF index
-        for large ones (runtime settings)."""
+        """Cutoff-bounded dense search: exact (an 8-bit screen cached beside the BM25 postings), the stored
+        HNSW graph for mid-sized KBs (read on its first use) or the stored IVF index for large ones
+        (runtime settings)."""
+        from functools import partial
+
         from foresci.kb.dense import HNSW_FILE, DenseIndex, read_index
 
         runtime = self.settings.runtime if self.settings is not None else None
         mode = runtime.dense_index if runtime is not None else "auto"
+        graph = None
+        if mode in ("auto", "hnsw") and (self.generation / HNSW_FILE).is_file():
+            graph = partial(read_index, self.generation, HNSW_FILE, vectors=self.vectors)
         return DenseIndex(
             self.vectors,
             ivf=read_index(self.generation) if mode in ("auto", "ivf") else None,
             mode=mode,
             approximate_above=runtime.approximate_above if runtime is not None else 100_000,
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
-            hnsw=(
-                read_index(self.generation, HNSW_FILE, vectors=self.vectors)
-                if mode in ("auto", "hnsw")
-                else None
-            ),
+            hnsw=graph,
             graph_above=runtime.graph_above if runtime is not None else 30_000,
             ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
+            screen_folder=self._derived_folder_of(self.segment_files("vectors.npy"), "screen"),
         )
 
     def summary(self) -> dict[str, Any]:

@@ -10,7 +10,18 @@ import pytest
 
 from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
-from foresci.kb.dense import HNSW_FILE, IVF_FILE, DenseIndex, build_hnsw, build_ivf, exact_search
+from foresci.kb.dense import (
+    HNSW_FILE,
+    IVF_FILE,
+    SCREEN_FILE,
+    DenseIndex,
+    build_hnsw,
+    build_ivf,
+    exact_cost_ms,
+    exact_search,
+    graph_cost_ms,
+    graph_is_cheaper,
+)
 from foresci.kb.retrieve import KBView
 from foresci.kb.store import KnowledgeBase
 
@@ -118,13 +129,72 @@ def test_auto_mode_searches_exactly_below_graph_above_and_ivf_above_approximate_
 ) -> None:
     vectors, index = indexed
     auto = DenseIndex(vectors, ivf=index.ivf, hnsw=graph.hnsw, mode="auto", graph_above=5_000,
-                      approximate_above=15_000)
-    paths = [auto.path(visible) for visible in (5_000, 5_001, 15_000, 15_001)]
-    assert paths == ["exact", "hnsw", "hnsw", "ivf"]
+                      approximate_above=19_000)
+    middle = (5_001, 12_000, 19_000)
+    expected = ["hnsw" if graph_is_cheaper(visible, visible, 20_000, 64) else "exact" for visible in middle]
+    paths = [auto.path(visible) for visible in (5_000, *middle, 19_001)]
+    assert paths == ["exact", *expected, "ivf"]
     query = _clustered(1, seed=7)[0]
     assert auto.search(query, 4_000, 10) == exact_search(vectors[:4_000], query, 10)
     assert DenseIndex(vectors, hnsw=graph.hnsw, mode="flat").path(20_000) == "exact"
     assert DenseIndex(vectors, mode="auto", graph_above=5_000).path(20_000) == "exact"  # no graph stored
+
+
+def test_cost_model_prefers_the_exact_screen_at_a_small_visible_share() -> None:
+    """Measured on the real KB: the graph beats the exact screen only with most of a large KB visible, and
+    the exact scan grows with the rows it scans (a domain mask still scans the cutoff's prefix)."""
+    size = 74_728
+    assert not graph_is_cheaper(25_000, 25_000, size, 384)
+    assert not graph_is_cheaper(41_000, 41_000, size, 384)  # issue 32: exact 1.66 ms vs graph 2.20 ms
+    assert graph_is_cheaper(size, size, size, 384)
+    assert exact_cost_ms(50_000, 384) > exact_cost_ms(20_000, 384) > exact_cost_ms(20_000, 96)
+    assert graph_cost_ms(20_000, size) > graph_cost_ms(size, size)
+    assert graph_is_cheaper(50, 50, 200, 64)  # below the screen's size the model does not apply
+
+
+def test_exact_path_results_are_identical_to_the_flat_search_and_the_graph_is_read_lazily(
+    indexed: tuple[np.ndarray, DenseIndex], graph: DenseIndex
+) -> None:
+    """Where the cost model picks the exact path, auto returns exactly what flat search returns, and a
+    graph given as a loader is read only when a search takes the graph."""
+    vectors, _ = indexed
+    reads: list[int] = []
+
+    def load_graph() -> object:
+        reads.append(1)
+        return graph.hnsw
+
+    auto = DenseIndex(vectors, mode="auto", hnsw=load_graph, graph_above=1_000)
+    flat = DenseIndex(vectors, mode="flat")
+    assert auto.has_graph and auto.path(3_000) == "exact"  # a small share of the KB visible
+    for query in _clustered(10, seed=11):
+        for prefix in (3_000, 9_000):
+            assert auto.search(query, prefix, 20) == flat.search(query, prefix, 20)
+    assert reads == []
+    forced = DenseIndex(vectors, mode="hnsw", hnsw=load_graph)
+    assert forced.path(20_000) == "hnsw" and reads == []  # choosing the path does not read the graph
+    assert forced.search(vectors[3], 20_000, 5)[0] == 3 and reads == [1]
+    forced.search(vectors[4], 20_000, 5)
+    assert reads == [1]  # read once
+
+
+def test_screen_is_cached_and_read_back_in_a_new_process(tmp_path: Path) -> None:
+    """The 8-bit screen is written to its folder when built and read (memory-mapped) by the next index,
+    which screens from its first search on, with the same results as the exact scan."""
+    vectors = _clustered(21_000, dimension=32, seed=8)
+    first = DenseIndex(vectors, mode="flat", screen_folder=tmp_path / "screen")
+    queries = _clustered(6, dimension=32, seed=9)
+    first.search(queries[0], 21_000, 50)
+    assert not (tmp_path / "screen").exists()  # a one-search process builds no screen
+    first.search(queries[1], 21_000, 50)
+    assert (tmp_path / "screen" / SCREEN_FILE).is_file()
+    second = DenseIndex(vectors, mode="flat", screen_folder=tmp_path / "screen")
+    for query in queries:
+        assert second.search(query, 20_500, 50) == exact_search(vectors[:20_500], query, 50)
+    assert second.screened >= 1 and second._screen is not None
+    assert second._screen.error == first._screen.error  # type: ignore[union-attr]
+    assert DenseIndex(vectors[:20_999], mode="flat", screen_folder=tmp_path / "screen")._quantized(
+        build=False) is None  # a screen of other rows is not used
 
 
 def test_mid_sized_kb_build_stores_an_hnsw_graph_and_views_stay_cutoff_exact(
