@@ -1,14 +1,16 @@
 """Run the stages of ``make test`` one after another and print how long each took.
 
 Usage: ``python3 tests/support/stages.py "NAME=COMMAND" ["NAME=COMMAND" ...]``. Each command runs in a
-shell; the first one that fails stops the run. The table of stage wall times (with the load average at
-the start and end of each stage) is printed at the end, also after a failure, and the exit status is the
+shell; the first one that fails stops the run. The table of stage wall times, CPU seconds of the stage's
+processes (user + system, which a busy machine inflates far less than wall time) and the load average at
+the start and end of each stage is printed at the end, also after a failure, and the exit status is the
 failed stage's. Standard library only: it runs before the virtual environment exists.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -22,6 +24,7 @@ class Stage:
     name: str
     command: str
     seconds: float | None = None
+    cpu_seconds: float = 0.0
     status: int | None = None
     load_before: float = 0.0
     load_after: float = 0.0
@@ -39,9 +42,12 @@ def run_stage(stage: Stage) -> int:
     """Run one stage's command, recording its wall time and the 1-minute load around it."""
     print(f"\n=== stage: {stage.name}: {stage.command}", flush=True)
     stage.load_before = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     stage.status = subprocess.call(stage.command, shell=True)
     stage.seconds = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stage.cpu_seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     stage.load_after = os.getloadavg()[0]
     print(f"=== stage {stage.name}: {_clock(stage.seconds)}, exit {stage.status}", flush=True)
     return stage.status
@@ -50,16 +56,18 @@ def run_stage(stage: Stage) -> int:
 def table(stages: list[Stage]) -> str:
     """The stage timings as a fixed-width table, with the total of the stages that ran."""
     width = max(len("stage"), *(len(stage.name) for stage in stages))
-    lines = [f"{'stage':<{width}}  {'wall':>9}  {'load 1m start->end':>18}  result"]
+    lines = [f"{'stage':<{width}}  {'wall':>9}  {'CPU':>9}  {'load 1m start->end':>18}  result"]
     for stage in stages:
         if stage.seconds is None:
-            lines.append(f"{stage.name:<{width}}  {'-':>9}  {'':>18}  not run")
+            lines.append(f"{stage.name:<{width}}  {'-':>9}  {'-':>9}  {'':>18}  not run")
             continue
         result = "ok" if stage.status == 0 else f"FAILED ({stage.status})"
         load = f"{stage.load_before:.2f} -> {stage.load_after:.2f}"
-        lines.append(f"{stage.name:<{width}}  {_clock(stage.seconds):>9}  {load:>18}  {result}")
+        lines.append(f"{stage.name:<{width}}  {_clock(stage.seconds):>9}  {_clock(stage.cpu_seconds):>9}  "
+                     f"{load:>18}  {result}")
     total = sum(stage.seconds or 0.0 for stage in stages)
-    lines.append(f"{'total':<{width}}  {_clock(total):>9}  ({os.cpu_count()} CPUs)")
+    cpu = sum(stage.cpu_seconds for stage in stages)
+    lines.append(f"{'total':<{width}}  {_clock(total):>9}  {_clock(cpu):>9}  ({os.cpu_count()} CPUs)")
     return "\n".join(lines)
 
 
