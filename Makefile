@@ -25,7 +25,7 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: demo test lint typecheck unit unit-fast unit-slow browser sandbox system install clean llm examples ray docs
+.PHONY: print-llama-cmake-args demo test lint typecheck unit unit-fast unit-slow browser sandbox system install clean llm examples ray docs
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ $(LLM_STAMP): $(STAMP)
 	touch $(LLM_STAMP)
 
 llm: $(LLM_STAMP)
+
+# The flags above, for benchmarks/llama_build.sh.
+print-llama-cmake-args:
+	@echo '$(LLAMA_CMAKE_ARGS)'
 
 # The optional Ray engine (`--engine ray`); its tests start a 2-CPU local cluster (under CI=true a missing
 # ray fails them rather than skipping).
