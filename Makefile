@@ -8,6 +8,7 @@ LLM_STAMP := $(VENV)/.foresci-llm-installed
 RAY_STAMP := $(VENV)/.foresci-ray-installed
 DOCS_STAMP := $(VENV)/.foresci-docs-installed
 EXAMPLES_STAMP := $(VENV)/.foresci-examples-installed
+INSPECT_STAMP := $(VENV)/.foresci-inspect-installed
 # llama-cpp-python from source without the AMX path (a native build dies on the first request on CPUs that
 # report amx_tile) and without AVX-512; a prebuilt wheel in $(WHEELS) is used when that folder exists, and
 # pip caches the wheel it builds (a wheel cached from a native build would have to be removed by hand).
@@ -25,7 +26,8 @@ LLM_WHEELS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 # `make demo LLM=local` adds the five LLM methods and name-only on the packaged local model.
 LLM ?=
 
-.PHONY: print-llama-cmake-args demo test lint typecheck unit unit-fast unit-slow browser sandbox system install clean llm examples ray docs
+.PHONY: print-llama-cmake-args demo test lint typecheck unit unit-fast unit-slow browser sandbox system install clean \
+	llm examples ray docs inspect
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,6 +59,14 @@ $(RAY_STAMP): $(STAMP)
 	touch $(RAY_STAMP)
 
 ray: $(RAY_STAMP)
+
+# The optional inspect_ai bridge (`foresci inspect`); tests/inspect runs a release under inspect's mockllm
+# model (under CI=true a missing inspect_ai fails them rather than skipping).
+$(INSPECT_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,inspect]"
+	touch $(INSPECT_STAMP)
+
+inspect: $(INSPECT_STAMP)
 
 # The documentation site (mkdocs-material) into site/; --strict: a broken link, a missing anchor or a page
 # left out of the nav fails the build. The reference pages are generated from the code by docs/hooks.
@@ -125,7 +135,7 @@ SUBMAKE := $(MAKE) --no-print-directory
 test:
 	$(PYTHON) tests/support/stages.py \
 		"install=$(SUBMAKE) install && $(SUBMAKE) -j2 --output-sync=target llm system \
-			&& $(SUBMAKE) ray $(DOCS_STAMP) examples" \
+			&& $(SUBMAKE) ray inspect $(DOCS_STAMP) examples" \
 		"lint + typecheck + docs=$(SUBMAKE) -j3 --output-sync=target lint typecheck docs" \
 		"fast tests=$(SUBMAKE) unit-fast" \
 		"slow tests=$(SUBMAKE) unit-slow"

@@ -1,13 +1,16 @@
 """Replay a living benchmark: a KB of the days up to --start, then each later day fed with `kb update` and a
 `rounds tick` after it; rounds open at month ends; the example plug-in and an HTTP agent answer each round.
 
-Prints per round the items frozen, resolved and scored, the seconds per update and per tick, and the final
-board with intervals; builds the site. Exits non-zero on a leak (a submission whose evidence or transcripts
+Prints per round the items frozen, resolved and scored, the family tasks frozen, resolved and void, the
+seconds per update and per tick, and the final boards with intervals (Brier, CRPS; top-1 and FTA of the
+family tasks); builds the site. Exits non-zero on a leak (a submission whose evidence or transcripts
 name a paper announced after its round's cutoff), a lost or duplicated submission, or a resolution written
 before its window closed.
 
-    # a generated world (fast enough for 2 cores): 14 months from 2025-01, KB up to 2025-08-31
+    # a generated world (fast enough for 2 cores): 12 months from 2025-01, KB up to 2025-08-31
     python benchmarks/rounds_replay.py --world --workdir /tmp/replay --start 2025-08-31
+    # 15 months: the venue cycle (6 months) of the first rounds closes too
+    python benchmarks/rounds_replay.py --world --world-months 15 --workdir /tmp/replay --start 2025-08-31
     # the real corpus (slow: embeds every paper of the initial KB; --since/--days/--until cut it down)
     python benchmarks/rounds_replay.py --corpus /work/shared/corpora/arxiv-daily --workdir /tmp/real \\
         --since 2025-06-16 --start 2025-06-30 --days 3
@@ -39,7 +42,8 @@ def _day_of(path: Path) -> date | None:
 
 
 class Agent(BaseHTTPRequestHandler):
-    """A naive outside HTTP agent: 0.4 on binary questions, the baseline x [0.7, 1, 1.4] on numeric ones."""
+    """A naive outside HTTP agent: 0.4 on binary questions, the baseline x [0.7, 1, 1.4] on numeric ones;
+    family tasks: the options in the order listed (the first as the direction)."""
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
@@ -48,6 +52,18 @@ class Agent(BaseHTTPRequestHandler):
         elif "question_id" in body:
             base = float(body.get("baseline") or 0.0)
             reply = {"p10": base * 0.7, "p50": base, "p90": base * 1.4 + 1, "notes": ["http agent"]}
+        elif body.get("family") == "direction_forecasting":
+            first = body["candidates"][0]["option_id"]
+            reply = {"answer": {"direction": first, "trajectory": "steady", "rationale": "first option"}}
+        elif body.get("candidates"):
+            reply = {
+                "answer": {
+                    "ranking": [
+                        {"option_id": option["option_id"], "reason": "listed order"}
+                        for option in body["candidates"]
+                    ]
+                }
+            }
         else:
             reply = {"answer": {}}
         payload = json.dumps(reply).encode()
@@ -94,7 +110,7 @@ class AuditedView:
         return audited
 
 
-def _world(workdir: Path) -> tuple[Path, list[Path], Any]:
+def _world(workdir: Path, months: int) -> tuple[Path, list[Path], Any]:
     from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
 
     config = WorldConfig(
@@ -102,7 +118,7 @@ def _world(workdir: Path) -> tuple[Path, list[Path], Any]:
         n_domains=2,
         directions_per_domain=6,
         start="2025-01",
-        months=12,
+        months=months,
         papers_per_month=70.0,
         noise=0.0,
         difficulty=0.4,
@@ -118,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--corpus", type=Path, help="folder of daily files (YYYY-MM-DD.jsonl[.gz])")
     source.add_argument("--world", action="store_true", help="generate a small world and replay it")
     parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument(
+        "--world-months", type=int, default=12, help="months the generated world spans from 2025-01"
+    )
     parser.add_argument("--start", default="2025-06-30", help="the initial KB holds the days up to this")
     parser.add_argument("--since", default=None, help="the initial KB holds only days from this one on")
     parser.add_argument("--until", default=None, help="feed days up to this one")
@@ -136,7 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     from foresci.kb.store import KnowledgeBase
     from foresci.rounds.ledger import LedgerConfig, init_ledger, load_round, round_dir, round_ids
     from foresci.rounds.site import build_site
-    from foresci.rounds.submit import ANSWERS_FILE, TRANSCRIPTS_FILE, all_submissions, submit
+    from foresci.rounds.submit import (
+        ANSWERS_FILE,
+        TASK_ANSWERS_FILE,
+        TRANSCRIPTS_FILE,
+        all_submissions,
+        submit,
+    )
     from foresci.rounds.tick import summary, tick
 
     workdir = args.workdir
@@ -144,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     settings = Settings(cache_dir=workdir / "cache")
     if args.world:
-        corpus, domains_dirs, truth = _world(workdir)
+        corpus, domains_dirs, truth = _world(workdir, args.world_months)
         # as the demo does: screen for the world's invented domains only, normalise by its categories
         settings.kb = settings.kb.model_copy(update={"domains": [domain.slug for domain in truth.domains]})
         settings.agents = settings.agents.model_copy(
@@ -239,7 +264,12 @@ def main(argv: list[str] | None = None) -> int:
     kb = KnowledgeBase.open(kb_dir, settings)
     announced = {paper.paper_id: paper.announced for paper in kb.papers()}
     id_pattern = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]+[A-Za-z0-9]")
-    print("\nround            cutoff      closed_on   items resolved scored_rows submissions")
+    print(
+        "\nround            cutoff      closed_on   items resolved scored_rows submissions "
+        "tasks_frozen tasks_resolved tasks_void task_rows"
+    )
+    family_totals = {"frozen": 0, "resolved": 0, "void": 0}
+    task_summaries = {entry["round_id"]: entry["tasks"] for entry in summary(ledger)["rounds"]}
     for round_id in round_ids(ledger):
         manifest = load_round(ledger, round_id)
         folder = round_dir(ledger, round_id)
@@ -247,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         methods = [record["method"] for record in records]
         for name in {name for name in methods if methods.count(name) > 1}:
             problems.append(f"{round_id}: {name} has {methods.count(name)} versions (submitted once)")
-        expected = {"always-0.5", "base-rate", "persistence", "trend"} | {
+        expected = {"always-0.5", "base-rate", "persistence", "trend"} | (
+            {"recency"} if manifest.tasks else set()
+        ) | {
             method for rid, method in submitted if rid == round_id
         }
         for name in sorted(expected - set(methods)):
@@ -261,6 +293,17 @@ def main(argv: list[str] | None = None) -> int:
             if len(ids) != len(set(ids)):
                 problems.append(f"{round_id}/{record['method']}: duplicated answers")
             seen = {paper for row in rows for paper in row.get("evidence_ids", [])}
+            task_path = folder / record["folder"] / TASK_ANSWERS_FILE
+            if task_path.is_file():
+                task_rows = [json.loads(line) for line in task_path.read_text().splitlines()]
+                task_ids = [row["task_id"] for row in task_rows]
+                if len(task_ids) != len(set(task_ids)):
+                    problems.append(f"{round_id}/{record['method']}: duplicated task answers")
+                seen |= {
+                    item.get("paper_id", "")
+                    for row in task_rows
+                    for item in ((row.get("support") or {}).get("retrieved") or [])
+                }
             transcript = folder / record["folder"] / TRANSCRIPTS_FILE
             if transcript.is_file():
                 seen |= {token for token in id_pattern.findall(transcript.read_text()) if token in announced}
@@ -284,16 +327,36 @@ def main(argv: list[str] | None = None) -> int:
         resolved = sum(
             1 for line in (folder / "resolutions").glob("*.jsonl") for _ in line.read_text().splitlines()
         )
+        tasks = task_summaries[round_id]
+        for key in family_totals:
+            family_totals[key] += int(tasks[key])
+        task_rows_scored = (
+            len((folder / "task_scores.jsonl").read_text().splitlines())
+            if (folder / "task_scores.jsonl").is_file()
+            else 0
+        )
         print(
             f"{round_id:16} {manifest.cutoff}  {closed:10}  {manifest.items:5} {resolved:8} {scored:11} "
-            f"{len(records)}"
+            f"{len(records):11} {tasks['frozen']:12} {tasks['resolved']:14} {tasks['void']:10} "
+            f"{task_rows_scored:9}"
         )
+        if tasks["void_reasons"]:
+            print(f"  void: {tasks['by_family']}; reasons: {tasks['void_reasons']}")
+        for horizon, span in manifest.task_windows.items():
+            end = date.fromisoformat(span["end"])
+            for rid, resolved_window, day in resolve_days:
+                if rid == round_id and resolved_window == f"tasks-{horizon}" and day < end:
+                    problems.append(f"EARLY {round_id} tasks-{horizon} resolved on {day} before {end}")
         for window, span in manifest.windows.items():
             for rid, resolved_window, day in resolve_days:
                 if rid == round_id and resolved_window == window and day < date.fromisoformat(span["end"]):
                     problems.append(f"EARLY {round_id} {window} resolved on {day} before {span['end']}")
+    print(
+        f"family tasks over all rounds: {family_totals['frozen']} frozen, {family_totals['resolved']} "
+        f"resolved, {family_totals['void']} void"
+    )
     board = summary(ledger)
-    for metric, entry in board["boards"].items():
+    for metric, entry in (*board["boards"].items(), *board["family_boards"].items()):
         print(
             f"\n{metric} board (reference {entry['reference']} = {entry['reference_value']}, "
             f"{entry['items']} items, ranked at >= {entry['min_items']} answered)"
@@ -305,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"[{row['low']:.4f}, {row['high']:.4f}] raw {row['raw_mean']:.4f} "
                 f"items {row['items']} answered {row['answered_items']}"
             )
-    for metric, pairs in board["stability"].items():
+    for metric, pairs in (*board["stability"].items(), *board["family_stability"].items()):
         rhos = [pair["spearman"] for pair in pairs if pair["spearman"] is not None]
         print(f"rank stability {metric}: {rhos}")
     index = build_site(ledger, workdir / "site")

@@ -6,7 +6,8 @@ The packages form one-way layers; a module imports its own layer and lower ones 
     app          foresci.cli (entry point), foresci.app (demo, signal, local-model demo, transcript and
                  schema commands), every package's cli.py, the benchmarks' drivers
     rounds       the living benchmark: ledger, open, submit, tick, boards, site
-    engines      where work runs: the engine choice and run's Ray job engine (injected by the CLI)
+    engines | bridges        where work runs: the engine choice and run's Ray job engine (injected by the
+                             CLI) | other harnesses: a release as an inspect_ai Task, its logs imported
     methods      the method API and registry, the shipped methods (foresci.methods.shipped), plug-in
                  loading and wall, the runner that answers a release
     evaluation | agents      scoring (hidden targets) | the toolkit methods are built from (KB tools,

@@ -44,16 +44,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.path.resolve().relative_to(tests_dir).as_posix() not in LONGEST_FIRST)
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Collecting tests/emergence imports the concept_emergence family, an extension that registers on
-    import: take it out again so every other test sees only the shipped families (its own tests register
-    it for their module)."""
-    from foresci.tasks.families import base
-
-    if base._REGISTRY.pop("concept_emergence", None) is not None:
-        base._family_tuple.cache_clear()
-
-
 def require_shared(relative: str = "") -> Path:
     """Return ``../shared/<relative>``; skip when absent locally, fail when CI=true."""
     path = SHARED / relative

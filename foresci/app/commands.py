@@ -49,6 +49,8 @@ COMMAND_ENTRIES: tuple[CommandEntry, ...] = (
                  "A living benchmark: rounds frozen as the literature arrives, resolved by themselves."),
     CommandEntry("schema", "foresci.app.schemas", "app", True,
                  "JSON Schemas of the method contracts (for agents outside Python)."),
+    CommandEntry("inspect", "foresci.bridges.inspect_ai.cli", "app", True,
+                 "Run a release under inspect_ai and import inspect logs as foresci runs."),
     CommandEntry("run", "foresci.agents.cli", "run_command", False,
                  "Answer a release's tasks with answering methods; resumable (rerun the same command after a "
                  "crash)."),

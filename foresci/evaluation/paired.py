@@ -18,7 +18,8 @@ def base_method(method: str) -> str:
 
 
 def paired_differences(scores: Sequence[Score], metrics: Sequence[str]) -> list[dict[str, Any]]:
-    """One record per (pair of entries of the same method, backbone and mode, metric) with common tasks."""
+    """One record per (pair of entries of the same method, backbone and mode, metric) with common tasks:
+    both sides' means over those tasks, the mean of the differences (B - A), and B's wins and losses."""
     rows: dict[tuple[str, str | None, str], dict[str, Score]] = defaultdict(dict)
     for score in scores:
         if score.status == "ok":
@@ -36,7 +37,9 @@ def paired_differences(scores: Sequence[Score], metrics: Sequence[str]) -> list[
                 continue
             differences = [b - a for a, b in pairs]
             found.append({"a": first[0], "b": second[0], "model": first[1], "mode": first[2], "metric": name,
-                          "n": len(pairs), "mean_difference": sum(differences) / len(differences),
+                          "n": len(pairs), "a_mean": sum(a for a, _ in pairs) / len(pairs),
+                          "b_mean": sum(b for _, b in pairs) / len(pairs),
+                          "mean_difference": sum(differences) / len(differences),
                           "b_better": sum(d > 0 for d in differences),
                           "b_worse": sum(d < 0 for d in differences)})
     return found

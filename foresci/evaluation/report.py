@@ -30,8 +30,16 @@ from foresci.evaluation.metrics import (
     task_metric_names,
 )
 from foresci.evaluation.models import Score
+from foresci.evaluation.paired import base_method
 from foresci.evaluation.plots import coverage_bars, low_score_heatmap, reliability_diagram
 from foresci.evaluation.report_template import REPORT_TEMPLATE, TABLE_MACRO
+from foresci.evaluation.report_versions import (
+    renamed_answers,
+    renamed_scores,
+    renames,
+    split_note,
+    versions_by_method,
+)
 from foresci.evaluation.runner import SCORES_NAME, SUMMARY_NAME
 from foresci.evaluation.summary import build_summary, entry_label
 from foresci.evaluation.trace import citation_note
@@ -412,16 +420,27 @@ def write_report(
         raise ValueError("write_report needs at least one run folder")
     summaries, per_run, answers, tasks = [], [], {}, {}
     questions: dict[str, str] = {}
+    run_answers: list[list[Answer]] = []
     for run_dir in run_dirs:
         summary, scores = load_scored_run(Path(run_dir))
         summaries.append(summary)
         per_run.append((Path(run_dir), scores))
-        if any((Path(run_dir) / name).is_file() for name in ("answers.jsonl", "forecasts.jsonl")):
-            for answer in load_answers(Path(run_dir)):
-                answers[answer_key(answer.task_id, answer.method, answer.model, answer.mode)] = answer
+        has_answers = any((Path(run_dir) / name).is_file() for name in ("answers.jsonl", "forecasts.jsonl"))
+        run_answers.append(load_answers(Path(run_dir)) if has_answers else [])
         tasks.update(_tasks_of(summary.get("release")))
         questions.update(_questions_of(summary.get("release")))
+    names = renames([versions_by_method(rows) for rows in run_answers]) if len(run_dirs) > 1 else []
+    if any(names):  # a method at other versions in other runs: its rows are kept apart
+        per_run = [(path, renamed_scores(scores, renamed))
+                   for (path, scores), renamed in zip(per_run, names, strict=True)]
+        run_answers = [renamed_answers(rows, renamed)
+                       for rows, renamed in zip(run_answers, names, strict=True)]
+    for rows in run_answers:
+        for answer in rows:
+            answers[answer_key(answer.task_id, answer.method, answer.model, answer.mode)] = answer
     all_scores, notes = pool_scores(per_run)
+    if any(names) and (note := split_note([Path(run) for run in run_dirs], names)):
+        notes.insert(0, note)
     evaluations = {  # a run no judge scored (e.g. forecasts only) is offline, whatever was asked
         str(path): "judged" if not summary.get("offline") and any(s.evaluation == "judged" for s in scores)
         else "offline"
@@ -507,6 +526,8 @@ def write_report(
         taxonomy_notes=taxonomy_notes,
         rows=drilldown_rows(all_scores, answers, tasks, limit, transcripts, questions),
         truncated=len(all_scores) if len(all_scores) > limit else 0,
+        paired=combined.get("paired", []),
+        base_method=base_method,
         fmt=fmt,
         cell=cell,
     )

@@ -67,6 +67,19 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 {% for b in pivot.backbones %}{% for m in pivot.metrics %}<td>{{ row.cells[b][m] if b in row.cells else "–" }}</td>{% endfor %}{% endfor %}</tr>
 {% endfor %}</table>
 
+{% if paired %}<h2 id="paired">Side by side: one method in two runs, labels or versions</h2>
+<p class="meta">Each row pairs two entries of one method (same backbone and mode) on the tasks both answered:
+ A's and B's means there, the mean of the paired differences (B &minus; A), and on how many of those tasks B
+ scored higher or lower.</p>
+<table id="paired-table"><tr><th class="label">method &middot; backbone</th><th class="label">A</th>
+<th class="label">B</th><th class="label">metric</th><th>n</th><th>A</th><th>B</th><th>B &minus; A</th>
+<th>B better</th><th>B worse</th></tr>
+{% for p in paired %}<tr><td class="label">{{ base_method(p.a) }}{{ " · " ~ p.model if p.model else "" }}{{ " (name-only)" if p.mode == "name_only" else "" }}</td>
+<td class="label">{{ p.a }}</td><td class="label">{{ p.b }}</td><td class="label">{{ labels.get(p.metric, p.metric) }}</td>
+<td>{{ p.n }}</td><td>{{ fmt(p.a_mean) }}</td><td>{{ fmt(p.b_mean) }}</td><td>{{ "%+.3f" | format(p.mean_difference) }}</td>
+<td>{{ p.b_better }}</td><td>{{ p.b_worse }}</td></tr>
+{% endfor %}</table>{% endif %}
+
 <h2 id="leaderboard-family">Leaderboard per family</h2>
 {% for family, entries in per_family.items() %}
 <h3>{{ family.replace("_", " ") }}</h3>

@@ -22,6 +22,7 @@ from typing import Any
 from foresci.contracts import ForecastAnswer
 from foresci.core.redact import mask_url
 from foresci.core.settings import Settings
+from foresci.core.transcripts import record
 from foresci.llm.errors import ErrorKind, LLMError, LLMOutputError, LLMRequestError
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, MethodSpec
 from foresci.tasks.models import ForecastQuestion
@@ -58,11 +59,13 @@ def post_json(url: str, body: dict[str, Any], settings: Settings,
     with bounded_client(llm.effective_deadline_s, llm.max_reply_bytes, timeout) as client:
         while True:
             wait: float | None = None
+            retried: ErrorKind = "overload"
             try:
                 response = client.post(url, json=body,
                                        headers={"user-agent": "foresci", **(headers or {})})
             except httpx.TimeoutException as error:
                 timeout_tries += 1
+                retried = "timeout"
                 if timeout_tries > llm.timeout_retries:
                     raise LLMError(f"agent {shown}: gave up after {timeout_tries} attempt(s), each timed out "
                                    f"({error}; per-read timeout {timeout:g} s)", kind="timeout") from error
@@ -94,13 +97,17 @@ def post_json(url: str, body: dict[str, Any], settings: Settings,
                 if kind == "auth":
                     raise LLMError(f"agent {shown}: {detail}", kind=kind)
                 overload_tries += 1
+                retried = kind
                 if overload_tries > llm.max_retries:
                     raise LLMError(f"agent {shown}: gave up after {overload_tries} attempt(s): {detail}",
                                    kind=kind)
                 wait = retry_after_seconds(response.headers)
             if wait is None:
                 wait = BACKOFF_S * 2 ** max(0, overload_tries + timeout_tries - 1)
-            time.sleep(min(wait, MAX_BACKOFF_S))
+            wait = min(wait, MAX_BACKOFF_S)
+            record("retry", agent=shown, error_kind=retried, wait_s=round(wait, 3),
+                   attempt=overload_tries + timeout_tries)  # counted in the transcript's "retries"
+            time.sleep(wait)
 
 
 def read_reply(url: str, reply: Any) -> MethodResult:

@@ -16,8 +16,16 @@ Stratified rule (what a round freezes): for each window in the ledger's ``window
 holds ``questions`` items cycling over the four task families (direction_forecasting -> binary,
 strategic_planning -> numeric, bottleneck_opportunity -> numeric, venue_positioning -> binary), each
 family's next item taken round-robin over the KB's domains (shuffled nodes, seeded), until a family runs
-out of eligible nodes. The families' *public tasks* (the ranked-option tasks of ``tasks build``) are not
-frozen in rounds: every family builder selects its tasks and options from the window's own papers (the
-hidden targets decide which nodes become tasks), so they cannot be frozen before the window closes without
-redesigning the builders; each family enters rounds through its forecast question kind instead.
+out of eligible nodes.
+
+Family tasks (``public/tasks/``, :mod:`foresci.rounds.family_tasks`): the ranked-option tasks of
+direction_forecasting, strategic_planning and venue_positioning, ``family_tasks`` per family and window,
+round-robin over the domains, their option sets drawn from the builders' own pre-cutoff candidate pools with
+the round's seed (a release keeps only sets whose window outcome is decisive; a round cannot know that at
+open). They resolve at tick with the family's own target code (``resolutions/tasks-<window>.jsonl``); a set
+the builder's gates would drop is ``void`` (reason kept, not scored). Submissions answer them beside the
+forecasts (``task_answers.jsonl``); ``task_scores.jsonl`` holds top-1 and (planning, venue) ranking FTA,
+shown on their own boards. bottleneck_opportunity tasks are not frozen: their options (bottleneck and
+opportunity phrases) are mined from the window's papers; that family enters rounds through its forecast
+question kind only.
 """

@@ -39,6 +39,9 @@ def init_command(
     window: list[str] = typer.Option(["3m"], "--window", help="forecast window per round (repeatable)"),
     questions: int = typer.Option(12, "--questions", min=1, help="questions per window"),
     min_items: int = typer.Option(50, "--min-items", min=1, help="answered resolved items to be ranked"),
+    family_tasks: int = typer.Option(
+        4, "--family-tasks", min=0, help="family tasks per family and window (0: none)"
+    ),
 ) -> None:
     """Write the ledger's settings (ledger.json).
 
@@ -55,6 +58,7 @@ def init_command(
         windows=window,
         questions=questions,
         min_items=min_items,
+        family_tasks=family_tasks,
     )
     init_ledger(ledger, config)
     typer.echo(f"ledger {ledger}: {config.model_dump_json()}")
@@ -85,6 +89,9 @@ def submit_command(
         None, "--method", "-m", help="shipped method, plug-in, module:object or http(s):// agent URL"
     ),
     answers: Path | None = typer.Option(None, "--answers", help="forecasts.jsonl made elsewhere"),
+    task_answers: Path | None = typer.Option(
+        None, "--task-answers", help="family-task answers (answers.jsonl rows) made elsewhere"
+    ),
     name: str | None = typer.Option(None, "--name", help="name on the board (default: the method's)"),
     trust_plugin: bool = typer.Option(False, "--trust-plugin", help="run a plug-in in-process"),
 ) -> None:
@@ -106,6 +113,7 @@ def submit_command(
         opened,
         method=method,
         answers=answers,
+        task_answers=task_answers,
         name=name,
         view_for=view_for,
         trust_plugin=trust_plugin,

@@ -23,6 +23,8 @@ PUBLIC_DIR = "public"
 RESOLUTIONS_DIR = "resolutions"
 SUBMISSIONS_DIR = "submissions"
 SCORES_FILE = "scores.jsonl"
+TASK_SCORES_FILE = "task_scores.jsonl"
+TASK_SCORES_INPUTS = "task_scores.inputs.json"
 BOARD_FILE = "board.json"
 KILL_ENV = "FORESCI_ROUNDS_KILL_AT"  # fault injection for the kill -9 tests: the name of a fault point
 
@@ -45,6 +47,11 @@ class LedgerConfig(BaseModel):
     start: date | None = Field(default=None, description="no scheduled round before this day")
     windows: list[str] = Field(default_factory=lambda: ["3m"], description="forecast windows per round")
     questions: int = Field(default=12, ge=1, description="questions per window (stratified over families)")
+    families: list[str] = Field(
+        default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning"],
+        description="task families frozen prospectively (foresci.rounds.family_tasks)",
+    )
+    family_tasks: int = Field(default=4, ge=0, description="tasks per family and window (0: none)")
     min_items: int = Field(default=50, ge=1, description="resolved items a method needs to be ranked")
     bootstrap: int = Field(default=200, ge=10, description="bootstrap resamples over items")
     seed: int = Field(default=0, description="seed of the bootstrap")
@@ -64,6 +71,10 @@ class RoundManifest(BaseModel):
     public_hash: str = Field(description="sha256 over the public files' hashes")
     items: int
     counts: dict[str, Any] = Field(default_factory=dict)
+    tasks: int = Field(default=0, description="family tasks frozen (public/tasks/)")
+    task_windows: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="task horizon -> {start, end}"
+    )
     created_at: str
 
 

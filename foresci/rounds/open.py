@@ -1,4 +1,6 @@
-"""Freeze a round at the KB's last announcement day: one forecast package per window, hashed, baselines in.
+"""Freeze a round at the KB's last announcement day: one forecast package per window and the family tasks
+(:mod:`foresci.rounds.family_tasks`), hashed, baselines in (persistence, trend and recency answer the
+family tasks too).
 
 The round folder is built in a staging folder and appears with one rename (public files, ``round.json``
 and the naive baselines' first submissions together), so a kill leaves the round whole or absent.
@@ -16,6 +18,7 @@ from foresci.core.artifacts import sha256_json
 from foresci.core.io import atomic_folder, write_json
 from foresci.kb.store import last_announcement
 from foresci.rounds.baselines import base_rate_answers, chance_answers
+from foresci.rounds.family_tasks import Frozen, freeze_tasks, task_windows, write_frozen
 from foresci.rounds.ledger import (
     PUBLIC_DIR,
     ROUND_FILE,
@@ -26,12 +29,36 @@ from foresci.rounds.ledger import (
     round_dir,
     round_id_for,
 )
-from foresci.rounds.submit import answer_with_method, commit_version, round_questions
+from foresci.rounds.submit import (
+    answer_tasks_with_method,
+    answer_with_method,
+    commit_version,
+    round_questions,
+)
 from foresci.tasks.forecast import make_package
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
 
 KB_BASELINES = ("persistence", "trend")
+TASK_ONLY_BASELINES = ("recency",)  # answers direction and planning tasks from their public context
+
+
+def round_snapshots(
+    kb: Any,
+    cutoff: date,
+    settings: Any,
+    snapshots: Mapping[str, Snapshot] | None,
+    taxonomy_dir: Path | None,
+) -> dict[str, Snapshot]:
+    """T(d, cutoff) of every KB domain with papers at the cutoff (given, reused or induced)."""
+    from foresci.tasks.domain_inputs import domains_with_papers, snapshot_for
+
+    kept, _ = domains_with_papers(kb, list(kb.domains), cutoff,
+                                  settings.taxonomy.member_statuses)
+    return {
+        domain: (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
+        for domain in kept
+    }
 
 
 def open_round(
@@ -60,6 +87,21 @@ def open_round(
     if (target / ROUND_FILE).is_file():
         return round_id
     with atomic_folder(target) as staging:
+        used = round_snapshots(kb, cutoff, settings, snapshots, taxonomy_dir)
+        frozen: list[Frozen] = []
+        if config.family_tasks and config.families:
+            frozen, reader = freeze_tasks(
+                kb,
+                cutoff,
+                used,
+                config.families,
+                config.windows,
+                config.family_tasks,
+                settings.tasks,
+                f"{config.seed}:{round_id}",
+            )
+            assert reader.latest is None or reader.latest <= cutoff
+            write_frozen(staging / PUBLIC_DIR, frozen, used, settings.tasks)
         windows = {}
         for window in config.windows:
             make_package(
@@ -69,7 +111,7 @@ def open_round(
                 window=window,
                 n=config.questions,
                 settings=settings,
-                snapshots=snapshots,
+                snapshots=used,
                 taxonomy_dir=taxonomy_dir,
             )
             frame = make_window(cutoff, window)
@@ -84,6 +126,11 @@ def open_round(
             public_hash=sha256_json(files),
             items=0,
             created_at=datetime.now(UTC).isoformat(),
+            tasks=len(frozen),
+            task_windows={
+                horizon: {"start": frame.start.isoformat(), "end": frame.end.isoformat()}
+                for horizon, frame in task_windows(frozen, cutoff).items()
+            },
         )
         questions = round_questions(staging, draft)
         draft.items = len(questions)
@@ -91,16 +138,35 @@ def open_round(
             "by_kind": dict(Counter(question.kind for question in questions)),
             "by_family": dict(Counter(str(question.params.get("family")) for question in questions)),
             "by_domain": dict(Counter(question.domain for question in questions)),
+            "tasks_by_family": dict(Counter(item.task.family for item in frozen)),
+            "tasks_by_domain": dict(Counter(item.task.domain for item in frozen)),
+            "tasks_by_window": dict(Counter(item.task.horizon for item in frozen)),
         }
         write_json(staging / ROUND_FILE, draft)
         source = {"kind": "baseline", "value": "answered at open"}
         commit_version(staging, "always-0.5", chance_answers(questions), source, cutoff, round_id)
         commit_version(staging, "base-rate", base_rate_answers(questions), source, cutoff, round_id)
+        tasks = [item.task for item in frozen]
         if view_for is not None:
             for name in KB_BASELINES:
                 label, rows, transcripts = answer_with_method(questions, name, settings, view_for)
+                task_rows, task_transcripts = answer_tasks_with_method(tasks, name, settings, view_for)
                 commit_version(
-                    staging, label, rows, {**source, "value": name}, cutoff, round_id, transcripts=transcripts
+                    staging,
+                    label,
+                    rows,
+                    {**source, "value": name},
+                    cutoff,
+                    round_id,
+                    transcripts=(transcripts or b"") + (task_transcripts or b"") or None,
+                    task_rows=task_rows,
+                )
+        for name in TASK_ONLY_BASELINES:
+            task_rows, task_transcripts = answer_tasks_with_method(tasks, name, settings, None)
+            if task_rows:
+                source_of = {**source, "value": name}
+                commit_version(
+                    staging, name, [], source_of, cutoff, round_id, task_transcripts, task_rows=task_rows
                 )
         fault_point("open-staged")
     return round_id

@@ -27,6 +27,7 @@ from foresci.rounds.fixed_effects import ScoreRow, adjusted_scores, bootstrap_in
 from foresci.rounds.ledger import (
     RESOLUTIONS_DIR,
     SCORES_FILE,
+    TASK_SCORES_FILE,
     LedgerConfig,
     RoundManifest,
     round_dir,
@@ -35,6 +36,10 @@ from foresci.rounds.submit import ANSWERS_FILE, all_submissions
 from foresci.tasks.models import ForecastQuestion
 
 BOARDS = {"brier": (CHANCE, 0.25), "crps": (BASE_RATE, None)}
+PERSISTENCE = "persistence"
+FAMILY_BOARDS = {"top1": (PERSISTENCE, None), "fta": (PERSISTENCE, None)}
+"""Family-task boards (higher is better): reference persistence at its raw mean (the first method by name
+where persistence did not answer); naive line: persistence; chance line (top-1): the mean of 1/options."""
 
 
 def resolved_outcomes(folder: Path, manifest: RoundManifest) -> dict[str, tuple[str, float]]:
@@ -126,11 +131,14 @@ def _spearman(first: dict[str, float], second: dict[str, float]) -> float | None
 
 def board(rows: Sequence[dict[str, Any]], metric: str, config: LedgerConfig) -> dict[str, Any]:
     """One board: adjusted score, interval, raw mean, items, ranked flag and rank per method."""
-    reference, value = BOARDS[metric]
+    family_board = metric in FAMILY_BOARDS
+    reference, value = FAMILY_BOARDS[metric] if family_board else BOARDS[metric]
     picked = [row for row in latest_rows(rows) if row["metric"] == metric]
     taking_part = {row["method"] for row in picked if not row["imputed"]}
     picked = [row for row in picked if row["method"] in taking_part]  # imputed-only methods sit out
     methods = sorted(taking_part)
+    if family_board and methods and reference not in methods:
+        reference = methods[0]
     result: dict[str, Any] = {
         "metric": metric,
         "reference": reference,
@@ -155,16 +163,16 @@ def board(rows: Sequence[dict[str, Any]], metric: str, config: LedgerConfig) -> 
         entries.append(
             {
                 "method": method,
-                "score": round(adjusted[method], 6),
-                "low": round(low, 6),
-                "high": round(high, 6),
+                "score": round(adjusted[method], 6) + 0.0,  # + 0.0: never -0.0
+                "low": round(low, 6) + 0.0,
+                "high": round(high, 6) + 0.0,
                 "raw_mean": round(sum(raw[method]) / len(raw[method]), 6),
                 "items": len(raw[method]),
                 "answered_items": answered,
                 "ranked": answered >= config.min_items,
             }
         )
-    entries.sort(key=lambda entry: (entry["score"], entry["method"]))
+    entries.sort(key=lambda entry: (-entry["score"] if family_board else entry["score"], entry["method"]))
     rank = 0
     for entry in entries:
         if entry["ranked"]:
@@ -173,6 +181,16 @@ def board(rows: Sequence[dict[str, Any]], metric: str, config: LedgerConfig) -> 
         else:
             entry["rank"] = None
     result["methods"] = entries
+    if family_board:
+        result["higher_is_better"] = True
+        result["naive"] = next((entry["score"] for entry in entries if entry["method"] == PERSISTENCE), None)
+        options = {row["item"]: int(row.get("options") or 0) for row in picked}
+        result["chance"] = (
+            round(sum(1 / count for count in options.values() if count) / len(options), 6)
+            if metric == "top1" and options and all(options.values())
+            else None
+        )
+        return result
     result["naive"] = next((entry["score"] for entry in entries if entry["method"] == BASE_RATE), None)
     result["chance"] = next((entry["score"] for entry in entries if entry["method"] == CHANCE), None)
     return result
@@ -199,7 +217,8 @@ def read_scores(ledger: Path, round_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Every round's score rows."""
     rows: list[dict[str, Any]] = []
     for round_id in round_ids:
-        path = round_dir(ledger, round_id) / SCORES_FILE
-        if path.is_file():
-            rows.extend(iter_jsonl(path))
+        for name in (SCORES_FILE, TASK_SCORES_FILE):
+            path = round_dir(ledger, round_id) / name
+            if path.is_file():
+                rows.extend(iter_jsonl(path))
     return rows

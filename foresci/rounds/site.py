@@ -1,6 +1,7 @@
 """``rounds site``: the ledger as a static site (jinja2 templates, SVG charts) plus its data as CSV/JSON.
 
-Pages: ``index.html`` (both boards with interval charts, the naive and chance lines, rounds, rank
+Pages: ``index.html`` (the Brier and CRPS boards with interval charts, the naive and chance lines; the
+family-task boards, top-1 and FTA, likewise; rounds with their frozen/resolved/void tasks; rank
 stability), ``rounds/<id>.html`` (questions, outcomes, per-method scores, submissions),
 ``methods/<name>.html`` (versions, per-family means). Data: ``data/summary.json`` (the board summary the
 pages are rendered from), ``data/board.csv``, ``data/scores.csv``.
@@ -20,7 +21,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from foresci.core.io import write_json
 from foresci.rounds.ledger import SUBMISSIONS_DIR, load_round, round_dir, round_ids, slug
 from foresci.rounds.scores import latest_rows, read_scores, resolved_outcomes
-from foresci.rounds.submit import TRANSCRIPTS_FILE, round_questions
+from foresci.rounds.submit import TRANSCRIPTS_FILE, round_questions, round_tasks
+from foresci.rounds.task_scores import resolved_tasks
 from foresci.rounds.tick import summary as make_summary
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -86,7 +88,7 @@ def _method_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     result = []
     for method, members in sorted(grouped.items()):
         means = {}
-        for metric in ("brier", "crps"):
+        for metric in ("brier", "crps", "top1"):
             scores = [row["score"] for row in members if row["metric"] == metric]
             means[metric] = sum(scores) / len(scores) if scores else None
         result.append({"method": method, "version": members[0]["version"], "items": len(members), **means})
@@ -102,6 +104,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
     methods = sorted({record["method"] for entry in summary["rounds"] for record in entry["submissions"]})
     slugs = {method: slug(method) for method in methods}
     charts = {metric: interval_chart(board) for metric, board in summary["boards"].items()}
+    family_charts = {metric: interval_chart(board) for metric, board in summary["family_boards"].items()}
     family_means: dict[tuple[str, str, str], list[float]] = {}
     for row in latest_rows(all_rows):
         family_means.setdefault((str(row["family"]), row["metric"], row["method"]), []).append(row["score"])
@@ -123,6 +126,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
             root="",
             summary=summary,
             charts=charts,
+            family_charts=family_charts,
             slugs=slugs,
             family_view=family_view,
         ),
@@ -144,6 +148,8 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
                 round=entry,
                 questions=round_questions(folder, manifest),
                 outcomes=outcomes,
+                tasks=round_tasks(folder),
+                task_outcomes=resolved_tasks(folder, manifest),
                 slugs=slugs,
                 method_rows=_method_rows([row for row in all_rows if row["round_id"] == round_id]),
             ),
@@ -192,7 +198,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
     write_json(out / "data" / "summary.json", summary)
     board_rows = [
         {"board": metric, **entry}
-        for metric, board in summary["boards"].items()
+        for metric, board in (*summary["boards"].items(), *summary["family_boards"].items())
         for entry in board["methods"]
     ]
     _write_csv(
@@ -207,6 +213,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
             "round_id",
             "item",
             "question_id",
+            "task_id",
             "window",
             "kind",
             "family",

@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from foresci.contracts import ForecastAnswer
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.core.artifacts import sha256_file
 from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl_numbered, read_json, write_json, write_jsonl
@@ -34,10 +34,11 @@ from foresci.rounds.ledger import (
     slug,
 )
 from foresci.tasks.forecast import load_package
-from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.models import ForecastQuestion, Task
 
 SUBMISSION_FILE = "submission.json"
 ANSWERS_FILE = "forecasts.jsonl"
+TASK_ANSWERS_FILE = "task_answers.jsonl"
 TRANSCRIPTS_FILE = "transcripts.jsonl"
 
 
@@ -51,6 +52,13 @@ def round_questions(folder: Path, manifest: RoundManifest) -> list[ForecastQuest
     for window in manifest.windows:
         questions.extend(load_package(folder / PUBLIC_DIR / window)[0])
     return questions
+
+
+def round_tasks(folder: Path) -> list[Task]:
+    """The round's frozen family tasks (none for a round that froze none)."""
+    from foresci.rounds.family_tasks import load_frozen
+
+    return [item.task for item in load_frozen(folder / PUBLIC_DIR)[0]]
 
 
 def check_deadline(ledger: Path, manifest: RoundManifest, kb_day: date) -> None:
@@ -97,13 +105,19 @@ def commit_version(
     kb_day: date,
     round_id: str | None = None,
     transcripts: bytes | None = None,
+    task_rows: Sequence[Answer] = (),
 ) -> Path:
-    """Write rows as the next version of ``method`` (one rename of a complete staging folder)."""
+    """Write rows (and family-task answers, ``task_rows``) as the next version of ``method`` (one rename of
+    a complete staging folder)."""
     base = folder / SUBMISSIONS_DIR / slug(method)
     base.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".staging.", dir=base))
     try:
         write_jsonl(staging / ANSWERS_FILE, [row.model_copy(update={"method": method}) for row in rows])
+        if task_rows:
+            write_jsonl(
+                staging / TASK_ANSWERS_FILE, [row.model_copy(update={"method": method}) for row in task_rows]
+            )
         if transcripts:
             (staging / TRANSCRIPTS_FILE).write_bytes(transcripts)
         number = len(versions(folder, method)) + 1
@@ -115,6 +129,15 @@ def commit_version(
                 "sha256": sha256_file(staging / ANSWERS_FILE),
                 "rows": len(rows),
                 "errors": sum(row.status == "error" for row in rows),
+                **(
+                    {
+                        "task_rows": len(task_rows),
+                        "task_sha256": sha256_file(staging / TASK_ANSWERS_FILE),
+                        "task_errors": sum(row.status == "error" for row in task_rows),
+                    }
+                    if task_rows
+                    else {}
+                ),
                 "submitted_at": datetime.now(UTC).isoformat(),
                 "kb_day": kb_day.isoformat(),
                 "source": source,
@@ -194,6 +217,72 @@ def answer_with_method(
     return spec.name, sorted(rows, key=lambda row: order.get(row.question_id, len(order))), transcripts
 
 
+def answer_tasks_with_method(
+    tasks: Sequence[Task],
+    method: str,
+    settings: Any,
+    view_for: Callable[[date], Any] | None,
+    trust_plugin: bool = False,
+) -> tuple[list[Answer], bytes | None]:
+    """Answer family ``tasks`` with a method foresci resolves, as ``foresci run`` would (one row per task
+    the method answers; a method limited to some families answers only theirs); rows and transcripts."""
+    from foresci.core.transcript_log import TranscriptLog, secrets_of
+    from foresci.core.transcripts import recording
+    from foresci.llm import LLMClient, load_model_registry, role_model
+    from foresci.methods.loading import MethodLoadError, resolve_method
+    from foresci.methods.runner import answer_job, plan_jobs
+
+    if not tasks:
+        return [], None
+    try:
+        spec = resolve_method(method, trust_plugin=trust_plugin, kb_tools=view_for is not None)
+    except MethodLoadError as error:
+        raise UserError(error.message, field="--method") from error
+    models = [role_model(settings, "agent")] if spec.uses_llm else []
+    registry = load_model_registry(settings.llm.registry)
+    clients = {name: LLMClient(settings, "agent", name) for name in models}
+    views: dict[date, Any] = {}
+    rows: list[Answer] = []
+    with tempfile.TemporaryDirectory(prefix="foresci-round-tasks-") as scratch:
+        log = TranscriptLog(Path(scratch) / TRANSCRIPTS_FILE, secrets_of(settings))
+        for job in plan_jobs(list(tasks), [spec], models, "full"):
+            cutoff = job.task.cutoff
+            if view_for is not None and cutoff not in views:
+                views[cutoff] = view_for(cutoff)
+            with recording() as transcript:
+                row = answer_job(job, clients.get(job.model or ""), views.get(cutoff), settings, registry)
+            key = f"{row.task_id}|{row.method}|{row.model or '-'}|{row.mode}"
+            row.transcript = log.write(transcript, "answer", key, status=row.status, error=row.error)
+            rows.append(row)
+        path = Path(scratch) / TRANSCRIPTS_FILE
+        transcripts = path.read_bytes() if path.is_file() else None
+    return rows, transcripts
+
+
+def read_task_answers_file(path: Path, tasks: Sequence[Task]) -> list[Answer]:
+    """Family-task answer rows (``Answer``, as ``answers.jsonl`` of a run) made elsewhere, checked against
+    the round's tasks."""
+    known = {task.task_id for task in tasks}
+    rows: list[Answer] = []
+    seen: set[str] = set()
+    for line, raw in iter_jsonl_numbered(path):
+        try:
+            answer = Answer.model_validate(raw)
+        except ValueError as error:
+            raise UserError(
+                f"not a task answer: {str(error).splitlines()[0]}", path=path, line=line
+            ) from error
+        if answer.task_id not in known:
+            raise UserError(
+                f"task_id {answer.task_id!r} is not in the round", path=path, line=line, field="task_id"
+            )
+        if answer.task_id in seen:
+            raise UserError(f"task {answer.task_id} answered twice", path=path, line=line, field="task_id")
+        seen.add(answer.task_id)
+        rows.append(answer)
+    return rows
+
+
 def submit(
     ledger: Path,
     round_id: str,
@@ -205,36 +294,56 @@ def submit(
     settings: Any = None,
     view_for: Callable[[date], Any] | None = None,
     trust_plugin: bool = False,
+    task_answers: Path | None = None,
 ) -> Path:
     """Answer round ``round_id`` and store the answers as a new version; returns the version folder.
+
+    A method answers the round's forecast questions and its family tasks; an answers file made elsewhere
+    gives the forecasts (``answers``) and/or the task answers (``task_answers``).
 
     Raises :class:`DeadlineError` after the deadline (KB clock), a UserError on a tampered round.
     """
     from foresci.core.settings import Settings
 
-    if (method is None) == (answers is None):
-        raise UserError("give exactly one of --method or --answers", field="--method")
+    if (method is None) == (answers is None and task_answers is None):
+        raise UserError("give --method, or --answers / --task-answers", field="--method")
     ledger = Path(ledger)
     manifest = check_round(ledger, round_id)
     kb_day = last_announcement(kb)
     check_deadline(ledger, manifest, kb_day)
     folder = round_dir(ledger, round_id)
     questions = round_questions(folder, manifest)
-    if answers is not None:
-        label, rows = read_answers_file(Path(answers), questions, name)
+    tasks = round_tasks(folder)
+    task_rows: list[Answer] = []
+    if method is None:
+        rows: list[ForecastAnswer] = []
+        label = name or ""
+        if answers is not None:
+            label, rows = read_answers_file(Path(answers), questions, name)
+        if task_answers is not None:
+            task_rows = read_task_answers_file(Path(task_answers), tasks)
+            named = {row.method for row in task_rows if row.method}
+            label = label or (named.pop() if len(named) == 1 else "")
+            if not label:
+                raise UserError("give --name: the answers file names no single method", field="method")
         transcripts = None
+        given = [path for path in (answers, task_answers) if path is not None]
         source: dict[str, Any] = {
             "kind": "answers-file",
-            "value": Path(answers).name,
-            "file_sha256": sha256_file(answers),
+            "value": ", ".join(Path(path).name for path in given),
+            "file_sha256": ", ".join(sha256_file(path) for path in given),
         }
     else:
-        assert method is not None
-        label, rows, transcripts = answer_with_method(
-            questions, method, settings or Settings(), view_for, trust_plugin
+        settings = settings or Settings()
+        label, rows, transcripts = answer_with_method(questions, method, settings, view_for, trust_plugin)
+        task_rows, task_transcripts = answer_tasks_with_method(
+            tasks, method, settings, view_for, trust_plugin
         )
+        transcripts = (transcripts or b"") + (task_transcripts or b"") or None
         label = name or label
         source = {"kind": "method", "value": method}
     with artifact_lock(ledger, timeout=None):
         check_deadline(ledger, manifest, kb_day)
-        return commit_version(folder, label, rows, source, kb_day, transcripts=transcripts)
+        return commit_version(
+            folder, label, rows, source, kb_day, transcripts=transcripts, task_rows=task_rows
+        )

@@ -2,8 +2,11 @@
 
 In order, under the ledger's write lock: (1) open the scheduled round when its day has come (the latest
 schedule day on or before the KB's last announcement day, if no round was opened for it); (2) record as
-closed every round whose cutoff the KB has passed; (3) resolve every window whose end the KB covers;
-(4) score every submission version of every round with resolutions; (5) rewrite the board summary.
+closed every round whose cutoff the KB has passed; (3) resolve every window whose end the KB covers
+(forecast questions, then the family tasks of each horizon: resolved or void,
+:mod:`foresci.rounds.family_tasks`); (4) score every submission version of every round with resolutions
+(forecasts: Brier/CRPS; tasks: top-1 and FTA, :mod:`foresci.rounds.task_scores`); (5) rewrite the board
+summary.
 Every file is written atomically and only when its content changes, and each step reads what the files
 say is done, so a second tick changes nothing and a tick killed anywhere is completed by the next one.
 """
@@ -19,6 +22,7 @@ from foresci.core.artifacts import sha256_file, sha256_json
 from foresci.core.io import dumps_line, read_json, write_json, write_jsonl
 from foresci.core.locks import artifact_lock
 from foresci.kb.store import last_announcement
+from foresci.rounds.family_tasks import load_frozen, resolve_tasks
 from foresci.rounds.ledger import (
     BOARD_FILE,
     CLOSED_FILE,
@@ -26,6 +30,9 @@ from foresci.rounds.ledger import (
     RESOLUTIONS_DIR,
     ROUND_FILE,
     SCORES_FILE,
+    TASK_SCORES_FILE,
+    TASK_SCORES_INPUTS,
+    RoundManifest,
     check_round,
     closed_on,
     fault_point,
@@ -37,7 +44,8 @@ from foresci.rounds.ledger import (
 )
 from foresci.rounds.open import open_round
 from foresci.rounds.scores import board, read_scores, resolved_outcomes, score_round, stability
-from foresci.rounds.submit import all_submissions, round_questions
+from foresci.rounds.submit import all_submissions, round_questions, round_tasks
+from foresci.rounds.task_scores import TASK_METRICS, score_tasks, task_counts, task_resolution_path
 from foresci.tasks.forecast import load_package, resolve_questions
 from foresci.taxonomy.models import Snapshot
 
@@ -79,6 +87,7 @@ def board_inputs(ledger: Path) -> str:
             folder / ROUND_FILE,
             folder / CLOSED_FILE,
             folder / SCORES_FILE,
+            folder / TASK_SCORES_FILE,
             *sorted((folder / RESOLUTIONS_DIR).glob("*.jsonl")),
         ]
         state[round_id] = {
@@ -115,6 +124,7 @@ def summary(ledger: Path) -> dict[str, Any]:
                     for window, span in manifest.windows.items()
                 },
                 "counts": manifest.counts,
+                "tasks": task_counts(folder, manifest),
                 "submissions": [
                     {
                         "method": record["method"],
@@ -133,8 +143,54 @@ def summary(ledger: Path) -> dict[str, Any]:
         "rounds": rounds,
         "boards": {metric: board(rows, metric, config) for metric in ("brier", "crps")},
         "stability": {metric: stability(rows, metric) for metric in ("brier", "crps")},
+        "family_boards": {metric: board(rows, metric, config) for metric in TASK_METRICS},
+        "family_stability": {metric: stability(rows, metric) for metric in TASK_METRICS},
         "config": config.model_dump(mode="json"),
     }
+
+
+def resolve_due_tasks(folder: Path, manifest: RoundManifest, kb: Any, day: date) -> list[str]:
+    """Resolve the family tasks of every horizon whose window the KB covers (once: the file stays)."""
+    actions: list[str] = []
+    pending = [
+        horizon
+        for horizon, span in sorted(manifest.task_windows.items())
+        if not task_resolution_path(folder, horizon).is_file() and day >= date.fromisoformat(span["end"])
+    ]
+    if not pending:
+        return actions
+    frozen, task_settings, snapshots = load_frozen(folder / PUBLIC_DIR)
+    for horizon in pending:
+        rows = resolve_tasks(frozen, horizon, kb, task_settings, snapshots)
+        write_jsonl(task_resolution_path(folder, horizon), rows)
+        void = sum(row["status"] == "void" for row in rows)
+        actions.append(f"resolved {manifest.round_id} tasks-{horizon} ({len(rows)} tasks, {void} void)")
+        fault_point("resolve-tasks")
+    return actions
+
+
+def score_due_tasks(folder: Path, manifest: RoundManifest) -> list[str]:
+    """Score the family tasks when their resolutions or the submissions changed since the last scoring."""
+    paths = [task_resolution_path(folder, horizon) for horizon in sorted(manifest.task_windows)]
+    present = [path for path in paths if path.is_file()]
+    if not present:
+        return []
+    inputs = sha256_json(
+        {
+            "resolutions": {path.name: sha256_file(path) for path in present},
+            "submissions": [
+                (record["method"], record["version"], record["sha256"], record.get("task_sha256"))
+                for record in all_submissions(folder)
+            ],
+        }
+    )
+    marker = folder / TASK_SCORES_INPUTS
+    if marker.is_file() and read_json(marker).get("inputs") == inputs:
+        return []
+    rows = score_tasks(folder, manifest, round_tasks(folder))
+    changed = write_jsonl_if_changed(folder / TASK_SCORES_FILE, rows)
+    write_json(marker, {"inputs": inputs})  # after the rows: a kill in between rescores next tick
+    return [f"scored {manifest.round_id} tasks ({len(rows)} rows)"] if changed else []
 
 
 def tick(
@@ -179,11 +235,13 @@ def tick(
                 write_jsonl(target, resolve_questions(questions, frozen, kb))
                 actions.append(f"resolved {round_id} {window} ({len(questions)} questions)")
                 fault_point("resolve")
+            actions.extend(resolve_due_tasks(folder, manifest, kb, day))
             if resolved_outcomes(folder, manifest):
                 rows = score_round(folder, manifest, round_questions(folder, manifest))
                 if write_jsonl_if_changed(folder / SCORES_FILE, rows):
                     actions.append(f"scored {round_id} ({len(rows)} rows)")
                 fault_point("score")
+            actions.extend(score_due_tasks(folder, manifest))
         inputs = board_inputs(ledger)
         board_path = ledger / BOARD_FILE
         current = read_json(board_path) if board_path.is_file() else {}

@@ -113,11 +113,14 @@ def generate_command(
     last_day = last_corpus_day(paths.corpus_files)
     if last_day is not None:
         usable = task_cutoff(truth.cutoff, last_day)
+        # the world's own domains: the KB also screens foresci's shipped domains, which it does not cover
+        domain_options = " ".join(f"--domain {domain.slug}" for domain in truth.domains)
         console.print(
             f"build tasks at cutoff {usable} (its 3m, 6m and venue-cycle windows close by the last corpus "
             f"day, {last_day}):\n  foresci kb build {paths.root / 'corpus'} --out KB\n"
-            f"  foresci tasks build KB --cutoff {usable} --out RELEASE",
+            f"  foresci tasks build KB --cutoff {usable} {domain_options} --out RELEASE",
             markup=False,
+            soft_wrap=True,
         )
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from foresci.agents.answers import read_answers
 from foresci.core.settings import Settings
+from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from foresci.llm.client import LLMClient
 from foresci.llm.errors import LLMError
 from foresci.methods.runner import ANSWERS_FILE, run_release
@@ -105,6 +106,9 @@ def _one_row(url: str, tmp_path: Path, settings: Settings) -> Any:
 def test_a_costly_agent_ends_as_an_error_row_in_time_and_bounded_memory(
         serve: Callable[[Behaviour], str], tmp_path: Path, behaviour: Behaviour) -> None:
     url = serve(behaviour)
+    # one answered row first, so that what a run imports on first use (langchain, langsmith, psutil...)
+    # is not counted as the agent's reply
+    assert _one_row(serve(_answering), tmp_path / "warm", _settings(tmp_path)).status == "ok"
     tracemalloc.start()
     started = time.monotonic()
     try:
@@ -154,6 +158,10 @@ def test_an_odd_retry_after_is_a_bounded_retry_not_an_error_row(
     row = _one_row(serve(overloaded_once), tmp_path, _settings(tmp_path))
     assert row.status == "ok", row.error
     assert len(calls) == 2 and calls[1] - calls[0] < 5.0
+    stored = read_transcripts(tmp_path / "run" / TRANSCRIPTS_FILE, {row.transcript})[row.transcript]
+    assert stored["totals"]["retries"] == 1  # the transcript header counts the agent's second attempt
+    (retry,) = [event for event in stored["events"] if event["kind"] == "retry"]
+    assert retry["error_kind"] == "overload" and retry["attempt"] == 1
 
 
 def _answering(handler: BaseHTTPRequestHandler) -> None:

@@ -74,3 +74,19 @@ def file_bytes(folder: Path) -> dict[str, bytes]:
         for path in sorted(folder.rglob("*"))
         if path.is_file() and not path.name.startswith(".foresci.lock")
     }
+
+
+def task_answers_file(path: Path, tasks: list[Any], method: str, pick: int = 0) -> Path:
+    """A task answers.jsonl made 'elsewhere': each task's option at position ``pick`` first."""
+    rows = []
+    for task in tasks:
+        order = [candidate.option_id for candidate in task.candidates]
+        order = order[pick:] + order[:pick]
+        if task.family == "direction_forecasting":
+            payload: dict[str, Any] = {"direction": order[0], "trajectory": "steady", "rationale": "r"}
+        else:
+            payload = {"ranking": [{"option_id": option, "reason": "r"} for option in order]}
+        rows.append({"task_id": task.task_id, "family": task.family, "method": method, "payload": payload,
+                     "text": f"{order[0]} first"})
+    write_jsonl(path, rows)
+    return path

@@ -52,18 +52,24 @@ def _state(ledger: Path) -> dict[str, object]:
                 for path in sorted((folder / "resolutions").glob("*.jsonl"))
                 for row in iter_jsonl(path)
             ),
-            "scores": [json.dumps(row, sort_keys=True) for row in iter_jsonl(folder / "scores.jsonl")]
-            if (folder / "scores.jsonl").is_file()
-            else [],
+            "scores": [
+                json.dumps(row, sort_keys=True)
+                for name in ("scores.jsonl", "task_scores.jsonl")
+                if (folder / name).is_file()
+                for row in iter_jsonl(folder / name)
+            ],
             "submissions": sorted(str(path.relative_to(folder)) for path in folder.glob("submissions/*/v*")),
         }
-    boards = json.loads((ledger / "board.json").read_text())["boards"]
-    state["boards"] = boards
+    board = json.loads((ledger / "board.json").read_text())
+    state["boards"] = board["boards"]
+    state["family_boards"] = board["family_boards"]
     return state
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kill_at", ["open-staged", "commit-staged", "resolve", "score"])
+@pytest.mark.parametrize(
+    "kill_at", ["open-staged", "commit-staged", "resolve", "resolve-tasks", "score"]
+)
 def test_kill_mid_tick_loses_nothing(tmp_path: Path, kill_at: str) -> None:
     reference = make_ledger(tmp_path / "reference")
     toy_tick(reference, CUTOFF)

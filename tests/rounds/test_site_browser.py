@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from foresci.rounds.site import build_site
-from foresci.rounds.submit import round_questions, submit
+from foresci.rounds.submit import round_questions, round_tasks, submit
 from tests.evaluation.test_report_browser import CHROMIUM, LAUNCH_ARGS, _browser_or_skip
-from tests.rounds.helpers import answers_file, make_ledger, toy_tick
+from tests.rounds.helpers import answers_file, make_ledger, task_answers_file, toy_tick
 from tests.tasks.toy import CUTOFF, ToyKB
 
 
@@ -24,6 +24,9 @@ def _ledger(tmp_path: Path) -> Path:
         round_id,
         ToyKB(until=CUTOFF),
         answers=answers_file(tmp_path / "a.jsonl", questions, 0.35, 1.5, "outside-team"),
+        task_answers=task_answers_file(
+            tmp_path / "t.jsonl", round_tasks(round_dir(ledger, round_id)), "outside-team"
+        ),
     )
     toy_tick(ledger, None)
     return ledger
@@ -35,7 +38,9 @@ def test_site_files_match_the_summary(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "site" / "data" / "summary.json").read_text())
     assert summary["boards"] == json.loads((ledger / "board.json").read_text())["boards"]
     board_csv = (tmp_path / "site" / "data" / "board.csv").read_text().splitlines()
-    assert len(board_csv) == 1 + sum(len(board["methods"]) for board in summary["boards"].values())
+    boards = {**summary["boards"], **summary["family_boards"]}
+    assert len(board_csv) == 1 + sum(len(board["methods"]) for board in boards.values())
+    assert summary["family_boards"]["top1"]["items"] == summary["rounds"][0]["tasks"]["resolved"] > 0
     assert (tmp_path / "site" / "rounds" / f"r-{CUTOFF.isoformat()}.html").is_file()
     assert (tmp_path / "site" / "methods" / "outside-team.html").is_file()
     assert "<svg" in index.read_text()
@@ -56,7 +61,9 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
             )
             page.on("pageerror", lambda error: problems.append(str(error)))
             page.goto(index.as_uri(), wait_until="load")
-            for metric, board in summary["boards"].items():
+            boards = {**summary["boards"], **summary["family_boards"]}
+            assert set(boards) == {"brier", "crps", "top1", "fta"}
+            for metric, board in boards.items():
                 shown = {}
                 for row in page.query_selector_all(f"#board-{metric} tr[data-method]"):
                     cells = {
@@ -88,11 +95,17 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
                 row.get_attribute("data-round") for row in page.query_selector_all("#rounds tr[data-round]")
             ]
             assert rounds == [entry["round_id"] for entry in summary["rounds"]]
+            voids = [cell.inner_text() for cell in page.query_selector_all("#rounds td.tasks-void")]
+            assert voids == [str(entry["tasks"]["void"]) for entry in summary["rounds"]]
             page.screenshot(path=str(tmp_path / "front.png"), full_page=True)
             page.click(f"a[href='rounds/r-{CUTOFF.isoformat()}.html']")
             page.wait_for_load_state("load")
             outcomes = page.query_selector_all("#questions td.outcome")
             assert outcomes and all(cell.inner_text() != "pending" for cell in outcomes)
+            task_cells = [cell.inner_text() for cell in page.query_selector_all("#tasks td.task-outcome")]
+            assert len(task_cells) == summary["rounds"][0]["tasks"]["frozen"]
+            voided = sum(cell.startswith("void: ") for cell in task_cells)
+            assert voided == summary["rounds"][0]["tasks"]["void"]
         finally:
             browser.close()
     assert problems == []

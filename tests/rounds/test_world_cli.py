@@ -103,5 +103,15 @@ def test_generated_world_rounds_through_the_cli(tmp_path: Path) -> None:
         entry["method"] for board_entry in board["boards"].values() for entry in board_entry["methods"]
     }
     assert {"always-0.5", "base-rate", "persistence", "trend", "trend-again"} <= methods
+    folder = ledger / "rounds" / round_id
+    manifest = json.loads((folder / "round.json").read_text())
+    task_ids = [json.loads(line)["task_id"] for line in (folder / "public/tasks/tasks.jsonl").open()]
+    assert manifest["tasks"] == len(task_ids) > 0
+    for name in ("persistence", "trend", "trend-again"):  # baselines at open, a CLI submission later
+        path = folder / "submissions" / name / "v0001" / "task_answers.jsonl"
+        assert sorted(json.loads(line)["task_id"] for line in path.open()) == sorted(task_ids)
+    three_months = [line for line in (folder / "public/tasks/options.jsonl").open() if '"3m"' in line]
+    tasks = next(entry["tasks"] for entry in board["rounds"] if entry["round_id"] == round_id)
+    assert tasks["resolved"] + tasks["void"] == len(three_months)  # the venue cycle has not closed
     code, output = _cli("rounds", "site", str(ledger), "--out", str(tmp_path / "site"), env=env)
     assert code == 0 and (tmp_path / "site" / "data" / "summary.json").is_file()

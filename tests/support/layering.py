@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
     ("tasks", (("foresci.tasks", "foresci.contracts"),)),
     ("evaluation and agents", (("foresci.evaluation",), ("foresci.agents",))),
     ("methods", (("foresci.methods",),)),
-    ("engines", (("foresci.engines",),)),
+    ("engines and bridges", (("foresci.engines",), ("foresci.bridges",))),
     ("rounds", (("foresci.rounds",),)),
     ("app", (("foresci.app", "foresci.__main__", "foresci.cli"),)),
 )
@@ -39,6 +39,10 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
 NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("foresci.agents", "foresci.methods"), ("foresci.tasks.hidden", "foresci.tasks.hidden_io",
                                              "foresci.evaluation")),
+    # the inspect bridge's public side: what builds samples, tools and answer rows
+    (("foresci.bridges.inspect_ai.dataset", "foresci.bridges.inspect_ai.tools",
+      "foresci.bridges.inspect_ai.answers"), ("foresci.tasks.hidden", "foresci.tasks.hidden_io",
+                                              "foresci.evaluation")),
 )
 SETTINGS_SECTION = "config"
 APP_MODULE = "cli"

@@ -20,7 +20,7 @@ from foresci.tasks.families.base import get_family
 from foresci.tasks.families.direction_forecasting.family import direction_question, momentum_measure
 from foresci.tasks.families.direction_forecasting.target import DirectionTarget
 from foresci.tasks.hidden import Claim, Slot
-from foresci.tasks.models import Task
+from foresci.tasks.models import Candidate, Task
 
 FAMILY = "direction_forecasting"
 TRAJECTORY_VARIANTS = {
@@ -53,27 +53,47 @@ def lead_noise(winner: NodeEvidence, runner_up: NodeEvidence) -> float:
                                                          runner_up.window, runner_up.level)))
 
 
-def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: TaskSettings, domain_name: str,
-               rng: random.Random) -> Built | None:
+def void_reason(options: list[NodeEvidence], settings: TaskSettings) -> str | None:
+    """Why the window leaves an option set without a clear answer (None: it has one): the winner's margin
+    or window papers below the thresholds, its lead within the noise (``min_lead_z``), no trajectory.
+
+    The builder drops such sets; a round that froze one prospectively resolves it as void."""
     by_growth = sorted(options, key=lambda item: (-item.growth, item.node_id))
     winner, runner_up = by_growth[0], by_growth[1]
-    if winner.growth - runner_up.growth < settings.min_margin or winner.window < settings.min_window_papers:
-        return None
+    if winner.growth - runner_up.growth < settings.min_margin:
+        return f"margin {winner.growth - runner_up.growth:.4f} < min_margin {settings.min_margin}"
+    if winner.window < settings.min_window_papers:
+        return f"winner has {winner.window} window papers < min_window_papers {settings.min_window_papers}"
     if winner.growth - runner_up.growth < settings.min_lead_z * lead_noise(winner, runner_up):
-        return None
+        return f"lead below min_lead_z {settings.min_lead_z} x its noise"
     if winner.trajectory is None:
+        return "no trajectory for the winner"
+    return None
+
+
+def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: TaskSettings, domain_name: str,
+               rng: random.Random) -> Built | None:
+    if void_reason(options, settings) is not None:
         return None
-    window = domain.window
     named = candidates_from(options, rng)
-    option_of = {item.node_id: candidate.option_id for candidate, item in named}
-    neighbours = [item for item in by_growth[1:]
-                  if winner.growth - item.growth <= settings.neighbour_tolerance]
-    persistence = max(options, key=lambda item: (item.pre_total, item.node_id))
-    key = (f"{window.horizon}:{winner.node_id}",
+    by_growth = sorted(options, key=lambda item: (-item.growth, item.node_id))
+    winner = by_growth[0]
+    key = (f"{domain.window.horizon}:{winner.node_id}",
            *sorted(item.node_id for item in options if item is not winner))
-    identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
+    identifier = task_id(FAMILY, domain.domain, domain.window.horizon, key, domain.window.cutoff.isoformat())
+    task = public_task(domain, options, named, domain_name, identifier)
+    hidden, label, persistence_match = direction_target(domain, options, named, settings, identifier)
+    return Built(task=task, hidden=hidden, decision_key=key, label=label,
+                 persistence_match=persistence_match)
+
+
+def public_task(domain: DomainEvidence, options: list[NodeEvidence],
+                named: list[tuple[Candidate, NodeEvidence]], domain_name: str, identifier: str) -> Task:
+    """The public task over ``options`` named as ``named`` (pre-cutoff facts only)."""
+    window = domain.window
+    option_of = {item.node_id: candidate.option_id for candidate, item in named}
     title, question = direction_question(domain_name, window.cutoff, window.start, window.end)
-    task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
+    return Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question, candidates=[candidate for candidate, _ in named],
                 context={"domain_name": domain_name,
@@ -81,8 +101,22 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                                         for item in options},
                          "momentum_measure": momentum_measure(domain.level_period)},
                 deliverable=list(get_family(FAMILY).deliverables))
+
+
+def direction_target(domain: DomainEvidence, options: list[NodeEvidence],
+                     named: list[tuple[Candidate, NodeEvidence]], settings: TaskSettings,
+                     identifier: str) -> tuple[DirectionTarget, str, bool]:
+    """The hidden target of a decisive option set (:func:`void_reason` None), its trajectory label and
+    whether persistence (the most pre-cutoff papers) picks the winner."""
+    by_growth = sorted(options, key=lambda item: (-item.growth, item.node_id))
+    winner = by_growth[0]
+    option_of = {item.node_id: candidate.option_id for candidate, item in named}
+    neighbours = [item for item in by_growth[1:]
+                  if winner.growth - item.growth <= settings.neighbour_tolerance]
+    persistence = max(options, key=lambda item: (item.pre_total, item.node_id))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
     label = winner.trajectory
+    assert label is not None  # void_reason refuses a winner without a trajectory
     slots = [Slot(name="primary_direction",
                   variants=[winner_name, *(f"{winner_name}: {term}" for term in winner.node.key_terms[:3])]),
              Slot(name="trajectory", variants=list(TRAJECTORY_VARIANTS[label]))]
@@ -114,8 +148,7 @@ def _build_one(domain: DomainEvidence, options: list[NodeEvidence], settings: Ta
                "persistence_answer": option_of[persistence.node_id],
                "persistence_match": persistence is winner,
                "node_ids": {option_of[item.node_id]: item.node_id for item in options}})
-    return Built(task=task, hidden=hidden, decision_key=key, label=label,
-                 persistence_match=persistence is winner)
+    return hidden, label, persistence is winner
 
 
 def _option_stats(item: NodeEvidence) -> dict[str, object]:

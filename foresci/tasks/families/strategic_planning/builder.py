@@ -28,7 +28,7 @@ from foresci.tasks.families.base import get_family
 from foresci.tasks.families.strategic_planning.family import planning_question
 from foresci.tasks.families.strategic_planning.target import PlanningTarget
 from foresci.tasks.hidden import Claim, Slot
-from foresci.tasks.models import Task
+from foresci.tasks.models import Candidate, Task
 from foresci.tasks.text import name_evidence_text
 
 FAMILY = "strategic_planning"
@@ -69,30 +69,70 @@ def _dependencies(domain: DomainEvidence, node_id: str) -> list[str]:
             for edge in domain.snapshot.edges if edge.target == node_id][:3]
 
 
-def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: str, settings: TaskSettings,
-               domain_name: str, rng: random.Random) -> Built | None:
+def void_reason(options: Sequence[NodeEvidence], settings: TaskSettings) -> str | None:
+    """Why the window leaves an option set without a priority (None: it has one): the top option's margin
+    or window papers below the thresholds, or no option gaining share. The builder drops such sets; a
+    round that froze one prospectively resolves it as void."""
     ranked = sorted(options, key=lambda item: (-item.growth, item.node_id))
     top = ranked[0]
-    if top.growth - ranked[1].growth < settings.min_margin or top.window < settings.min_window_papers:
-        return None
+    if top.growth - ranked[1].growth < settings.min_margin:
+        return f"margin {top.growth - ranked[1].growth:.4f} < min_margin {settings.min_margin}"
+    if top.window < settings.min_window_papers:
+        return f"top option has {top.window} window papers < min_window_papers {settings.min_window_papers}"
     if top.growth <= 0:
-        return None
-    window = domain.window
-    named = [(candidate.model_copy(update={"description": "; ".join(filter(None, [
+        return "no option gains share"
+    return None
+
+
+def name_options(domain: DomainEvidence, options: Sequence[NodeEvidence],
+                 rng: random.Random) -> list[tuple[Candidate, NodeEvidence]]:
+    """The options shuffled and named A, B, C..., each described by where its name comes from (pre-cutoff
+    papers) and its node description."""
+    return [(candidate.model_copy(update={"description": "; ".join(filter(None, [
         name_evidence_text(item.node, domain.papers, domain.cutoff), candidate.description]))}), item)
         for candidate, item in candidates_from(options, rng)]
-    option_of = {item.node_id: candidate.option_id for candidate, item in named}
-    name_of = {item.node_id: candidate.name for candidate, item in named}
-    persistence = sorted(options, key=lambda item: (-item.pre_total, item.node_id))
+
+
+def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: str, settings: TaskSettings,
+               domain_name: str, rng: random.Random) -> Built | None:
+    if void_reason(options, settings) is not None:
+        return None
+    window = domain.window
+    named = name_options(domain, options, rng)
+    top = sorted(options, key=lambda item: (-item.growth, item.node_id))[0]
     key = (f"{window.horizon}:{top.node_id}", *sorted(item.node_id for item in options if item is not top))
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
+    task = public_task(domain, options, named, scope, domain_name, identifier)
+    hidden, persistence_match = planning_target(domain, options, named, domain_name, identifier)
+    return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence_match)
+
+
+def public_task(domain: DomainEvidence, options: Sequence[NodeEvidence],
+                named: Sequence[tuple[Candidate, NodeEvidence]], scope: str, domain_name: str,
+                identifier: str) -> Task:
+    """The public task over ``options`` named as ``named`` (pre-cutoff facts only)."""
+    window = domain.window
+    option_of = {item.node_id: candidate.option_id for candidate, item in named}
     title, question = planning_question(domain_name, scope, window.cutoff, window.start, window.end)
-    task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
+    return Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question, candidates=[candidate for candidate, _ in named],
                 context={"domain_name": domain_name, "scope": scope,
                          "options": {option_of[item.node_id]: pre_cutoff_context(item) for item in options}},
                 deliverable=list(get_family(FAMILY).deliverables))
+
+
+def planning_target(domain: DomainEvidence, options: Sequence[NodeEvidence],
+                    named: Sequence[tuple[Candidate, NodeEvidence]], domain_name: str,
+                    identifier: str) -> tuple[PlanningTarget, bool]:
+    """The hidden target of a decisive option set (:func:`void_reason` None) and whether persistence (the
+    most pre-cutoff papers) picks its top option."""
+    window = domain.window
+    ranked = sorted(options, key=lambda item: (-item.growth, item.node_id))
+    top = ranked[0]
+    option_of = {item.node_id: candidate.option_id for candidate, item in named}
+    name_of = {item.node_id: candidate.name for candidate, item in named}
+    persistence = sorted(options, key=lambda item: (-item.pre_total, item.node_id))
     risks = [signal.text for signal in top.node.signals if signal.kind == "bottleneck"][:3]
     dependencies = _dependencies(domain, top.node_id)
     rationale = [f"{name_of[item.node_id]}: share of new {domain_name} papers {item.level_share:.1%} -> "
@@ -121,4 +161,4 @@ def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: s
                "persistence_answer": [option_of[item.node_id] for item in persistence],
                "persistence_match": persistence[0] is top,
                "node_ids": {option_of[item.node_id]: item.node_id for item in options}})
-    return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence[0] is top)
+    return hidden, persistence[0] is top

@@ -60,6 +60,18 @@ def top_is_tied(counts: Counter[str]) -> bool:
     return len(top) == 2 and top[0][1] == top[1][1]
 
 
+def void_reason(evidence: NodeEvidence, settings: TaskSettings) -> str | None:
+    """Why the cycle leaves a node without a best-fit venue family (None: it has one): fewer venue-tagged
+    papers than ``min_venue_papers``, or its two most frequent families tied. The builder skips such
+    nodes; a round that froze one prospectively resolves it as void."""
+    tagged = sum(evidence.window_venues.values())
+    if tagged < settings.min_venue_papers:
+        return f"{tagged} venue-tagged papers in the cycle < min_venue_papers {settings.min_venue_papers}"
+    if top_is_tied(evidence.window_venues):
+        return "the two most frequent venue families are tied"
+    return None
+
+
 def build_venue_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
                       wanted: int) -> list[Built]:
     """Candidate venue tasks, one per eligible node with enough venue-tagged papers in the cycle."""
@@ -67,9 +79,7 @@ def build_venue_tasks(domain: DomainEvidence, settings: TaskSettings, domain_nam
     prior = domain_window_venues(domain)
     built: list[Built] = []
     for evidence in eligible_nodes(domain, settings):
-        if sum(evidence.window_venues.values()) < settings.min_venue_papers or not evidence.pre_venues:
-            continue
-        if top_is_tied(evidence.window_venues):
+        if not evidence.pre_venues or void_reason(evidence, settings) is not None:
             continue
         built.append(_build_one(domain, evidence, prior, domain_name, rng))
     rng.shuffle(built)
@@ -83,12 +93,23 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
     rng.shuffle(families)
     option_of = {family: OPTION_IDS[index] for index, family in enumerate(families)}
     hidden_order = venue_order(evidence.window_venues, prior)
-    persistence_order = venue_order(evidence.pre_venues, prior)
     name = display_name(evidence.node)
     key = (f"{window.horizon}:{hidden_order[0]}", name.lower())
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
+    task = public_task(domain, evidence, families, domain_name, identifier)
+    hidden, persistence_match = venue_target(domain, evidence, option_of, prior, identifier)
+    return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence_match)
+
+
+def public_task(domain: DomainEvidence, evidence: NodeEvidence, families: list[str], domain_name: str,
+                identifier: str) -> Task:
+    """The public task about ``evidence``'s node with the venue families as options in ``families``'
+    order (pre-cutoff facts only)."""
+    window = domain.window
+    option_of = {family: OPTION_IDS[index] for index, family in enumerate(families)}
+    name = display_name(evidence.node)
     title, question = venue_question(domain_name, name, window.cutoff, window.start, window.end)
-    task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
+    return Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
                 candidates=[Candidate(option_id=option_of[family], name=family) for family in families],
@@ -98,6 +119,16 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
                          "pre_cutoff_papers": evidence.pre_total,
                          "pre_cutoff_venue_papers": dict(sorted(evidence.pre_venues.items()))},
                 deliverable=list(get_family(FAMILY).deliverables))
+
+
+def venue_target(domain: DomainEvidence, evidence: NodeEvidence, option_of: dict[str, str],
+                 prior: Counter[str], identifier: str) -> tuple[VenueTarget, bool]:
+    """The hidden target of a node with a best-fit family (:func:`void_reason` None; ``prior``: the
+    domain's venue mix in the cycle, :func:`domain_window_venues`) and whether persistence (the node's
+    pre-cutoff venue mix) picks it."""
+    hidden_order = venue_order(evidence.window_venues, prior)
+    persistence_order = venue_order(evidence.pre_venues, prior)
+    name = display_name(evidence.node)
     top = hidden_order[0]
     ranking = [option_of[family] for family in hidden_order]
     hidden = VenueTarget(
@@ -114,4 +145,4 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
                "pre_venues": dict(evidence.pre_venues), "domain_window_venues": dict(prior),
                "persistence_answer": [option_of[family] for family in persistence_order],
                "persistence_match": persistence_order[0] == top, "options": option_of})
-    return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence_order[0] == top)
+    return hidden, persistence_order[0] == top

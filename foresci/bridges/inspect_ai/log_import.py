@@ -1,0 +1,150 @@
+"""An inspect eval log's answers imported into a foresci run folder (``answers.jsonl`` + ``manifest.json``).
+
+Each sample of the log whose id is a task of the release becomes one answer row of ``method`` (default
+``inspect``) with the log's model, the run ``label`` and a ``version``: given, else ``inspect:`` and a
+hash of what shapes the answers (the task, its version, the solver plan and the generation config), so two
+different agents or settings never merge in a report. The row is read from the sample's final reply and
+the support its KB tools stored, by the very function the inspect scorer used
+(:func:`foresci.bridges.inspect_ai.answers.answer_row`), so ``foresci eval --offline`` of the imported
+rows gives the scores in the log. A sample that errored in inspect becomes an error row with its message;
+model calls and tokens come from the sample's events and usage. Rows of the same task, method, model,
+mode and version already in the folder are replaced (a re-import changes nothing else).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from foresci.bridges.inspect_ai.answers import answer_row
+from foresci.bridges.inspect_ai.tools import SUPPORT_KEY
+from foresci.contracts import Answer
+from foresci.core.errors import UserError
+from foresci.core.io import read_models, write_jsonl
+from foresci.tasks.models import Task
+from foresci.tasks.release import load_release
+
+ANSWERS_FILE = "answers.jsonl"
+DEFAULT_METHOD = "inspect"
+
+
+@dataclass
+class ImportSummary:
+    """What an import wrote."""
+
+    rows: int
+    errors: int
+    skipped: list[str]
+    method: str
+    model: str
+    version: str
+
+
+def log_version(log: Any) -> str:
+    """``inspect:`` and 12 hex digits hashing the log's task, task version, solver plan and generation
+    config (what shapes its answers besides the model, which is the row's own column)."""
+    shaped = {
+        "task": log.eval.task,
+        "task_version": log.eval.task_version,
+        "plan": log.plan.model_dump(mode="json", exclude_none=True) if log.plan else None,
+        "config": log.eval.model_generate_config.model_dump(mode="json", exclude_none=True),
+    }
+    digest = hashlib.sha256(json.dumps(shaped, sort_keys=True, default=str).encode()).hexdigest()
+    return f"inspect:{digest[:12]}"
+
+
+def _usage(sample: Any) -> dict[str, Any]:
+    calls = sum(1 for event in sample.events or [] if getattr(event, "event", None) == "model")
+    usages = list((sample.model_usage or {}).values())
+    return {
+        "llm_calls": calls,
+        "prompt_tokens": sum(usage.input_tokens or 0 for usage in usages),
+        "completion_tokens": sum(usage.output_tokens or 0 for usage in usages),
+        "elapsed_s": round(float(sample.total_time or 0.0), 3),
+    }
+
+
+def sample_row(task: Task, sample: Any, *, method: str, model: str, version: str,
+               label: str | None) -> Answer:
+    """The answer row of one sample (an error row when inspect recorded an error for it)."""
+    if sample.error is not None:
+        message = " ".join(str(getattr(sample.error, "message", sample.error)).split())[:2000]
+        row = answer_row(task, "", None, method=method, model=model, version=version, label=label)
+        row = row.model_copy(update={"error": f"task {task.task_id}: inspect sample error: {message}"})
+    else:
+        row = answer_row(task, sample.output.completion if sample.output else "",
+                         (sample.store or {}).get(SUPPORT_KEY), method=method, model=model, version=version,
+                         label=label)
+    return row.model_copy(update=_usage(sample))
+
+
+def _identity(row: Answer) -> tuple[str, str, str | None, str, str | None]:
+    return (row.task_id, row.method, row.model, row.mode, row.version)
+
+
+def read_log(path: Path) -> Any:
+    """The inspect eval log at ``path`` (``.eval`` or ``.json``); a one-line error when it is none."""
+    from inspect_ai.log import read_eval_log
+
+    if not Path(path).is_file():
+        raise UserError("no such inspect log file", path=path)
+    try:
+        return read_eval_log(str(path))
+    except (ValueError, OSError, KeyError) as error:
+        raise UserError(f"not an inspect eval log: {type(error).__name__}: {error}", path=path) from error
+
+
+def import_log(log_path: Path, release_dir: Path, out: Path, *, method: str = DEFAULT_METHOD,
+               label: str | None = None, version: str | None = None, kb: Path | None = None,
+               epoch: int = 1) -> ImportSummary:
+    """Write the answers of the inspect log at ``log_path`` (``epoch``'s samples) into ``out`` as rows of
+    ``method``; ``out/manifest.json`` names ``release_dir`` and ``kb`` (default: the KB the log's task
+    searched, when it still exists) for ``foresci eval``."""
+    from foresci.core.artifacts import write_manifest
+    from foresci.core.locks import artifact_lock
+
+    log = read_log(log_path)
+    if log.status != "success" and not log.samples:
+        raise UserError(f"the inspect log holds no samples (status {log.status})", path=log_path)
+    if kb is None:
+        used = (log.eval.metadata or {}).get("foresci_kb")
+        kb = Path(used) if used and (Path(used) / "manifest.json").is_file() else None
+    tasks = {task.task_id: task for task in load_release(release_dir).tasks}
+    model = log.eval.model
+    version = version or log_version(log)
+    rows: list[Answer] = []
+    skipped: list[str] = []
+    for sample in log.samples or []:
+        if sample.epoch != epoch:
+            continue
+        task = tasks.get(str(sample.id))
+        if task is None:
+            skipped.append(str(sample.id))
+            continue
+        rows.append(sample_row(task, sample, method=method, model=model, version=version, label=label))
+    if not rows:
+        raise UserError(f"no sample of the log is a task of {release_dir} (sample ids: "
+                        f"{', '.join(skipped[:5]) or 'none'})", path=log_path)
+    out.mkdir(parents=True, exist_ok=True)
+    with artifact_lock(out):
+        path = out / ANSWERS_FILE
+        kept = read_models(path, Answer) if path.is_file() else []
+        replaced = {_identity(row) for row in rows}
+        kept = [row for row in kept if _identity(row) not in replaced]
+        everything = [*kept, *rows]
+        write_jsonl(path, everything)
+        inputs = {"release": str(release_dir), "inspect_log": str(log_path)}
+        if kb is not None:
+            inputs["kb"] = str(kb)
+        write_manifest(out, "run", inputs=inputs,
+                       config={"methods": sorted({row.method for row in everything}), "models": [model],
+                               "mode": "full", "source": "inspect_ai", "inspect_task": log.eval.task,
+                               "inspect_version": version},
+                       files=[ANSWERS_FILE],
+                       counts={"rows": len(everything), "ok": sum(row.status == "ok" for row in everything),
+                               "errors": sum(row.status == "error" for row in everything)})
+    return ImportSummary(rows=len(rows), errors=sum(row.status == "error" for row in rows), skipped=skipped,
+                         method=method, model=model, version=version)

@@ -1,0 +1,127 @@
+"""Per-item scores of the family tasks of a round: the family's top-1 and its deterministic FTA.
+
+Per resolved (not void) task and submission version: ``top1`` (:meth:`TaskFamily.top_choice`: 1 for the
+primary direction, 0.5 for an acceptable neighbour; planning and venue: the first-ranked option right) and
+``fta`` where the family ranks its options (planning and venue: ranking-aware FTA against the hidden
+order, deterministic, no judge). Direction's FTA needs an embedder over judge-extracted claims or answer
+sentences; rounds do not score it. A task a submission left unanswered (or answered with an error row)
+scores 0 (``imputed: true``), so skipping hard tasks does not pay; a family the submission answered no
+task of is left out for it (recency answers no venue task). Void tasks are not scored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from foresci.contracts import Answer
+from foresci.core.io import iter_jsonl
+from foresci.rounds.ledger import RESOLUTIONS_DIR, RoundManifest
+from foresci.rounds.submit import TASK_ANSWERS_FILE, all_submissions
+from foresci.tasks.models import Task
+
+TASK_METRICS = ("top1", "fta")
+
+
+def task_resolution_path(folder: Path, horizon: str) -> Path:
+    """The resolution file of a round's family tasks of one horizon."""
+    return folder / RESOLUTIONS_DIR / f"tasks-{horizon}.jsonl"
+
+
+def resolved_tasks(folder: Path, manifest: RoundManifest) -> dict[str, dict[str, Any]]:
+    """task id -> resolution row (``status`` resolved/void, ``reason``, parsed ``hidden``)."""
+    from foresci.rounds.family_tasks import read_task_resolutions
+
+    return read_task_resolutions(
+        [task_resolution_path(folder, horizon) for horizon in sorted(manifest.task_windows)]
+    )
+
+
+def _metrics(task: Task, hidden: Any, answer: Answer | None) -> dict[str, tuple[float, bool]]:
+    from foresci.evaluation.config import EvaluationSettings
+    from foresci.evaluation.loading import ReleaseData
+    from foresci.evaluation.metrics.fta import ranking_result
+    from foresci.evaluation.session import row_context
+    from foresci.tasks.families import get_family
+
+    family = get_family(task.family)
+    wanted = ["top1", *(["fta"] if family.ranked else [])]
+    if answer is None or answer.status != "ok":
+        return {metric: (0.0, True) for metric in wanted}
+    release = ReleaseData(path=Path("."), tasks={task.task_id: task}, hidden={task.task_id: hidden})
+    context = row_context(answer, release, EvaluationSettings())
+    top = family.top_choice(answer, task, hidden)
+    result = {"top1": (float(top.value) if top is not None else 0.0, False)}
+    if family.ranked:
+        value = ranking_result("fta", context).value
+        result["fta"] = (float(value or 0.0), False)
+    return result
+
+
+def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task]) -> list[dict[str, Any]]:
+    """Score rows of every submission version on every resolved, non-void task (sorted, deterministic)."""
+    resolutions = resolved_tasks(folder, manifest)
+    resolved = [
+        task for task in tasks if resolutions.get(task.task_id, {}).get("status") == "resolved"
+    ]
+    rows: list[dict[str, Any]] = []
+    for record in all_submissions(folder):
+        path = folder / record["folder"] / TASK_ANSWERS_FILE
+        answers = {}
+        if path.is_file():
+            for raw in iter_jsonl(path):
+                answer = Answer.model_validate(raw)
+                answers[answer.task_id] = answer
+        if not answers:
+            continue  # a submission without task answers takes no part in the family boards
+        families = {answer.family for answer in answers.values()}
+        for task in (task for task in resolved if task.family in families):
+            hidden = resolutions[task.task_id]["hidden"]
+            for metric, (value, imputed) in _metrics(task, hidden, answers.get(task.task_id)).items():
+                rows.append(
+                    {
+                        "round_id": manifest.round_id,
+                        "item": f"{manifest.round_id}/{task.task_id}",
+                        "task_id": task.task_id,
+                        "window": task.horizon,
+                        "kind": "task",
+                        "family": task.family,
+                        "domain": task.domain,
+                        "method": record["method"],
+                        "version": record["version"],
+                        "metric": metric,
+                        "score": round(value, 10),
+                        "imputed": imputed,
+                        "outcome": hidden.top_option(),
+                        "options": len(task.candidates),
+                    }
+                )
+    rows.sort(key=lambda row: (row["method"], row["version"], row["item"], row["metric"]))
+    return rows
+
+
+def _reason_kind(reason: Any) -> str:
+    """A void reason without its numbers (the gate that failed), for counting."""
+    return re.sub(r"-?\d+(?:\.\d+)?", "N", str(reason))
+
+
+def task_counts(folder: Path, manifest: RoundManifest) -> dict[str, Any]:
+    """Frozen, resolved and void family tasks of a round, with the void reasons (numbers as N) counted."""
+    resolutions = resolved_tasks(folder, manifest)
+    void = [row for row in resolutions.values() if row["status"] == "void"]
+    by_family: dict[str, dict[str, int]] = {}
+    for row in resolutions.values():
+        entry = by_family.setdefault(str(row["family"]), {"resolved": 0, "void": 0})
+        entry[str(row["status"])] += 1
+    return {
+        "frozen": manifest.tasks,
+        "resolved": sum(row["status"] == "resolved" for row in resolutions.values()),
+        "void": len(void),
+        "by_family": dict(sorted(by_family.items())),
+        "void_reasons": dict(
+            sorted(Counter(f"{row['family']}: {_reason_kind(row['reason'])}" for row in void).items())
+        ),
+    }
