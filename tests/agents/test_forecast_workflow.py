@@ -23,6 +23,8 @@ from foresci.core.settings import Settings
 from tests.agents.responders import offered_tools, schema_name, searching_turn
 from tests.support.openai_server import ScriptedOpenAIServer
 
+pytestmark = pytest.mark.slow  # end to end: real CLI workflows over one module world
+
 # forecast calls per question: research_agent drafts and reviews; react searches (one turn with tool
 # calls, one with its findings), then forecasts
 FORECAST_CALLS = {"native": 1, "hybrid_rag": 1, "coi": 1, "research_agent": 2, "aris": 1, "react": 3}

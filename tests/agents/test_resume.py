@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from foresci.agents.answers import answer_key, read_answers, repair_torn_tail
 from foresci.core.io import write_jsonl
 from tests.agents.responders import answering_responder
@@ -53,6 +55,7 @@ def _run_cli(release: Path, out: Path, env: dict[str, str]) -> subprocess.Popen[
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
+@pytest.mark.slow
 def test_kill_and_resume(tmp_path: Path) -> None:
     total = _release(tmp_path, copies=3)
     out = tmp_path / "run"

@@ -258,6 +258,7 @@ def test_retrieved_text_is_fenced_as_data_in_agent_prompts(
     assert "What your answer must contain" in user[end:], "the instructions stay outside the fence"
 
 
+@pytest.mark.slow
 def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> None:
     import threading
     import time

@@ -7,11 +7,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from foresci.core.io import iter_jsonl
 from foresci.evaluation.runner import evaluate_run
 from tests.evaluation.conftest import WordEncoder
 from tests.evaluation.test_judges import judge_reply, judged_settings
 from tests.support.openai_server import ScriptedOpenAIServer
+
+pytestmark = pytest.mark.slow  # end to end: a local Ray cluster
 
 
 def _scores(run: Path) -> dict[str, Any]:

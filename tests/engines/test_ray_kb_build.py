@@ -7,11 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from foresci.core.io import read_json
 from foresci.core.settings import Settings
 from foresci.kb.build import build_kb
 from foresci.kb.store import live_generation
 from tests.conftest import require_shared
+
+pytestmark = pytest.mark.slow  # end to end: a local Ray cluster
 
 DAYS = ("2025-06-02.jsonl.gz", "2025-06-03.jsonl.gz")
 ROWS_PER_DAY = 90

@@ -15,6 +15,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from foresci.agents.answers import answer_key, read_answers
 from foresci.core.settings import Settings
 from foresci.engines.answers import RayJobEngine
@@ -23,6 +25,8 @@ from tests.agents.conftest import ToyWorld
 from tests.agents.responders import answering_responder
 from tests.agents.toy import DOMAIN, toy_tasks
 from tests.support.openai_server import ScriptedOpenAIServer
+
+pytestmark = pytest.mark.slow  # end to end: a local Ray cluster
 
 METHODS = ["native", "hybrid_rag", "persistence"]
 MODELS = ["scripted-a", "scripted-b"]

@@ -18,7 +18,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 def _run(
     command: list[str], cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
+    """Run ``command`` without PYTHONPATH (a checkout on it would be imported instead of the wheel)."""
+    environment = {key: value for key, value in (env or os.environ).items() if key != "PYTHONPATH"}
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=600,
+                          check=False)
 
 
 @pytest.fixture(scope="module")

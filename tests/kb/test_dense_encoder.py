@@ -31,6 +31,7 @@ def _real_titles(count: int) -> list[str]:
     return titles[:count]
 
 
+@pytest.mark.slow
 def test_onnx_export_matches_sentence_transformers_on_real_titles() -> None:
     titles = _real_titles(48) + ["", "x", "word " * 400]  # empty, one letter, truncated at 256 tokens
     onnx = Embedder(backend="onnx")  # exported once per machine into the user's model store

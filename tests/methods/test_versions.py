@@ -7,6 +7,8 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from foresci.agents.answers import read_answers
 from foresci.methods.identity import http_version, source_version
 from tests.methods.conftest import Foresci
@@ -49,6 +51,7 @@ def test_source_version_follows_the_file_and_an_agent_without_info_is_its_masked
     assert "secret" not in version and "abc" not in version and version.startswith("http://")
 
 
+@pytest.mark.slow
 def test_an_edited_plugin_is_refused_unless_new_version_and_reports_keep_both(
         small_world: SmallWorld, foresci: Foresci, tmp_path: Path) -> None:
     folder = tmp_path / "plugins"

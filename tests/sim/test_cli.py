@@ -33,6 +33,7 @@ def test_generate_then_truth(tmp_path: Path) -> None:
             "--counterfactual",
             "reverse",
         ],
+        env={"COLUMNS": "250"},  # the summary line names the folder: a longer tmp path must not wrap it
     )
     assert result.exit_code == 0, result.output
     truth = load_ground_truth(out)
