@@ -3,12 +3,13 @@
 Both engines plan the same jobs and store the rows in job order with their transcripts written in that
 order, and neither keeps a wall-clock figure in a row (no ``answered in`` note, ``elapsed_s`` 0), so a
 submission answered on Ray is byte-for-byte the local one (same rows, order and ``sha256``) whenever the
-method's answers are the same. ``mode="name_only"`` asks an LLM method with the question and the option
+method's answers are the same (transcript ids are derived from the row keys, :func:`transcript_id`). ``mode="name_only"`` asks an LLM method with the question and the option
 names alone (the name-only baseline, :mod:`foresci.rounds.baselines`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -74,9 +75,22 @@ def _transcripts(settings: Any, entries: list[Entry]) -> bytes | None:
     with tempfile.TemporaryDirectory(prefix="foresci-round-") as scratch:
         path = Path(scratch) / TRANSCRIPTS_FILE
         log = TranscriptLog(path, secrets_of(settings))
+        renamed: dict[str, str] = {}
         for kind, key, transcript, row in entries:
-            row.transcript = log.write(transcript, kind, key, status=row.status, error=row.error)
-        return path.read_bytes() if path.is_file() else None
+            written = log.write(transcript, kind, key, status=row.status, error=row.error)
+            row.transcript = renamed[written] = transcript_id(kind, key)
+        if not path.is_file():
+            return None
+        text = path.read_text(encoding="utf-8")
+        for written, stable in renamed.items():
+            text = text.replace(f'"id": "{written}"', f'"id": "{stable}"', 1)
+        return text.encode("utf-8")
+
+
+def transcript_id(kind: str, key: str) -> str:
+    """A transcript's id within a submission, from its unit and row key (the log's own ids are random, so
+    a row that names its transcript would make two identical submissions hash differently)."""
+    return f"t-{hashlib.sha256(f'{kind}|{key}'.encode()).hexdigest()[:16]}"
 
 
 def answer_with_method(
