@@ -1,10 +1,11 @@
 """A method answers a round: its forecast jobs and family-task jobs, here (threads) or on Ray workers.
 
 Both engines plan the same jobs and store the rows in job order with their transcripts written in that
-order, and neither keeps a wall-clock figure in a row (no ``answered in`` note, ``elapsed_s`` 0), so a
-submission answered on Ray is byte-for-byte the local one (same rows, order and ``sha256``) whenever the
-method's answers are the same (transcript ids are derived from the row keys, :func:`transcript_id`). ``mode="name_only"`` asks an LLM method with the question and the option
-names alone (the name-only baseline, :mod:`foresci.rounds.baselines`).
+order, and neither keeps a wall-clock figure in a row (no ``answered in`` note, ``elapsed_s`` 0), and
+transcript ids are derived from the row keys (:func:`transcript_id`), so a submission answered on Ray is
+byte for byte the local one (same rows, order and ``sha256``) whenever the method's answers are the same.
+``mode="name_only"`` asks an LLM method with the question and the option names alone (the name-only
+baseline, :func:`foresci.rounds.open.commit_name_only`).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from foresci.core.settings import Settings
-from tests.rounds.helpers import toy_settings
 from tests.agents.responders import answering_responder, schema_name
+from tests.rounds.helpers import toy_settings
 from tests.support.openai_server import ScriptedOpenAIServer, example_from_schema, requested_schema
 
 MODEL = "scripted-a"
