@@ -4,6 +4,9 @@ like any submission (the scripted OpenAI-compatible server on 127.0.0.1 is the L
 
 from __future__ import annotations
 
+import importlib.util
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,6 @@ from foresci.core.io import read_json
 from foresci.engines.answers import RayJobEngine
 from foresci.rounds.ledger import round_dir
 from foresci.rounds.submit import DeadlineError, round_tasks, submit, versions
-from tests.engines.conftest import ray_cluster  # noqa: F401  (the 2-CPU local cluster)
 from tests.rounds.helpers import make_ledger, toy_tick
 from tests.rounds.llm_helpers import llm_settings, round_responder
 from tests.support.openai_server import ScriptedOpenAIServer
@@ -22,7 +24,34 @@ from tests.tasks.toy import CUTOFF, ToyKB
 ROUND = f"r-{CUTOFF.isoformat()}"
 
 
-def test_ray_submission_equals_the_local_one(ray_cluster: Any, tmp_path: Path) -> None:  # noqa: F811
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
+    """``ray`` on the engine tests' 2-CPU local cluster: the one this session already started
+    (tests/engines/conftest.py's session fixture), else one started here and shut down after the module
+    (a missing ray fails under CI=true, as for the engine tests)."""
+    if importlib.util.find_spec("ray") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("ray is not installed; `make test` installs the foresci[ray] extra")
+        pytest.skip("ray is not installed (pip install 'foresci[ray]')")
+    import ray
+
+    if ray.is_initialized():
+        yield ray
+        return
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=96 * 1024 * 1024,
+        configure_logging=False,
+    )
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def test_ray_submission_equals_the_local_one(ray_cluster: Any, tmp_path: Path) -> None:
     ledger = make_ledger(tmp_path)
     toy_tick(ledger, CUTOFF)
     folder = round_dir(ledger, ROUND)
