@@ -10,9 +10,14 @@ import-time breakdown (top 10 packages by self time, `python -X importtime`) of 
 more run of each, the load average and the thread count. The KB is only read (searches write to the
 cache folder: a temporary one unless --cache-dir).
 
+With --check-queries N, first (in this process) the one-shot search `kb search` runs (numpy query encoder,
+numpy exact dense scan) is compared with the usual exact search and with the 'auto' path on N real queries:
+it must give the same top-10 as exact search on every one (exit 1 otherwise).
+
 Examples:
   python benchmarks/cli_cold.py                          # the real KB at /work/kbs/real
   python benchmarks/cli_cold.py --kb /path/to/kb --runs 9 --cutoff 2025-12-31
+  python benchmarks/cli_cold.py --check-queries 200      # also the one-shot vs exact check
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 HELP_GOAL_S = 0.15
@@ -140,6 +147,48 @@ def measure_for_kb_benchmark(kb: Path, workdir: Path, figures: dict, checks: lis
                        figure.median_s <= goals[label]))
 
 
+def check_one_shot(kb: Path, cutoff: str, count: int, scratch: Path, code: Path = REPO) -> dict[str, float]:
+    """The one-shot search `kb search` runs (numpy query encoder, numpy exact dense scan) against the usual
+    exact search (ONNX Runtime encoder, FAISS exact path) and the 'auto' path (HNSW above the cost model's
+    crossover) on ``count`` real queries (word windows of the KB's abstracts, new each run): the share of
+    queries with the same top-10 papers, the same hits (ids, BM25 and dense ranks), and the largest
+    difference of the query vectors. Each view has its own vector cache, so each encodes every query.
+    Runs the foresci source in ``code`` (first on the path, before an installed copy)."""
+    from datetime import date
+
+    sys.path[:0] = [str(code), str(REPO / "benchmarks")]
+    from foresci.core.settings import Settings
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+    from kb import _fresh_queries  # type: ignore[import-not-found]
+
+    day = date.fromisoformat(cutoff)
+
+    def view(name: str, one_shot: bool = False, **runtime: str) -> KBView:
+        settings = Settings(cache_dir=scratch / name, runtime={"encoder": "auto", **runtime})
+        return KBView(KnowledgeBase.open(kb, settings, one_shot=one_shot), day)
+
+    one_shot, exact, auto = view("one-shot", True), view("exact", dense_index="flat"), view("auto")
+    queries = _fresh_queries(one_shot.kb.papers(until=day), count)
+    figures: dict[str, float] = {"queries": len(queries), "visible": one_shot.size,
+                                 "auto_dense_path": auto.kb.dense_index.path(auto.size)}  # type: ignore[dict-item]
+    same = {"exact": [0, 0], "auto": [0, 0]}
+    largest = 0.0
+    for query in queries:
+        hits = one_shot.search(query)
+        largest = max(largest, float(np.abs(one_shot.query_vector(query) - exact.query_vector(query)).max()))
+        for name, other in (("exact", exact), ("auto", auto)):
+            theirs = other.search(query)
+            same[name][0] += {hit.paper.paper_id for hit in hits} == {hit.paper.paper_id for hit in theirs}
+            same[name][1] += ([(hit.paper.paper_id, hit.bm25_rank, hit.dense_rank) for hit in hits]
+                              == [(hit.paper.paper_id, hit.bm25_rank, hit.dense_rank) for hit in theirs])
+    for name, (top10, identical) in same.items():
+        figures[f"same_top10_vs_{name}"] = top10 / len(queries)
+        figures[f"identical_hits_vs_{name}"] = identical / len(queries)
+    figures["largest_query_vector_difference"] = largest
+    return figures
+
+
 def _conditions() -> str:
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     threads = os.environ.get("FORESCI_RUNTIME__THREADS") or os.environ.get("OMP_NUM_THREADS") or "default (1)"
@@ -156,13 +205,22 @@ def main() -> int:
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="FORESCI_CACHE_DIR (default: a temp folder)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--check-queries", type=int, default=0,
+                        help="also compare the one-shot search with the usual exact and 'auto' searches on "
+                             "this many real queries (in this process; needs 100%% the same top-10 as exact)")
     parser.add_argument("--code", type=Path, default=REPO,
                         help="the foresci checkout to run (default: this one; e.g. main to compare)")
     options = parser.parse_args()
     if not (options.kb / "CURRENT").is_file():
         parser.error(f"{options.kb}: not a KB folder (no CURRENT file)")
     scratch = Path(tempfile.mkdtemp(prefix="foresci-cli-cold-"))
+    checked: dict[str, float] = {}
     try:
+        if options.check_queries:
+            checked = check_one_shot(options.kb, options.cutoff, options.check_queries, scratch / "check",
+                                     options.code.resolve())
+            print(f"one-shot vs usual search ({options.cutoff}): "
+                  + ", ".join(f"{key} {value}" for key, value in checked.items()), flush=True)
         figures = measure(options.kb, options.cutoff, options.runs, options.cache_dir or scratch / "cache",
                           options.code.resolve())
     finally:
@@ -181,6 +239,11 @@ def main() -> int:
         data = {label: {"median_s": figure.median_s, **asdict(figure)} for label, figure in figures.items()}
         options.json.write_text(json.dumps({**data, "conditions": _conditions()}, indent=2) + "\n")
     missed = 0
+    if checked:
+        passed = checked["same_top10_vs_exact"] == 1.0
+        missed += not passed
+        print(f"{'PASS' if passed else 'MISS'}  one-shot search: the same top-10 as exact search on "
+              f"{int(checked['queries'])} real queries: {checked['same_top10_vs_exact']:.3f}")
     for label, figure in figures.items():
         passed = figure.median_s <= goals[label]
         missed += not passed

@@ -5,16 +5,24 @@ Goals (exit 1 when one is missed):
 - generating the default world (foresci.sim.world.default_world_config) takes <= ``--world-limit`` s
   (default 15) and yields 1,500-3,000 papers;
 - the whole demo (world, KB with embeddings and model load, taxonomy, tasks, baselines, evaluation,
-  report) takes <= ``--limit`` s (default 180, the issue's 3 minutes on 2 cores), measured in this
+  report) takes <= ``--limit`` s (default 90, issue 32 on a quiet 2-core machine), measured in this
   fresh process from before the first foresci import, with an empty embedding cache.
 
-Run: ``python benchmarks/demo.py [--limit 180] [--world-only] [--keep DIR]``
+Issue 32's goals: <= 90 s on a quiet 2-core machine (``--limit 90``) and <= 150 s with one other busy
+process (``--limit 150 --busy 1``: this script keeps that many pure-Python spinners running, each in a
+process of its own session, for the whole measurement). Embedding runs on ``runtime.embed_workers`` cores
+(default: every core). Printed beside the figures: ``uptime`` before and after, the embedding cores and
+search threads, and each stage's CPU seconds (this process's; far below the wall seconds means the stage
+waited for a busy machine).
+
+Run: ``python benchmarks/demo.py [--limit 90] [--busy N] [--world-only] [--keep DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,13 +41,29 @@ def measure_world(folder: Path) -> tuple[float, int]:
     return elapsed, load_ground_truth(paths.root).paper_count
 
 
-def measure_demo(folder: Path, excluded: float) -> tuple[float, dict[str, float]]:
+def measure_demo(folder: Path, excluded: float) -> tuple[float, dict[str, float], dict[str, float]]:
     """Seconds for the whole demo into ``folder`` (process start and imports included, ``excluded``
-    seconds of earlier measurements left out) and its per-stage timings."""
+    seconds of earlier measurements left out), its per-stage wall seconds and CPU seconds."""
     from foresci.app.demo import run_demo
 
     result = run_demo(folder, quiet=True)
-    return time.perf_counter() - PROCESS_START - excluded, dict(result.timings)
+    return time.perf_counter() - PROCESS_START - excluded, dict(result.timings), dict(result.cpu_seconds)
+
+
+def _uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        return f"load {os.getloadavg()}"
+
+
+SPINNER = "while True: pass"
+
+
+def start_busy(count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` busy processes (a pure-Python loop each), each in a new session so the scheduler treats
+    them as another user's job."""
+    return [subprocess.Popen([sys.executable, "-c", SPINNER], start_new_session=True) for _ in range(count)]
 
 
 def main() -> int:
@@ -47,11 +71,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--limit", type=float, default=180.0, help="seconds allowed for the whole demo")
+    parser.add_argument("--limit", type=float, default=90.0, help="seconds allowed for the whole demo")
     parser.add_argument("--world-limit", type=float, default=15.0, help="seconds allowed for the world alone")
     parser.add_argument("--world-only", action="store_true", help="measure world generation only")
     parser.add_argument("--keep", type=Path, default=None, help="write artifacts here instead of a temp dir")
+    parser.add_argument("--busy", type=int, default=0, help="busy processes kept running beside the demo")
     args = parser.parse_args()
+    busy = start_busy(args.busy)
+    try:
+        return _measure(args)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+
+
+def _measure(args: argparse.Namespace) -> int:
+    from foresci.core.settings import Settings
+    from foresci.core.threads import ensure_threads
+    from foresci.embedders.embedder import embed_workers
+
+    print(f"before: {_uptime()}")
+    print(f"embedding on {embed_workers(Settings())} core(s), search on {ensure_threads()} thread(s), "
+          f"{args.busy} busy process(es) beside")
     root = args.keep or Path(tempfile.mkdtemp(prefix="foresci-demo-bench-"))
     os.environ.setdefault("FORESCI_CACHE_DIR", str(root / "cache"))  # cold embedding cache
     failures = []
@@ -67,13 +109,14 @@ def main() -> int:
         failures.append(f"default world has {papers} papers, outside {PAPER_RANGE}")
 
     if not args.world_only:
-        total, timings = measure_demo(root / "demo", excluded=world_seconds)
+        total, timings, cpu = measure_demo(root / "demo", excluded=world_seconds)
         for stage, seconds in timings.items():
-            print(f"  {stage:<40} {seconds:8.1f} s")
+            print(f"  {stage:<40} {seconds:8.1f} s (CPU {cpu.get(stage, 0.0):.1f} s)")
         print(f"demo: {total:.1f} s in all, imports and model load included (goal <= {args.limit:.0f} s)")
         if total > args.limit:
             failures.append(f"demo took {total:.1f} s > {args.limit:.0f} s")
 
+    print(f"after: {_uptime()}")
     for failure in failures:
         print(f"MISSED: {failure}", file=sys.stderr)
     return 1 if failures else 0

@@ -2,7 +2,7 @@
 
 ``Answer`` (one row of ``answers.jsonl``), its ``SupportArtifact`` (queries, retrieved items, ``Evidence``
 per claim, tool calls) and ``ForecastAnswer``. Each family's answer schema is the family's
-(:mod:`foresci.tasks.families`, ``family_schema(name)``); the four shipped ones are named here too, for
+(:mod:`foresci.tasks.families`, ``family_schema(name)``); the five shipped ones are named here too, for
 ``AgentReply``. Both ``foresci.agents``
 and ``foresci.evaluation`` import these; neither imports the other. ``foresci schema export DIR`` writes
 them as JSON Schemas for agents written in other languages (:mod:`foresci.app.schemas`).
@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.tasks.families import family_schema
 from foresci.tasks.families.bottleneck_opportunity.family import BottleneckAnswer
+from foresci.tasks.families.concept_emergence.family import EmergenceAnswer
 from foresci.tasks.families.direction_forecasting.family import DirectionAnswer
 from foresci.tasks.families.parts import RankedOption
 from foresci.tasks.families.strategic_planning.family import PlanningAnswer
@@ -172,7 +173,7 @@ class AgentReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    answer: DirectionAnswer | BottleneckAnswer | PlanningAnswer | VenueAnswer = Field(
+    answer: DirectionAnswer | BottleneckAnswer | PlanningAnswer | VenueAnswer | EmergenceAnswer = Field(
         description="the answer in the schema of the task's family (answer/<family>.schema.json)"
     )
     support: SupportArtifact | None = Field(

@@ -11,16 +11,6 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("FORESCI_SHARED", REPO_ROOT.parent / "shared"))
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Collecting tests/emergence imports the concept_emergence family, an extension that registers on
-    import: take it out again so every other test sees only the shipped families (its own tests register
-    it for their module)."""
-    from foresci.tasks.families import base
-
-    if base._REGISTRY.pop("concept_emergence", None) is not None:
-        base._family_tuple.cache_clear()
-
-
 def require_shared(relative: str = "") -> Path:
     """Return ``../shared/<relative>``; skip when absent locally, fail when CI=true."""
     path = SHARED / relative

@@ -299,9 +299,14 @@ def demo_command(
         typer.echo("\n".join(["error rows per method:", *error_rate_lines(result.runs)]))
     else:
         from foresci.core.threads import use_idle_cores
+        from foresci.embedders.embedder import embed_workers
 
-        threads = use_idle_cores(Settings())  # the local model is not competing for cores here
-        typer.echo(f"{threads} thread(s) for embedding and search (FORESCI_RUNTIME__THREADS sets it)")
+        settings = Settings()
+        threads = use_idle_cores(settings)  # the local model is not competing for cores here
+        # embedding, most of the demo's time, runs on every core whatever the load at the start
+        # (a worker on a busy core only slows itself): FORESCI_RUNTIME__EMBED_WORKERS sets it
+        typer.echo(f"embedding on {embed_workers(settings)} core(s), search on {threads} thread(s) "
+                   "(FORESCI_RUNTIME__EMBED_WORKERS, FORESCI_RUNTIME__THREADS set them)")
         result = run_demo(out, seed=seed, per_family=per_family or DEMO_TASKS_PER_FAMILY)
     total, cpu = sum(result.timings.values()), sum(result.cpu_seconds.values())
     typer.echo(f"demo finished in {total:.0f} s (CPU {cpu:.0f} s); artifacts under {result.out}")

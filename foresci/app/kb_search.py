@@ -15,7 +15,8 @@ def print_search(kb_dir: Path, query: str, cutoff: Callable[[], date], domain: s
     """Search the KB at ``kb_dir`` as an agent at the cutoff would and print the hits as a table.
 
     ``cutoff`` parses the date after the KB is opened (a missing KB is the error a user sees first). The
-    settings come from :func:`foresci.core.light_settings.load_light_settings` (no pydantic-settings).
+    settings come from :func:`foresci.core.light_settings.load_light_settings` (no pydantic-settings). The KB
+    is opened for one search (``one_shot``): the dense side is an exact numpy scan, never FAISS's graph.
     """
     from rich.console import Console
     from rich.table import Table
@@ -26,7 +27,7 @@ def print_search(kb_dir: Path, query: str, cutoff: Callable[[], date], domain: s
     from foresci.kb.store import KnowledgeBase
 
     settings = cast("Settings", load_light_settings())  # the same fields and values as Settings()
-    view = KBView(KnowledgeBase.open(kb_dir, settings), cutoff())
+    view = KBView(KnowledgeBase.open(kb_dir, settings, one_shot=True), cutoff())
     table = Table(title=f"{query!r} at {view.cutoff} ({view.size} papers visible)")
     for column in ("rank", "date", "id", "title", "bm25", "dense"):
         table.add_column(column)

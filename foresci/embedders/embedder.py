@@ -5,6 +5,10 @@ offline; any sentence-transformers model name or path is a setting (e.g. ``BAAI/
 A text whose (model, text) hash is already cached is never embedded again. The backend
 (``settings.runtime.encoder``) is ONNX Runtime where it can serve the model (no torch import at
 query time), else sentence-transformers; both give the same vectors, so they share the cache.
+
+Many texts at once (a KB build, the demo) are encoded on ``workers`` cores: with ONNX Runtime the batches
+of a call run side by side, one per thread (:mod:`foresci.embedders.onnx_encoder`), giving the very
+vectors of one worker. ``settings.runtime.embed_workers`` sets the count (:func:`embed_workers`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import importlib.util
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -94,6 +98,11 @@ class EmbeddingCache:
             )
             self._connection.commit()
 
+    def count(self) -> int:
+        """Vectors stored."""
+        with self._lock:
+            return int(self._connection.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
     def close(self) -> None:
         """Close the database."""
         self._connection.close()
@@ -121,6 +130,7 @@ class Embedder:
         backend: str = "auto",
         onnx_batch_size: int = 32,
         onnx_dir: Path | None = None,
+        workers: int = 1,
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown encoder backend {backend!r}; expected one of {BACKENDS}")
@@ -130,9 +140,10 @@ class Embedder:
         self.device = device
         self.requested_backend = backend
         self.onnx_dir = onnx_dir
+        self.workers = max(1, workers)
         self.cache = EmbeddingCache(cache_dir / "embeddings.sqlite") if cache_dir else None
         self.computed = 0
-        self._onnx: Any = None
+        self._onnx: dict[int, Any] = {}
 
     @property
     def backend(self) -> str:
@@ -149,12 +160,22 @@ class Embedder:
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
-    def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
-        """Return an (n, d) float32 array of normalised embeddings, computing only uncached texts."""
+    def encode(
+        self,
+        texts: Sequence[str],
+        show_progress: bool = False,
+        on_encoded: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Return an (n, d) float32 array of normalised embeddings, computing only uncached texts.
+
+        ``on_encoded(n)`` as the model finishes texts (and once for the cached ones).
+        """
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         plan = self.plan(texts)
-        fresh = self.encode_uncached(plan.missing_texts, show_progress) if plan.missing else None
+        if on_encoded is not None and len(plan.missing) < len(texts):
+            on_encoded(len(texts) - len(plan.missing))
+        fresh = self.encode_uncached(plan.missing_texts, show_progress, on_encoded) if plan.missing else None
         return self.complete(plan, fresh)
 
     def plan(self, texts: Sequence[str]) -> EncodePlan:
@@ -185,11 +206,18 @@ class Embedder:
             cached = {**cached, **new}
         return np.stack([cached[key] for key in plan.keys]).astype(np.float32, copy=False)
 
-    def encode_uncached(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
-        """Encode ``texts`` with the model, bypassing the cache."""
-        onnx = self._onnx_encoder()
+    def encode_uncached(
+        self,
+        texts: Sequence[str],
+        show_progress: bool = False,
+        on_encoded: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Encode ``texts`` with the model, bypassing the cache (``on_encoded(n)`` as texts finish)."""
+        onnx = self._onnx_encoder(len(texts))
         if onnx is not None:
-            return np.asarray(onnx.encode(texts, batch_size=self.onnx_batch_size), dtype=np.float32)
+            vectors = onnx.encode(texts, batch_size=self.onnx_batch_size, workers=self.workers,
+                                  on_batch=on_encoded)
+            return np.asarray(vectors, dtype=np.float32)
         model = load_sentence_model(self.model_name, self.device)
         vectors = model.encode(
             list(texts),
@@ -198,22 +226,34 @@ class Embedder:
             convert_to_numpy=True,
             show_progress_bar=show_progress,
         )
+        if on_encoded is not None:
+            on_encoded(len(texts))
         return np.asarray(vectors, dtype=np.float32)
 
-    def _onnx_encoder(self) -> Any:
-        """The ONNX Runtime encoder when the backend setting and the model allow it, else None."""
-        if self._onnx is None:
-            self._onnx = _select_onnx(self.model_name, self.requested_backend, self.device, self.onnx_dir)
-        return self._onnx or None
+    def _onnx_encoder(self, count: int = 1) -> Any:
+        """The ONNX Runtime encoder for ``count`` texts when the backend setting and the model allow it,
+        else None.
+
+        Texts that fill several batches, with several workers, go to a session of one intra-op thread (the
+        workers are the parallelism); others to one with the thread count of ``runtime.threads``.
+        """
+        threads = 1 if self.workers > 1 and count > self.onnx_batch_size else ensure_threads()
+        encoder = self._onnx.get(threads)
+        if encoder is None:
+            encoder = _select_onnx(self.model_name, self.requested_backend, self.device, self.onnx_dir,
+                                   threads)
+            self._onnx[threads] = encoder
+        return encoder or None
 
 
-def _select_onnx(model: str, backend: str, device: str, onnx_dir: Path | None) -> Any:
-    """An OnnxEncoder for ``model`` (one per process), or False when the torch backend serves it."""
+def _select_onnx(model: str, backend: str, device: str, onnx_dir: Path | None, threads: int) -> Any:
+    """An OnnxEncoder for ``model`` (one per process and thread count), or False when the torch backend
+    serves it."""
     if backend == "torch" or (backend == "auto" and device != "cpu"):
         return False
     available = importlib.util.find_spec("onnxruntime") is not None
     store = onnx_dir or default_onnx_dir()
-    encoder = _onnx_encoder_for(model, store, ensure_threads()) if available else False
+    encoder = _onnx_encoder_for(model, store, threads) if available else False
     if encoder is False and backend == "onnx":
         reason = (
             "onnxruntime is not installed"
@@ -242,8 +282,25 @@ def _onnx_encoder_for(model: str, root: Path, threads: int) -> Any:
     return OnnxEncoder(layout, root, threads) if layout is not None else False
 
 
+def embed_workers(settings: Any) -> int:
+    """Batches encoded at once on one thread each: ``runtime.embed_workers``; unset, ``runtime.threads``
+    when that is set (0: one per core), else one per core.
+
+    All cores, not only the idle ones: the workers share nothing but the queue of batches, so a worker on
+    a core another process keeps busy just gets its share of that core and finishes fewer batches; no
+    other worker waits for it. (Intra-op threads, which meet at every layer, stall instead.)
+    """
+    runtime = getattr(settings, "runtime", None)
+    chosen = getattr(runtime, "embed_workers", None)
+    if chosen is None:
+        chosen = getattr(runtime, "threads", None)
+    cores = os.cpu_count() or 1
+    return cores if chosen is None or chosen <= 0 else int(chosen)
+
+
 def embedder_from_settings(settings: Any) -> Embedder:
-    """Build an Embedder from a :class:`foresci.core.settings.Settings` (applying its thread count)."""
+    """Build an Embedder from a :class:`foresci.core.settings.Settings` (applying its thread count, with
+    :func:`embed_workers` workers)."""
     ensure_threads(settings)
     return Embedder(
         model=settings.embed.model,
@@ -253,4 +310,5 @@ def embedder_from_settings(settings: Any) -> Embedder:
         backend=settings.runtime.encoder,
         onnx_batch_size=settings.runtime.encoder_batch_size,
         onnx_dir=settings.runtime.onnx_dir,
+        workers=embed_workers(settings),
     )

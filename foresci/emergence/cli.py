@@ -12,6 +12,7 @@ import typer
 from foresci.emergence.features import BASELINES
 
 ALL = "all"
+LEARNED_METHOD = "learned_links"
 
 app = typer.Typer(
     help="Concept emergence: link prediction in the concept co-occurrence network at a cutoff.\n\n"
@@ -67,9 +68,12 @@ def build_command(
 
 @app.command("score")
 def score_command(
-    folder: Path = typer.Argument(..., help="a folder written by `foresci emergence build`"),
+    folder: Path = typer.Argument(..., help="a folder written by `foresci emergence build`, or a release"),
     scores: Path | None = typer.Option(None, help="JSONL of {pair_id, score} rows (a method's scores)"),
     baseline: str | None = typer.Option(None, help=f"a network baseline: {', '.join(BASELINES)}"),
+    method: str | None = typer.Option(None, help=f"{LEARNED_METHOD}: the learned baseline trained from the "
+                                                 "KB at each set's cutoff (needs --kb)"),
+    kb: Path | None = typer.Option(None, help="the KB the set was built from (for --method)"),
     k: int = typer.Option(1, help="a pair is positive with at least k window papers"),
 ) -> None:
     """AUC and precision@k (95 % bootstrap intervals) per domain and window."""
@@ -78,12 +82,39 @@ def score_command(
     from foresci.emergence.bulk import PUBLIC_FILE, baseline_scores, score_bulk
     from foresci.emergence.config import load_emergence_settings
 
-    if (scores is None) == (baseline is None):
-        raise UserError("give exactly one of --scores and --baseline", field="--scores")
+    if sum(choice is not None for choice in (scores, baseline, method)) != 1:
+        raise UserError("give exactly one of --scores, --baseline and --method", field="--scores")
+    public = list(iter_jsonl(folder / PUBLIC_FILE))
     if baseline is not None:
-        values = baseline_scores(list(iter_jsonl(folder / PUBLIC_FILE)), baseline)
+        values = baseline_scores(public, baseline)
+    elif method is not None:
+        if method != LEARNED_METHOD or kb is None:
+            raise UserError(f"--method takes {LEARNED_METHOD} and needs --kb", field="--method")
+        values = learned_pair_scores(public, kb)
     else:
         values = {str(row["pair_id"]): float(row["score"]) for row in iter_jsonl(scores)}  # type: ignore[arg-type]
     results = score_bulk(folder, values, k, load_emergence_settings().scoring)
     typer.echo(json.dumps({group: {name: interval.as_dict() for name, interval in metrics.items()}
                            for group, metrics in results.items()}, indent=1))
+
+
+def learned_pair_scores(public: list[dict[str, object]], kb_path: Path) -> dict[str, float]:
+    """pair_id -> the learned baseline's probability, trained from ``KBView(kb, cutoff)`` of each set's
+    domain at its cutoff on its core papers, as a release's sets are built (pairs that are no candidate
+    there get no score: they rank last)."""
+    from foresci.emergence.build import shift_months
+    from foresci.emergence.pair_model import domain_model
+    from foresci.kb.retrieve import KBView
+    from foresci.kb.store import KnowledgeBase
+
+    store = KnowledgeBase.open(kb_path)
+    values: dict[str, float] = {}
+    for row in public:
+        cutoff, end = date.fromisoformat(str(row["cutoff"])), date.fromisoformat(str(row["window_end"]))
+        months = next(length for length in range(1, 25) if shift_months(cutoff, length) >= end)
+        domain = None if row["domain"] == ALL else str(row["domain"])
+        model = domain_model(KBView(store, cutoff), domain, cutoff, months)
+        probability = model.probability(str(row["first"]), str(row["second"]))
+        if probability is not None:
+            values[str(row["pair_id"])] = probability
+    return values

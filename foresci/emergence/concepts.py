@@ -27,13 +27,16 @@ class ConceptPaper:
     announced: date
     phrases: Mapping[str, Mapping[str, int]]  # phrase key -> surface form -> occurrences
     title: str = ""
+    title_phrases: frozenset[str] = frozenset()  # keys of the phrases of the title alone
 
 
 def concept_paper(paper: Paper, settings: VocabularySettings) -> ConceptPaper:
-    """The phrases of ``paper``'s title and abstract (generic phrases dropped)."""
+    """The phrases of ``paper``'s title and abstract (generic phrases dropped), and which are in its title."""
     found = document_phrases(paper.text, settings.min_words, settings.max_words)
+    in_title = frozenset(document_phrases(paper.title, settings.min_words, settings.max_words))
     return ConceptPaper(paper_id=paper.paper_id, announced=paper.announced,
-                        phrases={key: dict(forms) for key, forms in found.items()}, title=paper.title)
+                        phrases={key: dict(forms) for key, forms in found.items()}, title=paper.title,
+                        title_phrases=in_title)
 
 
 def concept_papers(papers: Iterable[Paper], settings: VocabularySettings) -> list[ConceptPaper]:
@@ -77,19 +80,36 @@ def _subsumed(frequency: Mapping[str, int]) -> set[str]:
     return dropped
 
 
+def is_generic(key: str, settings: VocabularySettings) -> bool:
+    """Whether a phrase key is reporting prose by the settings' word lists and stoplist (not a concept)."""
+    words = key.split()
+    return (key in settings.exclude_phrases or words[0] in settings.exclude_first_words
+            or words[-1] in settings.exclude_last_words
+            or any(word in settings.exclude_any_words for word in words))
+
+
 def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: VocabularySettings) -> Vocabulary:
-    """The vocabulary at ``cutoff`` from the papers announced on or before it (later ones are ignored)."""
+    """The vocabulary at ``cutoff`` from the papers announced on or before it (later ones are ignored).
+
+    A phrase is a concept when enough papers use it, it is not generic (:func:`is_generic`) and at least
+    ``min_title_share`` of its papers, and at least ``min_title_papers`` papers, use it in their title:
+    boilerplate and evaluation prose ("future research", "source code", "f1 score", "percentage points")
+    fills abstracts but almost never a title.
+    """
     frequency: Counter[str] = Counter()
+    in_titles: Counter[str] = Counter()
     surfaces: dict[str, Counter[str]] = {}
     for paper in papers:
         if paper.announced > cutoff:
             continue
         frequency.update(paper.phrases.keys())
+        in_titles.update(paper.title_phrases & paper.phrases.keys())
         for key, forms in paper.phrases.items():
             surfaces.setdefault(key, Counter()).update(forms)
-    first_words, last_words = set(settings.exclude_first_words), set(settings.exclude_last_words)
+    share = settings.min_title_share
     kept = {key: count for key, count in frequency.items() if count >= settings.min_document_frequency
-            and key.split()[0] not in first_words and key.split()[-1] not in last_words}
+            and in_titles[key] >= max(share * count, settings.min_title_papers)
+            and not is_generic(key, settings)}
     if settings.drop_subsumed:
         for key in _subsumed(kept):
             del kept[key]

@@ -26,6 +26,13 @@ class VocabularySettings(_Section):
                                            description="a phrase starting with one of these is no concept")
     exclude_last_words: list[str] = Field(default_factory=list,
                                           description="a phrase ending with one of these is no concept")
+    exclude_any_words: list[str] = Field(default_factory=list,
+                                         description="a phrase holding one of these words is no concept")
+    exclude_phrases: list[str] = Field(default_factory=list, description="phrase keys that are no concept")
+    min_title_share: float = Field(default=0.0, ge=0.0, le=1.0, description="share of a phrase's papers "
+                                   "up to t that must use it in their title")
+    min_title_papers: int = Field(default=0, ge=0, description="papers up to t that must use a phrase in "
+                                  "their title")
     drop_subsumed: bool = Field(default=True,
                                 description="drop phrases inside a longer concept used as often")
 
@@ -61,6 +68,17 @@ class ScoringSettings(_Section):
     bootstrap_seed: int = Field(default=11, description="bootstrap seed")
 
 
+class ReleaseSettings(_Section):
+    """What a release carries of concept emergence beside its ranking tasks."""
+
+    bulk_pairs: int = Field(default=5000, ge=0, description="candidate pairs per domain and window in the "
+                            "release's bulk link-prediction set (a seeded uniform sample; 0: no bulk set)")
+    forecast_questions_per_set: int = Field(default=2, ge=0, description="binary forecast questions per "
+                                            "domain and window when the release asks forecast questions")
+    forecast_min_papers: int = Field(default=1, ge=1, description="window papers a binary question's pair "
+                                     "must co-occur in to resolve 1")
+
+
 class EmergenceSettings(_Section):
     """Everything that shapes an emergence set (see taxonomy/emergence.yaml)."""
 
@@ -68,6 +86,7 @@ class EmergenceSettings(_Section):
     targets: TargetSettings = Field(default_factory=TargetSettings)
     learned: LearnedSettings = Field(default_factory=LearnedSettings)
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+    release: ReleaseSettings = Field(default_factory=ReleaseSettings)
 
 
 def load_emergence_settings(path: Path | str | None = None) -> EmergenceSettings:

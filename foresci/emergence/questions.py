@@ -83,6 +83,7 @@ def pair_option(snapshot: Snapshot, row: int, columns: sp.csc_matrix | None = No
         "recent_first": float(network.recent_frequency[first]),
         "recent_second": float(network.recent_frequency[second]),
         "common_neighbours": float(common), "adamic_adar": round(float(features.adamic_adar[row]), 6),
+        "resource_allocation": round(float(features.resource_allocation[row]), 6),
     }
     ids = tuple(snapshot.paper_ids[row_of] for row_of in latest_rows.values() if row_of is not None)
     return PairOption(first=names[first], second=names[second], context=context, signals=signals,
@@ -97,30 +98,73 @@ def buckets(counts: np.ndarray) -> np.ndarray:
     return result
 
 
+def _stem(key: str) -> tuple[str, ...]:
+    return tuple(word[:-3] if word.endswith("ing") and len(word) > 5 else word for word in key.split())
+
+
+def variant_pair(first: str, second: str) -> bool:
+    """Whether two concept keys are forms of one phrase ("tool call" / "tool calling"): such a pair
+    co-occurs by wording, not by research, so questions leave it out."""
+    return _stem(first) == _stem(second)
+
+
+def _take(pool: list[int], taken: set[int], pairs: np.ndarray, keys: Sequence[str],
+          scan: int = 200) -> int | None:
+    """The first row among the pool's first ``scan`` whose concepts are not in ``taken`` and are no
+    :func:`variant_pair` (removed from the pool), or None."""
+    for position, row in enumerate(pool[:scan]):
+        first, second = int(pairs[row, 0]), int(pairs[row, 1])
+        if first not in taken and second not in taken and not variant_pair(keys[first], keys[second]):
+            return pool.pop(position)
+    return None
+
+
 def option_sets(target: EmergenceSet, wanted: int, seed: int,
                 max_persistence_share: float = 0.4) -> list[OptionSet]:
     """Up to ``wanted`` option sets, each one candidate per outcome bucket, options in a seeded order.
 
-    No candidate is used twice. Pairs are drawn uniformly within a bucket (the draw sees the window, the
-    options' texts do not). A set whose most-studied pair is also preferential attachment's first pick is
-    kept only while such sets stay at most ``max_persistence_share`` of those kept (otherwise its top pair
-    is set aside and the next one tried), so "pick the most popular pair" cannot solve the family.
+    No candidate is used twice, no concept twice within a set (options sharing a concept read as
+    near-duplicates) and no pair of two forms of one phrase (:func:`variant_pair`). Pairs are drawn
+    uniformly within a bucket (the draw sees the window, the options' texts do not). A set whose
+    most-studied pair is also preferential attachment's first pick is kept only while such sets stay at
+    most ``max_persistence_share`` of those kept (otherwise its top pair is set aside and the next one
+    tried), so "pick the most popular pair" cannot solve the family.
     """
     rng = np.random.default_rng(seed)
     bucket_of = buckets(target.counts)
-    pools = [list(rng.permutation(np.flatnonzero(bucket_of == index))) for index in range(len(BUCKETS))]
+    pools = [[int(row) for row in rng.permutation(np.flatnonzero(bucket_of == index))]
+             for index in range(len(BUCKETS))]
+    pairs = target.snapshot.candidates.pairs
     columns = target.snapshot.paper_concepts.tocsc()
     popularity = target.snapshot.features.baseline("preferential_attachment")
     sets: list[OptionSet] = []
     matched = 0
+    keys = target.snapshot.vocabulary.keys
     while len(sets) < wanted and all(pools):
-        rows = [int(pool[0]) for pool in pools]
-        top_wins = all(popularity[rows[0]] > popularity[row] for row in rows[1:])
-        if top_wins and matched + 1 > max_persistence_share * (len(sets) + 1):
+        top = pools[0][0]
+        if variant_pair(keys[int(pairs[top, 0])], keys[int(pairs[top, 1])]):
             pools[0].pop(0)
             continue
-        for pool in pools:
-            pool.pop(0)
+        taken = {int(pairs[top, 0]), int(pairs[top, 1])}
+        rows = [top]
+        for pool in pools[1:]:
+            row = _take(pool, taken, pairs, keys)
+            if row is None:
+                break
+            rows.append(row)
+            taken.update((int(pairs[row, 0]), int(pairs[row, 1])))
+        if len(rows) < len(pools):
+            for pool, row in zip(pools[1:], rows[1:], strict=False):
+                pool.insert(0, row)
+            pools[0].pop(0)  # no disjoint set around this top pair
+            continue
+        top_wins = all(popularity[rows[0]] > popularity[row] for row in rows[1:])
+        if top_wins and matched + 1 > max_persistence_share * (len(sets) + 1):
+            for pool, row in zip(pools[1:], rows[1:], strict=True):
+                pool.insert(0, row)
+            pools[0].pop(0)
+            continue
+        pools[0].pop(0)
         order = rng.permutation(len(rows))
         chosen = [rows[int(position)] for position in order]
         counts = tuple(int(target.counts[row]) for row in chosen)

@@ -7,13 +7,15 @@ the vector matrix in place. Every approximate path searches through an ``IDSelec
 search as the visible share shrinks, so recall stays steady across cutoffs:
 
 * above ``runtime.graph_above`` visible papers (KBs up to ``runtime.approximate_above``), a stored HNSW
-  graph (``IndexHNSWFlat``, 32 links a node) with ``runtime.hnsw_ef_search`` candidates when the whole
+  graph (``IndexHNSWFlat``, 32 links a node) with ``runtime.hnsw_ef_search`` candidates (384) when the whole
   KB is visible, where it is cheaper than the exact 8-bit screen by the measured cost model
-  (:func:`graph_is_cheaper`: on the real KB, from about 47k of its 74.7k papers visible). On the
-  real KB (74k MiniLM title vectors, 120 real titles, 1 thread, best of 3) a top-100 took 0.85 ms on the
-  graph instead of 1.61 ms on the exact screen at 74k visible, but 1.36 instead of 0.97 ms at 35k and
-  1.89 instead of 0.86 ms at 25k, finding 0.95-0.99 of the exact top-10; building it took 25 s. The graph
-  (and the float32 copy of the vectors it searches) is read on its first use;
+  (:func:`graph_is_cheaper`: on the real KB, from about 49k of its 74.7k papers visible). On the real KB
+  (74.7k MiniLM title vectors, 100 never-seen queries, 1 thread, best of 3, load 13-16 on 2 cores) a
+  top-100 took 0.59 ms on the graph at width 384 instead of 1.60 ms on the exact screen at 74.4k visible,
+  but 1.36 instead of 1.17 ms at 47k and 2.36 instead of 0.79 ms at 30k, finding 0.96-0.98 of the exact
+  top-10 (width 256: 0.94 at 74.4k); building it took 25 s. The graph (and the float32 copy of the vectors
+  it searches) is read on its first use. A KB opened ``one_shot`` (one search a process: the CLI) never
+  takes the graph: reading it costs more than it saves, so its dense side is an exact numpy scan;
 * above ``runtime.approximate_above``, a stored IVF index (8-bit scalar-quantised lists) whose candidates
   are re-scored exactly against the float32 vectors, probing more lists as the visible share shrinks.
 """
@@ -41,15 +43,17 @@ SCREEN_EXTRA = 1.0  # candidates screened beyond the wanted depth (a share of it
 SCREEN_FILE = "screen.faiss"  # a cached 8-bit screen (codes memory-mapped) in a derived folder
 SCREEN_FACTS = "screen.json"  # its error bound and float slack
 # The cost model choosing between the exact 8-bit screen and the HNSW graph (milliseconds, one thread, a
-# top-100), fitted on the real KB (74,728 MiniLM title vectors, 384 dimensions, 120 real titles, best of
-# 3 runs of each query, load 5 on 2 cores) at 15k-74.7k visible: the screen reads one byte a dimension of
-# every row it scans (0.86 ms at 25k, 1.15 at 45k, 1.61 at 74.7k); the graph costs 0.85 ms with the whole
-# KB visible and more the smaller the visible share (1.14 at 45k, 1.89 at 25k, 8.8 at 15k). The exponent
-# errs on the graph's side being dearer (the exact screen is exact and has a short tail).
+# top-100). The screen reads one byte a dimension of every row it scans, fitted on the real KB (74,728 MiniLM
+# title vectors, 384 dimensions, 120 real titles, best of 3, load 5 on 2 cores; 0.86 ms at 25k, 1.15 at
+# 45k, 1.61 at 74.7k; again 0.79 at 30k, 1.17 at 47k, 1.60 at 74.4k at load 13-16). The graph at width 384
+# (runtime.hnsw_ef_search, scaled up by size / visible) costs 0.57-0.59 ms with (nearly) the whole KB visible
+# and more the smaller the visible share: 0.71 at 62k, 1.05 at 55k, 1.36 at 47k, 1.68 at 40k, 2.36 at 30k
+# (100 never-seen queries, best of 3, load 13-16). The fit errs on the graph's side being dearer (the exact
+# screen is exact and has a short tail): crossover at about 49k visible of 74.7k.
 EXACT_FIXED_MS = 0.49
 EXACT_MS_PER_ROW = 0.015e-3  # per row scanned at 384 dimensions (scaled by the dimension)
-GRAPH_FULL_MS = 0.85
-GRAPH_SHARE_EXPONENT = 0.75
+GRAPH_FULL_MS = 0.60
+GRAPH_SHARE_EXPONENT = 1.7
 
 
 def exact_cost_ms(scanned: int, dimension: int) -> float:
@@ -99,6 +103,28 @@ def exact_scores(
         (int(index), float(score)) for index, score in zip(found[0], scores[0], strict=True) if index >= 0
     ]
     return hits if rows is None else [(int(rows[index]), score) for index, score in hits]
+
+
+def numpy_exact_search(
+    vectors: np.ndarray, query: np.ndarray, depth: int, prefix: int, rows: np.ndarray | None = None
+) -> list[int]:
+    """Exact best ``depth`` rows of ``vectors[:prefix]`` (or of ``rows``, all below ``prefix``) by inner
+    product, with numpy alone (ties: the lower row first).
+
+    For a process that searches once (``foresci kb search``): one matrix-vector product over the
+    memory-mapped vectors costs less than importing FAISS (about 70 ms of CPU) and, above the cost model's
+    crossover, reading the HNSW graph and copying the vectors into it (about 100 ms). Exact, so its hits
+    are the exact path's (scores may differ from FAISS's in the last float bits, so two rows whose scores
+    tie within that may swap); above the crossover they are the exact hits the graph approximates.
+    """
+    candidates = vectors[:prefix] if rows is None else vectors[rows]
+    count = min(depth, len(candidates))
+    if count <= 0:
+        return []
+    scores = candidates @ np.asarray(query, dtype=np.float32).reshape(-1)
+    best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+    best = best[np.lexsort((best, -scores[best]))]
+    return [int(row) for row in (best if rows is None else rows[best])]
 
 
 def ivf_lists(size: int) -> int:
@@ -214,11 +240,11 @@ def read_index(
     (``IO_FLAG_MMAP_IFC``), not read (opening the real KB's 135 MB graph took 21 ms instead of
     140-180 ms); ``mapped=False`` reads it whole (a graph that will grow).
     """
+    path = folder / name
+    if not path.is_file():  # before importing FAISS: a KB without this index never loads it
+        return None
     import faiss
 
-    path = folder / name
-    if not path.is_file():
-        return None
     if mapped and name == HNSW_FILE and hasattr(faiss, "IO_FLAG_MMAP_IFC"):
         index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC)
     else:
@@ -349,12 +375,14 @@ class DenseIndex:
         nprobe: int = 16,
         hnsw: Any | None = None,
         graph_above: int = 30_000,
-        ef_search: int = 256,
+        ef_search: int = 384,
         screen_folder: Path | None = None,
+        one_shot: bool = False,
     ) -> None:
         """``hnsw``: the graph, or a function reading it (called on the graph's first use, so a process
         whose searches stay exact never reads it nor copies the vectors into it). ``screen_folder``: where
-        the 8-bit screen is cached (read from the first exact search on; written when built)."""
+        the 8-bit screen is cached (read from the first exact search on; written when built).
+        ``one_shot``: a process that searches once (``foresci kb search``): see :func:`numpy_exact_search`."""
         self.vectors = vectors
         self.ivf = ivf
         self._graph_loader: Callable[[], Any] | None = hnsw if callable(hnsw) else None
@@ -369,6 +397,7 @@ class DenseIndex:
         self.screened = 0
         self._screen: QuantizedScreen | None = None
         self._screen_missing = False
+        self.one_shot = one_shot
 
     @property
     def size(self) -> int:
@@ -411,6 +440,8 @@ class DenseIndex:
             return "ivf"
         dimension = int(self.vectors.shape[1])
         scanned = visible if scanned is None else scanned
+        if self.one_shot:  # reading the graph costs a one-search process more than it ever saves
+            return "exact"
         if graph and visible > self.graph_above and graph_is_cheaper(visible, scanned, self.size, dimension):
             return "hnsw"
         return "exact"
@@ -456,6 +487,8 @@ class DenseIndex:
         """Exact search; in a mid-sized KB screened on 8-bit codes (from the first search when the screen is
         cached, else from the second, which builds and caches it)."""
         self.exact_searches += 1
+        if self.one_shot:
+            return numpy_exact_search(self.vectors, query, depth, prefix, rows)
         screen = self._quantized(build=self.exact_searches > 1) if visible >= SCREEN_MIN_ROWS else None
         if screen is not None:
             found = screen.search(self.vectors, query, depth, _selector(self.size, prefix, rows), visible)

@@ -119,11 +119,31 @@ class KBView:
                     backend=settings.runtime.encoder if settings else "auto",
                     onnx_dir=settings.runtime.onnx_dir if settings else None,
                 )
-            vector = self._embedder.encode([query])[0]
+            vector = self._encode_query(query)
             self._query_vectors[query] = vector
             if len(self._query_vectors) > 512:
                 self._query_vectors.popitem(last=False)
         return vector
+
+    def _encode_query(self, query: str) -> np.ndarray:
+        """The query's vector from the vector cache, else the encoder's. A KB opened for one search
+        (``one_shot``) with the encoder setting 'auto' on the CPU encodes it in numpy when the model allows
+        (:mod:`foresci.embedders.numpy_encoder`: no ONNX Runtime start-up; the same vector up to float
+        rounding)."""
+        embedder = self._embedder
+        light = (getattr(self.kb, "one_shot", False) and embedder.requested_backend == "auto"
+                 and embedder.device == "cpu")
+        if not light:
+            return np.asarray(embedder.encode([query])[0])
+        from foresci.embedders.numpy_encoder import numpy_encoder_for
+
+        plan = embedder.plan([query])
+        if not plan.missing:
+            return np.asarray(embedder.complete(plan, None)[0])
+        encoder = numpy_encoder_for(embedder.model_name)
+        if encoder is None:
+            return np.asarray(embedder.encode([query])[0])
+        return np.asarray(embedder.complete(plan, encoder.encode(plan.missing_texts))[0])
 
     def bm25_ranking(self, query: str, depth: int, mask: np.ndarray | None = None) -> list[int]:
         """Rows of the best BM25 matches among visible papers."""

@@ -39,7 +39,6 @@ import numpy as np
 
 from foresci.core.artifacts import read_manifest
 from foresci.core.errors import UserError
-from foresci.kb.domains import DomainSpec
 from foresci.kb.models import Paper, ScreenDecision
 from foresci.kb.segments import (
     BASE,
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
     from foresci.core.settings import Settings
     from foresci.kb.bm25 import BM25Index
     from foresci.kb.dense import DenseIndex
+    from foresci.kb.domains import DomainSpec  # imported where used: it loads YAML, which searches never need
     from foresci.kb.postings import BM25Postings
 
 CURRENT_NAME = "CURRENT"
@@ -177,6 +177,7 @@ class KnowledgeBase:
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self._papers: list[Paper] | None = None
         self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+        self.one_shot = False  # see open()
         self._prefetched = False
         self._prefetch_thread: threading.Thread | None = None
 
@@ -186,9 +187,18 @@ class KnowledgeBase:
         return {paper_id: row for row, paper_id in enumerate(self._paper_ids)}
 
     @classmethod
-    def open(cls, path: Path, settings: Settings | None = None) -> KnowledgeBase:
-        """Open the live generation of the KB folder at ``path``."""
-        return cls(Path(path), live_generation(Path(path)), settings)
+    def open(cls, path: Path, settings: Settings | None = None, one_shot: bool = False) -> KnowledgeBase:
+        """Open the live generation of the KB folder at ``path``.
+
+        ``one_shot``: for a process that searches once (``foresci kb search``): exact dense searches, and
+        those 'auto' would send to the HNSW graph, scan the float32 vectors with numpy (no FAISS import;
+        :func:`foresci.kb.dense.numpy_exact_search`), and the query is encoded in numpy where the model
+        allows (:mod:`foresci.embedders.numpy_encoder`). The IVF index of a large KB, and the graph when
+        ``runtime.dense_index`` is 'hnsw', are still used.
+        """
+        kb = cls(Path(path), live_generation(Path(path)), settings)
+        kb.one_shot = one_shot
+        return kb
 
     def close(self) -> None:
         """Close the database connections."""
@@ -214,6 +224,8 @@ class KnowledgeBase:
     def domain_specs(self) -> list[DomainSpec]:
         """The domain definitions the KB was screened with."""
         rows = self._query("SELECT spec FROM domains ORDER BY slug")
+        from foresci.kb.domains import DomainSpec
+
         return [DomainSpec.model_validate_json(spec) for (spec,) in rows]
 
     @property
@@ -482,7 +494,7 @@ class KnowledgeBase:
         from foresci.kb.postings import ARRAYS
 
         files = self.segment_files("vectors.npy")
-        screen = self._derived_folder_of(files, "screen")
+        screen = None if self.one_shot else self._derived_folder_of(files, "screen")  # one-shot: numpy
         if screen is not None:
             files.append(screen / SCREEN_FILE)
         for name in self._segment_names:
@@ -589,8 +601,9 @@ class KnowledgeBase:
             nprobe=runtime.ivf_nprobe if runtime is not None else 16,
             hnsw=graph,
             graph_above=runtime.graph_above if runtime is not None else 30_000,
-            ef_search=runtime.hnsw_ef_search if runtime is not None else 256,
+            ef_search=runtime.hnsw_ef_search if runtime is not None else 384,
             screen_folder=self._derived_folder_of(self.segment_files("vectors.npy"), "screen"),
+            one_shot=self.one_shot,
         )
 
     def summary(self) -> dict[str, Any]:

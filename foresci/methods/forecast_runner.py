@@ -65,9 +65,11 @@ def plan_forecasts(questions: list[ForecastQuestion], specs: list[MethodSpec], m
                    mode: Mode) -> list[ForecastJob]:
     """Every (question, method, model) job; methods without an LLM once (model None), only in full mode.
     A shipped method without a forecast hook (``recency``: it reads only a task's stated option counts)
-    gets no job; a plug-in without one still gets error rows that say so."""
+    gets no job; a plug-in without one still gets error rows that say so. A method limited to some
+    families is asked only their questions."""
     return [ForecastJob(question, spec, model, mode)
             for question in questions for spec in specs if spec.forecast is not None or not spec.shipped
+            if spec.families is None or question.params.get("family") in spec.families
             for model in spec.backbones(models, mode)]
 
 

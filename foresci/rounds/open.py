@@ -55,7 +55,8 @@ def round_snapshots(
     """T(d, cutoff) of every KB domain with papers at the cutoff (given, reused or induced)."""
     from foresci.tasks.domain_inputs import domains_with_papers, snapshot_for
 
-    kept, _ = domains_with_papers(kb, list(kb.domains), cutoff)
+    kept, _ = domains_with_papers(kb, list(kb.domains), cutoff,
+                                  settings.taxonomy.member_statuses)
     return {
         domain: (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
         for domain in kept

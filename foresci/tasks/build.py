@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from foresci.core.artifacts import write_manifest
 from foresci.core.errors import UserError
+from foresci.core.io import write_jsonl
 from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
@@ -25,6 +26,7 @@ from foresci.tasks.domain_inputs import (
 )
 from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.families import family_names, get_family
+from foresci.tasks.families.base import ReleaseParts
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.hidden_io import write_forecast_hidden, write_hidden
 from foresci.tasks.lint import lint_task
@@ -81,12 +83,16 @@ def select_tasks(pools: Mapping[str, list[Built]], per_family: int, settings: Ta
 def write_release(out: Path, selected: Mapping[str, list[Built]], settings: TaskSettings, *,
                   inputs: dict[str, Any], extra_counts: dict[str, Any] | None = None,
                   questions: Sequence[ForecastQuestion] = (),
-                  resolutions: Sequence[Resolution] = ()) -> AuditReport:
+                  resolutions: Sequence[Resolution] = (),
+                  parts: Sequence[ReleaseParts] = ()) -> AuditReport:
     """Audit, apply the gates, then write tasks.jsonl, hidden.jsonl and manifest.json into ``out``.
 
     Forecast ``questions`` go to forecast.jsonl (public) and their ``resolutions`` to
-    forecast_hidden.jsonl (hidden, beside hidden.jsonl).
+    forecast_hidden.jsonl (hidden, beside hidden.jsonl). ``parts``: what families add beside their tasks
+    (their questions after ``questions``, their public and hidden files, their counts).
     """
+    questions = [*questions, *(question for part in parts for question in part.questions)]
+    resolutions = [*resolutions, *(resolution for part in parts for resolution in part.resolutions)]
     items = [item for family in family_names() for item in selected.get(family, [])]
     tasks = [item.task for item in items]
     hidden = {item.hidden.task_id: item.hidden for item in items}
@@ -100,6 +106,10 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
     files.append(write_hidden(out, [item.hidden for item in items]))
     if questions:
         files.append(write_forecast_hidden(out, [row.model_dump(mode="json") for row in resolutions]))
+    for part in parts:
+        for name, rows in (*part.public_files.items(), *part.hidden_files.items()):
+            write_jsonl(out / name, rows)
+            files.append(name)
     counts = {"tasks": len(tasks),
               "by_family": dict(Counter(task.family for task in tasks)),
               "by_domain": dict(Counter(task.domain for task in tasks)),
@@ -108,6 +118,8 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
               "windows": sorted({f"{task.horizon}:{task.window_start}..{task.window_end}" for task in tasks}),
               "rejected_families": {family: report.families[family].reasons for family in rejected},
               "audit": report.model_dump(mode="json"), **(extra_counts or {})}
+    for part in parts:
+        counts.update(part.counts)
     if questions:
         from foresci.tasks.forecast import question_counts
 
@@ -149,7 +161,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                         path=getattr(kb, "path", None), field="--cutoff")
     evidences: list[DomainEvidence] = []
     used_snapshots: dict[str, Snapshot] = {}
-    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
+    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
+                                        settings.taxonomy.member_statuses)
     for domain, reason in skipped.items():
         if progress:
             progress(f"warning: skipped domain {domain}: {reason}")
@@ -186,10 +199,11 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
             progress(f"freezing and resolving {wanted} forecast questions")
         questions, resolutions = release_forecasts(kb, cutoff, list(windows), wanted, settings,
                                                    used_snapshots, kept)
+    parts = [family.parts(evidences, task_settings, wanted) for family in chosen]
     write_release(out, selected, task_settings, inputs=inputs,
                   extra_counts={"candidates_by_family": {family: len(items) for family,
                                                          items in pools.items()},
                                 "lint_dropped": len(problems), "lint_examples": problems[:10],
                                 "skipped_domains": skipped},
-                  questions=questions, resolutions=resolutions)
+                  questions=questions, resolutions=resolutions, parts=parts)
     return out

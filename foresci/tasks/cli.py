@@ -49,7 +49,9 @@ def build_command(
 
     With --forecast N the release also carries N forecast questions (forecast.jsonl, public) spread over
     the windows and their resolutions (forecast_hidden.jsonl, hidden); every method answers them in
-    `foresci run` and `foresci eval` scores them with CRPS, coverage and Brier.
+    `foresci run` and `foresci eval` scores them with CRPS, coverage and Brier. concept_emergence adds its
+    binary questions after those N (taxonomy/emergence.yaml release.forecast_questions_per_set per domain
+    and window) and writes its bulk link-prediction set (emergence_pairs.jsonl, emergence_hidden.jsonl).
 
     Examples:
 

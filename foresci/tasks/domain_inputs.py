@@ -61,17 +61,26 @@ def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
     return history.final
 
 
-def domains_with_papers(kb: Any, domains: Sequence[str], cutoff: date) -> tuple[list[str], dict[str, str]]:
+def domains_with_papers(kb: Any, domains: Sequence[str], cutoff: date,
+                        statuses: Sequence[str] | None = None) -> tuple[list[str], dict[str, str]]:
     """The domains with at least one paper on or before ``cutoff``, and the skipped ones with the reason.
 
     A domain with no paper at the cutoff (an empty domain, or a cutoff on or before the KB's first paper)
-    has no taxonomy to build tasks from; it is skipped. A UserError when no domain is left.
+    has no taxonomy to build tasks from; it is skipped. With ``statuses`` (the taxonomy's member screen
+    statuses) a domain whose papers all have other statuses is skipped too: its taxonomy would be empty
+    (a generated world's KB screens foresci's shipped domains, which catch a few peripheral papers).
+    A UserError when no domain is left.
     """
     kept: list[str] = []
     skipped: dict[str, str] = {}
     for domain in domains:
-        if kb.papers(until=cutoff, domain=domain):
+        papers = kb.papers(until=cutoff, domain=domain)
+        if papers and (statuses is None or kb.papers(until=cutoff, domain=domain, statuses=tuple(statuses))):
             kept.append(domain)
+            continue
+        if papers:
+            skipped[domain] = (f"none of its {len(papers)} papers on or before the cutoff {cutoff} has a "
+                               f"taxonomy member status ({', '.join(statuses or ())})")
             continue
         first = getattr(kb, "min_date", None)
         starts = f" (the KB starts on {first})" if isinstance(first, date) and cutoff < first else ""

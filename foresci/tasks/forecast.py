@@ -194,7 +194,8 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     evidences: dict[str, DomainEvidence] = {}
     previous: dict[str, DomainEvidence] = {}
     used: dict[str, Snapshot] = {}
-    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff)
+    kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
+                                        settings.taxonomy.member_statuses)
     for domain in kept:
         snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
         papers = kb.papers(until=cutoff, domain=domain)

@@ -218,7 +218,10 @@ def test_release_built_with_forecast_questions_is_answered_and_scored(
                            "--out", str(release), "--window", "3m", "--per-family", "1", "--forecast", "6"],
                           env, monkeypatch, capsys)
     assert code == 0, err
-    assert "6 forecast questions" in out
+    written = [json.loads(line) for line in (release / "forecast.jsonl").read_text().splitlines()]
+    emergence = sum(question["params"]["family"] == "concept_emergence" for question in written)
+    assert len(written) - emergence == 6  # the asked 6, then concept_emergence's binary questions
+    assert f"{len(written)} forecast questions" in out
     assert (release / "forecast.jsonl").is_file() and (release / "forecast_hidden.jsonl").is_file()
     code, out, err = _cli(["tasks", "validate", str(release)], env, monkeypatch, capsys)
     assert code == 0 and "valid" in out, out + err
@@ -229,5 +232,5 @@ def test_release_built_with_forecast_questions_is_answered_and_scored(
     assert code == 0, err
     summary = json.loads((run / "summary.json").read_text())
     assert {entry["method"] for entry in summary["forecast"]} == {"trend", "persistence"}
-    assert all(entry["n_numeric"] + entry["n_binary"] == 6 for entry in summary["forecast"])
+    assert all(entry["n_numeric"] + entry["n_binary"] == len(written) for entry in summary["forecast"])
     assert summary["leaderboard"], "the release's tasks are scored beside its forecasts"

@@ -66,15 +66,18 @@ def test_contracts_are_one_set_of_types_for_agents_and_evaluation() -> None:
 
 def test_shipped_methods_register_with_their_flags() -> None:
     methods = registered()
+    links = ["preferential_attachment", "common_neighbours", "adamic_adar", "jaccard", "resource_allocation",
+             "learned_links"]
     assert shipped_methods() == ["native", "hybrid_rag", "coi", "research_agent", "aris", "react", "trend",
-                                 "persistence", "recency"]
-    assert shipped_methods(uses_llm=False) == ["trend", "persistence", "recency"]
+                                 "persistence", "recency", *links]
+    assert shipped_methods(uses_llm=False) == ["trend", "persistence", "recency", *links]
+    assert all(methods[name].families == {"concept_emergence"} for name in links)  # link prediction only
     assert not methods["recency"].needs_kb and methods["recency"].forecast is None  # public context only
     assert not methods["native"].needs_kb and methods["native"].uses_llm
     assert methods["aris"].needs_kb and methods["aris"].uses_llm
     assert methods["trend"].needs_kb and not methods["trend"].uses_llm
     assert all(methods[name].forecast is not None for name in shipped_methods()
-               if name != "recency")  # every one forecasts but the public-context rule
+               if name not in {"recency", *links[:-1]})  # every one forecasts but the public-context rules
     assert all(methods[name].shipped for name in shipped_methods())
 
 

@@ -4,7 +4,6 @@ scores rankings against the hidden order."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
@@ -14,7 +13,7 @@ from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
 from foresci.tasks.builders.common import Built
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence
-from foresci.tasks.families import base, get_family
+from foresci.tasks.families import family_names, get_family
 from foresci.tasks.families.concept_emergence.builder import build_emergence_tasks
 from foresci.tasks.families.concept_emergence.family import EmergenceAnswer, signal_ranking
 from foresci.tasks.hidden import parse_hidden_target
@@ -25,18 +24,6 @@ from foresci.taxonomy.models import Snapshot
 
 CONFIG = EmergenceWorldConfig(seed=6, difficulty=0.0, planted_pairs=40, papers_per_pair=4,
                               min_papers_per_pair=1)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _registered_only_here() -> Iterator[None]:
-    """The family is an extension: registered for this module only (tests/conftest.py takes out what the
-    import registered at collection), so other tests see the shipped four."""
-    from foresci.tasks.families.concept_emergence.family import ConceptEmergence
-
-    base.register_family(ConceptEmergence)
-    yield
-    base._REGISTRY.pop("concept_emergence", None)
-    base._family_tuple.cache_clear()
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +41,7 @@ def built() -> tuple[list[Built], DomainEvidence]:
 def test_tasks_are_clean_and_hide_the_window_order(built: tuple[list[Built], DomainEvidence]) -> None:
     items, evidence = built
     assert len(items) == 4
-    assert get_family("concept_emergence") is not None  # registered by importing the module
+    assert family_names()[-1] == "concept_emergence"  # shipped: last of BUILTIN_FAMILIES
     for item in items:
         allowed = frozenset(content_tokens("synthetic systems"))
         assert lint_task(item.task, item.hidden, evidence.pre_vocabulary, allowed=allowed) == []

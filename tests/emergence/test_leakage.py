@@ -74,5 +74,24 @@ def test_cli_builds_and_scores_the_bulk_set(kbs: tuple[KnowledgeBase, KnowledgeB
     assert scored.exit_code == 0, scored.output
     auc = json.loads(scored.output)["all:1m"]["auc"]
     assert auc["low"] <= auc["value"] <= auc["high"]
+    learned = runner.invoke(build_app(), ["emergence", "score", str(tmp_path / "bulk"), "--method",
+                                          "learned_links", "--kb", str(full.path)])
+    assert learned.exit_code == 0, learned.output
+    found = json.loads(learned.output)["all:1m"]["auc"]
+    assert found["low"] <= found["value"] <= found["high"] and found["value"] != auc["value"]
     refused = runner.invoke(build_app(), [*args[:3], str(truncated.path), *args[4:]])
     assert refused.exit_code != 0 and "has not closed" in str(refused.exception)
+
+
+@pytest.mark.slow
+def test_learned_links_model_is_identical_with_a_truncated_kb(
+        kbs: tuple[KnowledgeBase, KnowledgeBase]) -> None:
+    from foresci.emergence.pair_model import fit_domain_model
+    from foresci.kb.retrieve import KBView
+
+    full, truncated = kbs
+    seen = fit_domain_model(KBView(full, CONFIG.cutoff), None, CONFIG.cutoff, CONFIG.window_months)
+    alone = fit_domain_model(KBView(truncated, CONFIG.cutoff), None, CONFIG.cutoff, CONFIG.window_months)
+    assert seen.model.training_positives > 0 and len(seen.probabilities) > 0
+    assert seen.probabilities.tobytes() == alone.probabilities.tobytes()
+    assert seen.codes.tobytes() == alone.codes.tobytes() and seen.model.note == alone.model.note

@@ -117,3 +117,32 @@ def test_excluded_words_keep_reporting_prose_out_of_the_vocabulary() -> None:
     settings = VocabularySettings(min_document_frequency=1, exclude_first_words=["increasing"],
                                   exclude_last_words=["highlight"])
     assert mine_vocabulary(papers, CUTOFF, settings).keys == ("self attention",)
+
+
+def test_phrases_seldom_in_titles_and_listed_phrases_are_no_concepts() -> None:
+    def titled(index: int, keys: tuple[str, ...], in_title: tuple[str, ...]) -> ConceptPaper:
+        return ConceptPaper(paper_id=f"t{index}", announced=date(2025, 1, 2),
+                            phrases={key: {key: 1} for key in keys}, title_phrases=frozenset(in_title))
+
+    keys = ("future research", "reward model", "f1 score", "graph network")
+    # "reward model" is in 2 of 20 titles (10 %), "graph network" in 1 of 20 (5 %), "future research" in none
+    papers = [titled(i, keys, ("reward model",) if i < 2 else ("graph network",) if i == 2 else ())
+              for i in range(20)]
+    settings = VocabularySettings(min_document_frequency=1, min_title_share=0.05)
+    assert set(mine_vocabulary(papers, CUTOFF, settings).keys) == {"reward model", "graph network"}
+    stricter = settings.model_copy(update={"min_title_share": 0.1, "exclude_phrases": ["reward model"]})
+    assert mine_vocabulary(papers, CUTOFF, stricter).keys == ()
+    # a title phrase of a paper after the cutoff counts for nothing
+    late = [titled(100 + i, keys, keys) for i in range(20)]
+    for paper in late:
+        object.__setattr__(paper, "announced", date(2025, 5, 1))
+    assert set(mine_vocabulary([*papers, *late], CUTOFF, settings).keys) == {"reward model", "graph network"}
+
+
+def test_declarative_vocabulary_filters_generic_phrases() -> None:
+    vocabulary = load_emergence_settings().vocabulary
+    assert vocabulary.min_title_share > 0
+    from foresci.emergence.concepts import is_generic
+
+    assert is_generic("ground truth", vocabulary) and is_generic("empirical analysis", vocabulary)
+    assert not is_generic("reward model", vocabulary)

@@ -53,3 +53,11 @@ def test_binary_questions_resolve_from_the_window_and_read_only_the_snapshot() -
         assert question.window_start > question.cutoff
     again = binary_questions(target, "synthetic", "3m", 2, 10, baseline=0.02, seed=3)
     assert [q.question_id for q, _ in again] == [q.question_id for q, _ in made]
+
+
+def test_forms_of_one_phrase_are_no_question_pair() -> None:
+    from foresci.emergence.questions import variant_pair
+
+    assert variant_pair("tool call", "tool calling") and variant_pair("reasoning", "reasoning")
+    assert not variant_pair("camera pose", "camera control")
+    assert not variant_pair("graph reasoning", "graph reasoner")

@@ -25,6 +25,8 @@ ANSWERS: list[tuple[str, dict[str, Any]]] = [
     ("strategic_planning", {"ranking": [{"option_id": "A"}, {"option_id": "B", "reason": "x"}]}),
     ("strategic_planning", {"ranking": [{"option_id": "A", "score": 1}]}),
     ("venue_positioning", {"ranking": [], "framing": "f", "extra": 1}),
+    ("concept_emergence", {"ranking": [{"option_id": "A"}, {"option_id": "B"}], "rationale": "r"}),
+    ("concept_emergence", {"ranking": "A then B"}),
 ]
 
 
@@ -51,7 +53,8 @@ def _valid(schema: dict[str, Any], data: Any) -> bool:
 def test_export_writes_every_contract(exported: Path) -> None:
     names = sorted(str(path.relative_to(exported)) for path in exported.rglob("*.json"))
     assert names == [
-        "answer/bottleneck_opportunity.schema.json", "answer/direction_forecasting.schema.json",
+        "answer/bottleneck_opportunity.schema.json", "answer/concept_emergence.schema.json",
+        "answer/direction_forecasting.schema.json",
         "answer/strategic_planning.schema.json", "answer/venue_positioning.schema.json",
         "forecast_answer.schema.json", "forecast_question.schema.json", "forecast_reply.schema.json",
         "reply.schema.json",

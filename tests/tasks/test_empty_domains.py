@@ -78,3 +78,37 @@ def test_a_cutoff_before_every_paper_fails_clearly(tmp_path: Path) -> None:
     assert not (tmp_path / "rel").exists()
     with pytest.raises(UserError, match="no domain has papers"):
         make_package(kb, tmp_path / "pkg", date(2000, 1, 31), window="3m", n=4, settings=_settings())
+
+
+class FringeDomainKB(ToyKB):
+    """The toy world plus a domain 'fringe' whose papers are all support papers (none core): what a
+    generated world's KB gives foresci's shipped domains, which its screen fills with a few peripheral
+    papers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.domains = ["fringe", "toy"]
+
+    def papers(
+        self,
+        until: date | None = None,
+        since: date | None = None,
+        domain: str | None = None,
+        statuses: tuple[str, ...] = ("core", "support"),
+    ) -> list[Paper]:
+        """'fringe' has the toy world's first papers as support papers only."""
+        if domain == "fringe":
+            found = super().papers(until=until, since=since, domain="toy")[:3]
+            return found if "support" in statuses else []
+        return super().papers(until=until, since=since, domain=domain)
+
+
+def test_a_domain_without_taxonomy_members_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    kb = FringeDomainKB()
+    settings = _settings()
+    assert tuple(settings.taxonomy.member_statuses) == ("core",)
+    out = build_release(kb, tmp_path / "rel", CUTOFF, settings=settings, per_family=4,
+                        snapshots={"toy": kb.snapshot})
+    skipped = json.loads((out / "manifest.json").read_text())["counts"]["skipped_domains"]
+    assert list(skipped) == ["fringe"]
+    assert "none of its 3 papers" in skipped["fringe"] and "member status (core)" in skipped["fringe"]

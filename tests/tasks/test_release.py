@@ -34,7 +34,8 @@ def test_release_files_round_trip(release: Path) -> None:
     assert {task.task_id for task in loaded.tasks} == set(hidden)
     assert loaded.manifest["counts"]["tasks"] == len(loaded.tasks)
     assert set(loaded.manifest["hashes"]) == {"tasks.jsonl", "hidden.jsonl"}
-    assert {task.family for task in loaded.tasks} == set(family_names())
+    # the toy KB's few short texts hold no concept used by 5 papers: no concept_emergence task
+    assert {task.family for task in loaded.tasks} == set(family_names()) - {"concept_emergence"}
     assert {task.horizon for task in loaded.tasks if task.family == "venue_positioning"} <= {"venue_cycle"}
     assert validate_release(release) == []
 

@@ -78,7 +78,8 @@ def _family(world: dict[str, object], family: str) -> list[tuple[Task, HiddenTar
 
 def test_release_covers_every_family(world: dict[str, object]) -> None:
     assert {task.family for task in world["tasks"]} == {  # type: ignore[attr-defined]
-        "direction_forecasting", "bottleneck_opportunity", "strategic_planning", "venue_positioning"}
+        "direction_forecasting", "bottleneck_opportunity", "strategic_planning", "venue_positioning",
+        "concept_emergence"}
 
 
 def test_winning_direction_and_label_agree_with_planted_dynamics(world: dict[str, object]) -> None:

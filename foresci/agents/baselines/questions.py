@@ -116,7 +116,9 @@ def forecast_question(
         answer.probability = _bounded(1 / (1 + math.exp(-3.0 * margin / max(1.0, math.sqrt(total)))))
         notes.append(f"venue weights {dict(weights)}; leader {leader} ({lead:.1f})")
         return answer
-    if kind == "persistence":
+    if kind == "persistence" or family == "concept_emergence":
+        if family == "concept_emergence":
+            notes.append("no share trend for a concept pair: the question's base rate")
         answer.probability = round(float(question.baseline if question.baseline is not None else 0.5), 4)
         return answer
     threshold = float(question.params.get("threshold", 1.1))

@@ -1,4 +1,4 @@
-"""Task families as objects: the :class:`TaskFamily` registry and the four shipped families, one
+"""Task families as objects: the :class:`TaskFamily` registry and the five shipped families, one
 sub-package each (``family.py`` public side, ``target.py`` hidden target, ``builder.py`` task builder).
 
 A new family is one folder (or module) that subclasses :class:`TaskFamily` and calls

@@ -6,7 +6,7 @@ answer schema, deliverables, contract check and rendering, the metrics that appl
 baselines answer, its forecast-question kind and its task-id abbreviation (all public: agents read them),
 and, by dotted path so that agents never import hidden code, its hidden-target model and its builder.
 
-The four shipped families live in sub-packages of :mod:`foresci.tasks.families`; a third-party family
+The five shipped families live in sub-packages of :mod:`foresci.tasks.families`; a third-party family
 registers from a module outside foresci named in ``FORESCI_EXTENSIONS`` or the entry-point group
 ``foresci.core.extensions`` (:mod:`foresci.core.extensions`), which the registry imports before it is read.
 """
@@ -27,14 +27,15 @@ if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
     from foresci.tasks.config import TaskSettings
     from foresci.tasks.evidence import DomainEvidence
-    from foresci.tasks.hidden import HiddenTarget
-    from foresci.tasks.models import QuestionKind, Task
+    from foresci.tasks.hidden import HiddenTarget, Resolution
+    from foresci.tasks.models import ForecastQuestion, QuestionKind, Task
 
 BUILTIN_FAMILIES = (
     "foresci.tasks.families.direction_forecasting.family",
     "foresci.tasks.families.bottleneck_opportunity.family",
     "foresci.tasks.families.strategic_planning.family",
     "foresci.tasks.families.venue_positioning.family",
+    "foresci.tasks.families.concept_emergence.family",
 )
 """Modules of the shipped families, imported in this order (the order of ``family_names()``: task order
 in a release, the forecast-question cycle)."""
@@ -79,6 +80,22 @@ class TopChoice:
 Builder = Callable[["DomainEvidence", "TaskSettings", str, int], "list[Built]"]
 
 
+@dataclass
+class ReleaseParts:
+    """What a family adds to a release beside its tasks (:attr:`TaskFamily.release_parts`): forecast
+    questions with their resolutions (after the cycle's questions in ``forecast.jsonl``), public files and
+    hidden files (file name -> rows; a hidden file's name holds ``hidden``), and manifest counts."""
+
+    questions: list[ForecastQuestion] = field(default_factory=list)
+    resolutions: list[Resolution] = field(default_factory=list)
+    public_files: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    hidden_files: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    counts: dict[str, Any] = field(default_factory=dict)
+
+
+PartsBuilder = Callable[["Sequence[DomainEvidence]", "TaskSettings", int], ReleaseParts]
+
+
 def _load(path: str, what: str, family: str) -> Any:
     module, _, name = path.partition(":")
     try:
@@ -105,6 +122,10 @@ class TaskFamily:
     metrics: tuple[str, ...]
     hidden_target: str
     builder: str | None = None
+    release_parts: str | None = None
+    """``"module:function"`` (signature of :data:`PartsBuilder`: the release's window evidence, the task
+    settings and the forecast questions asked of the release, 0 for none) adding :class:`ReleaseParts`
+    to a release; None: the family adds only tasks."""
     horizons: tuple[str, ...] = ("3m", "6m")
     """The windows whose evidence its builder reads (the venue family reads the venue cycle)."""
     forecast_kind: QuestionKind | None = None
@@ -139,6 +160,14 @@ class TaskFamily:
             return []
         function: Builder = _load(self.builder, "builder", self.name)
         return function(evidence, settings, domain_name, wanted)
+
+    def parts(self, evidences: Sequence[DomainEvidence], settings: TaskSettings,
+              forecast_questions: int) -> ReleaseParts:
+        """What the family adds to a release beside its tasks (nothing without ``release_parts``)."""
+        if self.release_parts is None:
+            return ReleaseParts()
+        function: PartsBuilder = _load(self.release_parts, "release parts", self.name)
+        return function(evidences, settings, forecast_questions)
 
     # ---- public side -------------------------------------------------------------------------------
 
@@ -236,7 +265,7 @@ def _family_tuple() -> tuple[TaskFamily, ...]:
 
 
 def all_families() -> tuple[TaskFamily, ...]:
-    """Every registered family: the shipped four first, then extensions', in registration order."""
+    """Every registered family: the shipped five first, then extensions', in registration order."""
     _ensure_loaded()
     return _family_tuple()
 

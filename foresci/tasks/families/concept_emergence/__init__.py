@@ -1,5 +1,6 @@
 """concept_emergence: which concept pairs, never used together before the cutoff, will be in the window.
 
-Not among the built-in families yet (adding it changes every release): enable it with
-``FORESCI_EXTENSIONS=foresci.tasks.families.concept_emergence.family``.
+A shipped family (the fifth in ``BUILTIN_FAMILIES``): its tasks follow the other four in a release, its
+binary forecast questions follow theirs in ``forecast.jsonl`` and its bulk link-prediction set is written
+beside them (:mod:`foresci.tasks.families.concept_emergence.release`).
 """

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import zlib
 
-from foresci.emergence.build import emergence_set
-from foresci.emergence.concepts import concept_papers
+from foresci.emergence.build import EmergenceSet, emergence_set
+from foresci.emergence.concepts import ConceptPaper, concept_papers
 from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.questions import OptionSet, option_sets
 from foresci.tasks.builders.common import Built, task_id
@@ -22,16 +22,42 @@ from foresci.tasks.families.concept_emergence.family import NAME, emergence_ques
 from foresci.tasks.families.concept_emergence.target import EmergenceTarget
 from foresci.tasks.models import Candidate, Task
 
+_SETS: dict[int, tuple[DomainEvidence, EmergenceSet]] = {}
+_KEPT_SETS = 16
 
-def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
-                          wanted: int) -> list[Built]:
-    """Up to ``wanted`` concept-emergence tasks of one domain and window."""
+
+def window_target(domain: DomainEvidence) -> EmergenceSet:
+    """The emergence set of one domain's window evidence: the snapshot at the cutoff from the domain's
+    papers up to it, and the window's counts (kept for the evidence object, so the tasks, the forecast
+    questions and the bulk set of a release share one computation)."""
+    stored = _SETS.get(id(domain))
+    if stored is not None and stored[0] is domain:
+        return stored[1]
     window = domain.window
     emergence = load_emergence_settings()
     papers = sorted((paper for paper in domain.papers.values() if paper.announced <= window.end),
                     key=lambda paper: (paper.announced, paper.paper_id))
     target = emergence_set(concept_papers(papers, emergence.vocabulary), domain.cutoff, window.end, emergence,
                            limit=emergence.targets.question_candidates)
+    if len(_SETS) >= _KEPT_SETS:
+        _SETS.pop(next(iter(_SETS)))
+    _SETS[id(domain)] = (domain, target)
+    return target
+
+
+def training_papers(domain: DomainEvidence) -> list[ConceptPaper]:
+    """The domain's concept papers up to the cutoff (what an earlier cutoff's training set reads)."""
+    emergence = load_emergence_settings()
+    papers = sorted((paper for paper in domain.papers.values() if paper.announced <= domain.cutoff),
+                    key=lambda paper: (paper.announced, paper.paper_id))
+    return concept_papers(papers, emergence.vocabulary)
+
+
+def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
+                          wanted: int) -> list[Built]:
+    """Up to ``wanted`` concept-emergence tasks of one domain and window."""
+    window = domain.window
+    target = window_target(domain)
     seed = zlib.crc32(f"{settings.seed}:{NAME}:{domain.domain}:{window.horizon}".encode())
     return [_built(domain, option_set, domain_name) for option_set in option_sets(target, wanted, seed)]
 

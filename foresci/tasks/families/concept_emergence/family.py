@@ -3,7 +3,7 @@ and the baselines' answer (network link-prediction scores read from the task's p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 NAME = "concept_emergence"
 CONTEXT_TEMPLATE = ("“concept” in papers recent latest never in one paper up to concepts concept used with "
                     "both pair_signals degree_first degree_second papers_first papers_second recent_first "
-                    "recent_second common_neighbours adamic_adar pair_papers")
+                    "recent_second common_neighbours adamic_adar resource_allocation jaccard pair_papers")
 """Fixed words of an option's one-line context and public signals (:func:`foresci.emergence.questions.
 pair_option`)."""
 
@@ -50,11 +50,17 @@ def emergence_question(domain_name: str, cutoff: date, start: date, end: date) -
 
 
 def signal_value(task: Task, option: str, score: str) -> float:
-    """A pre-cutoff signal of one option from the task's context (preferential attachment: the degree
-    product)."""
+    """A pre-cutoff network score of one option from the task's context signals: preferential attachment
+    (the degree product), Jaccard (shared over all neighbours), or a signal stated as is (common
+    neighbours, Adamic–Adar, resource allocation)."""
     found: dict[str, float] = task.context.get("pair_signals", {}).get(option, {})
+    first, second = found.get("degree_first", 0.0), found.get("degree_second", 0.0)
     if score == "preferential_attachment":
-        return found.get("degree_first", 0.0) * found.get("degree_second", 0.0)
+        return first * second
+    if score == "jaccard":
+        common = found.get("common_neighbours", 0.0)
+        union = first + second - common
+        return common / union if union > 0 else 0.0
     return found.get(score, 0.0)
 
 
@@ -79,6 +85,7 @@ class ConceptEmergence(TaskFamily):
     metrics = ("fta", "trace", "pers", "trace_offline", "top_choice")
     hidden_target = "foresci.tasks.families.concept_emergence.target:EmergenceTarget"
     builder = "foresci.tasks.families.concept_emergence.builder:build_emergence_tasks"
+    release_parts = "foresci.tasks.families.concept_emergence.release:emergence_release_parts"
     ranked = True
     contract = ("Rank all candidate concept pairs (by option_id, most likely first) by how many papers in "
                 "the window after the cutoff will use both concepts. Explain which pre-cutoff signals "
@@ -117,23 +124,32 @@ class ConceptEmergence(TaskFamily):
     def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
         """persistence: preferential attachment (popular concepts meet); trend: Adamic–Adar (shared
         neighbours, rarer ones weigh more). Both read only the signals the task shows (pre-cutoff)."""
-        from foresci.contracts import Evidence, SupportArtifact
-
-        if not task.candidates:
-            raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
         score = "preferential_attachment" if forecaster.kind == "persistence" else "adamic_adar"
-        ranked = signal_ranking(task, score)
-        answer = EmergenceAnswer(
-            ranking=[RankedOption(option_id=option, reason=f"{score.replace('_', ' ')} rank {position}")
-                     for position, option in enumerate(ranked, start=1)],
-            rationale=f"ranked by {score.replace('_', ' ')} in the co-occurrence network at the cutoff")
-        support = SupportArtifact()
-        support.notes.append(f"{forecaster.kind}: {score} of each pair from the task's pre-cutoff signals")
-        papers: dict[str, list[str]] = task.context.get("pair_papers", {})
-        names = {candidate.option_id: candidate.name for candidate in task.candidates}
-        for position, option in enumerate(ranked, start=1):
-            support.evidence.append(Evidence(
-                claim=f"{option} ({names[option]}) ranks {position} by {score.replace('_', ' ')}: "
-                      f"{signal_value(task, option, score):.3f}",
-                paper_ids=list(papers.get(option, []))))
-        return answer, support
+        return scored_answer(task, score, forecaster.kind, lambda option: signal_value(task, option, score))
+
+
+def scored_answer(task: Task, score: str, who: str,
+                  value: Callable[[str], float]) -> tuple[EmergenceAnswer, Any]:
+    """The answer ranking the task's options by ``value`` (option id -> score, higher first; ties in option
+    order), with a support artifact citing each pair's latest pre-cutoff papers."""
+    from foresci.contracts import Evidence, SupportArtifact
+
+    if not task.candidates:
+        raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
+    order = [candidate.option_id for candidate in task.candidates]
+    values = {option: value(option) for option in order}
+    ranked = sorted(order, key=lambda option: (-values[option], order.index(option)))
+    label = score.replace("_", " ")
+    answer = EmergenceAnswer(
+        ranking=[RankedOption(option_id=option, reason=f"{label} rank {position}")
+                 for position, option in enumerate(ranked, start=1)],
+        rationale=f"ranked by {label} in the co-occurrence network at the cutoff")
+    support = SupportArtifact()
+    support.notes.append(f"{who}: {score} of each pair from the task's pre-cutoff signals")
+    papers: dict[str, list[str]] = task.context.get("pair_papers", {})
+    names = {candidate.option_id: candidate.name for candidate in task.candidates}
+    for position, option in enumerate(ranked, start=1):
+        support.evidence.append(Evidence(
+            claim=f"{option} ({names[option]}) ranks {position} by {label}: {values[option]:.3f}",
+            paper_ids=list(papers.get(option, []))))
+    return answer, support

@@ -1,0 +1,105 @@
+"""Link-prediction methods for concept_emergence tasks (a run asks them nothing else).
+
+The five network baselines of Science4Cast rank a task's concept pairs by a measure of the co-occurrence
+network at the cutoff that the task states for every option (``context.pair_signals``): preferential
+attachment (degree product), common neighbours, Adamic–Adar, Jaccard and resource allocation.
+``learned_links`` is the learned baseline: a classifier on those network features trained at the earlier
+cutoff ``t - window`` with labels up to ``t`` (:mod:`foresci.emergence.pair_model`, papers from the
+task's KB view only); it ranks a task's pairs by their probability and answers the family's binary
+forecast questions with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foresci.contracts import ForecastAnswer
+from foresci.core.transcripts import record
+from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, method
+from foresci.tasks.families.concept_emergence.family import NAME, scored_answer, signal_value
+from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.windows import HORIZON_MONTHS
+
+FAMILIES = (NAME,)
+
+
+def _network(score: str, inputs: MethodInput) -> MethodResult:
+    task = inputs.task
+    answer, support = scored_answer(task, score, score, lambda option: signal_value(task, option, score))
+    return MethodResult(answer=answer, support=support)
+
+
+@method("preferential_attachment", order=80, families=FAMILIES)
+def preferential_attachment(inputs: MethodInput) -> MethodResult:
+    """Pairs of well-connected concepts meet first: the product of the two concepts' degrees."""
+    return _network("preferential_attachment", inputs)
+
+
+@method("common_neighbours", order=81, families=FAMILIES)
+def common_neighbours(inputs: MethodInput) -> MethodResult:
+    """Pairs sharing the most neighbouring concepts meet first."""
+    return _network("common_neighbours", inputs)
+
+
+@method("adamic_adar", order=82, families=FAMILIES)
+def adamic_adar(inputs: MethodInput) -> MethodResult:
+    """Shared neighbours, each weighted by 1 / log(its degree): rare shared concepts count more."""
+    return _network("adamic_adar", inputs)
+
+
+@method("jaccard", order=83, families=FAMILIES)
+def jaccard(inputs: MethodInput) -> MethodResult:
+    """Shared neighbours over all neighbours of the two concepts."""
+    return _network("jaccard", inputs)
+
+
+@method("resource_allocation", order=84, families=FAMILIES)
+def resource_allocation(inputs: MethodInput) -> MethodResult:
+    """Shared neighbours, each weighted by 1 / its degree."""
+    return _network("resource_allocation", inputs)
+
+
+def _model(tools: Any, domain: str, cutoff: Any, horizon: str) -> Any:
+    from foresci.emergence.pair_model import domain_model
+
+    view = getattr(tools, "view", None)
+    if view is None:
+        raise ValueError("method learned_links needs a KB (--kb)")
+    if horizon not in HORIZON_MONTHS:
+        raise ValueError(f"learned_links: no window length for horizon {horizon!r}")
+    return domain_model(view, domain, cutoff, HORIZON_MONTHS[horizon])
+
+
+@method("learned_links", needs_kb=True, order=85, families=FAMILIES)
+def learned_links(inputs: MethodInput) -> MethodResult:
+    """A logistic regression on the network features, trained at ``t - window`` (labels up to ``t``)."""
+    task = inputs.task
+    model = _model(inputs.tools, task.domain, task.cutoff, task.horizon)
+    names = {candidate.option_id: candidate.name.split(" + ", 1) for candidate in task.candidates}
+    found = {option: model.probability(*pair) if len(pair) == 2 else None for option, pair in names.items()}
+    missing = sorted(option for option, value in found.items() if value is None)
+    if missing:
+        raise ValueError(f"task {task.task_id}: options {missing} are no candidate pair of the network the "
+                         f"KB view shows at {task.cutoff}")
+    record("baseline_read", method="learned_links", cutoff=task.cutoff.isoformat(),
+           read=[model.model.note, f"{model.snapshot.network.papers} papers up to the cutoff"],
+           measured=[f"{option}: {value:.4f}" for option, value in sorted(found.items())], papers=[])
+    answer, support = scored_answer(task, "learned_probability", "learned_links",
+                                    lambda option: float(found[option] or 0.0))
+    support.notes.append(model.model.note)
+    return MethodResult(answer=answer, support=support)
+
+
+@learned_links.forecaster
+def learned_links_forecast(question: ForecastQuestion, inputs: ForecastInput) -> ForecastAnswer:
+    """The learned probability that the question's pair is used together in the window."""
+    params = question.params
+    if params.get("family") != NAME:
+        raise ValueError(f"learned_links answers {NAME} questions only, not {params.get('family')!r}")
+    model = _model(inputs.tools, question.domain, question.cutoff, str(params.get("horizon")))
+    probability = model.probability(str(params.get("first")), str(params.get("second")))
+    if probability is None:
+        raise ValueError(f"question {question.question_id}: the pair is no candidate at {question.cutoff}")
+    return ForecastAnswer(question_id=question.question_id, method="learned_links",
+                          probability=round(min(0.99, max(0.01, probability)), 4),
+                          notes=[model.model.note])

@@ -1,0 +1,1 @@
+"""Tests of the sentence encoders (foresci.embedders)."""

@@ -1,0 +1,136 @@
+"""The shipped link-prediction methods and what the family adds to a release: the network baselines
+rank a task's pairs by the measure the task states, ``learned_links`` ranks and forecasts from a model
+trained on pre-cutoff data only, and the release parts (binary questions, bulk set) resolve from the
+window while their public side reads the snapshot only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from foresci.kb.models import Paper
+from foresci.methods.forecast_runner import plan_forecasts
+from foresci.methods.registry import MethodInput, registered
+from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
+from foresci.tasks.builders.common import Built
+from foresci.tasks.config import TaskSettings
+from foresci.tasks.evidence import DomainEvidence
+from foresci.tasks.families.concept_emergence.builder import build_emergence_tasks
+from foresci.tasks.families.concept_emergence.family import signal_value
+from foresci.tasks.families.concept_emergence.release import emergence_release_parts
+from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.text import vocabulary
+from foresci.tasks.windows import make_window
+from foresci.taxonomy.models import Snapshot
+
+CONFIG = EmergenceWorldConfig(seed=6, difficulty=0.0, planted_pairs=40, papers_per_pair=4,
+                              min_papers_per_pair=1)
+NETWORK = ("preferential_attachment", "common_neighbours", "adamic_adar", "jaccard", "resource_allocation")
+
+
+@dataclass
+class _View:
+    """A KB view at a cutoff over a paper list (what ``KBTools.view`` gives a method)."""
+
+    all_papers: list[Paper]
+    cutoff: date
+    kb: object
+
+    def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ()) -> list[Paper]:
+        return [paper for paper in self.all_papers if paper.announced <= self.cutoff]
+
+
+@pytest.fixture(scope="module")
+def world() -> tuple[list[Built], DomainEvidence, list[Paper]]:
+    generated = generate_emergence_world(CONFIG)
+    window = make_window(CONFIG.cutoff, "3m")
+    papers = list(generated.papers)
+    pre_texts = [paper.text for paper in papers if paper.announced <= CONFIG.cutoff]
+    evidence = DomainEvidence(domain="synthetic", snapshot=Snapshot.model_construct(), window=window,
+                              papers={paper.paper_id: paper for paper in papers}, assignment={}, nodes={},
+                              reference_baseline=0, reference_window=0, reference_monthly={},
+                              pre_vocabulary=vocabulary(pre_texts))
+    return build_emergence_tasks(evidence, TaskSettings(), "synthetic systems", 8), evidence, papers
+
+
+def test_network_methods_rank_by_the_stated_measure(world: tuple[list[Built], DomainEvidence, list[Paper]]
+                                                    ) -> None:
+    items, _, _ = world
+    methods = registered()
+    for name in NETWORK:
+        for item in items:
+            result = methods[name].answer(MethodInput(task=item.task, mode="full"))
+            ranked = [entry.option_id for entry in result.answer.ranking]  # type: ignore[union-attr]
+            values = [signal_value(item.task, option, name) for option in ranked]
+            assert sorted(ranked) == sorted(c.option_id for c in item.task.candidates)
+            assert values == sorted(values, reverse=True)
+    signals = items[0].task.context["pair_signals"]["A"]
+    union = signals["degree_first"] + signals["degree_second"] - signals["common_neighbours"]
+    assert signal_value(items[0].task, "A", "jaccard") == pytest.approx(signals["common_neighbours"] / union)
+
+
+def test_learned_links_ranks_and_forecasts_from_the_view_only(
+        world: tuple[list[Built], DomainEvidence, list[Paper]]) -> None:
+    items, evidence, papers = world
+    spec = registered()["learned_links"]
+    kb = SimpleNamespace(path="world-6", fingerprint="f")
+    tools = SimpleNamespace(view=_View(papers, CONFIG.cutoff, kb))
+    for item in items:
+        result = spec.answer(MethodInput(task=item.task, mode="full", tools=tools))  # type: ignore[arg-type]
+        ranked = [entry.option_id for entry in result.answer.ranking]  # type: ignore[union-attr]
+        assert sorted(ranked) == sorted(c.option_id for c in item.task.candidates)
+    from foresci.emergence.pair_model import domain_model
+    from foresci.emergence.scoring import score_pairs
+
+    model = domain_model(tools.view, "synthetic", CONFIG.cutoff, 3)
+    bulk = emergence_release_parts([evidence], TaskSettings(), forecast_questions=0)
+    names = [(row["first"], row["second"]) for row in bulk.public_files["emergence_pairs.jsonl"]]
+    labels = np.asarray([row["window_papers"] >= 1 for row in bulk.hidden_files["emergence_hidden.jsonl"]])
+    scores = np.asarray([model.probability(*pair) for pair in names], dtype=float)
+    assert score_pairs(scores, labels, [], 0, 0)["auc"].value > 0.8  # difficulty 0: announced pairs
+    parts = emergence_release_parts([evidence], TaskSettings(), forecast_questions=1)
+    outcomes = {row.question_id: row.outcome for row in parts.resolutions}
+    assert set(outcomes.values()) == {0.0, 1.0}
+    probabilities = {}
+    for question in parts.questions:
+        answer = spec.forecast(question, SimpleNamespace(tools=tools))  # type: ignore[misc, arg-type]
+        probabilities[question.question_id] = answer.probability
+    positive = [p for q, p in probabilities.items() if outcomes[q] == 1.0]
+    negative = [p for q, p in probabilities.items() if outcomes[q] == 0.0]
+    assert np.mean(positive) > np.mean(negative)
+    # a model trained from a view that also held the window would be a leak: the view's cutoff bounds it
+    later = _View(papers, CONFIG.window_end, kb)
+    assert later.papers() != tools.view.papers()
+
+
+def test_release_parts_hide_the_window_and_sample_before_reading_it(
+        world: tuple[list[Built], DomainEvidence, list[Paper]]) -> None:
+    _, evidence, _ = world
+    parts = emergence_release_parts([evidence], TaskSettings(), forecast_questions=0)
+    assert parts.questions == [] and parts.resolutions == []
+    public = parts.public_files["emergence_pairs.jsonl"]
+    hidden = parts.hidden_files["emergence_hidden.jsonl"]
+    assert [row["pair_id"] for row in public] == [row["pair_id"] for row in hidden]
+    assert all("window_papers" not in row for row in public)
+    assert parts.counts["emergence_pairs"] == len(public) > 0
+    asked = emergence_release_parts([evidence], TaskSettings(), forecast_questions=16)
+    assert len(asked.questions) == 2
+    assert {question.params["family"] for question in asked.questions} == {"concept_emergence"}
+    assert all(q.question_id.startswith("ceq-") and q.kind == "binary" for q in asked.questions)
+    assert asked.public_files == parts.public_files  # forecast questions do not move the bulk sample
+
+
+def test_a_run_asks_link_methods_only_concept_emergence_questions() -> None:
+    methods = registered()
+    question = ForecastQuestion(question_id="fq-1", kind="binary", domain="d", cutoff=date(2025, 1, 31),
+                                window_start=date(2025, 2, 1), window_end=date(2025, 4, 30), text="?",
+                                resolution_rule="r", params={"family": "direction_forecasting"})
+    ce = question.model_copy(update={"question_id": "ceq-1", "params": {"family": "concept_emergence"}})
+    specs = [methods[name] for name in ("trend", "learned_links", *NETWORK)]
+    planned = plan_forecasts([question, ce], specs, [], "full")
+    jobs = {(job.question.question_id, job.spec.name) for job in planned}
+    assert jobs == {("fq-1", "trend"), ("ceq-1", "trend"), ("ceq-1", "learned_links")}
