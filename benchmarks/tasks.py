@@ -9,6 +9,15 @@ Prints timings, the release audit, the ResearchForesight import audit and the pa
 Exits non-zero when a goal is missed: every family >= --per-family tasks, all four domains present, gates
 passed, package resolved, and (when the taxonomies are induced from scratch, i.e. the taxonomy folder does not
 exist yet) the release build within --max-seconds (60) and the process within --max-peak-gib (1.5 GiB).
+
+Speed of `tasks build` (issue 32: <= 15 s with the KB's embeddings and the embedder's cache warm):
+    python benchmarks/tasks.py --speed --kb /work/kbs/real --out /tmp/tasks-speed \
+        --speed-cutoff 2025-06-30 --speed-cutoff 2025-12-31
+Each cutoff is built in a fresh process with a fresh taxonomy folder (taxonomies induced, nothing reused), as
+`foresci tasks build KB --cutoff C --window 3m --window 6m` does; a first, untimed build per cutoff warms the
+embedding cache (--no-warm-up skips it). Prints wall and CPU seconds, the stage breakdown (taxonomy per
+domain, window evidence, each family's builder, writing), the load average and the thread settings; exits
+non-zero when a timed build takes more than --max-build-seconds (15) of wall time.
 """
 
 from __future__ import annotations
@@ -148,6 +157,97 @@ class CutoffKB:
         return np.asarray(self._kb.embeddings(list(paper_ids)))
 
 
+STAGE_PREFIXES = (("taxonomy", re.compile(r"^(?P<domain>\S+): taxonomy at ")),
+                  ("evidence", re.compile(r"^(?P<domain>\S+): routing ")))
+
+
+def timed_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
+    """Build one release at ``cutoff`` in this process (fresh taxonomy folder) and time its stages."""
+    from foresci.kb.store import KnowledgeBase
+
+    started_wall, started_cpu = time.perf_counter(), time.process_time()
+    marks: list[tuple[float, str]] = []
+
+    def mark(message: str) -> None:
+        marks.append((time.perf_counter(), message))
+
+    kb = KnowledgeBase.open(kb_path, Settings())
+    opened = time.perf_counter()
+    mark("domains with papers (first read of the KB's papers)")
+    build_release(kb, out / "release", cutoff, windows=("3m", "6m"), settings=Settings(),
+                  taxonomy_dir=out / "taxonomy", progress=mark)
+    ended = time.perf_counter()
+    stages: dict[str, float] = {}
+    families: dict[str, float] = {}
+    for (at, message), (after, _) in zip(marks, [*marks[1:], (ended, "")], strict=True):
+        label = message
+        for stage, pattern in STAGE_PREFIXES:
+            found = pattern.match(message)
+            if found:
+                label = f"{stage} {found.group('domain')}"
+        if message.startswith("built candidates: "):
+            label = "selecting tasks"
+            for part in message.removeprefix("built candidates: ").split(", "):
+                family, seconds = part.rsplit(" ", 2)[:2]
+                families[family] = float(seconds)
+        stages[label] = stages.get(label, 0.0) + after - at
+    return {"cutoff": cutoff.isoformat(), "wall_s": ended - started_wall,
+            "cpu_s": time.process_time() - started_cpu, "open_s": opened - started_wall, "stages": stages,
+            "families": families,
+            "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+
+
+def _child_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
+    """:func:`timed_build` in a fresh interpreter (no caches from an earlier build), its figures as JSON."""
+    import json
+    import shutil
+    import subprocess
+
+    shutil.rmtree(out, ignore_errors=True)
+    command = [sys.executable, __file__, "--speed-child", "--kb", str(kb_path),
+               "--cutoff", cutoff.isoformat(), "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float, warm_up: bool) -> int:
+    """Time `tasks build` at each cutoff (see the module docstring); 0 when every build is within
+    ``max_seconds`` of wall time."""
+    threads = {name: os.environ.get(name, "unset") for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                                                 "FORESCI_RUNTIME__THREADS")}
+    cache = os.environ.get("FORESCI_CACHE_DIR", "-")
+    print(f"tasks build speed on {kb_path}; threads: {threads}; cache {cache}")
+    passed = True
+    for cutoff in cutoffs:
+        folder = out / cutoff.isoformat()
+        if warm_up:
+            first = _child_build(kb_path, cutoff, folder)
+            print(f"{cutoff} warm-up build: {first['wall_s']:.1f} s wall, {first['cpu_s']:.1f} s CPU")
+        load_before = _load()
+        figures = _child_build(kb_path, cutoff, folder)
+        within = figures["wall_s"] <= max_seconds
+        passed &= within
+        print(f"{cutoff} tasks build: {figures['wall_s']:.1f} s wall, {figures['cpu_s']:.1f} s CPU, peak "
+              f"{figures['peak_gib']:.2f} GiB; load average before {load_before}, after {_load()} "
+              f"(goal <= {max_seconds:g} s wall: {'ok' if within else 'MISSED'})")
+        print(f"  {'opening the KB':60s} {figures['open_s']:6.1f} s")
+        totals: dict[str, float] = {}
+        for label, seconds in figures["stages"].items():
+            print(f"  {label:60s} {seconds:6.1f} s")
+            stage = label.split(" ")[0] if label.split(" ")[0] in ("taxonomy", "evidence") else "other"
+            totals[stage] = totals.get(stage, 0.0) + seconds
+        print("  totals: " + ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in totals.items()))
+        print("  family builders (in 'building tasks'): "
+              + ", ".join(f"{family} {seconds:.1f} s" for family, seconds in figures["families"].items()))
+    return 0 if passed else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -164,7 +264,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-peak-gib", type=float, default=1.5, help="goal for the process's peak RSS")
     parser.add_argument("--rf", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "releases"
                         / "researchforesight-quarter")
+    parser.add_argument("--speed", action="store_true", help="time `tasks build` at each --speed-cutoff")
+    parser.add_argument("--speed-cutoff", type=date.fromisoformat, action="append", default=[],
+                        help="cutoff to time with --speed (repeatable; default 2025-06-30 and 2025-12-31)")
+    parser.add_argument("--max-build-seconds", type=float, default=15.0, help="goal of --speed (wall time)")
+    parser.add_argument("--no-warm-up", action="store_true", help="with --speed: no untimed first build")
+    parser.add_argument("--speed-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.speed_child:
+        import json
+
+        print(json.dumps(timed_build(args.kb, args.cutoff, args.out)))
+        return 0
+    if args.speed:
+        if args.kb is None:
+            parser.error("--speed needs --kb")
+        cutoffs = args.speed_cutoff or [date(2025, 6, 30), date(2025, 12, 31)]
+        return speed(args.kb, cutoffs, args.out, args.max_build_seconds, not args.no_warm_up)
     taxonomy_dir = args.taxonomy_dir or args.out.with_name(args.out.name + "-taxonomy")
     kb: Any
     if args.kb is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
@@ -43,11 +44,13 @@ if TYPE_CHECKING:
 
 
 def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, per_family: int,
-                   families: Sequence[str] | None = None) -> tuple[dict[str, list[Built]], list[str]]:
+                   families: Sequence[str] | None = None,
+                   seconds: dict[str, float] | None = None) -> tuple[dict[str, list[Built]], list[str]]:
     """Run every family's builder (default: every registered family) on the evidence of each window the
     family reads (its ``horizons``); drop tasks the leakage lint flags.
 
-    Returns the candidates per family and the lint problems of dropped tasks.
+    Returns the candidates per family and the lint problems of dropped tasks. ``seconds``: where to add
+    each family's build time (builder and lint, summed over domains and windows).
     """
     chosen = [get_family(name) for name in (family_names() if families is None else families)]
     pools: dict[str, list[Built]] = {family.name: [] for family in chosen}
@@ -59,12 +62,15 @@ def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, 
         for family in chosen:
             if evidence.window.horizon not in family.horizons:
                 continue
+            started = time.perf_counter()
             for item in family.build(evidence, settings, name, per_family):
                 found = lint_task(item.task, item.hidden, evidence.pre_vocabulary, first_seen, allowed)
                 if found:
                     problems.extend(found)
                     continue
                 pools[family.name].append(item)
+            if seconds is not None:
+                seconds[family.name] = seconds.get(family.name, 0.0) + time.perf_counter() - started
     return pools, problems
 
 
@@ -181,8 +187,12 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         evidences.extend(found)
     if progress:
         progress("building tasks")
+    family_seconds: dict[str, float] = {}
     pools, problems = candidate_pool(evidences, task_settings, per_family,
-                                     [family.name for family in chosen])
+                                     [family.name for family in chosen], family_seconds)
+    if progress:
+        progress("built candidates: " + ", ".join(f"{family} {value:.1f} s"
+                                                  for family, value in family_seconds.items()))
     selected = select_tasks(pools, per_family, task_settings)
     inputs = {"kb": str(getattr(kb, "path", "")), "kb_fingerprint": str(getattr(kb, "fingerprint", "")),
               "cutoff": cutoff.isoformat(), "windows": list(windows), "domains": list(domains or kb.domains),
@@ -200,6 +210,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         questions, resolutions = release_forecasts(kb, cutoff, list(windows), wanted, settings,
                                                    used_snapshots, kept)
     parts = [family.parts(evidences, task_settings, wanted) for family in chosen]
+    if progress:
+        progress("auditing and writing the release")
     write_release(out, selected, task_settings, inputs=inputs,
                   extra_counts={"candidates_by_family": {family: len(items) for family,
                                                          items in pools.items()},

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from foresci.core.errors import UserError
 from foresci.kb.models import Paper
-from foresci.tasks.evidence import Classifier, DomainEvidence, collect_evidence
+from foresci.tasks.evidence import Classifier, DomainEvidence, collect_windows
 from foresci.tasks.text import content_tokens
 from foresci.tasks.windows import Window
 from foresci.taxonomy.models import Snapshot
@@ -109,4 +109,4 @@ def evidence_for_windows(snapshot: Snapshot, papers: Sequence[Paper], embeddings
         return []
     assignment = assign_papers(snapshot, papers, embeddings)
     classify: Classifier | None = classify_trajectory if trajectories else None
-    return [collect_evidence(snapshot, papers, assignment, window, classify) for window in windows]
+    return collect_windows(snapshot, papers, assignment, windows, classify)

@@ -49,9 +49,12 @@ Classifier = Callable[..., Trajectory]
 COMMON_SHARE = 0.1
 
 
-@dataclass
+@dataclass(eq=False)
 class NodeEvidence:
     """Counts, shares, venues and trajectory of one node (its whole subtree) around the cutoff.
+
+    Compared by identity: one object per node and window, so two are equal only when they are the same
+    (field-by-field comparison made ``item in options`` compare whole taxonomy nodes).
 
     ``baseline``: papers in the same-length period just before the cutoff; ``level``: papers in the level
     period (the ``level_months`` months up to the cutoff); ``level_estimate``: the empirical-Bayes estimate
@@ -85,6 +88,21 @@ class NodeEvidence:
 
 
 @dataclass
+class PaperTextCache:
+    """What the builders derive from a domain's papers that does not depend on the window: content tokens and
+    n-grams per paper, venue family per paper, and the pre-cutoff word counts and vocabulary. Shared by the
+    evidence of every window of one domain at one cutoff (:func:`collect_windows`), so each is computed once
+    per build, not once per window."""
+
+    token_sets: dict[str, frozenset[str]] = field(default_factory=dict)
+    gram_sets: dict[str, frozenset[str]] = field(default_factory=dict)
+    venues: dict[str, str | None] = field(default_factory=dict)
+    pre_counts: tuple[Counter[str], int] | None = None
+    common: frozenset[str] | None = None
+    pre_vocabulary: frozenset[str] | None = None
+
+
+@dataclass
 class DomainEvidence:
     """Everything the builders need about one domain at one cutoff for one window."""
 
@@ -102,44 +120,43 @@ class DomainEvidence:
     level_months: list[str] = field(default_factory=list)
     normalised_by: str = NORMALISED_BY
     embed: Callable[[Sequence[str]], Any] | None = field(default=None, repr=False)
-    _token_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
-    _gram_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
-    _common: frozenset[str] | None = field(default=None, repr=False)
-    _pre_counts: tuple[Counter[str], int] | None = field(default=None, repr=False)
+    text_cache: PaperTextCache = field(default_factory=PaperTextCache, repr=False)
 
     @property
     def pre_token_counts(self) -> tuple[Counter[str], int]:
         """Content word -> number of the domain's pre-cutoff papers using it; and how many those are."""
-        if self._pre_counts is None:
+        cache = self.text_cache
+        if cache.pre_counts is None:
             counts: Counter[str] = Counter()
             pre = [paper_id for paper_id, paper in self.papers.items() if paper.announced <= self.cutoff]
             for paper_id in pre:
                 counts.update(self.token_set(paper_id))
-            self._pre_counts = (counts, len(pre))
-        return self._pre_counts
+            cache.pre_counts = (counts, len(pre))
+        return cache.pre_counts
 
     @property
     def common_tokens(self) -> frozenset[str]:
         """Content words in more than 10 % of the domain's pre-cutoff papers (too common to mark a topic)."""
-        if self._common is None:
+        cache = self.text_cache
+        if cache.common is None:
             counts, size = self.pre_token_counts
-            self._common = frozenset(token for token, count in counts.items() if count > COMMON_SHARE * size)
-        return self._common
+            cache.common = frozenset(token for token, count in counts.items() if count > COMMON_SHARE * size)
+        return cache.common
 
     def gram_set(self, paper_id: str) -> frozenset[str]:
         """Content n-grams of a paper's title and abstract (cached)."""
-        cached = self._gram_sets.get(paper_id)
+        cached = self.text_cache.gram_sets.get(paper_id)
         if cached is None:
             cached = frozenset(ngrams(self.papers[paper_id].text))
-            self._gram_sets[paper_id] = cached
+            self.text_cache.gram_sets[paper_id] = cached
         return cached
 
     def token_set(self, paper_id: str) -> frozenset[str]:
         """Content tokens of a paper's title and abstract (cached)."""
-        cached = self._token_sets.get(paper_id)
+        cached = self.text_cache.token_sets.get(paper_id)
         if cached is None:
             cached = frozenset(content_tokens(self.papers[paper_id].text))
-            self._token_sets[paper_id] = cached
+            self.text_cache.token_sets[paper_id] = cached
         return cached
 
     @property
@@ -174,9 +191,17 @@ def subtree_ids(snapshot: Snapshot) -> dict[str, list[str]]:
     return result
 
 
-def _venues(papers: Mapping[str, Paper], paper_ids: Sequence[str]) -> Counter[str]:
-    return Counter(family for family in (accepted_venue_family(papers[paper_id]) for paper_id in paper_ids)
-                   if family)
+def _venues(papers: Mapping[str, Paper], paper_ids: Sequence[str],
+            known: dict[str, str | None]) -> Counter[str]:
+    """Accepted venue families of the papers, counted (``known``: paper id -> family, filled as read)."""
+    families: list[str | None] = []
+    for paper_id in paper_ids:
+        if paper_id in known:
+            families.append(known[paper_id])
+        else:
+            family = known[paper_id] = accepted_venue_family(papers[paper_id])
+            families.append(family)
+    return Counter(family for family in families if family)
 
 
 def smoothed_growth(baseline: float, baseline_total: int, window: int, window_total: int) -> float:
@@ -219,7 +244,8 @@ def level_period(papers: Sequence[Paper], cutoff: date, months: int) -> list[str
 
 def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Mapping[str, str],
                      window: Window,
-                     classify: Classifier | None = None, level_months: int = LEVEL_MONTHS) -> DomainEvidence:
+                     classify: Classifier | None = None, level_months: int = LEVEL_MONTHS,
+                     text_cache: PaperTextCache | None = None) -> DomainEvidence:
     """Count each node's papers before the cutoff, in the baseline, in the level period and in the window;
     classify trajectories.
 
@@ -227,8 +253,11 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
     ``assignment``: paper_id -> node id of ``snapshot`` (normally a leaf), for papers on both sides of the
     cutoff; ``classify``: ``foresci.taxonomy.trajectory.classify_trajectory`` or a stand-in with its
     signature; None (or a window or baseline without papers) leaves trajectories unset; ``level_months``:
-    length of the level period that ``growth`` compares the window with.
+    length of the level period that ``growth`` compares the window with; ``text_cache``: what an earlier
+    window of the same domain, cutoff and papers derived from them (:class:`PaperTextCache`; a new one when
+    None).
     """
+    cache = text_cache if text_cache is not None else PaperTextCache()
     by_id = {paper.paper_id: paper for paper in papers if paper.announced <= window.end}
     level_keys = level_period([paper for paper in by_id.values() if paper.paper_id in assignment],
                               window.cutoff, level_months)
@@ -281,7 +310,8 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
             level_estimate=estimated[node_id],
             baseline_growth=smoothed_growth(baseline, reference_baseline, len(window_ids), reference_window),
             window_ids=window_ids, pre_ids=pre_ids, monthly=dict(sorted(per_node_monthly[node_id].items())),
-            pre_venues=_venues(by_id, pre_ids), window_venues=_venues(by_id, window_ids))
+            pre_venues=_venues(by_id, pre_ids, cache.venues),
+            window_venues=_venues(by_id, window_ids, cache.venues))
         nodes[node_id] = evidence
     if classify is not None and reference_window > 0 and reference_baseline > 0:
         children: dict[str, list[str]] = {}
@@ -293,10 +323,22 @@ def collect_evidence(snapshot: Snapshot, papers: Sequence[Paper], assignment: Ma
             evidence.trajectory = classify(
                 evidence.monthly, dict(reference_monthly), (window.start, window.end),
                 (window.baseline_start, window.baseline_end), None, child_monthly or None)
-    pre_texts = (paper.text for paper in by_id.values() if paper.announced <= window.cutoff)
+    if cache.pre_vocabulary is None:
+        cache.pre_vocabulary = vocabulary(paper.text for paper in by_id.values()
+                                          if paper.announced <= window.cutoff)
     return DomainEvidence(domain=snapshot.domain, snapshot=snapshot, window=window, papers=by_id,
                           assignment=dict(assignment), nodes=nodes, reference_baseline=reference_baseline,
                           reference_window=reference_window,
                           reference_monthly=dict(sorted(reference_monthly.items())),
-                          pre_vocabulary=vocabulary(pre_texts), level_total=level_total,
-                          level_months=level_keys)
+                          pre_vocabulary=cache.pre_vocabulary, level_total=level_total,
+                          level_months=level_keys, text_cache=cache)
+
+
+def collect_windows(snapshot: Snapshot, papers: Sequence[Paper], assignment: Mapping[str, str],
+                    windows: Sequence[Window], classify: Classifier | None = None) -> list[DomainEvidence]:
+    """:func:`collect_evidence` for each window (in order); windows after the same cutoff share one
+    :class:`PaperTextCache` (what lies before their cutoff is the same for each)."""
+    caches: dict[date, PaperTextCache] = {}
+    return [collect_evidence(snapshot, papers, assignment, window, classify,
+                             text_cache=caches.setdefault(window.cutoff, PaperTextCache()))
+            for window in windows]

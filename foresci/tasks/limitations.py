@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from foresci.taxonomy.phrases import is_noun_phrase
 from foresci.taxonomy.signals import split_sentences
 
-CUES = re.compile(
+_CUES_TEXT = (
     r"\b(suffers?|suffering|struggles?|struggling|fails?|failing|lacks?|lacking|lack of|limited|"
     r"limitations?|limits|bottlenecks?|bottlenecked|shortcomings?|drawbacks?|weakness(?:es)?|challenges?|"
     r"challenging|difficult(?:y|ies)?|hard to|costly|expensive|prohibitive(?:ly)?|inefficien(?:t|cy)|"
@@ -46,17 +46,37 @@ CUES = re.compile(
     r"(?:demand|require)s? (?:significant|substantial|extensive|massive|considerable|large|costly|"
     r"expensive|manual|careful)|do(?:es)? not (?:\w+ )?(?:utilize|use|exploit|consider|capture|account|"
     r"model|address|scale|generalize|support|handle|leverage|incorporate|reflect|guarantee|transfer)|"
-    r"(?:most|many) (?:existing|current|prior|previous) \w+)\b",
-    re.IGNORECASE)
-RESULT = re.compile(
+    r"(?:most|many) (?:existing|current|prior|previous) \w+)\b")
+
+
+class LowerCasedPattern:
+    """A lower-case pattern that ignores case: an ASCII text is lower-cased and searched without
+    ``re.IGNORECASE`` (the same verdict, about 4x faster for a long alternation such as :data:`CUES`); any
+    other text is searched with the flag. Only says whether the pattern occurs (no match positions)."""
+
+    def __init__(self, pattern: str) -> None:
+        if pattern != pattern.lower() or not pattern.isascii():
+            raise ValueError(f"pattern {pattern[:40]!r}...: not all lower-case ASCII (an escape such as \\S "
+                             "would change meaning)")
+        self.pattern = re.compile(pattern)
+        self.ignoring_case = re.compile(pattern, re.IGNORECASE)
+
+    def search(self, text: str) -> bool:
+        """Whether the pattern occurs in ``text``, case ignored."""
+        if text.isascii():
+            return self.pattern.search(text.lower()) is not None
+        return self.ignoring_case.search(text) is not None
+
+
+CUES = LowerCasedPattern(_CUES_TEXT)
+RESULT = LowerCasedPattern(
     r"\b(we|our|ours|us)\b|\b(this|the present) (paper|work|study|article)\b|\b(outperform\w*|surpass\w*|"
     r"achiev\w+|attain\w*|state-of-the-art|sota|experiments?|empirical(?:ly)?|results? (?:show|demonstrate|"
     r"indicate|reveal)|demonstrat\w+|yields?|improv(?:es|ed|ement|ements)|boost\w*|gains?)\b|\d+(?:\.\d+)?\s?\\?%"
     r"|\b(?:code|data|models?) (?:is|are) (?:publicly )?available\b"
     # a problem measured absent is a result: "resulted in negligible performance degradation"
     r"|\b(?:negligible|marginal|minimal|little to no|no noticeable|no significant)\s+(?:[\w-]+\s+){0,2}?"
-    r"(?:degradation|loss|drop|overhead|cost|costs|errors?|latency)\b",
-    re.IGNORECASE)
+    r"(?:degradation|loss|drop|overhead|cost|costs|errors?|latency)\b")
 MOTIVE = re.compile(
     r"^\s*(?:to|in order to)\s+(?:further |better |effectively |jointly )?(?:address|tackle|overcome|"
     r"mitigate|alleviate|resolve|bridge|close|reduce|remedy|solve|handle|fill)\s+(?P<motive>.+?),\s*"
@@ -80,13 +100,12 @@ UNOBTAINED = re.compile(
     r"unstable|inconsistent)\b",
     re.IGNORECASE)
 # a sentence describing a remedy, not a limitation ("which can relieve the burden", "to overcome X")
-SOLVES = re.compile(
+SOLVES = LowerCasedPattern(
     r"\b(?:reliev\w+|alleviat\w+|mitigat\w+|overcom\w+|resolv\w+|eliminat\w+|remed(?:y|ies|ied)|"
     r"circumvent\w*|tackl\w+|(?:thus|thereby|to|can|will|which|and) reduc\w+)\b"
     # lowering a cost is a remedy: "USM significantly lowers computational overhead"
     r"|\b(?:lower(?:s|ing)?|reduc(?:es|ing)|cuts?|cutting|minimi[sz](?:es|ing)|decreas(?:es|ing))\s+"
-    r"(?:the\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:overhead|costs?|latency|burden|footprint|consumption)\b",
-    re.IGNORECASE)
+    r"(?:the\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:overhead|costs?|latency|burden|footprint|consumption)\b")
 # a contrast inside a sentence: what follows it is the limitation ("X has enabled Y, but Z remains hard")
 CONTRAST_SPLIT = re.compile(
     r",\s*yet\s+(?!also\b|not\b)|(?:,\s*|\s+)but\s+(?!also\b|not\b)|"
@@ -179,11 +198,14 @@ COVERAGE = re.compile(
 
 
 def _stated(text: str) -> str | None:
-    """``text`` when it carries a limitation cue (or opens with a contrast) and reports no result."""
+    """``text`` when it carries a limitation cue (or opens with a contrast) and reports no result (the cue is
+    looked for first: most sentences have none, and the result checks are then not needed)."""
+    if not (CONTRAST.match(text) or CUES.search(text)):
+        return None
     obtained = UNOBTAINED.sub(" ", text)
     if len(text.split()) < 3 or RESULT.search(obtained) or SOLVES.search(obtained) or COVERAGE.match(text):
         return None
-    return text if CUES.search(text) or CONTRAST.match(text) else None
+    return text
 
 
 PROBLEM_HEADS = re.compile(

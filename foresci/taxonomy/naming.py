@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from foresci.taxonomy.models import NameEvidence, Node, Snapshot
-from foresci.taxonomy.phrases import document_phrases, subsumed
+from foresci.taxonomy.phrases import SurfaceCounts, document_phrase_rows, subsumed
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 
@@ -68,14 +68,14 @@ class PhraseIndex:
     def __init__(self, texts: Mapping[str, str], settings: NamingSettings) -> None:
         self.texts = texts
         self.settings = settings
-        self._phrases: dict[str, dict[str, Counter[str]]] = {}
+        self._phrases: dict[str, dict[str, SurfaceCounts]] = {}
 
-    def phrases(self, paper_id: str) -> dict[str, Counter[str]]:
-        """Phrase key -> surface-form counts of one paper (empty for an unknown paper)."""
+    def phrases(self, paper_id: str) -> dict[str, SurfaceCounts]:
+        """Phrase key -> (surface form, count) pairs of one paper (empty for an unknown paper)."""
         found = self._phrases.get(paper_id)
         if found is None:
             text = self.texts.get(paper_id, "")
-            found = document_phrases(text, self.settings.min_words, self.settings.max_words)
+            found = dict(document_phrase_rows(text, self.settings.min_words, self.settings.max_words))
             self._phrases[paper_id] = found
         return found
 
@@ -98,7 +98,7 @@ class PhraseIndex:
             for key, counts in forms.items():
                 used = found.get(key)
                 if used:
-                    counts.update(used)
+                    counts.update(dict(used))
         return {key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else key
                 for key, counts in forms.items()}
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -72,7 +72,8 @@ VERB_LIKE = frozenset(_words(
     "outperform outperforms remains serve serves"))
 _PARTICIPLE_SUFFIXES = ("ed", "en")
 _WORD_CACHE = 1 << 18  # distinct written words remembered by the per-word caches below
-PhraseRows = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # (key, ((surface, count), ...)) per phrase
+SurfaceCounts = tuple[tuple[str, int], ...]  # (surface form, count) of one phrase in one text
+PhraseRows = tuple[tuple[str, SurfaceCounts], ...]  # (key, ((surface, count), ...)) per phrase
 _LEADING_TRIM = GENERIC_MODIFIERS | GERUND_VERBS  # words trimmed from the start of a base phrase
 
 
@@ -150,38 +151,35 @@ def phrase_key(phrase: str) -> str:
     return " ".join(word_key(match) for match in _TOKEN.findall(phrase) if re.match(r"[A-Za-z0-9]", match))
 
 
-def _base_phrases(tokens: Sequence[Token]) -> list[tuple[int, int]]:
-    """(start, end) spans of base noun phrases: modifiers then a noun head, generic modifiers trimmed."""
+_ROLE_CODES = {"noun": "n", "mod": "m", "gerund": "g", "join": "j", "break": "b"}
+_RUN = re.compile(r"[nmg]+")  # a run of phrase words (noun, modifier, gerund) in a string of role codes
+
+
+def _base_phrases(codes: str, words: Sequence[str]) -> list[tuple[int, int]]:
+    """(start, end) spans of base noun phrases: modifiers then a noun head, generic modifiers trimmed.
+
+    ``codes``: one role code per token (:data:`_ROLE_CODES`); ``words``: the tokens as written."""
     spans: list[tuple[int, int]] = []
-    index = 0
-    while index < len(tokens):
-        if tokens[index].role not in ("noun", "mod", "gerund"):
-            index += 1
-            continue
-        end = index
-        while end < len(tokens) and tokens[end].role in ("noun", "mod", "gerund"):
-            end += 1
-        start, stop = index, end
-        while start < stop and (tokens[start].lower in _LEADING_TRIM
-                                or tokens[start].role == "gerund" and start + 1 < stop
-                                and tokens[start + 1].role != "noun"):
+    for run in _RUN.finditer(codes):
+        start, stop = run.span()
+        while start < stop and (words[start].lower() in _LEADING_TRIM
+                                or codes[start] == "g" and start + 1 < stop and codes[start + 1] != "n"):
             start += 1
-        while stop > start and not _is_head(tokens, start, stop - 1):
+        while stop > start and not _is_head(codes, words, start, stop - 1):
             stop -= 1
         if stop > start:
             spans.append((start, stop))
-        index = end
     return spans
 
 
-def _is_head(tokens: Sequence[Token], start: int, position: int) -> bool:
+def _is_head(codes: str, words: Sequence[str], start: int, position: int) -> bool:
     """Nouns head a phrase; so does a gerund after a modifier ("visual prompting") or before "of"
     ("auditing of pelorings")."""
-    token = tokens[position]
-    if token.role == "noun":
+    code = codes[position]
+    if code == "n":
         return True
-    following = tokens[position + 1].lower if position + 1 < len(tokens) else ""
-    return token.role == "gerund" and (position > start or following == "of")
+    return code == "g" and (position > start
+                            or position + 1 < len(words) and words[position + 1].lower() == "of")
 
 
 @dataclass(frozen=True)
@@ -210,12 +208,18 @@ def _surface_word(text: str) -> str:
 def _phrase_spans(tokens: Sequence[Token], max_words: int) -> list[tuple[int, int]]:
     """(begin, stop) token spans of the noun phrases of one token run, in the order of
     :func:`sentence_phrases`: base phrases and their right-anchored suffixes, then compounds."""
-    spans = _base_phrases(tokens)
+    return _code_spans("".join(_ROLE_CODES[token.role] for token in tokens), [token.text for token in tokens],
+                       max_words)
+
+
+def _code_spans(codes: str, words: Sequence[str], max_words: int) -> list[tuple[int, int]]:
+    """:func:`_phrase_spans` of tokens given by their role codes and written forms."""
+    spans = _base_phrases(codes, words)
     found: list[tuple[int, int]] = []
     for start, stop in spans:
         found.extend((begin, stop) for begin in range(max(start, stop - max_words), stop))
     for (first_start, first_stop), (second_start, second_stop) in zip(spans, spans[1:], strict=False):
-        if second_start - first_stop != 1 or tokens[first_stop].role != "join":
+        if second_start - first_stop != 1 or codes[first_stop] != "j":
             continue
         found.extend((begin, second_stop) for begin in range(max(first_start, second_stop - max_words),
                                                                first_stop))
@@ -296,9 +300,53 @@ def phrase_support(key: str, texts: Iterable[str]) -> int:
     return sum(contains_phrase(text_keys(text), key) for text in texts)
 
 
+def document_phrase_rows(text: str, min_words: int = 2, max_words: int = 8) -> PhraseRows:
+    """:func:`document_phrases` as (key, ((surface, count), ...)) rows in the same order, shared and
+    immutable (no per-call dictionaries: for readers of keys and surfaces only)."""
+    return _document_phrase_rows(text, min_words, max_words)
+
+
 def document_phrases(text: str, min_words: int = 2, max_words: int = 8) -> dict[str, Counter[str]]:
     """Phrase key -> counts of its surface forms in one document (generic phrases dropped)."""
-    return {key: Counter(dict(forms)) for key, forms in _document_phrase_rows(text, min_words, max_words)}
+    return {key: _counter(forms) for key, forms in _document_phrase_rows(text, min_words, max_words)}
+
+
+def _counter(forms: SurfaceCounts) -> Counter[str]:
+    """``Counter(dict(forms))`` filled by ``dict.update`` (no per-item Python code; the same counter)."""
+    counts: Counter[str] = Counter()
+    dict.update(counts, forms)
+    return counts
+
+
+class _WordTable(dict[str, str]):
+    """Written word -> one of its per-word values (``compute``), filled on first sight, emptied past
+    ``_WORD_CACHE`` words; read with ``map`` so a text costs no Python call per known word."""
+
+    def __init__(self, compute: Callable[[str], str]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= _WORD_CACHE:
+            self.clear()
+        value = self[word] = self.compute(word)
+        return value
+
+
+class _GenericKeys(dict[str, bool]):
+    """Phrase key -> :func:`_generic_key`, filled on first sight, emptied past ``_WORD_CACHE`` keys."""
+
+    def __missing__(self, key: str) -> bool:
+        if len(self) >= _WORD_CACHE:
+            self.clear()
+        value = self[key] = _generic_key(key)
+        return value
+
+
+_CODES = _WordTable(lambda word: _ROLE_CODES[_token(word).role])
+_KEYS = _WordTable(word_key)
+_SURFACES = _WordTable(_surface_word)
+_GENERIC_KEYS = _GenericKeys()
 
 
 @lru_cache(maxsize=32768)
@@ -307,31 +355,49 @@ def _document_phrase_rows(text: str, min_words: int, max_words: int) -> PhraseRo
     read the same abstracts once per node and window, after naming read them for every domain; about 10 KB
     a text). At 8,192 the real KB's four domains (about 11,500 core papers) evicted each other between
     naming and the bottleneck builder: `tasks build` at 2025-12-31 from scratch took 67.6 s, now 57.0 s,
-    peak RSS 1.09 -> 1.16 GiB, the same release)."""
-    found: dict[str, Counter[str]] = {}
-    tokens = tokenize(text)
-    spans = [(begin, stop) for begin, stop in _phrase_spans(tokens, max_words)
-             if min_words <= stop - begin]  # a token is one word of a phrase (as noun_phrases counts them)
-    if spans:
-        surfaces, keys = _span_words(tokens)
-        for begin, stop in spans:
+    peak RSS 1.09 -> 1.16 GiB, the same release).
+
+    The same phrases, in the same order, as :func:`_phrase_spans` over :func:`tokenize` gives (a token is
+    one word of a phrase), read from per-word tables (:class:`_WordTable`) and role codes matched as a
+    string instead of through :class:`Token` objects."""
+    words = _TOKEN.findall(text)
+    codes = "".join(map(_CODES.__getitem__, words))
+    spans = _code_spans(codes, words, max_words)
+    if not spans:
+        return ()
+    keys = list(map(_KEYS.__getitem__, words))
+    surfaces = list(map(_SURFACES.__getitem__, words))
+    generic = _GENERIC_KEYS
+    pairs: list[tuple[str, str]] = []
+    for begin, stop in spans:
+        if stop - begin >= min_words:
             key = " ".join(keys[begin:stop])
-            if _generic_key(key):
-                continue
-            found.setdefault(key, Counter())[" ".join(surfaces[begin:stop])] += 1
-    return tuple((key, tuple(forms.items())) for key, forms in found.items())
+            if not generic[key]:
+                pairs.append((key, " ".join(surfaces[begin:stop])))
+    found: dict[str, dict[str, int]] = {}
+    # (key, surface) pairs counted in C; first occurrences keep the order a per-key count would have
+    for (key, surface), count in Counter(pairs).items():
+        forms = found.get(key)
+        if forms is None:
+            found[key] = {surface: count}
+        else:
+            forms[surface] = count
+    return tuple([(key, tuple(forms.items())) for key, forms in found.items()])
 
 
 def subsumed(counts: Mapping[str, int]) -> set[str]:
-    """Keys contained in a longer key that is used at least as often (the longer phrase says more)."""
-    dropped: set[str] = set()
-    by_words = sorted(counts, key=lambda key: -len(key.split()))
-    for key in counts:
-        padded = f" {key} "
-        for other in by_words:
-            if len(other.split()) <= len(key.split()):
-                break
-            if counts[other] >= counts[key] and padded in f" {other} ":
-                dropped.add(key)
-                break
-    return dropped
+    """Keys contained in a longer key that is used at least as often (the longer phrase says more).
+
+    Keys are words joined by single spaces, so "contained" is a run of a longer key's words: each key's
+    shorter runs are listed once with the highest count of a key holding them (linear in the keys, where
+    comparing every pair was quadratic)."""
+    best: dict[str, int] = {}
+    for other, count in counts.items():
+        words = other.split()
+        size = len(words)
+        for begin in range(size):
+            for end in range(begin + 1, size + 1 if begin else size):
+                part = " ".join(words[begin:end])
+                if best.get(part, -1) < count:
+                    best[part] = count
+    return {key for key, count in counts.items() if key in best and best[key] >= count}

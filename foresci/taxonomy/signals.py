@@ -91,6 +91,13 @@ class StatementExtractor:
         self._compiled: dict[SignalKind, list[re.Pattern[str]]] = {
             "bottleneck": any_of(patterns.bottleneck, re.IGNORECASE),
             "future_work": any_of(patterns.future_work, re.IGNORECASE)}
+        # lower-case ASCII patterns also as case-sensitive ones for lower-cased ASCII sentences: the same
+        # verdict, without re.IGNORECASE's slower matching
+        listed: dict[SignalKind, list[str]] = {"bottleneck": patterns.bottleneck,
+                                               "future_work": patterns.future_work}
+        self._lowered: dict[SignalKind, list[re.Pattern[str]] | None] = {
+            kind: any_of(texts) if all(text == text.lower() and text.isascii() for text in texts) else None
+            for kind, texts in listed.items()}
 
     def extract(self, paper: Paper) -> list[Statement]:
         """Statements of one paper: explicit lists first, then cue-matching abstract sentences."""
@@ -99,8 +106,14 @@ class StatementExtractor:
         for sentence in split_sentences(paper.abstract):
             if len(sentence) < 25:
                 continue
+            lowered = sentence.lower() if sentence.isascii() else None
             for kind in SIGNAL_KINDS:
-                if any(pattern.search(sentence) for pattern in self._compiled[kind]):
+                fast = self._lowered[kind]
+                if lowered is not None and fast is not None:
+                    hit = any(pattern.search(lowered) for pattern in fast)
+                else:
+                    hit = any(pattern.search(sentence) for pattern in self._compiled[kind])
+                if hit:
                     found.append(Statement(kind, sentence, paper.paper_id))
                     break
         return found
