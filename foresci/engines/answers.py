@@ -1,4 +1,5 @@
-"""``run --engine ray``: the task x method x backbone jobs of a run, answered by Ray workers.
+"""``run --engine ray``: the task x method x backbone jobs of a run, answered by Ray workers (and
+``rounds submit --engine ray``: a round's forecast jobs too, :func:`forecasts_on_ray`).
 
 The driver plans the jobs (skipping rows already in ``answers.jsonl``), ships one job per Ray task and
 appends each returned row itself, so it stays the only writer of the run folder and the resume and
@@ -17,10 +18,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from foresci.contracts import Answer
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.core.cluster import RemoteFailure, imap_unordered
 from foresci.core.settings import Settings
 from foresci.core.transcripts import Transcript, recording
+from foresci.methods.forecast_runner import ForecastJob
 from foresci.methods.runner import Job, answer_job, error_row
 
 
@@ -103,3 +105,32 @@ class RayJobEngine:
                 self.lost.append(f"{'/'.join(str(part) for part in jobs[index].key)}: {row.error}")
                 continue
             yield row
+
+
+def forecast_on_worker(spec: RunSpec, job: ForecastJob) -> tuple[ForecastAnswer, Transcript]:
+    """One forecast row of a round submission (an error row when answering failed) and its transcript,
+    computed in a Ray worker by :func:`foresci.engines.forecasts.forecast_row`."""
+    from foresci.core.threads import ensure_threads
+    from foresci.engines.forecasts import forecast_row
+
+    ensure_threads(spec.settings)
+    state = _STATES.get(spec.token)
+    if state is None:
+        state = _STATES[spec.token] = _WorkerState(spec)
+    parent = state.clients.get(job.model) if job.model else None
+    return forecast_row(job, parent, state.view, spec.settings, state.registry)
+
+
+def forecasts_on_ray(
+    engine: RayJobEngine, jobs: list[ForecastJob], settings: Settings, models: list[str]
+) -> Iterator[tuple[int, tuple[ForecastAnswer, Transcript]]]:
+    """Yield ``(job index, (row, transcript))`` of each forecast job as its Ray worker finishes; a job
+    lost with its workers is listed in ``engine.lost`` and yields nothing."""
+    import uuid
+
+    spec = RunSpec(settings, tuple(models), str(engine.kb) if engine.kb else None, uuid.uuid4().hex)
+    for index, result in imap_unordered(forecast_on_worker, spec, jobs, settings.runtime):
+        if isinstance(result, RemoteFailure):
+            engine.lost.append(f"{'/'.join(str(part) for part in jobs[index].key)}: {result.error}")
+            continue
+        yield index, result

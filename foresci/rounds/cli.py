@@ -1,4 +1,5 @@
-"""CLI: ``foresci rounds ...``: a living benchmark ledger (init, open, submit, tick, site, show)."""
+"""CLI: ``foresci rounds ...``: a living benchmark ledger (init, open, submit, inspect-task, tick, site,
+show)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import typer
 
 from foresci.app.cli_options import parse_date_option
+from foresci.engines import ENGINE_HELP
 
 app = typer.Typer(
     help="A living benchmark: rounds frozen as the literature arrives, resolved by themselves.",
@@ -93,17 +95,33 @@ def submit_command(
         None, "--task-answers", help="family-task answers (answers.jsonl rows) made elsewhere"
     ),
     name: str | None = typer.Option(None, "--name", help="name on the board (default: the method's)"),
+    inspect_log: Path | None = typer.Option(
+        None, "--inspect-log", help="inspect eval log made on the round's tasks (`rounds inspect-task`)"
+    ),
     trust_plugin: bool = typer.Option(False, "--trust-plugin", help="run a plug-in in-process"),
+    engine: str | None = typer.Option(None, "--engine", help=ENGINE_HELP),
 ) -> None:
     """Answer a round; refused after its deadline; a resubmission is a new version.
 
-    Example:
+    Examples:
 
         foresci rounds submit ledger r-2025-06-30 --kb kb --method trend
+
+        foresci rounds submit ledger r-2025-06-30 --kb kb --method native --engine ray   # jobs on Ray
+
+        foresci rounds submit ledger r-2025-06-30 --kb kb --inspect-log logs/x.eval --name my-agent
     """
+    from foresci.core.settings import Settings
+    from foresci.engines import with_engine
     from foresci.methods.wall import protect
     from foresci.rounds.submit import submit
 
+    settings = with_engine(Settings(), engine)
+    job_engine = None
+    if settings.runtime.engine == "ray" and method is not None:
+        from foresci.engines.answers import RayJobEngine
+
+        job_engine = RayJobEngine(kb)
     opened, view_for = _kb_and_view(kb)
     for folder in (ledger, kb):
         protect(folder)
@@ -117,8 +135,32 @@ def submit_command(
         name=name,
         view_for=view_for,
         trust_plugin=trust_plugin,
+        inspect_log=inspect_log,
+        settings=settings,
+        engine=job_engine,
     )
     typer.echo(f"submitted {version}")
+
+
+@app.command("inspect-task")
+def inspect_task_command(
+    ledger: Path = typer.Argument(..., help="ledger folder"),
+    round_id: str = typer.Argument(..., help="round id (r-YYYY-MM-DD)"),
+    out: Path = typer.Option(Path("foresci_round.py"), "--out", help="the task file to write"),
+    kb: Path | None = typer.Option(None, "--kb", help="KB folder the tools search; none: no tools"),
+) -> None:
+    """Write an inspect task file of a round's family tasks (then `rounds submit --inspect-log LOG`).
+
+    Example:
+
+        foresci rounds inspect-task ledger r-2025-06-30 --kb kb --out round.py
+
+        inspect eval round.py --model openai/gpt-4o-mini --log-dir logs
+    """
+    from foresci.rounds.inspect_round import write_task_file
+
+    written = write_task_file(ledger, round_id, out, kb)
+    typer.echo(f"wrote {written}; run: inspect eval {written} --model MODEL --log-dir logs")
 
 
 @app.command("tick")

@@ -1,6 +1,6 @@
 """Freeze a round at the KB's last announcement day: one forecast package per window and the family tasks
 (:mod:`foresci.rounds.family_tasks`), hashed, baselines in (persistence, trend and recency answer the
-family tasks too).
+family tasks too; the name-only LLM baseline answers both when an LLM endpoint is configured).
 
 The round folder is built in a staging folder and appears with one rename (public files, ``round.json``
 and the naive baselines' first submissions together), so a kill leaves the round whole or absent.
@@ -40,6 +40,8 @@ from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
 
 KB_BASELINES = ("persistence", "trend")
+NAME_ONLY = "name-only"  # the LLM baseline: native in name-only mode, when an LLM endpoint is configured
+NAME_ONLY_METHOD = "native"
 TASK_ONLY_BASELINES = ("recency",)  # answers direction and planning tasks from their public context
 
 
@@ -61,6 +63,36 @@ def round_snapshots(
     }
 
 
+def commit_name_only(
+    staging: Path, questions: list[Any], tasks: list[Any], settings: Any, cutoff: date, round_id: str
+) -> Path:
+    """The name-only LLM baseline's first submission: ``native`` asked with each question and each task's
+    option names alone (no KB, no literature), on the configured endpoint's agent model."""
+    from foresci.llm import role_model
+
+    label, rows, transcripts = answer_with_method(
+        questions, NAME_ONLY_METHOD, settings, None, mode="name_only"
+    )
+    task_rows, task_transcripts = answer_tasks_with_method(
+        tasks, NAME_ONLY_METHOD, settings, None, mode="name_only"
+    )
+    source = {
+        "kind": "baseline",
+        "value": f"{label} (name_only)",
+        "model": role_model(settings, "agent"),
+    }
+    return commit_version(
+        staging,
+        NAME_ONLY,
+        rows,
+        source,
+        cutoff,
+        round_id,
+        transcripts=(transcripts or b"") + (task_transcripts or b"") or None,
+        task_rows=task_rows,
+    )
+
+
 def open_round(
     ledger: Path | str,
     kb: Any,
@@ -74,7 +106,8 @@ def open_round(
     """Freeze the round at ``kb``'s last announcement day (kept as is when it exists); returns its id.
 
     ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
-    only the question-only baselines (always-0.5, base-rate) do.
+    only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
+    (``settings.llm.configured``: ``FORESCI_LLM__BASE_URL``) the name-only LLM baseline answers too.
     """
     from foresci.core.settings import Settings
 
@@ -161,6 +194,8 @@ def open_round(
                     transcripts=(transcripts or b"") + (task_transcripts or b"") or None,
                     task_rows=task_rows,
                 )
+        if settings.llm.configured:
+            commit_name_only(staging, questions, tasks, settings, cutoff, round_id)
         for name in TASK_ONLY_BASELINES:
             task_rows, task_transcripts = answer_tasks_with_method(tasks, name, settings, None)
             if task_rows:

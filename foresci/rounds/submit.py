@@ -23,6 +23,7 @@ from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl_numbered, read_json, write_json, write_jsonl
 from foresci.core.locks import artifact_lock
 from foresci.kb.store import last_announcement
+from foresci.rounds.answering import answer_tasks_with_method, answer_with_method
 from foresci.rounds.ledger import (
     PUBLIC_DIR,
     SUBMISSIONS_DIR,
@@ -189,76 +190,6 @@ def read_answers_file(
     return method, rows
 
 
-def answer_with_method(
-    questions: Sequence[ForecastQuestion],
-    method: str,
-    settings: Any,
-    view_for: Callable[[date], Any] | None,
-    trust_plugin: bool = False,
-) -> tuple[str, list[ForecastAnswer], bytes | None]:
-    """Answer ``questions`` with a method foresci resolves (shipped, plug-in, entry point, HTTP agent).
-
-    Returns the method's name, its rows in question order and its transcripts (tool calls included).
-    """
-    from foresci.agents.answers import read_forecasts
-    from foresci.methods.forecast_runner import FORECASTS_FILE, answer_questions
-    from foresci.methods.loading import MethodLoadError, resolve_method
-
-    try:
-        spec = resolve_method(method, trust_plugin=trust_plugin, kb_tools=view_for is not None)
-    except MethodLoadError as error:
-        raise UserError(error.message, field="--method") from error
-    with tempfile.TemporaryDirectory(prefix="foresci-round-") as scratch:
-        answer_questions(list(questions), Path(scratch), settings, [spec], view_for or (lambda _cutoff: None))
-        rows = read_forecasts(Path(scratch) / FORECASTS_FILE)
-        transcript_path = Path(scratch) / TRANSCRIPTS_FILE
-        transcripts = transcript_path.read_bytes() if transcript_path.is_file() else None
-    order = {question.question_id: index for index, question in enumerate(questions)}
-    return spec.name, sorted(rows, key=lambda row: order.get(row.question_id, len(order))), transcripts
-
-
-def answer_tasks_with_method(
-    tasks: Sequence[Task],
-    method: str,
-    settings: Any,
-    view_for: Callable[[date], Any] | None,
-    trust_plugin: bool = False,
-) -> tuple[list[Answer], bytes | None]:
-    """Answer family ``tasks`` with a method foresci resolves, as ``foresci run`` would (one row per task
-    the method answers; a method limited to some families answers only theirs); rows and transcripts."""
-    from foresci.core.transcript_log import TranscriptLog, secrets_of
-    from foresci.core.transcripts import recording
-    from foresci.llm import LLMClient, load_model_registry, role_model
-    from foresci.methods.loading import MethodLoadError, resolve_method
-    from foresci.methods.runner import answer_job, plan_jobs
-
-    if not tasks:
-        return [], None
-    try:
-        spec = resolve_method(method, trust_plugin=trust_plugin, kb_tools=view_for is not None)
-    except MethodLoadError as error:
-        raise UserError(error.message, field="--method") from error
-    models = [role_model(settings, "agent")] if spec.uses_llm else []
-    registry = load_model_registry(settings.llm.registry)
-    clients = {name: LLMClient(settings, "agent", name) for name in models}
-    views: dict[date, Any] = {}
-    rows: list[Answer] = []
-    with tempfile.TemporaryDirectory(prefix="foresci-round-tasks-") as scratch:
-        log = TranscriptLog(Path(scratch) / TRANSCRIPTS_FILE, secrets_of(settings))
-        for job in plan_jobs(list(tasks), [spec], models, "full"):
-            cutoff = job.task.cutoff
-            if view_for is not None and cutoff not in views:
-                views[cutoff] = view_for(cutoff)
-            with recording() as transcript:
-                row = answer_job(job, clients.get(job.model or ""), views.get(cutoff), settings, registry)
-            key = f"{row.task_id}|{row.method}|{row.model or '-'}|{row.mode}"
-            row.transcript = log.write(transcript, "answer", key, status=row.status, error=row.error)
-            rows.append(row)
-        path = Path(scratch) / TRANSCRIPTS_FILE
-        transcripts = path.read_bytes() if path.is_file() else None
-    return rows, transcripts
-
-
 def read_task_answers_file(path: Path, tasks: Sequence[Task]) -> list[Answer]:
     """Family-task answer rows (``Answer``, as ``answers.jsonl`` of a run) made elsewhere, checked against
     the round's tasks."""
@@ -295,18 +226,24 @@ def submit(
     view_for: Callable[[date], Any] | None = None,
     trust_plugin: bool = False,
     task_answers: Path | None = None,
+    inspect_log: Path | None = None,
+    engine: Any = None,
 ) -> Path:
     """Answer round ``round_id`` and store the answers as a new version; returns the version folder.
 
-    A method answers the round's forecast questions and its family tasks; an answers file made elsewhere
-    gives the forecasts (``answers``) and/or the task answers (``task_answers``).
+    A method answers the round's forecast questions and its family tasks (on Ray workers with ``engine``,
+    a :class:`foresci.engines.answers.RayJobEngine`: the same rows as here); an answers file made
+    elsewhere gives the forecasts (``answers``) and/or the task answers (``task_answers``); an inspect eval
+    log made on the round's tasks (:func:`foresci.rounds.inspect_round.round_task`) gives task answers
+    (``inspect_log``, method ``name`` or ``inspect``).
 
     Raises :class:`DeadlineError` after the deadline (KB clock), a UserError on a tampered round.
     """
     from foresci.core.settings import Settings
 
-    if (method is None) == (answers is None and task_answers is None):
-        raise UserError("give --method, or --answers / --task-answers", field="--method")
+    chosen = [value for value in (method, inspect_log) if value is not None]
+    if len(chosen) + (answers is not None or task_answers is not None) != 1:
+        raise UserError("give one of --method, --inspect-log or --answers / --task-answers", field="--method")
     ledger = Path(ledger)
     manifest = check_round(ledger, round_id)
     kb_day = last_announcement(kb)
@@ -315,8 +252,20 @@ def submit(
     questions = round_questions(folder, manifest)
     tasks = round_tasks(folder)
     task_rows: list[Answer] = []
-    if method is None:
-        rows: list[ForecastAnswer] = []
+    rows: list[ForecastAnswer] = []
+    if inspect_log is not None:
+        from foresci.rounds.inspect_round import log_rows
+
+        label = name or "inspect"
+        task_rows, record = log_rows(Path(inspect_log), tasks, round_id, manifest.public_hash, label)
+        transcripts = None
+        source: dict[str, Any] = {
+            "kind": "inspect-log",
+            "value": Path(inspect_log).name,
+            "file_sha256": sha256_file(Path(inspect_log)),
+            **record,
+        }
+    elif method is None:
         label = name or ""
         if answers is not None:
             label, rows = read_answers_file(Path(answers), questions, name)
@@ -328,20 +277,22 @@ def submit(
                 raise UserError("give --name: the answers file names no single method", field="method")
         transcripts = None
         given = [path for path in (answers, task_answers) if path is not None]
-        source: dict[str, Any] = {
+        source = {
             "kind": "answers-file",
             "value": ", ".join(Path(path).name for path in given),
             "file_sha256": ", ".join(sha256_file(path) for path in given),
         }
     else:
         settings = settings or Settings()
-        label, rows, transcripts = answer_with_method(questions, method, settings, view_for, trust_plugin)
+        label, rows, transcripts = answer_with_method(
+            questions, method, settings, view_for, trust_plugin, engine=engine
+        )
         task_rows, task_transcripts = answer_tasks_with_method(
-            tasks, method, settings, view_for, trust_plugin
+            tasks, method, settings, view_for, trust_plugin, engine=engine
         )
         transcripts = (transcripts or b"") + (task_transcripts or b"") or None
         label = name or label
-        source = {"kind": "method", "value": method}
+        source = {"kind": "method", "value": method, **({"engine": "ray"} if engine is not None else {})}
     with artifact_lock(ledger, timeout=None):
         check_deadline(ledger, manifest, kb_day)
         return commit_version(

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 from datetime import date
 from pathlib import Path
 
@@ -27,6 +29,73 @@ def _day(path: Path) -> date:
 def _cli(*args: str, env: dict[str, str]) -> tuple[int, str]:
     result = runner.invoke(app, list(args), env=env)
     return result.exit_code, result.output
+
+
+def _ray_submission(ledger: Path, round_id: str, kb: Path, env: dict[str, str]) -> None:
+    """`rounds submit --engine ray` of trend (the KB read by Ray workers of a 2-CPU local cluster) stores
+    the local submission's rows byte for byte, as the next version."""
+    if importlib.util.find_spec("ray") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("ray is not installed; `make test` installs the foresci[ray] extra")
+        return
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 object_store_memory=96 * 1024 * 1024, configure_logging=False)
+    try:
+        code, output = _cli(
+            "rounds", "submit", str(ledger), round_id, "--kb", str(kb), "--method", "trend",
+            "--name", "trend-again", "--engine", "ray", env=env,
+        )
+    finally:
+        if started:
+            ray.shutdown()
+    assert code == 0 and "trend-again/v0002" in output, output
+    base = ledger / "rounds" / round_id / "submissions" / "trend-again"
+    for name in ("forecasts.jsonl", "task_answers.jsonl"):
+        assert (base / "v0002" / name).read_bytes() == (base / "v0001" / name).read_bytes(), name
+    record = json.loads((base / "v0002" / "submission.json").read_text())
+    assert record["source"]["engine"] == "ray" and record["errors"] == 0
+
+
+def _inspect_submission(ledger: Path, round_id: str, kb: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    """`rounds inspect-task`, inspect eval with the scripted mockllm model (KB tools on), then `rounds
+    submit --inspect-log`: a version with one answer per round task."""
+    if importlib.util.find_spec("inspect_ai") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("inspect_ai is not installed; `make test` installs the foresci[inspect] extra")
+        return
+    from inspect_ai import eval as inspect_eval
+
+    from foresci.rounds.ledger import round_dir
+    from foresci.rounds.submit import round_tasks
+    from tests.inspect.scripted_agent import scripted_model
+
+    task_file = tmp_path / "round_task.py"
+    code, output = _cli(
+        "rounds", "inspect-task", str(ledger), round_id, "--kb", str(kb), "--out", str(task_file), env=env
+    )
+    assert code == 0 and task_file.is_file(), output
+    tasks = round_tasks(round_dir(ledger, round_id))
+    here = os.getcwd()
+    os.chdir(tmp_path)  # inspect globs a task file relative to the working directory
+    try:
+        (log,) = inspect_eval(task_file.name, model=scripted_model(tasks), log_dir="logs", display="none")
+    finally:
+        os.chdir(here)
+    assert log.status == "success", log.error
+    code, output = _cli(
+        "rounds", "submit", str(ledger), round_id, "--kb", str(kb), "--inspect-log",
+        str(tmp_path / log.location) if not Path(log.location).is_absolute() else log.location,
+        "--name", "inspect-agent", env=env,
+    )
+    assert code == 0 and "inspect-agent/v0001" in output, output
+    answered = ledger / "rounds" / round_id / "submissions" / "inspect-agent" / "v0001" / "task_answers.jsonl"
+    rows = [json.loads(line) for line in answered.open()]
+    assert [row["task_id"] for row in rows] == [task.task_id for task in tasks]
+    assert all(row["status"] == "ok" for row in rows)
 
 
 @pytest.mark.slow
@@ -86,6 +155,8 @@ def test_generated_world_rounds_through_the_cli(tmp_path: Path) -> None:
         env=env,
     )
     assert code == 0 and "v0001" in output, output
+    _ray_submission(ledger, round_id, kb, env)
+    _inspect_submission(ledger, round_id, kb, tmp_path, env)
     update_kb(kb, later[:1], settings)
     code, output = _cli("rounds", "tick", str(ledger), "--kb", str(kb), env=env)
     assert code == 0 and f"closed {round_id}" in output, output
