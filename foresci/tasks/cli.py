@@ -79,6 +79,7 @@ def build_command(
     typer.echo(render_audit(audit_tasks(release.tasks, load_hidden(out))))
     _warn_skipped_domains(release.manifest)
     _warn_rejected_families(release.manifest)
+    _warn_empty_families(release.manifest, chosen_families)
     questions = f" and {len(release.questions)} forecast questions" if release.questions else ""
     typer.echo(f"wrote {len(release.tasks)} tasks{questions} to {out}")
 
@@ -112,6 +113,30 @@ def _warn_rejected_families(manifest: dict[str, Any]) -> None:
         selected = families.get(family, {}).get("tasks", 0)
         typer.echo(f"warning: left out family {family} ({selected} selected tasks failed the gates): "
                    + "; ".join(reasons), err=True)
+
+
+def _warn_empty_families(manifest: dict[str, Any], chosen: list[str] | None) -> None:
+    """Print one warning line (stderr) per asked-for family that has no task in the release and was not
+    left out by the gates (those have their own line), saying why: no candidate at all, or every
+    candidate dropped while selecting (lint, near-duplicates, balance)."""
+    from foresci.tasks.families import family_names
+
+    counts = manifest.get("counts", {})
+    written = counts.get("by_family") or {}
+    candidates = counts.get("candidates_by_family") or {}
+    rejected = counts.get("rejected_families") or {}
+    for family in chosen or family_names():
+        if written.get(family) or family in rejected:
+            continue
+        found = candidates.get(family, 0)
+        if found:
+            reason = f"its {found} candidate tasks were all dropped while selecting (lint, near-duplicate " \
+                     "options, label and persistence balance)"
+        else:
+            reason = ("no candidate task in any domain and window: its builder found no option set that "
+                      "passes its checks (too few papers or taxonomy nodes, or no clear winner in the "
+                      "window); a bigger world, a later cutoff or more papers a month may give some")
+        typer.echo(f"warning: no {family} task: {reason}", err=True)
 
 
 @app.command("show")

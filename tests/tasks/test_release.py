@@ -40,6 +40,28 @@ def test_release_files_round_trip(release: Path) -> None:
     assert validate_release(release) == []
 
 
+def test_tasks_build_names_a_family_left_empty(release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A family with no task in the release gets one stderr line with the reason (the toy KB holds no
+    concept used by 5 papers, so concept_emergence has no candidate); families with tasks get none, and a
+    family nobody asked for is not named."""
+    from foresci.tasks.cli import _warn_empty_families
+
+    manifest = load_release(release).manifest
+    _warn_empty_families(manifest, None)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [line for line in lines if line.startswith("warning: no concept_emergence task: ")]
+    assert len(lines) == 1 and "no candidate task in any domain and window" in lines[0]
+    _warn_empty_families(manifest, ["direction_forecasting"])
+    assert capsys.readouterr().err == ""
+    emptied = {**manifest, "counts": {**manifest["counts"],
+                                      "by_family": {"strategic_planning": 3}, "rejected_families": {},
+                                      "candidates_by_family": {"direction_forecasting": 7}}}
+    _warn_empty_families(emptied, ["direction_forecasting", "strategic_planning"])
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: no direction_forecasting task: its 7 candidate tasks were all dropped while selecting "
+        "(lint, near-duplicate options, label and persistence balance)"]
+
+
 def test_gates_drop_a_family_whose_winners_all_share_a_label(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """The family is left out of the files, and `tasks build` says so with the gate failures (its audit
