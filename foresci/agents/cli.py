@@ -186,6 +186,10 @@ def run_command(
             label,
             new_version,
         )
+        from foresci.emergence.run_scores import write_emergence_scores
+
+        bulk = write_emergence_scores(release, out, [spec.name for spec in specs if mode == "full"],
+                                      view_factory, label)  # a release's bulk link-prediction set
         write_run_manifest(out, release, kb, settings, [spec.name for spec in specs], model, mode)
     console.print(
         f"[bold]run[/bold] {out}: {summary.answered} answered, {summary.errors} errors, "
@@ -202,6 +206,12 @@ def run_command(
             f"[yellow]{len(job_engine.lost)} jobs lost with their Ray workers (nothing written; rerun to "
             f"answer them)[/yellow]: {job_engine.lost[0]}"
         )
+    if bulk is not None:
+        scored = ", ".join(f"{name} {count}" for name, count in bulk.scored.items()) or "none new"
+        console.print(f"  bulk link-prediction pairs scored: {scored}"
+                      + (f" (kept: {', '.join(bulk.kept)})" if bulk.kept else ""))
+        for problem in bulk.problems:
+            console.print(f"  bulk set: {problem}", markup=False)
     if summary.skipped:
         console.print(f"  skipped {', '.join(summary.skipped)}: non-LLM methods have no name-only mode")
     for name, usage in summary.usage.items():
@@ -256,5 +266,7 @@ def write_run_manifest(
         "forecasts": len(forecasts),
         "forecast_errors": sum(row.status == "error" for row in forecasts),
     }
-    files = [name for name in (ANSWERS_FILE, FORECASTS_FILE) if (out / name).is_file()]
+    from foresci.emergence.run_scores import SCORES_FILE
+
+    files = [name for name in (ANSWERS_FILE, FORECASTS_FILE, SCORES_FILE) if (out / name).is_file()]
     write_manifest(out, "run", inputs=inputs, config=config, files=files, counts=counts)

@@ -57,21 +57,31 @@ def baseline_scores(public: Sequence[Mapping[str, Any]], method: str) -> dict[st
     return {str(row["pair_id"]): float(row[method]) for row in public}
 
 
+def hidden_groups(folder: Path) -> dict[str, tuple[list[str], np.ndarray]]:
+    """``<domain>:<horizon>`` -> (pair ids, window papers of each) from ``folder``'s hidden file."""
+    groups: dict[str, tuple[list[str], list[int]]] = {}
+    for row in iter_jsonl(folder / HIDDEN_FILE):
+        pair_id = str(row["pair_id"])
+        ids, counts = groups.setdefault(pair_id.rsplit(":", 1)[0], ([], []))
+        ids.append(pair_id)
+        counts.append(int(row["window_papers"]))
+    return {group: (ids, np.asarray(counts, dtype=np.int64)) for group, (ids, counts) in groups.items()}
+
+
+def filled_scores(pair_ids: Sequence[str], scores: Mapping[str, float]) -> np.ndarray:
+    """The score of each pair of ``pair_ids``; a pair without a score ranks below every scored one."""
+    values = [scores.get(pair_id) for pair_id in pair_ids]
+    given = [value for value in values if value is not None]
+    floor = min(given) - 1.0 if given else 0.0
+    return np.asarray([floor if value is None else float(value) for value in values], dtype=np.float64)
+
+
 def score_bulk(folder: Path, scores: Mapping[str, float], min_papers: int,
                settings: ScoringSettings) -> dict[str, dict[str, Interval]]:
     """``<domain>:<horizon>`` -> AUC and precision@k of ``scores`` (pair_id -> score; a pair without a
     score ranks last) against the hidden window papers, with bootstrap intervals."""
-    groups: dict[str, tuple[list[float | None], list[bool]]] = {}
-    for row in iter_jsonl(folder / HIDDEN_FILE):
-        pair_id = str(row["pair_id"])
-        values, labels = groups.setdefault(pair_id.rsplit(":", 1)[0], ([], []))
-        values.append(scores.get(pair_id))
-        labels.append(int(row["window_papers"]) >= min_papers)
     results = {}
-    for group, (values, labels) in sorted(groups.items()):
-        given = [value for value in values if value is not None]
-        floor = min(given) - 1.0 if given else 0.0
-        filled = np.asarray([floor if value is None else float(value) for value in values])
-        results[group] = score_pairs(filled, np.asarray(labels), settings.precision_at,
+    for group, (ids, counts) in sorted(hidden_groups(folder).items()):
+        results[group] = score_pairs(filled_scores(ids, scores), counts >= min_papers, settings.precision_at,
                                      settings.bootstrap_resamples, settings.bootstrap_seed)
     return results

@@ -102,19 +102,9 @@ def learned_pair_scores(public: list[dict[str, object]], kb_path: Path) -> dict[
     """pair_id -> the learned baseline's probability, trained from ``KBView(kb, cutoff)`` of each set's
     domain at its cutoff on its core papers, as a release's sets are built (pairs that are no candidate
     there get no score: they rank last)."""
-    from foresci.emergence.build import shift_months
-    from foresci.emergence.pair_model import domain_model
+    from foresci.emergence.run_scores import learned_scores
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
 
     store = KnowledgeBase.open(kb_path)
-    values: dict[str, float] = {}
-    for row in public:
-        cutoff, end = date.fromisoformat(str(row["cutoff"])), date.fromisoformat(str(row["window_end"]))
-        months = next(length for length in range(1, 25) if shift_months(cutoff, length) >= end)
-        domain = None if row["domain"] == ALL else str(row["domain"])
-        model = domain_model(KBView(store, cutoff), domain, cutoff, months)
-        probability = model.probability(str(row["first"]), str(row["second"]))
-        if probability is not None:
-            values[str(row["pair_id"])] = probability
-    return values
+    return learned_scores(public, lambda cutoff: KBView(store, cutoff))

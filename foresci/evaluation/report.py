@@ -457,6 +457,11 @@ def write_report(
                 "offline": all(s.get("offline") for s in summaries),
             },
         )
+    from foresci.evaluation.emergence import SECTION, emergence_markdown, emergence_table, merge_sections
+
+    bulk = merge_sections([summary.get(SECTION) for summary in summaries])
+    if bulk is not None:
+        combined[SECTION] = bulk
     combined["runs"] = [str(path) for path in run_dirs]
     combined["evaluations"] = evaluations
     combined["evaluation_text"] = evaluation_text(evaluations)
@@ -527,12 +532,17 @@ def write_report(
         rows=drilldown_rows(all_scores, answers, tasks, limit, transcripts, questions),
         truncated=len(all_scores) if len(all_scores) > limit else 0,
         paired=combined.get("paired", []),
+        emergence=emergence_table(bulk),
+        emergence_note=(bulk or {}).get("note"),
         base_method=base_method,
         fmt=fmt,
         cell=cell,
     )
     index = out_dir / "index.html"
     index.write_text(html, encoding="utf-8")
-    (out_dir / "report.md").write_text(_markdown(combined, metric_names), encoding="utf-8")
+    markdown = _markdown(combined, metric_names)
+    if lines := emergence_markdown(bulk):
+        markdown += "\n".join(lines) + "\n"
+    (out_dir / "report.md").write_text(markdown, encoding="utf-8")
     write_json(out_dir / "summary.json", combined)
     return index

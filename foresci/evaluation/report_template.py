@@ -131,6 +131,14 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 {% for name, uri in forecast_plots %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
 {% else %}<p class="meta">No forecast answers in these runs.</p>{% endif %}
 
+{% if emergence %}<h2 id="emergence">Concept emergence: bulk link prediction</h2>
+<table id="emergence-table"><tr>{% for name in emergence.header %}<th{% if loop.index <= 3 %} class="label"{% endif %}>{{ name }}</th>{% endfor %}</tr>
+{% for row in emergence.rows %}<tr>{% for text in row %}<td{% if loop.index <= 3 %} class="label"{% endif %}>{{ text }}</td>{% endfor %}</tr>{% endfor %}
+</table>
+<p class="meta">A pair of concepts unconnected at the cutoff is positive when the two co-occur in at least
+ k window papers; AUC and precision@k with 95 % bootstrap intervals over the pairs; pairs a method left
+ unscored rank last.</p>{% endif %}{% if emergence_note %}<p class="meta">{{ emergence_note }}</p>{% endif %}
+
 {% if taxonomy_plots or taxonomy_notes %}<h2 id="taxonomy">Taxonomy growth</h2>
 {% for name, uri in taxonomy_plots %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
 {% for note in taxonomy_notes %}<p class="meta">{{ note }}</p>{% endfor %}{% endif %}

@@ -374,6 +374,11 @@ def _evaluate_locked(job: EvaluationJob) -> Path:
         "judge_usage": usage.as_dict() if usage is not None and hasattr(usage, "as_dict") else None,
     }
     summary = build_summary(ordered, settings.evaluation, meta)
+    from foresci.evaluation.emergence import SECTION, emergence_summary
+
+    bulk = emergence_summary(run_dir, release.path)  # only for a run that scored a bulk set
+    if bulk is not None:
+        summary[SECTION] = bulk
     summary_path = run_dir / SUMMARY_NAME
     write_json(summary_path, summary)
     return summary_path
