@@ -90,6 +90,11 @@ def eval_command(
     forecasts = forecast_table(summary)
     if forecasts is not None:
         console.print(forecasts)
+    bulk = summary.get("emergence") or {}
+    if bulk.get("rows") or bulk.get("note"):
+        console.print(bulk.get("note") or f"bulk link prediction: AUC and precision@k of "
+                      f"{len({row['method'] for row in bulk['rows']})} method(s) in {len(bulk['rows'])} rows "
+                      "(summary.json: emergence)", markup=False)
     counts = summary["counts"]
     console.print(
         f"{counts['scored']} rows scored, {counts['answer_errors']} answer errors, "

@@ -69,7 +69,8 @@ def load_answers(run_dir: Path) -> list[Answer]:
     Each row's ``method`` is its identity in the leaderboards (:func:`qualify_methods`).
     """
     answers_path, forecasts_path = Path(run_dir) / "answers.jsonl", Path(run_dir) / "forecasts.jsonl"
-    if not answers_path.is_file() and not forecasts_path.is_file():
+    bulk_only = (Path(run_dir) / "emergence_scores.jsonl").is_file()  # a release's bulk link-prediction set
+    if not answers_path.is_file() and not forecasts_path.is_file() and not bulk_only:
         raise FileNotFoundError(f"{answers_path}: no answers.jsonl; is {run_dir} a foresci run folder?")
     answers = read_models(answers_path, Answer) if answers_path.is_file() else []
     if forecasts_path.is_file():
