@@ -137,9 +137,7 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
 </table>
 <p class="meta">A pair of concepts unconnected at the cutoff is positive when the two co-occur in at least
  k window papers; AUC and precision@k with 95 % bootstrap intervals over the pairs; pairs a method left
- unscored rank last.</p>{% endif %}{% if emergence_note %}<p class="meta">{{ emergence_note }}</p>{% endif %}
-
-{% if taxonomy_plots or taxonomy_notes %}<h2 id="taxonomy">Taxonomy growth</h2>
+ unscored rank last.</p>{% endif %}{% if emergence_note %}<p class="meta">{{ emergence_note }}</p>{% endif %}{% if taxonomy_plots or taxonomy_notes %}<h2 id="taxonomy">Taxonomy growth</h2>
 {% for name, uri in taxonomy_plots %}<img alt="{{ name }}" src="{{ uri }}">{% endfor %}
 {% for note in taxonomy_notes %}<p class="meta">{{ note }}</p>{% endfor %}{% endif %}
 
