@@ -106,7 +106,11 @@ def write_emergence_scores(release: Path, out: Path, methods: Sequence[str], vie
                 continue
             stored[key] = learned_scores(public, view_for, result.problems)
         else:
-            stored[key] = baseline_scores(public, name)
+            try:
+                stored[key] = baseline_scores(public, name)
+            except KeyError as error:  # a bulk file of another foresci without this measure
+                result.problems.append(f"{name}: {public_path} has no column {error}")
+                continue
         result.scored[name] = len(stored[key])
     rows = []
     for (run_label, name), scores in sorted(stored.items()):

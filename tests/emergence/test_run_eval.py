@@ -18,7 +18,7 @@ from foresci.core.io import iter_jsonl, write_jsonl
 from foresci.emergence.bulk import HIDDEN_FILE, PUBLIC_FILE, baseline_scores, score_bulk
 from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.run_scores import SCORES_FILE, write_emergence_scores
-from foresci.evaluation.emergence import emergence_summary, emergence_table
+from foresci.evaluation.emergence import emergence_summary, emergence_table, merge_sections
 from foresci.kb.models import Paper
 from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
 from foresci.tasks.config import TaskSettings
@@ -96,6 +96,13 @@ def test_run_writes_scores_of_pair_methods_only_and_keeps_them(world: tuple[Path
     lonely = tmp_path / "no-kb"
     missing = write_emergence_scores(release, lonely, ["learned_links"], None)
     assert missing is not None and "needs a KB" in missing.problems[0]
+    old = tmp_path / "old-release"
+    old.mkdir()
+    write_jsonl(old / PUBLIC_FILE, [{key: value for key, value in row.items() if key != "jaccard"}
+                                    for row in public])
+    partial = write_emergence_scores(old, old / "run", ["jaccard", "adamic_adar"], None)
+    assert partial is not None and list(partial.scored) == ["adamic_adar"]
+    assert "jaccard" in partial.problems[0]
 
 
 def test_eval_scores_each_method_like_emergence_score(world: tuple[Path, list[Paper]],
@@ -123,6 +130,8 @@ def test_eval_scores_each_method_like_emergence_score(world: tuple[Path, list[Pa
     assert learned["auc"]["low"] <= learned["auc"]["value"] <= learned["auc"]["high"]
     assert learned["auc"]["value"] > 0.8  # difficulty 0: every planted pair is announced before t
     assert 0 < learned["scored"] <= learned["pairs"]
+    pooled = merge_sections([section, None, {**section, "rows": section["rows"][:1]}])
+    assert pooled is not None and pooled["rows"] == section["rows"]  # a row of two runs counted once
     table = emergence_table(section)
     assert table is not None and len(table["rows"]) == len(section["rows"])
     public_copy = tmp_path / "public-copy"
