@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from foresci.contracts import Answer, ForecastAnswer
 from foresci.core.artifacts import sha256_file
@@ -36,6 +36,8 @@ from foresci.rounds.ledger import (
 )
 from foresci.tasks.forecast import load_package
 from foresci.tasks.models import ForecastQuestion, Task
+
+RowT = TypeVar("RowT", Answer, ForecastAnswer)
 
 SUBMISSION_FILE = "submission.json"
 ANSWERS_FILE = "forecasts.jsonl"
@@ -157,61 +159,45 @@ def commit_version(
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _checked_rows(path: Path, model: type[RowT], key: str, known: set[str], noun: str) -> list[RowT]:
+    """Rows of ``model`` read from the JSONL file ``path``: each must parse, name (in its ``key`` field)
+    an item of the round (``known``) and answer it once; a one-line error naming the line otherwise."""
+    rows: list[RowT] = []
+    seen: set[str] = set()
+    for line, raw in iter_jsonl_numbered(path):
+        try:
+            row = model.model_validate(raw)
+        except ValueError as error:
+            raise UserError(
+                f"not a {noun} answer: {str(error).splitlines()[0]}", path=path, line=line
+            ) from error
+        item = getattr(row, key)
+        if item not in known:
+            raise UserError(f"{key} {item!r} is not in the round", path=path, line=line, field=key)
+        if item in seen:
+            raise UserError(f"{noun} {item} answered twice", path=path, line=line, field=key)
+        seen.add(item)
+        rows.append(row)
+    return rows
+
+
 def read_answers_file(
     path: Path, questions: Sequence[ForecastQuestion], name: str | None
 ) -> tuple[str, list[ForecastAnswer]]:
     """Rows of an answers file made elsewhere, checked against the round's questions; (method, rows)."""
-    known = {question.question_id for question in questions}
-    rows: list[ForecastAnswer] = []
-    for line, raw in iter_jsonl_numbered(path):
-        try:
-            answer = ForecastAnswer.model_validate(raw)
-        except ValueError as error:
-            raise UserError(
-                f"not a forecast answer: {str(error).splitlines()[0]}", path=path, line=line
-            ) from error
-        if answer.question_id not in known:
-            raise UserError(
-                f"question_id {answer.question_id!r} is not in the round",
-                path=path,
-                line=line,
-                field="question_id",
-            )
-        rows.append(answer)
+    rows = _checked_rows(path, ForecastAnswer, "question_id",
+                         {question.question_id for question in questions}, "forecast")
     methods = {row.method for row in rows if row.method}
     method = name or (methods.pop() if len(methods) == 1 else "")
     if not method:
         raise UserError("give --name: the answers file names no single method", path=path, field="method")
-    seen: set[str] = set()
-    for answer in rows:
-        if answer.question_id in seen:
-            raise UserError(f"question {answer.question_id} answered twice", path=path, field="question_id")
-        seen.add(answer.question_id)
     return method, rows
 
 
 def read_task_answers_file(path: Path, tasks: Sequence[Task]) -> list[Answer]:
     """Family-task answer rows (``Answer``, as ``answers.jsonl`` of a run) made elsewhere, checked against
     the round's tasks."""
-    known = {task.task_id for task in tasks}
-    rows: list[Answer] = []
-    seen: set[str] = set()
-    for line, raw in iter_jsonl_numbered(path):
-        try:
-            answer = Answer.model_validate(raw)
-        except ValueError as error:
-            raise UserError(
-                f"not a task answer: {str(error).splitlines()[0]}", path=path, line=line
-            ) from error
-        if answer.task_id not in known:
-            raise UserError(
-                f"task_id {answer.task_id!r} is not in the round", path=path, line=line, field="task_id"
-            )
-        if answer.task_id in seen:
-            raise UserError(f"task {answer.task_id} answered twice", path=path, line=line, field="task_id")
-        seen.add(answer.task_id)
-        rows.append(answer)
-    return rows
+    return _checked_rows(path, Answer, "task_id", {task.task_id for task in tasks}, "task")
 
 
 def submit(
