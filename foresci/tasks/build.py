@@ -22,7 +22,6 @@ from foresci.tasks.domain_inputs import (
     domain_name,
     domains_with_papers,
     evidence_for_windows,
-    snapshot_for,
     snapshot_vocabulary,
 )
 from foresci.tasks.evidence import DomainEvidence
@@ -32,6 +31,7 @@ from foresci.tasks.hidden import Resolution
 from foresci.tasks.hidden_io import write_forecast_hidden, write_hidden
 from foresci.tasks.lint import lint_task
 from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.parallel_taxonomies import snapshots_for
 from foresci.tasks.release import write_public
 from foresci.tasks.text import content_tokens
 from foresci.tasks.windows import HORIZON_MONTHS, make_window
@@ -172,11 +172,9 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     for domain, reason in skipped.items():
         if progress:
             progress(f"warning: skipped domain {domain}: {reason}")
+    found_snapshots = snapshots_for(kb, kept, cutoff, settings, taxonomy_dir, snapshots, progress)
     for domain in kept:
-        if progress:
-            progress(f"{domain}: taxonomy at {cutoff}")
-        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
-        used_snapshots[domain] = snapshot
+        snapshot = used_snapshots[domain] = found_snapshots[domain]
         papers = kb.papers(until=last_end, domain=domain, statuses=CANDIDATE_STATUSES)
         if progress:
             progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
