@@ -22,7 +22,8 @@ def _folder_bytes(folder: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("parallel") / "world"
-    generate_world(WorldConfig(seed=11, n_domains=3, directions_per_domain=3, months=10, papers_per_month=25.0,
+    generate_world(WorldConfig(seed=11, n_domains=3, directions_per_domain=3, months=10,
+                               papers_per_month=25.0,
                                noise=0.0, difficulty=0.3), root)
     return root
 
