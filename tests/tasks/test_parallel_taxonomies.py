@@ -75,8 +75,12 @@ def test_given_snapshots_are_kept_and_only_the_rest_induced(world: Path, tmp_pat
     asked: list[list[str]] = []
     monkeypatch.setenv(parallel.WORKERS_VARIABLE, "4")
     monkeypatch.setattr(parallel, "can_fork", lambda: True)
-    monkeypatch.setattr(parallel, "_induce_forked",
-                        lambda kb, domains, *args: asked.append(list(domains)) or {})
+
+    def record(kb: object, domains: list[str], *args: object) -> dict[str, object]:
+        asked.append(list(domains))
+        return {}
+
+    monkeypatch.setattr(parallel, "_induce_forked", record)
     found = snapshots_for(kb, list(kb.domains), cutoff, settings, tmp_path / "other", given)
     assert asked == [rest]  # the given domain is not induced
     assert found[first] is given[first]
