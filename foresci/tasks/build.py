@@ -17,6 +17,7 @@ from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.common import Built, select_balanced
+from foresci.tasks.collector import freeze_loaded, with_quiet_collector
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.domain_inputs import (
     domain_name,
@@ -135,6 +136,7 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
     return report
 
 
+@with_quiet_collector
 def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3m", "6m"),
                   domains: Sequence[str] | None = None, settings: Settings | None = None,
                   per_family: int = 25,
@@ -169,6 +171,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     used_snapshots: dict[str, Snapshot] = {}
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
                                         settings.taxonomy.member_statuses)
+    freeze_loaded()  # the KB's papers, read by the line above
     for domain, reason in skipped.items():
         if progress:
             progress(f"warning: skipped domain {domain}: {reason}")
