@@ -111,8 +111,13 @@ def _induce_forked(kb: Any, domains: Sequence[str], cutoff: date, settings: Sett
     order = sorted(domains, key=lambda domain: (-sizes[domain], list(domains).index(domain)))
     _JOB = (kb, cutoff, settings, taxonomy_dir)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        pool = multiprocessing.get_context("fork").Pool(workers)
+        try:
             snapshots = pool.map(_induce, order, chunksize=1)
+            pool.close()  # the workers exit on their own and are waited for (their CPU time is counted)
+        finally:
+            pool.terminate()
+            pool.join()
     finally:
         _JOB = None
     return dict(zip(order, snapshots, strict=True))
