@@ -1,15 +1,21 @@
-"""Taxonomies induced side by side in forked processes equal those induced one after another."""
+"""Taxonomies, and whole domains of a release, built side by side in forked processes equal those built one
+after another."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
+import foresci.tasks.domain_builds as domain_builds
 import foresci.tasks.parallel_taxonomies as parallel
 from foresci.core.settings import Settings
 from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
+from foresci.tasks.build import build_release
+from foresci.tasks.domain_builds import merge_parts
+from foresci.tasks.families.base import ReleaseParts
 from foresci.tasks.parallel_taxonomies import snapshots_for, taxonomy_workers
 from tests.tasks.simkb import SimKB
 
@@ -94,3 +100,57 @@ def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(parallel.WORKERS_VARIABLE, "")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     assert taxonomy_workers(8) == min(cores, 8)
+
+
+def _release_files(folder: Path) -> dict[str, bytes]:
+    files = {path.name: path.read_bytes() for path in sorted(folder.iterdir())
+             if path.name != "manifest.json"}
+    manifest = json.loads((folder / "manifest.json").read_text())
+    files["manifest.json"] = json.dumps({key: value for key, value in manifest.items()
+                                         if key not in ("created_at", "git_revision")}).encode()
+    return files
+
+
+@pytest.fixture(scope="module")
+def release_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("parallel-release") / "world"
+    generate_world(WorldConfig(seed=11, n_domains=2, directions_per_domain=4, months=12,
+                               papers_per_month=60.0, noise=0.0, difficulty=0.3), root)
+    return root
+
+
+def test_domains_built_side_by_side_give_the_serial_release(release_world: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    truth = load_ground_truth(release_world)
+    kb = SimKB(release_world, truth)
+    settings = Settings(cache_dir=tmp_path / "cache")
+    settings.tasks.enforce_gates = False
+    monkeypatch.setenv(parallel.WORKERS_VARIABLE, "1")
+    serial = build_release(kb, tmp_path / "serial", truth.cutoff, settings=settings, per_family=6,
+                           taxonomy_dir=tmp_path / "serial-taxonomy", forecast_questions=6)
+    monkeypatch.setenv(parallel.WORKERS_VARIABLE, "2")
+    monkeypatch.setattr(domain_builds, "can_fork", lambda: True)  # pytest may run helper threads
+    lines: list[str] = []
+    forked = build_release(kb, tmp_path / "forked", truth.cutoff, settings=settings, per_family=6,
+                           taxonomy_dir=tmp_path / "forked-taxonomy", forecast_questions=6,
+                           progress=lines.append)
+    assert any("on 2 processes" in line for line in lines), lines
+    counts = json.loads((serial / "manifest.json").read_text())["counts"]
+    assert len(counts["by_domain"]) == 2 and counts["emergence_pairs"] > 0  # both domains, with parts
+    assert _release_files(forked) == _release_files(serial)
+    for domain in kb.domains:
+        assert (_folder_bytes(tmp_path / "forked-taxonomy" / domain)
+                == _folder_bytes(tmp_path / "serial-taxonomy" / domain))
+
+
+def test_release_parts_of_domains_merge_in_order() -> None:
+    first = ReleaseParts(public_files={"pairs.jsonl": [{"a": 1}]},
+                         hidden_files={"pairs_hidden.jsonl": [{"a": 1}]}, counts={"pairs": 1, "positive": 0})
+    second = ReleaseParts(public_files={"pairs.jsonl": [{"b": 2}], "more.jsonl": [{"c": 3}]},
+                          counts={"pairs": 2, "positive": 1, "other": 5})
+    merged = merge_parts([first, ReleaseParts(), second])
+    assert merged.public_files == {"pairs.jsonl": [{"a": 1}, {"b": 2}], "more.jsonl": [{"c": 3}]}
+    assert merged.hidden_files == {"pairs_hidden.jsonl": [{"a": 1}]}
+    assert merged.counts == {"pairs": 3, "positive": 1, "other": 5}
+    with pytest.raises(TypeError, match="'labels' is dict"):
+        merge_parts([ReleaseParts(counts={"labels": {"x": 1}}), ReleaseParts(counts={"labels": {"y": 1}})])
