@@ -162,7 +162,10 @@ class CutoffKB:
 STAGE_PREFIXES = (("taxonomy", re.compile(r"^(?P<domain>\S+): taxonomy at ")),
                   ("evidence", re.compile(r"^(?P<domain>\S+): routing ")),
                   ("taxonomy", re.compile(r"^taxonomies of (?P<domain>\d+ domains) at \S+: inducing on "
-                                          r"(?P<workers>\d+) processes")))
+                                          r"(?P<workers>\d+) processes")),
+                  ("domains", re.compile(r"^(?P<domain>\d+ domains) at \S+: taxonomy, evidence and "
+                                         r"candidates on (?P<workers>\d+) processes")),
+                  ("building", re.compile(r"^(?P<domain>\S+): building tasks")))
 
 
 def timed_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
@@ -261,10 +264,11 @@ def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float,
         totals: dict[str, float] = {}
         for label, seconds in figures["stages"].items():
             print(f"  {label:60s} {seconds:6.1f} s")
-            stage = label.split(" ")[0] if label.split(" ")[0] in ("taxonomy", "evidence") else "other"
+            stage = label.split(" ")[0] if label.split(" ")[0] in ("taxonomy", "evidence", "building",
+                                                                   "domains") else "other"
             totals[stage] = totals.get(stage, 0.0) + seconds
         print("  totals: " + ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in totals.items()))
-        print("  family builders (in 'building tasks'): "
+        print("  family builders (CPU seconds summed over domains): "
               + ", ".join(f"{family} {seconds:.1f} s" for family, seconds in figures["families"].items()))
     if walls:
         hardest = max(walls, key=lambda cutoff: walls[cutoff])
