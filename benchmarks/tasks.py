@@ -268,7 +268,7 @@ def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float,
                                                                    "domains") else "other"
             totals[stage] = totals.get(stage, 0.0) + seconds
         print("  totals: " + ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in totals.items()))
-        print("  family builders (CPU seconds summed over domains): "
+        print("  family builders (seconds summed over domains, in their processes): "
               + ", ".join(f"{family} {seconds:.1f} s" for family, seconds in figures["families"].items()))
     if walls:
         hardest = max(walls, key=lambda cutoff: walls[cutoff])
