@@ -15,8 +15,11 @@ thread holds). ``FORESCI_TAXONOMY_WORKERS`` sets the number of processes (1: one
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.pool
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -141,14 +144,55 @@ def _build_in_worker(domain: str) -> DomainBuild:
     return built
 
 
+_PAUSES: list[tuple[Callable[[], None], Callable[[], None]]] = []
+
+
+@contextmanager
+def paused_while_forking(stop: Callable[[], None], start: Callable[[], None]) -> Iterator[None]:
+    """Inside the block, a build that forks workers first calls ``stop`` (which must end a helper thread of
+    this process, such as a live status display's refresh thread) and calls ``start`` once the workers
+    are forked, so the process forks with one thread."""
+    _PAUSES.append((stop, start))
+    try:
+        yield
+    finally:
+        _PAUSES.pop()
+
+
+@contextmanager
+def _single_threaded(wait_s: float = 2.0) -> Iterator[bool]:
+    """The registered helper threads stopped (:func:`paused_while_forking`) until the block ends; yields
+    whether this process then runs one thread (waiting up to ``wait_s`` for the stopped ones to end)."""
+    for stop, _ in _PAUSES:
+        stop()
+    try:
+        deadline = time.monotonic() + wait_s
+        while not can_fork() and _PAUSES and time.monotonic() < deadline:
+            time.sleep(0.005)
+        yield can_fork()
+    finally:
+        for _, start in reversed(_PAUSES):
+            start()
+
+
 def build_domains(job: DomainJob, domains: Sequence[str],
                   progress: Callable[[str], None] | None = None) -> list[DomainBuild]:
     """:func:`build_domain` of each domain, in ``domains`` order: side by side in forked processes when
     more than one core is usable and the process may fork (module docstring), else one after another."""
     workers = taxonomy_workers(len(domains))
-    if workers <= 1 or not can_fork():
-        return [build_domain(job, domain, progress) for domain in domains]
-    return _build_forked(job, domains, workers, progress)
+    if workers > 1:
+        if progress:
+            progress(f"{len(domains)} domains at {job.cutoff}: taxonomy, evidence and candidates on "
+                     f"{workers} processes")
+        sizes = _warm(job, domains)
+        order = sorted(domains, key=lambda domain: (-sizes[domain], list(domains).index(domain)))
+        with _single_threaded() as alone:
+            pool = _forked_pool(job, workers) if alone else None
+        if pool is not None:
+            return _build_forked(pool, domains, order, progress)
+        if progress:
+            progress("other threads run in this process: building the domains one after another")
+    return [build_domain(job, domain, progress) for domain in domains]
 
 
 def _warm(job: DomainJob, domains: Sequence[str]) -> dict[str, int]:
@@ -168,29 +212,27 @@ def _warm(job: DomainJob, domains: Sequence[str]) -> dict[str, int]:
     return sizes
 
 
-def _build_forked(job: DomainJob, domains: Sequence[str], workers: int,
-                  progress: Callable[[str], None] | None) -> list[DomainBuild]:
-    """:func:`build_domain` of each domain in a pool of ``workers`` forked processes, the domains with the
-    most papers first (the longest jobs start first, so no worker is left alone with one at the end)."""
-    import multiprocessing
-
+def _forked_pool(job: DomainJob, workers: int) -> multiprocessing.pool.Pool:
+    """A pool of ``workers`` processes forked now, each holding ``job`` (inherited, not pickled)."""
     global _JOB
-    if progress:
-        progress(f"{len(domains)} domains at {job.cutoff}: taxonomy, evidence and candidates on {workers} "
-                 "processes")
-    sizes = _warm(job, domains)
-    order = sorted(domains, key=lambda domain: (-sizes[domain], list(domains).index(domain)))
     _JOB = job
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers)
-        try:
-            built = pool.map(_build_in_worker, order, chunksize=1)
-            pool.close()  # the workers exit on their own and are waited for (their CPU time is counted)
-        finally:
-            pool.terminate()
-            pool.join()
+        return multiprocessing.get_context("fork").Pool(workers)
     finally:
         _JOB = None
+
+
+def _build_forked(pool: multiprocessing.pool.Pool, domains: Sequence[str], order: Sequence[str],
+                  progress: Callable[[str], None] | None) -> list[DomainBuild]:
+    """:func:`build_domain` of each domain on ``pool``, in ``order`` (the domains with the most papers
+    first: the longest jobs start first, so no worker is left alone with one at the end); returned in
+    ``domains`` order."""
+    try:
+        built = pool.map(_build_in_worker, order, chunksize=1)
+        pool.close()  # the workers exit on their own and are waited for (their CPU time is counted)
+    finally:
+        pool.terminate()
+        pool.join()
     walls = {item.domain: item.seconds.pop("_wall", 0.0) for item in built}
     by_domain = {item.domain: item for item in built}
     if progress:

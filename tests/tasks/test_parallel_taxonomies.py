@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,37 @@ def test_release_parts_of_domains_merge_in_order() -> None:
     assert merged.counts == {"pairs": 3, "positive": 1, "other": 5}
     with pytest.raises(TypeError, match="'labels' is dict"):
         merge_parts([ReleaseParts(counts={"labels": {"x": 1}}), ReleaseParts(counts={"labels": {"y": 1}})])
+
+
+def test_a_live_status_is_paused_so_the_build_can_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import threading
+
+    from rich.console import Console
+
+    from foresci.tasks.domain_builds import DomainBuild, DomainJob, build_domains, paused_while_forking
+
+    forked: list[int] = []
+
+    def pool(job: DomainJob, workers: int) -> str:
+        forked.append(threading.active_count())
+        return "pool"
+
+    def built(pool: object, domains: list[str], order: list[str], progress: object) -> list[DomainBuild]:
+        return []
+
+    baseline = threading.active_count()  # pytest's own threads, if any (xdist)
+    monkeypatch.setattr(domain_builds, "can_fork", lambda: threading.active_count() <= baseline)
+    monkeypatch.setenv(parallel.WORKERS_VARIABLE, "2")
+    monkeypatch.setattr(domain_builds, "_warm", lambda job, domains: dict.fromkeys(domains, 1))
+    monkeypatch.setattr(domain_builds, "_forked_pool", pool)
+    monkeypatch.setattr(domain_builds, "_build_forked", built)
+    job = DomainJob(kb=None, cutoff=date(2025, 1, 31), settings=Settings(), taxonomy_dir=None, snapshots={},
+                    windows=(), families=(), per_family=1, forecast_questions=0)
+    console = Console(file=io.StringIO(), force_terminal=True)
+    with console.status("building") as status:
+        assert threading.active_count() > baseline  # the status refreshes on a thread of its own
+        with paused_while_forking(status.stop, status.start):
+            build_domains(job, ["a", "b"])
+        assert threading.active_count() > baseline  # and refreshes again after the fork
+    assert forked == [baseline]  # forked without the status thread
