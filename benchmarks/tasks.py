@@ -16,7 +16,7 @@ Cutoffs 2025-06-30, 2025-09-30 and 2025-12-31 unless --speed-cutoff is given. Ea
 process with a fresh taxonomy folder (taxonomies induced, nothing reused), as `foresci tasks build KB --cutoff
 C --window 3m --window 6m` does; a first, untimed build per cutoff warms the embedding cache (--no-warm-up
 skips it). The domains' taxonomies are induced side by side, one process per usable core
-(FORESCI_TAXONOMY_WORKERS=1: one after another). Prints wall and CPU seconds (the taxonomy processes'
+(FORESCI_RELEASE_WORKERS=1: one after another). Prints wall and CPU seconds (the forked processes'
 included), the stage breakdown (taxonomy per domain, window evidence, each family's builder, writing), the
 load average and the thread settings, and the hardest cutoff; exits non-zero when a timed build takes more
 than --max-build-seconds (15) of wall time.
@@ -210,7 +210,7 @@ def timed_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
 
 
 def _children_cpu() -> float:
-    """CPU seconds of this process's finished child processes (the forked taxonomy workers)."""
+    """CPU seconds of this process's finished child processes (the forked domain workers)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -242,7 +242,7 @@ def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float,
     names = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "FORESCI_RUNTIME__THREADS", WORKERS_VARIABLE)
     threads = {name: os.environ.get(name, "unset") for name in names}
     cache = os.environ.get("FORESCI_CACHE_DIR", "-")
-    print(f"tasks build speed on {kb_path}; threads: {threads}; usable cores {usable_cores()} (taxonomy "
+    print(f"tasks build speed on {kb_path}; threads: {threads}; usable cores {usable_cores()} (release "
           f"processes: {WORKERS_VARIABLE} or one per core); cache {cache}")
     passed = True
     walls: dict[date, float] = {}
@@ -257,7 +257,7 @@ def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float,
         passed &= within
         walls[cutoff] = figures["wall_s"]
         print(f"{cutoff} tasks build: {figures['wall_s']:.1f} s wall, {figures['cpu_s']:.1f} s CPU (of which "
-              f"{figures.get('children_cpu_s', 0.0):.1f} s in taxonomy processes), peak "
+              f"{figures.get('children_cpu_s', 0.0):.1f} s in forked processes), peak "
               f"{figures['peak_gib']:.2f} GiB; load average before {load_before}, after {_load()} "
               f"(goal <= {max_seconds:g} s wall: {'ok' if within else 'MISSED'})")
         print(f"  {'opening the KB':60s} {figures['open_s']:6.1f} s")

@@ -10,7 +10,7 @@ the very candidates, problems and parts of one pass over all domains.
 
 One process (the plain loop, here) when one core is usable, when one domain is built, when the platform
 cannot fork, or when other threads run in this process (forking a threaded process can copy a lock another
-thread holds). ``FORESCI_TAXONOMY_WORKERS`` sets the number of processes (1: one at a time).
+thread holds). ``FORESCI_RELEASE_WORKERS`` sets the number of processes (1: one at a time).
 """
 
 from __future__ import annotations

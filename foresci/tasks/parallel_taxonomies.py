@@ -8,7 +8,7 @@ the snapshot back pickled: the same snapshot a serial build induces.
 
 Serial (the plain loop, in this process) when one core is usable, when at most one domain needs inducing,
 when the platform cannot fork, or when other threads run in this process (forking a threaded process can
-copy a lock another thread holds). ``FORESCI_TAXONOMY_WORKERS`` sets the number of processes (1: serial).
+copy a lock another thread holds). ``FORESCI_RELEASE_WORKERS`` sets the number of processes (1: serial).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from foresci.taxonomy.models import Snapshot
 if TYPE_CHECKING:
     from foresci.core.settings import Settings
 
-WORKERS_VARIABLE = "FORESCI_TAXONOMY_WORKERS"
+WORKERS_VARIABLE = "FORESCI_RELEASE_WORKERS"
 
 _JOB: tuple[Any, date, Any, Path | None] | None = None  # what a forked worker induces from (set before fork)
 
@@ -40,7 +40,7 @@ def usable_cores() -> int:
 
 
 def taxonomy_workers(wanted: int) -> int:
-    """Processes that induce ``wanted`` taxonomies: ``FORESCI_TAXONOMY_WORKERS`` when set (a positive
+    """Processes that induce ``wanted`` taxonomies: ``FORESCI_RELEASE_WORKERS`` when set (a positive
     number), else one per usable core; never more than ``wanted``, at least 1."""
     chosen = os.environ.get(WORKERS_VARIABLE, "").strip()
     count = int(chosen) if chosen.isdigit() and int(chosen) > 0 else usable_cores()
