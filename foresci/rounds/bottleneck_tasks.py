@@ -46,6 +46,7 @@ from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.families.base import TopChoice
 from foresci.tasks.families.bottleneck_opportunity.builder import (
     Candidate,
+    Scored,
     _belonging,
     _coherent_opportunity,
     any_methods_problem,
@@ -72,7 +73,7 @@ def option_bottlenecks(domain: DomainEvidence, evidence: NodeEvidence) -> list[C
     """The node's candidates that the builder could make the target: its pre-cutoff bottlenecks that
     belong to it (same-node check; all when no embedder) and are not a problem of every method."""
     candidates = pre_cutoff_bottlenecks(domain, evidence)
-    entries = [(0.0, signal, before, [], phrase) for signal, phrase, _, before in candidates]
+    entries: list[Scored] = [(0.0, signal, before, [], phrase) for signal, phrase, _, before in candidates]
     kept = {entry[4] for entry in _belonging(domain, evidence, entries)}
     return [item for item in candidates if item[1] in kept and not any_methods_problem(item[1])]
 

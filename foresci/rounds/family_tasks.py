@@ -3,18 +3,19 @@
 A release's builders keep only the option sets whose window outcome is decisive (a margin, a lead beyond
 the noise, a trajectory, enough venue papers); that needs the window. A round cannot wait, so at open it
 freezes option sets drawn from the *same candidate pools* the builders sample (eligible nodes, real
-directions, unrelated options; sibling sets for planning; nodes with pre-cutoff venue papers for venue),
+directions, unrelated options; sibling sets for planning; nodes with pre-cutoff venue papers for venue;
+a node's own pre-cutoff bottlenecks for bottleneck_opportunity, :mod:`foresci.rounds.bottleneck_tasks`),
 with the round's own seed, and writes them with the same public task text and context a release task would
 carry (only the task id differs: it hashes the option set, not the winner). Nothing after the cutoff is
 read: every paper comes through :class:`PreCutoffReader`, which refuses any paper past the cutoff.
 
-Stratified rule: for each family in ``LedgerConfig.families`` and each of its windows (direction and
-planning: the ledger's ``windows``; venue: the venue cycle), ``family_tasks`` tasks taken round-robin over
-the domains (sorted), each domain's option sets in the order its seeded sampler drew them; a domain that
-runs out is skipped. At resolution (the window closed in the KB) the family's own ``void_reason`` and
-target code run on the window's evidence: a set the builder would have dropped is ``void`` (reason
-recorded, not scored); the others get exactly the hidden target a release at that cutoff would give the
-same option set.
+Stratified rule: for each family in ``LedgerConfig.families`` and each of its windows (direction,
+planning, bottleneck: the ledger's ``windows``; venue: the venue cycle), ``family_tasks`` tasks taken
+round-robin over the domains (sorted), each domain's option sets in the order its seeded sampler drew
+them; a domain that runs out is skipped. At resolution (the window closed in the KB) the family's own
+``void_reason`` and target code run on the window's evidence: a set the builder would have dropped is
+``void`` (reason recorded, not scored); the others get exactly the hidden target a release at that cutoff
+would give the same option set.
 """
 
 from __future__ import annotations

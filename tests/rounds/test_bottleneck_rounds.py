@@ -168,7 +168,7 @@ def test_open_tick_scores_bottleneck_top1_and_slot_fta(tmp_path: Path) -> None:
     assert resolution["status"] == "resolved"
     rows = list(iter_jsonl(folder / "task_scores.jsonl"))
     scores = {(row["method"], row["family"], row["metric"]): row["score"] for row in rows
-              if row["family"] in (BOTTLENECK, "direction_forecasting") and row["method"] in ("right", "wrong")}
+              if row["family"] == BOTTLENECK}
     assert scores[("right", BOTTLENECK, "top1")] == 1.0 and scores[("wrong", BOTTLENECK, "top1")] == 0.0
     assert 0.0 < scores[("wrong", BOTTLENECK, "fta")] < scores[("right", BOTTLENECK, "fta")] <= 1.0
     direction = [row for row in rows if row["family"] == "direction_forecasting" and row["metric"] == "fta"]
