@@ -16,7 +16,7 @@ import pytest
 
 from foresci.core.io import iter_jsonl, write_jsonl
 from foresci.rounds.bottleneck_tasks import BOTTLENECK, chosen_option
-from foresci.rounds.family_tasks import Frozen, freeze_tasks, resolve_tasks
+from foresci.rounds.family_tasks import FAMILIES, Frozen, freeze_tasks, resolve_tasks, write_frozen
 from foresci.rounds.ledger import round_dir
 from foresci.rounds.site import build_site
 from foresci.rounds.submit import round_tasks, submit
@@ -25,7 +25,7 @@ from foresci.tasks.domain_inputs import evidence_for_windows
 from foresci.tasks.families.bottleneck_opportunity.builder import build_bottleneck_tasks
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.windows import make_window
-from tests.rounds.helpers import make_ledger, toy_settings
+from tests.rounds.helpers import file_bytes, make_ledger, toy_settings
 from tests.rounds.test_family_tasks import AuditedKB
 from tests.tasks.toy import CUTOFF, ToyKB
 
@@ -72,6 +72,18 @@ def test_options_are_the_nodes_pre_cutoff_bottlenecks_and_the_future_changes_not
     assert "zorbic" not in json.dumps(item.task.model_dump(mode="json"))
     (truncated,) = _freeze(ToyKB(until=CUTOFF))
     assert truncated.task == item.task and truncated.record == item.record
+
+
+def test_round_task_files_at_open_equal_a_freeze_from_a_kb_cut_at_the_cutoff(tmp_path: Path) -> None:
+    snapshots = {"toy": ToyKB(until=CUTOFF).snapshot}
+    settings = toy_settings().tasks
+    for name, kb in (("whole", AuditedKB()), ("cut", ToyKB(until=CUTOFF))):
+        frozen = freeze_tasks(kb, CUTOFF, snapshots, FAMILIES, ["3m", "6m"], 3, settings, "1:r",
+                              WordEncoder().encode)[0]
+        write_frozen(tmp_path / name, frozen, snapshots, settings)
+    whole = file_bytes(tmp_path / "whole")
+    assert BOTTLENECK.encode() in whole["tasks/tasks.jsonl"]
+    assert whole == file_bytes(tmp_path / "cut")
 
 
 def test_resolution_equals_the_release_target_for_the_node() -> None:
