@@ -9,7 +9,9 @@ so it splits the family's question in two halves:
   the cutoff: the node's limitation signals, mined from its own pre-cutoff papers by the same miner and
   normalisation (:func:`~foresci.tasks.families.bottleneck_opportunity.builder.pre_cutoff_bottlenecks`:
   limitation phrase, the node's own marker words, pre-cutoff mentions), which belong to the node (same-node
-  check with the KB's embedder, where there is one) and are not a problem of every method. At open, an
+  check with the KB's embedder, where there is one) and are not a problem of every method; two phrasings
+  of one limitation ("overhead of X models", "X model overhead") are one option (:func:`option_bottlenecks`;
+  where a release's target is the dropped phrasing, the round's may differ from it). At open, an
   eligible node with at least ``MIN_OPTIONS`` such candidates becomes a task whose options are those
   candidates (at most ``candidates_per_task``, drawn with the round's seed, shuffled so the letters carry
   no signal). The public task is the release's own (title, question, context: built by the builder's
@@ -61,7 +63,7 @@ from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate as Option
 from foresci.tasks.models import Task
 from foresci.tasks.text import content_tokens
-from foresci.taxonomy.phrases import phrase_key
+from foresci.taxonomy.phrases import CLOSED, phrase_key
 
 BOTTLENECK = "bottleneck_opportunity"
 MIN_OPTIONS = 2
@@ -69,13 +71,28 @@ MATCH_SHARE = 0.6  # the builder's MATCH_THRESHOLD: most of a phrase's content w
 _LETTER = re.compile(r"^\s*(?i:option\s+)?\(?([A-Z])\)?(?:\s*[:.)\-]|\s*$)")
 
 
+def _words(phrase: str) -> frozenset[str]:
+    """Content words of a phrase's key (singular forms, no "of"/"for"...)."""
+    return frozenset(word for word in phrase_key(phrase).split() if word not in CLOSED)
+
+
 def option_bottlenecks(domain: DomainEvidence, evidence: NodeEvidence) -> list[Candidate]:
     """The node's candidates that the builder could make the target: its pre-cutoff bottlenecks that
-    belong to it (same-node check; all when no embedder) and are not a problem of every method."""
+    belong to it (same-node check; all when no embedder) and are not a problem of every method. Two
+    phrasings of one limitation ("overhead of X models" and "X model overhead": one's content words
+    within the other's) are one option, the one with more pre-cutoff mentions kept (then the shorter
+    phrase): as two options they would split one answer between two letters."""
     candidates = pre_cutoff_bottlenecks(domain, evidence)
     entries: list[Scored] = [(0.0, signal, before, [], phrase) for signal, phrase, _, before in candidates]
-    kept = {entry[4] for entry in _belonging(domain, evidence, entries)}
-    return [item for item in candidates if item[1] in kept and not any_methods_problem(item[1])]
+    belonging = {entry[4] for entry in _belonging(domain, evidence, entries)}
+    eligible = [item for item in candidates if item[1] in belonging and not any_methods_problem(item[1])]
+    ranked = sorted(eligible, key=lambda item: (-len(item[3]), len(item[1]), item[1]))
+    kept: list[Candidate] = []
+    for item in ranked:
+        words = _words(item[1])
+        if not any(words <= _words(other[1]) or _words(other[1]) <= words for other in kept):
+            kept.append(item)
+    return sorted(kept, key=lambda item: item[1])
 
 
 def bottleneck_tasks(evidence: DomainEvidence, settings: TaskSettings, wanted: int, rng: random.Random,

@@ -195,3 +195,20 @@ def test_open_tick_scores_bottleneck_top1_and_slot_fta(tmp_path: Path) -> None:
     cell = re.search(rf'data-task="{resolution["task_id"]}".*?task-outcome">([^<]*)<', page, re.S)
     assert cell is not None and cell.group(1) == winner
     assert BOTTLENECK in (site.parent / "index.html").read_text()
+
+
+def test_two_phrasings_of_one_limitation_are_one_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    from foresci.rounds import bottleneck_tasks
+    from foresci.taxonomy.models import Signal
+
+    kb = ToyKB(until=CUTOFF)
+    papers = kb.papers(until=CUTOFF)
+    evidence = evidence_for_windows(kb.snapshot, papers, kb.embeddings([p.paper_id for p in papers]),
+                                    [make_window(CUTOFF, "3m")])[0]
+    made = [(Signal(kind="bottleneck", text=phrase), phrase, frozenset(), ["p"] * count)
+            for phrase, count in (("brobraory overhead", 5), ("overhead of plogexic brobraorys", 2),
+                                  ("flux drift instability", 3), ("drift", 1))]
+    monkeypatch.setattr(bottleneck_tasks, "pre_cutoff_bottlenecks", lambda domain, node: made)
+    kept = bottleneck_tasks.option_bottlenecks(evidence, evidence.nodes["n_vorp"])
+    # the better supported phrasing stays; "drift" lies within "flux drift instability" (more mentions)
+    assert [item[1] for item in kept] == ["brobraory overhead", "flux drift instability"]
