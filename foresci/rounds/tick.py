@@ -215,7 +215,10 @@ def tick(
     ``encoder``: the embedder of the bottleneck tasks' same-node check and of the slot FTA (default: the
     KB's own model, :func:`foresci.rounds.slot_fta.round_encoder`; none when the KB names none)."""
     ledger = Path(ledger)
-    encoder = encoder if encoder is not None else round_encoder(kb, settings)
+    if encoder is None:
+        from foresci.core.settings import Settings
+
+        encoder = round_encoder(kb, settings or Settings())
     actions: list[str] = []
     with artifact_lock(ledger, timeout=None):
         day = last_announcement(kb)
