@@ -193,7 +193,7 @@ def test_open_tick_scores_bottleneck_top1_and_slot_fta(tmp_path: Path) -> None:
     site = build_site(ledger, tmp_path / "site")
     page = (site.parent / "rounds" / f"{ROUND}.html").read_text()
     cell = re.search(rf'data-task="{resolution["task_id"]}".*?task-outcome">([^<]*)<', page, re.S)
-    assert cell is not None and cell.group(1) == winner
+    assert cell is not None and cell.group(1) == f"{winner}: flux drift instability"
     assert BOTTLENECK in (site.parent / "index.html").read_text()
 
 
