@@ -10,12 +10,19 @@ rows of the corpus day of median size with their ids moved to an unused month (2
 dated the day after the KB's last day (real titles and abstracts, never embedded before: the update's
 embedding cache starts empty of them). The model is loaded before either timing (both exclude it), and
 the KB's derived postings and row dates and the domains' seed vectors are cached first, as the day
-before's update left them.
-Printed: the update's stage timings, the embedding time, threads and load average (`uptime`).
+before's update left them. Each update (--update-repeats, median kept) runs on a fresh hard-linked copy
+of the KB with a fresh copy of that cache.
+
+Printed: the update's time split into its embedding stage and the rest (ingest, screen, term counts,
+write, swap), its stage timings, the day's embedding alone on one worker (the ratio's denominator) and on
+the update's workers (the floor of the update's own embedding stage), threads and load average; with
+--before (an earlier run's --json, e.g. of the code before a change) a before/after table of the split.
 
 Examples:
   OMP_NUM_THREADS=1 python benchmarks/kb_update.py --kb /work/kbs/real --workdir /tmp/kbupdate
   OMP_NUM_THREADS=1 python benchmarks/kb_update.py --kb KB --day corpus/2026-07-02.jsonl.gz --workdir W
+  PYTHONPATH=../main python benchmarks/kb_update.py --kb KB --workdir W1 --json before.json  # main's code
+  python benchmarks/kb_update.py --kb KB --workdir W2 --before before.json
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from foresci.core.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = Path(os.environ.get("FORESCI_SHARED", REPO.parent / "shared")) / "corpora" / "arxiv-daily"
@@ -63,6 +74,30 @@ def day_texts(day: Path, field: str) -> list[str]:
     return list(dict.fromkeys(texts))  # the model sees each distinct text once (so does the update)
 
 
+def prepared_copy(kb: Path, template: Path, folder: Path) -> tuple[Path, Settings]:
+    """A hard-linked copy of ``kb`` (an update never writes a file in place) with its own copy of the
+    prepared cache ``template`` (seed vectors, derived postings): one update's starting point."""
+    from foresci.core.settings import Settings
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    subprocess.run(["cp", "-al", str(kb), str(folder / "kb")], check=True)
+    for lock in (folder / "kb").glob(".foresci.lock*"):
+        lock.unlink()
+    subprocess.run(["cp", "-r", str(template), str(folder / "cache")], check=True)
+    return folder / "kb", Settings(cache_dir=folder / "cache")
+
+
+def before_after(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """A table of the update's time split (embedding, the rest) before and after."""
+    lines = [f"{'':24}{'before':>10}{'after':>10}"]
+    for key in ("update_s", "update_embed_s", "update_rest_s", "day_embedding_s", "ratio"):
+        old, new = before.get(key), after.get(key)
+        lines.append(f"{key:24}{'-' if old is None else old:>10}{'-' if new is None else new:>10}")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -74,11 +109,15 @@ def main() -> int:
     parser.add_argument("--max-seconds", type=float, default=5.0)
     parser.add_argument("--max-ratio", type=float, default=2.0)
     parser.add_argument("--embed-repeats", type=int, default=3, help="embedding timings (median kept)")
+    parser.add_argument("--update-repeats", type=int, default=3,
+                        help="updates, each on a fresh copy (median kept)")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="the --json of an earlier run (e.g. the code before a change): print both")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
 
     from foresci.core.settings import Settings
-    from foresci.embedders.embedder import Embedder
+    from foresci.embedders.embedder import Embedder, embed_workers
     from foresci.kb.build import update_kb
     from foresci.kb.store import KnowledgeBase
 
@@ -90,16 +129,18 @@ def main() -> int:
     subprocess.run(["cp", "-r", str(args.kb), str(kb_copy)], check=True)
     for lock in kb_copy.glob(".foresci.lock*"):
         lock.unlink()
-    settings = Settings(cache_dir=workdir / "cache")
+    template = workdir / "cache"
+    settings = Settings(cache_dir=template)
     kb = KnowledgeBase.open(kb_copy, settings)
     field = kb.meta.get("embed_field", "text")
-    settings = settings.model_copy(update={"kb": settings.kb.model_copy(update={"embed_field": field})})
     kb.bm25_postings  # noqa: B018  (derive and cache them, as the previous day's update left them)
     seeds = [text for spec in kb.domain_specs for text in spec.seed_descriptions]
     cached = Embedder(
         model=settings.embed.model, cache_dir=settings.cache_dir, backend=settings.runtime.encoder
     )
     cached.encode(seeds)  # the domains' seed vectors, cached by every earlier build or update
+    if cached.cache:
+        cached.cache.close()
     last, before_size = kb.max_date, kb.size
     kb.close()
     day = args.day or stand_in_day(args.corpus, last, workdir)
@@ -113,15 +154,32 @@ def main() -> int:
         model.encode_uncached(texts)
         embed_seconds.append(time.perf_counter() - started)
     embed = statistics.median(embed_seconds)
-
-    load_before = os.getloadavg()
+    workers = embed_workers(settings)
+    parallel = Embedder(model=settings.embed.model, cache_dir=None, backend=settings.runtime.encoder,
+                        onnx_batch_size=settings.runtime.encoder_batch_size, workers=workers)
+    parallel.encode_uncached(texts[:1] * (settings.runtime.encoder_batch_size + 1))  # its sessions
     started = time.perf_counter()
-    summary = update_kb(kb_copy, [day], settings)
-    update_seconds = time.perf_counter() - started
-    load_after = os.getloadavg()
+    parallel.encode_uncached(texts)
+    embed_workers_s = time.perf_counter() - started
+
+    runs = []
+    for repeat in range(max(1, args.update_repeats)):
+        path, run_settings = prepared_copy(kb_copy, template, workdir / f"run{repeat}")
+        run_settings = run_settings.model_copy(
+            update={"kb": run_settings.kb.model_copy(update={"embed_field": field})}
+        )
+        load_before = os.getloadavg()
+        started = time.perf_counter()
+        summary = update_kb(path, [day], run_settings)
+        seconds = time.perf_counter() - started
+        runs.append((seconds, summary, load_before, os.getloadavg()))
+        shutil.rmtree(workdir / f"run{repeat}")
+    update_seconds, summary, load_before, load_after = sorted(runs, key=lambda run: run[0])[len(runs) // 2]
+    update_embed = summary.timings.get("embed", 0.0)
 
     figures = {
         "kb": str(args.kb),
+        "embed_field": field,
         "day": str(day),
         "papers_before": before_size,
         "papers_after": summary.papers,
@@ -129,14 +187,21 @@ def main() -> int:
         "embedded": summary.embedded,
         "mode": summary.mode,
         "update_s": round(update_seconds, 3),
+        "update_runs_s": [round(run[0], 3) for run in runs],
+        "update_embed_s": round(update_embed, 3),
+        "update_rest_s": round(update_seconds - update_embed, 3),
         "stages_s": summary.timings,
         "day_embedding_s": round(embed, 3),
+        "day_embedding_workers_s": round(embed_workers_s, 3),
+        "embed_workers": workers,
         "ratio": round(update_seconds / embed, 2) if embed else None,
         "threads": os.environ.get("OMP_NUM_THREADS", "unset"),
         "load_before": load_before,
         "load_after": load_after,
     }
     print(json.dumps(figures, indent=2))
+    if args.before:
+        print(before_after(json.loads(args.before.read_text(encoding="utf-8")), figures))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
     misses = []
