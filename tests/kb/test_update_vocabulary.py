@@ -30,9 +30,11 @@ def _random_terms(count: int, seed: int) -> list[str]:
 @pytest.mark.parametrize(("old_count", "new_count"), [(0, 5), (5, 0), (1, 1), (2_000, 300), (300, 2_000)])
 def test_appended_term_table_and_json_equal_a_whole_rewrite(tmp_path: Path, old_count: int,
                                                           new_count: int) -> None:
-    terms = _random_terms(old_count + new_count, seed=old_count * 7 + new_count)
-    terms += ["", "a", "zz", "é"]  # edges of the sort order (the empty term first, multi-byte last)
-    old, new = terms[: old_count + 2], terms[old_count + 2 :]
+    edges = ["", "a", "zz", "é"]  # of the sort order: the empty term first, a multi-byte one last
+    drawn = [term for term in _random_terms(old_count + new_count, seed=old_count * 7 + new_count)
+             if term not in edges]
+    old, new = drawn[:old_count] + edges[:2], drawn[old_count:] + edges[2:]
+    terms = old + new
     old_vocabulary = {term: column for column, term in enumerate(old)}
     whole = {term: column for column, term in enumerate(terms)}
     write_terms(tmp_path / "old.bin", old_vocabulary)
