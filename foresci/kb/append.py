@@ -1,10 +1,12 @@
 """Write the generation of an appending update: the new days' rows as one new segment, the rest linked.
 
 What an update writes is in the size of what it adds: the new segment's papers, vectors and term
-counts; the vocabulary (terms, not postings); the HNSW graph grown by the new days (FAISS reads and
-writes the graph whole, but without its vectors: 20 MB of links for 75k papers); the quarantine and
-the manifest. Every file of the previous generation's segments is hard-linked and its manifest
-hash carried over, so ``kb verify`` still checks every file of the new generation. Now and then
+counts; the vocabulary, extended by the new terms (the JSON list appended to, the sorted term table
+merged with them: no parse or sort of the KB's terms); the HNSW graph grown by the new days (FAISS reads
+and writes the graph whole, but without its vectors: 20 MB of links for 75k papers, and copies the
+vectors into its storage: a memory copy in the KB's size); the quarantine and the manifest. Every
+file of the previous generation's segments is hard-linked and its manifest hash carried over, so
+``kb verify`` still checks every file of the new generation. Now and then
 (:func:`foresci.kb.segments.merge_plan`) the newest segments are merged into one.
 
 The graph is grown one announcement day at a time with row-determined levels (:func:`grow_hnsw`),
