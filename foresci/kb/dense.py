@@ -263,14 +263,25 @@ def read_index(
 
 def attach_storage(graph: Any, vectors: np.ndarray | Sequence[np.ndarray]) -> None:
     """Give an HNSW graph read without vectors a flat inner-product storage holding ``vectors`` (one
-    array, or parts in row order: copied into the storage part by part, never joined first)."""
+    array, or parts in row order: copied into the storage part by part, never joined first): the same
+    storage as ``IndexFlatIP.add`` of every row, in one copy."""
     import faiss
 
     parts = [vectors] if isinstance(vectors, np.ndarray) else list(vectors)
     storage = faiss.IndexFlatIP(graph.d)
+    rows = sum(len(part) for part in parts)
+    # sized once and filled in place (adding part by part would grow, and so copy, the codes again)
+    storage.codes.resize(rows * graph.d * 4)
+    if rows == 0:
+        graph.storage, graph.own_fields, graph.referenced_objects = storage, False, [storage]
+        return
+    codes = faiss.rev_swig_ptr(storage.codes.data(), rows * graph.d * 4).view(np.float32)
+    codes = codes.reshape(rows, graph.d)
+    start = 0
     for part in parts:
-        for start in range(0, len(part), 100_000):
-            storage.add(np.ascontiguousarray(part[start : start + 100_000], dtype=np.float32))
+        codes[start : start + len(part)] = part
+        start += len(part)
+    storage.ntotal = rows
     graph.storage = storage
     graph.own_fields = False
     graph.referenced_objects = [storage]  # the graph holds only a pointer: keep the storage alive with it
