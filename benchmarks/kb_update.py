@@ -21,6 +21,11 @@ write, swap), its stage timings, the day's embedding alone on one worker (the ra
 the update's workers (the floor of the update's own embedding stage), threads and load average; with
 --before (an earlier run's --json, e.g. of the code before a change) a before/after table of the split.
 
+The day's texts are what the KB embeds (its ``embed_field``): a titles KB (the issue's goal) is built
+with ``FORESCI_KB__EMBED_FIELD=title foresci kb build CORPUS --out KB``; a title + abstract KB (field
+``text``, e.g. /work/kbs/real) embeds ~250-token texts, whose embedding alone on 2 cores outlasts 5 s
+for a day of ~300 papers.
+
 Examples:
   OMP_NUM_THREADS=1 python benchmarks/kb_update.py --kb /work/kbs/real --workdir /tmp/kbupdate
   OMP_NUM_THREADS=1 python benchmarks/kb_update.py --kb KB --day corpus/2026-07-02.jsonl.gz --workdir W
