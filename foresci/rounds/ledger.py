@@ -48,7 +48,8 @@ class LedgerConfig(BaseModel):
     windows: list[str] = Field(default_factory=lambda: ["3m"], description="forecast windows per round")
     questions: int = Field(default=12, ge=1, description="questions per window (stratified over families)")
     families: list[str] = Field(
-        default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning"],
+        default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning",
+                                 "bottleneck_opportunity"],
         description="task families frozen prospectively (foresci.rounds.family_tasks)",
     )
     family_tasks: int = Field(default=4, ge=0, description="tasks per family and window (0: none)")
