@@ -206,7 +206,8 @@ def timed_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
             "cpu_s": time.process_time() - started_cpu + children, "children_cpu_s": children,
             "open_s": opened - started_wall, "stages": stages,
             "families": families,
-            "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+            "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+            "children_peak_gib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20}
 
 
 def _children_cpu() -> float:
@@ -258,7 +259,9 @@ def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float,
         walls[cutoff] = figures["wall_s"]
         print(f"{cutoff} tasks build: {figures['wall_s']:.1f} s wall, {figures['cpu_s']:.1f} s CPU (of which "
               f"{figures.get('children_cpu_s', 0.0):.1f} s in forked processes), peak "
-              f"{figures['peak_gib']:.2f} GiB; load average before {load_before}, after {_load()} "
+              f"{figures['peak_gib']:.2f} GiB (largest forked process "
+              f"{figures.get('children_peak_gib', 0.0):.2f} GiB); load average before {load_before}, after "
+              f"{_load()} "
               f"(goal <= {max_seconds:g} s wall: {'ok' if within else 'MISSED'})")
         print(f"  {'opening the KB':60s} {figures['open_s']:6.1f} s")
         totals: dict[str, float] = {}
