@@ -202,7 +202,9 @@ def timed_build(kb_path: Path, cutoff: date, out: Path) -> dict[str, Any]:
                 families[family] = float(seconds)
         stages[label] = stages.get(label, 0.0) + after - at
     children = _children_cpu() - started_children
-    return {"cutoff": cutoff.isoformat(), "wall_s": ended - started_wall,
+    busiest = [float(found.group(1)) for _, message in marks
+               if (found := re.search(r"busiest process (\S+) s CPU", message))]
+    return {"cutoff": cutoff.isoformat(), "wall_s": ended - started_wall, "busiest_cpu_s": sum(busiest),
             "cpu_s": time.process_time() - started_cpu + children, "children_cpu_s": children,
             "open_s": opened - started_wall, "stages": stages,
             "families": families,
@@ -263,6 +265,11 @@ def speed(kb_path: Path, cutoffs: Sequence[date], out: Path, max_seconds: float,
               f"{figures.get('children_peak_gib', 0.0):.2f} GiB); load average before {load_before}, after "
               f"{_load()} "
               f"(goal <= {max_seconds:g} s wall: {'ok' if within else 'MISSED'})")
+        if figures.get("busiest_cpu_s"):
+            own = figures["cpu_s"] - figures["children_cpu_s"]
+            print(f"  on idle cores (an estimate, not the goal's measure): this process's {own:.1f} s CPU + "
+                  f"the busiest forked process's {figures['busiest_cpu_s']:.1f} s = "
+                  f"{own + figures['busiest_cpu_s']:.1f} s")
         print(f"  {'opening the KB':60s} {figures['open_s']:6.1f} s")
         totals: dict[str, float] = {}
         for label, seconds in figures["stages"].items():

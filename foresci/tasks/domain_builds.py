@@ -64,6 +64,9 @@ class DomainBuild:
     problems: list[str]
     seconds: dict[str, float]
     parts: list[ReleaseParts] = field(default_factory=list)
+    process: int = 0  # the id of the process that built it
+    wall_s: float = 0.0  # its wall and CPU seconds there
+    cpu_s: float = 0.0
 
 
 def build_domain(job: DomainJob, domain: str,
@@ -138,9 +141,12 @@ _JOB: DomainJob | None = None  # what a forked worker builds from (set before th
 def _build_in_worker(domain: str) -> DomainBuild:
     if _JOB is None:  # pragma: no cover - only reachable when called outside a pool made here
         raise RuntimeError("no release job in this process")
-    started = time.perf_counter()
+    import os
+
+    started, started_cpu = time.perf_counter(), time.process_time()
     built = build_domain(_JOB, domain)
-    built.seconds["_wall"] = time.perf_counter() - started
+    built.process, built.wall_s = os.getpid(), time.perf_counter() - started
+    built.cpu_s = time.process_time() - started_cpu
     return built
 
 
@@ -233,9 +239,12 @@ def _build_forked(pool: multiprocessing.pool.Pool, domains: Sequence[str], order
     finally:
         pool.terminate()
         pool.join()
-    walls = {item.domain: item.seconds.pop("_wall", 0.0) for item in built}
     by_domain = {item.domain: item for item in built}
     if progress:
-        progress("domains built: " + ", ".join(f"{domain} {seconds:.1f} s"
-                                               for domain, seconds in walls.items()))
+        busiest: dict[int, float] = {}
+        for item in built:
+            busiest[item.process] = busiest.get(item.process, 0.0) + item.cpu_s
+        progress("domains built: " + ", ".join(f"{item.domain} {item.wall_s:.1f} s ({item.cpu_s:.1f} s CPU)"
+                                               for item in built)
+                 + f"; busiest process {max(busiest.values()):.1f} s CPU")
     return [by_domain[domain] for domain in domains]
