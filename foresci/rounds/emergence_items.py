@@ -9,9 +9,11 @@ length sets the "recent" span, the release's ``question_candidates`` caps the ca
 window is read, so the round cannot balance options on the outcome the way a release does (one pair per
 outcome bucket, :func:`foresci.emergence.questions.option_sets`).
 
-**Stratified rule (pairs).** A domain's candidates are ranked by a pre-cutoff score, preferential
-attachment (the product of the two concepts' degrees; ties in candidate order), and cut by rank into the
-popularity strata of :data:`STRATA` (top 0.1 %, 0.1–1 %, 1–10 %, the rest; each stratum at least one
+**Stratified rule (pairs).** A domain's candidates are ranked by a pre-cutoff score, the mean of their
+rank shares under preferential attachment (the product of the two concepts' degrees: popularity) and
+resource allocation (shared neighbours, rarer ones weighing more) at the cutoff (ties in candidate
+order), and cut by rank into the strata of :data:`STRATA` (top 0.1 %, 0.1–1 %, 1–10 %, the rest; each
+stratum at least :data:`MIN_STRATUM` pairs while they last, so a small domain's top stratum is not one
 pair). Uniform candidates would almost all resolve 0 (on the real corpus about 0.5 % of the candidates are
 used together within 3 months), so every task would tie and every question would be "no"; the strata
 spread the items over pairs from very to hardly likely without looking at the window.
@@ -76,21 +78,37 @@ from foresci.tasks.text import content_tokens, vocabulary
 from foresci.tasks.windows import Window, make_window
 
 STRATA: tuple[float, ...] = (0.001, 0.01, 0.1, 1.0)
-"""Upper rank share of each popularity stratum (preferential attachment at the cutoff, most first)."""
+"""Upper rank share of each stratum (:func:`stratum_score`, highest first)."""
+MIN_STRATUM = 20
+"""Fewest candidates of a stratum (while candidates last): a small domain's top 0.1 % is a pair or two."""
+SCORES = ("preferential_attachment", "resource_allocation")
+"""The pre-cutoff network measures whose rank shares, averaged, order the candidates into strata."""
 
 
 def _months(window: Window) -> int:
     return max(1, (window.end.year - window.cutoff.year) * 12 + window.end.month - window.cutoff.month)
 
 
+def stratum_score(snapshot: Snapshot) -> np.ndarray:
+    """(n,) the stratification score of each candidate: the mean of its rank shares (0..1, ties averaged)
+    under preferential attachment and resource allocation at the cutoff (popularity and shared
+    neighbours; pre-cutoff facts only)."""
+    from scipy.stats import rankdata
+
+    total = max(len(snapshot.candidates.pairs), 1)
+    shares = [rankdata(np.asarray(snapshot.features.baseline(name), dtype=np.float64)) / total
+              for name in SCORES]
+    return np.mean(shares, axis=0) if len(snapshot.candidates.pairs) else np.zeros(0)
+
+
 def strata_of(snapshot: Snapshot) -> list[np.ndarray]:
-    """Candidate rows of each stratum of :data:`STRATA`, in popularity order (most popular first)."""
-    score = snapshot.features.baseline("preferential_attachment")
-    order = np.argsort(-np.asarray(score, dtype=np.float64), kind="stable")
+    """Candidate rows of each stratum of :data:`STRATA`, highest :func:`stratum_score` first (ties in
+    candidate order)."""
+    order = np.argsort(-stratum_score(snapshot), kind="stable")
     total = len(order)
     bounds: list[int] = []
     for share in STRATA:
-        bound = min(total, max(int(np.ceil(share * total)), (bounds[-1] + 1) if bounds else 1))
+        bound = min(total, max(int(np.ceil(share * total)), (bounds[-1] if bounds else 0) + MIN_STRATUM))
         bounds.append(bound)
     starts = [0, *bounds[:-1]]
     return [order[start:stop] for start, stop in zip(starts, bounds, strict=True)]
