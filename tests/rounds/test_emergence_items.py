@@ -179,7 +179,8 @@ def test_resolution_counts_what_the_release_counts_for_the_same_pairs() -> None:
 
 def test_outcome_rule_voids_where_no_single_pair_leads() -> None:
     assert str(emergence_outcome("t", {"A": 0, "B": 0, "C": 0, "D": 0}, 1)[0]).startswith("nothing emerged")
-    assert str(emergence_outcome("t", {"A": 2, "B": 2, "C": 0, "D": 1}, 1)[0]).startswith("tie at the top: A, B")
+    tied = emergence_outcome("t", {"A": 2, "B": 2, "C": 0, "D": 1}, 1)[0]
+    assert str(tied).startswith("tie at the top: A, B")
     reason, hidden = emergence_outcome("t", {"A": 0, "B": 3, "C": 0, "D": 1}, 1)
     assert reason is None and hidden is not None
     assert hidden.ranking[:2] == ["B", "D"] and sorted(hidden.ranking[2:]) == ["A", "C"]
