@@ -98,6 +98,8 @@ def resolve_emergence_questions(questions: Sequence[ForecastQuestion], kb: Any,
     from foresci.emergence.resolve import domain_window_papers, pair_window_counts
     from foresci.taxonomy.phrases import phrase_key
 
+    if not questions:
+        return []
     defaults = load_emergence_settings().vocabulary
     resolutions: list[Resolution] = []
     groups: dict[tuple[str, date, date], list[ForecastQuestion]] = {}
