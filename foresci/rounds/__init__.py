@@ -28,4 +28,11 @@ forecasts (``task_answers.jsonl``); ``task_scores.jsonl`` holds top-1 and (plann
 shown on their own boards. bottleneck_opportunity tasks are not frozen: their options (bottleneck and
 opportunity phrases) are mined from the window's papers; that family enters rounds through its forecast
 question kind only.
+
+concept_emergence (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
+``family_tasks`` ``ce-`` ranking tasks per window round-robin over the domains (one candidate pair from each
+stratum of a pre-cutoff score, since the outcome is unknown at open) and ``emergence_questions`` ``ceq-``
+binary questions per window after the package's other questions (domains and strata cycled); both resolve
+at tick with the family's window count, and the tasks join the top-1/FTA boards, the questions the Brier
+board.
 """
