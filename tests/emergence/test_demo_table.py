@@ -23,7 +23,7 @@ def test_bulk_table_averages_each_method_over_its_sets_at_the_smallest_k() -> No
     console = Console(width=120, record=True)
     console.print(table)
     text = console.export_text()
-    assert ">= 1 window paper(s); mean over 2 domain/window set(s)" in text
+    assert ">= 1 window paper(s); mean over 2 domain/window set(s)" in str(table.title)
     cells = [[cell.strip() for cell in line.split("│")[1:-1]] for line in text.splitlines() if "│" in line]
     lines = {row[0]: row[1:] for row in cells if row and "_" in row[0]}
     assert lines["adamic_adar"] == ["0.700", "0.300"]  # k = 3 left out
