@@ -290,3 +290,15 @@ def _manifest(ledger: Path) -> Any:
     from foresci.rounds.ledger import load_round
 
     return load_round(ledger, ROUND)
+
+
+def test_rounds_init_takes_the_emergence_question_count(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from foresci.cli import app
+    from foresci.rounds.ledger import load_config
+
+    result = CliRunner().invoke(app, ["rounds", "init", str(tmp_path / "l"), "--emergence-questions", "3"])
+    assert result.exit_code == 0, result.output
+    config = load_config(tmp_path / "l")
+    assert config.emergence_questions == 3 and "concept_emergence" in config.families
