@@ -24,11 +24,13 @@ spread the items over pairs from very to hardly likely without looking at the wi
   text, context and signals are the release's (:func:`~foresci.tasks.families.concept_emergence.builder.
   emergence_task`); its id hashes ``("round", the option labels)``. Tasks that the leakage lint flags are
   dropped.
-- ``ceq-`` questions cycle the strata (the i-th question of a window reads domain ``i mod D`` and stratum
-  ``(i div D) mod 4``), one uniform pair each, with the release's question text plus the concept keys in
-  ``params``. Their naive probability (``baseline``) is the positive share of the same stratum one window
-  earlier: the snapshot at ``t - window`` ranked the same way, its pairs counted in ``(t - window, t]``
-  (pre-cutoff papers only; smoothed ``(hits + 0.5) / (n + 1)``).
+- ``ceq-`` questions cycle the domains and strata (the i-th question of a window reads domain ``i mod D``
+  and stratum ``(i div D + i mod D) mod 4``: every run of D questions spans the strata, shifted by one each
+  run, so a few questions do not all come from the top strata), one uniform pair each, with the
+  release's question text plus the concept keys in ``params``. Their naive probability (``baseline``) is
+  the positive share of the same stratum one window earlier: the snapshot at ``t - window`` ranked the
+  same way, its pairs counted in ``(t - window, t]`` (pre-cutoff papers only; smoothed
+  ``(hits + 0.5) / (n + 1)``).
 
 **Stratified rule (families, domains, windows).** Per window of the ledger: ``family_tasks`` ``ce-`` tasks
 taken round-robin over the domains (sorted), as for the other families
@@ -247,7 +249,7 @@ class EmergenceFreeze:
         slots = len(self.domains) * len(STRATA)
         while len(made) < wanted and misses < slots:
             name = self.domains[position % len(self.domains)]
-            stratum = (position // len(self.domains)) % len(STRATA)
+            stratum = (position // len(self.domains) + position % len(self.domains)) % len(STRATA)
             position += 1
             if name not in state:
                 snapshot = self.snapshot(name, horizon)

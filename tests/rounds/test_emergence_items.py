@@ -302,3 +302,14 @@ def test_rounds_init_takes_the_emergence_question_count(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     config = load_config(tmp_path / "l")
     assert config.emergence_questions == 3 and "concept_emergence" in config.families
+
+
+def test_questions_spread_over_the_strata() -> None:
+    freeze = _freeze(WorldKB(until=CUTOFF))
+    snapshot = freeze.snapshot(DOMAIN, "3m")
+    stratum = {tuple(snapshot.vocabulary.keys[int(c)] for c in snapshot.candidates.pairs[row]): position
+               for position, rows in enumerate(strata_of(snapshot)) for row in rows}
+    questions = freeze.questions("3m", 8)
+    assert [stratum[tuple(q.params["concept_keys"])] for q in questions] == [0, 1, 2, 3, 0, 1, 2, 3]
+    rates = freeze.stratum_base_rates(DOMAIN, "3m")
+    assert [q.baseline for q in questions] == [rates[position % 4] for position in range(8)]
