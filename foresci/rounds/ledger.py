@@ -49,7 +49,7 @@ class LedgerConfig(BaseModel):
     questions: int = Field(default=12, ge=1, description="questions per window (stratified over families)")
     families: list[str] = Field(
         default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning",
-                                 "concept_emergence"],
+                                 "bottleneck_opportunity", "concept_emergence"],
         description="task families frozen prospectively (foresci.rounds.family_tasks; concept_emergence: "
         "foresci.rounds.emergence_items)",
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 from foresci.core.artifacts import sha256_json
 from foresci.core.io import atomic_folder, write_json
+from foresci.evaluation.fta import TextEncoder
 from foresci.kb.store import last_announcement
 from foresci.rounds.baselines import base_rate_answers, chance_answers
 from foresci.rounds.emergence_items import emergence_freeze, emergence_questions, emergence_windows
@@ -31,6 +32,7 @@ from foresci.rounds.ledger import (
     round_dir,
     round_id_for,
 )
+from foresci.rounds.slot_fta import round_encoder
 from foresci.rounds.submit import (
     answer_tasks_with_method,
     answer_with_method,
@@ -104,12 +106,14 @@ def open_round(
     scheduled_for: date | None = None,
     view_for: Callable[[date], Any] | None = None,
     taxonomy_dir: Path | None = None,
+    encoder: TextEncoder | None = None,
 ) -> str:
     """Freeze the round at ``kb``'s last announcement day (kept as is when it exists); returns its id.
 
     ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
     only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
     (``settings.llm.configured``: ``FORESCI_LLM__BASE_URL``) the name-only LLM baseline answers too.
+    ``encoder``: the embedder of the bottleneck options' same-node check (default: the KB's own model).
     """
     from foresci.core.settings import Settings
 
@@ -126,6 +130,7 @@ def open_round(
         frozen: list[Frozen] = []
         emergence = emergence_freeze(kb, cutoff, used, config, round_id)
         if config.family_tasks and config.families:
+            embedder = encoder if encoder is not None else round_encoder(kb, settings)
             frozen, reader = freeze_tasks(
                 kb,
                 cutoff,
@@ -135,6 +140,7 @@ def open_round(
                 config.family_tasks,
                 settings.tasks,
                 f"{config.seed}:{round_id}",
+                None if embedder is None else embedder.encode,
             )
             assert reader.latest is None or reader.latest <= cutoff
             if emergence is not None:
