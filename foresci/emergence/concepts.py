@@ -107,6 +107,16 @@ def is_generic(key: str, settings: VocabularySettings) -> bool:
             or any(word in settings.exclude_any_words for word in words))
 
 
+def _surface_counts(papers: Sequence[ConceptPaper], keys: set[str]) -> dict[str, Counter[str]]:
+    """Phrase key -> occurrences of each surface form over ``papers``, for ``keys`` only (the chosen
+    concepts: counting every phrase's forms cost a counter per phrase of the corpus)."""
+    surfaces: dict[str, Counter[str]] = {key: Counter() for key in keys}
+    for paper in papers:
+        for key in keys & paper.phrases.keys():
+            surfaces[key].update(paper.phrases[key])
+    return surfaces
+
+
 def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: VocabularySettings) -> Vocabulary:
     """The vocabulary at ``cutoff`` from the papers announced on or before it (later ones are ignored).
 
@@ -117,14 +127,10 @@ def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: Voca
     """
     frequency: Counter[str] = Counter()
     in_titles: Counter[str] = Counter()
-    surfaces: dict[str, Counter[str]] = {}
-    for paper in papers:
-        if paper.announced > cutoff:
-            continue
+    known = [paper for paper in papers if paper.announced <= cutoff]
+    for paper in known:
         frequency.update(paper.phrases.keys())
         in_titles.update(paper.title_phrases & paper.phrases.keys())
-        for key, forms in paper.phrases.items():
-            surfaces.setdefault(key, Counter()).update(forms)
     share = settings.min_title_share
     kept = {key: count for key, count in frequency.items() if count >= settings.min_document_frequency
             and in_titles[key] >= max(share * count, settings.min_title_papers)
@@ -133,6 +139,7 @@ def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: Voca
         for key in _subsumed(kept):
             del kept[key]
     chosen = sorted(kept.items(), key=lambda item: (-item[1], item[0]))[: settings.vocabulary_size]
+    surfaces = _surface_counts(known, {key for key, _ in chosen})
     names = tuple(min(surfaces[key].items(), key=lambda form: (-form[1], form[0]))[0] for key, _ in chosen)
     return Vocabulary(cutoff=cutoff, keys=tuple(key for key, _ in chosen),
                       document_frequency=tuple(count for _, count in chosen), names=names)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from operator import itemgetter
 
 from foresci.kb.models import Paper
 from foresci.tasks.limitations import PROBLEM_HEADS, extract_limitations
 from foresci.taxonomy.models import Signal
-from foresci.taxonomy.phrases import document_phrases
+from foresci.taxonomy.phrases import document_phrase_rows
 
 MIN_PAPERS = 2
 # heads that name a problem when a problem word modifies them ("error propagation", "error accumulation")
@@ -31,8 +32,8 @@ def limitation_phrases(abstract: str) -> tuple[tuple[str, str, str], ...]:
     statements of one abstract."""
     found: dict[str, tuple[str, str, str]] = {}
     for limitation in extract_limitations(abstract):
-        for key, forms in document_phrases(limitation.text, 2, 6).items():
-            surface = forms.most_common(1)[0][0]
+        for key, forms in document_phrase_rows(limitation.text, 2, 6):
+            surface = max(forms, key=itemgetter(1))[0]  # Counter.most_common(1): the first most used form
             head = surface.split()[-1]
             if (PROBLEM_HEADS.match(head) or head.lower() in PROCESS_HEADS) and key not in found:
                 found[key] = (key, surface, limitation.text)

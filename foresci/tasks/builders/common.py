@@ -114,8 +114,27 @@ def _near_duplicate(left: NodeEvidence, right: NodeEvidence, settings: TaskSetti
         return True
     if related(left, right):  # a node and its own subtree are told apart by `related`, not merged here
         return False
-    similarity = cosine(left.node.centroid, right.node.centroid)
+    similarity = _centroid_cosine(left.node.centroid, right.node.centroid)
     return similarity is not None and similarity >= settings.max_option_cosine
+
+
+_COSINES: dict[tuple[int, int], tuple[object, object, float | None]] = {}
+_KEPT_COSINES = 1 << 16
+
+
+def _centroid_cosine(left: Sequence[float] | None, right: Sequence[float] | None) -> float | None:
+    """:func:`cosine` of two node centroids, remembered for the two centroid objects (the builders of a
+    domain's families and windows compare the same eligible nodes again; the same arithmetic, so the same
+    value)."""
+    remembered = (id(left), id(right))
+    found = _COSINES.get(remembered)
+    if found is not None and found[0] is left and found[1] is right:
+        return found[2]
+    value = cosine(left, right)
+    if len(_COSINES) >= _KEPT_COSINES:
+        _COSINES.clear()
+    _COSINES[remembered] = (left, right, value)
+    return value
 
 
 def history_share(evidence: NodeEvidence, domain: DomainEvidence) -> float:

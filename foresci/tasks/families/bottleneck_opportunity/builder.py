@@ -47,7 +47,14 @@ from foresci.tasks.lint import public_strings
 from foresci.tasks.models import Task
 from foresci.tasks.text import content_tokens, core_phrase, name_evidence_text
 from foresci.taxonomy.models import Signal
-from foresci.taxonomy.phrases import CLOSED, JOINERS, document_phrases, phrase_key, subsumed
+from foresci.taxonomy.phrases import (
+    CLOSED,
+    JOINERS,
+    SurfaceCounts,
+    document_phrase_rows,
+    phrase_key,
+    subsumed,
+)
 from foresci.taxonomy.signals import split_sentences
 
 FAMILY = "bottleneck_opportunity"
@@ -254,13 +261,14 @@ def _first_limitation(phrase: str) -> str:
 
 
 @lru_cache(maxsize=20_000)
-def text_phrases(text: str) -> dict[str, Counter[str]]:
-    """:func:`document_phrases` of a text with inversions (:func:`_with_inversions`), memoised: the builder
-    reads the same papers for every node, window and bottleneck of a domain (read-only result)."""
-    return _with_inversions(document_phrases(text))
+def text_phrases(text: str) -> dict[str, SurfaceCounts]:
+    """Phrase key -> ((surface form, occurrences), ...) of a text (:func:`document_phrase_rows`) with
+    inversions (:func:`_with_inversions`), memoised: the builder reads the same papers for every node,
+    window and bottleneck of a domain (read-only result; the shared rows, no counter per phrase)."""
+    return _with_inversions(dict(document_phrase_rows(text)))
 
 
-def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
+def _with_inversions(phrases: dict[str, SurfaceCounts]) -> dict[str, SurfaceCounts]:
     """Also count "auditing of krouplalive pelorings" as "krouplalive peloring auditing" (its base form),
     written as the text wrote it where the text never writes the base form ("chain of thought reasoning",
     not "thought reasoning chain")."""
@@ -268,11 +276,11 @@ def _with_inversions(phrases: dict[str, Counter[str]]) -> dict[str, Counter[str]
     for key in phrases:
         head, joiner, *rest = key.split() + ["", ""]
         if joiner == "of" and rest[0] and " of " not in f" {' '.join(rest)} ":
-            result.setdefault(" ".join([*key.split()[2:], head]), Counter(phrases[key]))
+            result.setdefault(" ".join([*key.split()[2:], head]), phrases[key])
     return result
 
 
-def _is_fragment(key: str, writers: list[dict[str, Counter[str]]]) -> bool:
+def _is_fragment(key: str, writers: list[dict[str, SurfaceCounts]]) -> bool:
     """Whether at least ``FRAGMENT_SHARE`` of the papers writing ``key`` (their phrases: ``writers``) write
     one longer base phrase (no joiner) around it: "matching distillation" inside "distribution matching
     distillation", "probabilistic models" inside "diffusion probabilistic models"."""
@@ -366,7 +374,9 @@ def opportunity_phrases(domain: DomainEvidence, window: list[str], before: list[
     surfaces: dict[str, Counter[str]] = {}
     for phrases in focus:
         for key, forms in phrases.items():
-            surfaces.setdefault(key, Counter()).update(forms)
+            counts = surfaces.setdefault(key, Counter())
+            for surface, occurrences in forms:
+                counts[surface] += occurrences
     return [(surfaces[key].most_common(1)[0][0] if surfaces.get(key) else key, count)
             for _, _, _, key, count in scored[:4]]
 
