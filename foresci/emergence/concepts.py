@@ -117,7 +117,28 @@ def _surface_counts(papers: Sequence[ConceptPaper], keys: set[str]) -> dict[str,
     return surfaces
 
 
+_VOCABULARIES: dict[tuple[object, ...], tuple[tuple[ConceptPaper, ...], Vocabulary]] = {}
+_KEPT_VOCABULARIES = 8
+
+
 def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: VocabularySettings) -> Vocabulary:
+    """:func:`_mined_vocabulary`, remembered for the same paper objects, cutoff and settings (the windows of
+    a release read one domain's papers up to one cutoff: the same vocabulary). The papers are kept with the
+    result, so their ids in the key name these very objects."""
+    kept = tuple(papers)
+    remembered = (cutoff, settings.model_dump_json(), tuple(map(id, kept)))
+    found = _VOCABULARIES.get(remembered)
+    if found is not None:
+        return found[1]
+    vocabulary = _mined_vocabulary(kept, cutoff, settings)
+    if len(_VOCABULARIES) >= _KEPT_VOCABULARIES:
+        _VOCABULARIES.pop(next(iter(_VOCABULARIES)))
+    _VOCABULARIES[remembered] = (kept, vocabulary)
+    return vocabulary
+
+
+def _mined_vocabulary(papers: Sequence[ConceptPaper], cutoff: date,
+                      settings: VocabularySettings) -> Vocabulary:
     """The vocabulary at ``cutoff`` from the papers announced on or before it (later ones are ignored).
 
     A phrase is a concept when enough papers use it, it is not generic (:func:`is_generic`) and at least
