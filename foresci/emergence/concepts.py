@@ -152,7 +152,8 @@ def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: Voca
         rows = [sorted({columns[leader[canonical[key]]] for key in paper.phrases
                         if leader[canonical[key]] in columns}) for paper in visible]
         indptr = np.cumsum([0, *map(len, rows)])
-        indices = np.fromiter((column for row in rows for column in row), dtype=np.int32, count=int(indptr[-1]))
+        indices = np.fromiter((column for row in rows for column in row), dtype=np.int32,
+                              count=int(indptr[-1]))
         matrix = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), len(order)))
         for column in generic_columns(matrix, settings.min_neighbour_information):
             del kept[order[column]]

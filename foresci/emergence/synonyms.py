@@ -4,10 +4,10 @@ chosen, so that a candidate pair is never two names of one concept.
 
 The canonical form of a key is its words with (a) an acronym expanded into the phrase it abbreviates and
 (b) a generic head noun ("system", "method", ...) replaced by one head. Acronyms are learned from the
-keys themselves (the papers up to the cutoff only): a word ("llm", "vlm",
-"rag") written in capitals somewhere ("LLMs", "RAG") whose letters are the initials of a used phrase of two or more words ("large language model") is
-that phrase; when several phrases share the initials the most used wins (ties by key). Words and plurals are
-normalised as :mod:`foresci.tasks.option_similarity` does for option names.
+keys themselves (the papers up to the cutoff only): a word ("llm", "vlm", "rag") written in capitals
+somewhere ("LLMs", "RAG") whose letters are the initials of a used phrase of two or more words ("large
+language model") is that phrase; when several phrases share the initials the most used wins (ties by key).
+Words and plurals are normalised as :mod:`foresci.tasks.option_similarity` does for option names.
 """
 
 from __future__ import annotations

@@ -70,7 +70,8 @@ def test_acronyms_are_learned_from_capitals_and_expand_to_the_most_used_phrase()
     assert capitals == {"llm", "vlm"}
     acronyms = learn_acronyms(frequency, capitals, min_papers=3)
     assert acronyms["llm"] == "large language model"
-    assert acronyms["vlm"] == "vision language model"  # more used than "vision loss map"; "visual language model" is under 3 papers
+    # more used than "vision loss map"; "visual language model" is under 3 papers
+    assert acronyms["vlm"] == "vision language model"
     assert "vlm" not in learn_acronyms(frequency, {"llm"}, min_papers=3)  # never written in capitals
     heads = ["model", "system", "method"]
     assert canonical_key("llm reasoning", acronyms, heads) == canonical_key("large language model reasoning",
