@@ -113,18 +113,22 @@ def information_table(concepts: list[ConceptPaper], cutoff: date, now: Vocabular
     print("  40 lowest: " + ", ".join(f"{key} {number:.2f}" for key, number in lowest))
 
 
-def domain_grid(kb_path: Path, now: VocabularySettings) -> tuple[int, int] | None:
-    """Print each domain's vocabulary size per (document frequency, title papers) minimum and cutoff;
-    return the strictest pair giving every domain at least MIN_DOMAIN_CONCEPTS concepts (None: none)."""
+def domain_papers(kb_path: Path, now: VocabularySettings) -> dict[str, list[ConceptPaper]]:
+    """Domain -> phrase-mined core and support papers of the KB up to the last cutoff."""
     from foresci.kb.store import KnowledgeBase
 
     kb = KnowledgeBase.open(kb_path)
     last = max(KB_CUTOFFS)
+    return {domain: concept_papers(kb.papers(until=last, domain=domain, statuses=("core", "support")), now)
+            for domain in kb.domains}
+
+
+def domain_grid(domains: dict[str, list[ConceptPaper]], now: VocabularySettings) -> tuple[int, int] | None:
+    """Print each domain's vocabulary size per (document frequency, title papers) minimum and cutoff;
+    return the strictest pair giving every domain at least MIN_DOMAIN_CONCEPTS concepts (None: none)."""
     sizes: dict[tuple[int, int], list[int]] = {}
-    for domain in kb.domains:
-        started = time.perf_counter()
-        papers = concept_papers(kb.papers(until=last, domain=domain, statuses=("core", "support")), now)
-        print(f"{domain}: {len(papers)} papers up to {last} mined in {time.perf_counter() - started:.0f} s")
+    for domain, papers in domains.items():
+        print(f"{domain}: {len(papers)} papers up to {max(KB_CUTOFFS)}")
         for cutoff in KB_CUTOFFS:
             line = []
             for document in GRID_DOCUMENT_FREQUENCY:
@@ -153,11 +157,25 @@ def main() -> int:
     parser.add_argument("--cutoff", type=date.fromisoformat, default=date(2025, 9, 30))
     parser.add_argument("--kb", type=Path, default=None, help="a built KB: the per-domain minimum grid")
     parser.add_argument("--mined", type=Path, default=None, help="pickle of emergence.py --save-mined")
+    parser.add_argument("--kb-mined", type=Path, default=None, help="pickle of {domain: mined papers}")
+    parser.add_argument("--skip-corpus", action="store_true", help="only the per-domain grid")
     args = parser.parse_args()
     started = time.perf_counter()
     now = load_emergence_settings().vocabulary
-    if args.kb:
-        domain_grid(args.kb, now)
+    if args.kb or args.kb_mined:
+        import pickle
+
+        if args.kb_mined:
+            with args.kb_mined.open("rb") as handle:
+                domains = pickle.load(handle)
+        else:
+            domains = domain_papers(args.kb, now)
+        domain_grid(domains, now)
+        for domain, papers in domains.items():
+            print(f"{domain} at {max(KB_CUTOFFS)}:")
+            information_table(papers, max(KB_CUTOFFS), now)
+    if args.skip_corpus:
+        return 0
     if args.mined:
         import pickle
 
