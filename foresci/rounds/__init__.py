@@ -29,4 +29,11 @@ top-1 and FTA (ranking FTA for planning and venue; the offline slot FTA for dire
 :mod:`foresci.rounds.slot_fta`), shown on their own boards. Bottleneck options are the sub-direction's own
 pre-cutoff bottlenecks; the opportunity half of that family's question stays an open answer, resolved at
 tick and scored through FTA only (:mod:`foresci.rounds.bottleneck_tasks`).
+
+concept_emergence (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
+``family_tasks`` ``ce-`` ranking tasks per window round-robin over the domains (one candidate pair from each
+stratum of a pre-cutoff score, since the outcome is unknown at open) and ``emergence_questions`` ``ceq-``
+binary questions per window after the package's other questions (domains and strata cycled); both resolve
+at tick with the family's window count, and the tasks join the top-1/FTA boards, the questions the Brier
+board.
 """

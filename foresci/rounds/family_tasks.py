@@ -213,7 +213,7 @@ def freeze_tasks(kb: Any, cutoff: date, snapshots: Mapping[str, Snapshot], famil
         if found:
             per_domain[domain] = {evidence.window.horizon: evidence for evidence in found}
     frozen: list[Frozen] = []
-    for family in families:
+    for family in (family for family in families if family in SAMPLERS):  # concept_emergence: open.py
         for horizon in family_horizons(family, windows):
             queues = []
             for domain, evidences in per_domain.items():
@@ -273,6 +273,8 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
     """Resolve the tasks of one horizon (its window closed in ``kb``): one row per task, ``resolved`` with
     the family's hidden target or ``void`` with the gate that failed (``embed``: as for the freeze)."""
     from foresci.kb.store import last_announcement
+    from foresci.rounds.emergence_items import NAME as EMERGENCE
+    from foresci.rounds.emergence_items import resolve_emergence_tasks
 
     chosen = [item for item in frozen if item.record["horizon"] == horizon]
     if not chosen:
@@ -281,7 +283,9 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
     if (latest := last_announcement(kb)) < window.end:
         raise UserError(f"the KB ends on {latest}; the {horizon} window to {window.end} has not closed",
                         field="window")
-    rows = []
+    emergence = [item for item in chosen if item.task.family == EMERGENCE]
+    chosen = [item for item in chosen if item.task.family != EMERGENCE]
+    rows: list[dict[str, Any]] = []
     for domain in sorted({item.task.domain for item in chosen}):
         papers = kb.papers(until=window.end, domain=domain, statuses=CANDIDATE_STATUSES)
         found = evidence_for_windows(snapshots[domain], papers,
@@ -294,7 +298,7 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
                          "horizon": horizon, "status": "void" if hidden is None else "resolved",
                          "reason": reason,
                          "hidden": None if hidden is None else hidden.model_dump(mode="json")})
-    return rows
+    return rows + (resolve_emergence_tasks(emergence, window, kb) if emergence else [])
 
 
 def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings
