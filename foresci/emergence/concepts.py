@@ -162,10 +162,10 @@ def mine_vocabulary(papers: Sequence[ConceptPaper], cutoff: date, settings: Voca
     aliases = []
     for key, _ in chosen:
         group = members[canonical[key]]
-        forms: Counter[str] = Counter()
+        written: Counter[str] = Counter()
         for member in group:
-            forms.update(surfaces[member])
-        names.append(min(forms.items(), key=lambda form: (-form[1], form[0]))[0])
+            written.update(surfaces[member])
+        names.append(min(written.items(), key=lambda form: (-form[1], form[0]))[0])
         aliases.append(tuple(sorted(group[1:])))
     return Vocabulary(cutoff=cutoff, keys=tuple(key for key, _ in chosen),
                       document_frequency=tuple(count for _, count in chosen), names=tuple(names),
