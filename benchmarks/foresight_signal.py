@@ -27,6 +27,11 @@ Intervals resample whole worlds (a world's tasks share their few nodes), and the
 world-weighted top-1 (each world's own top-1 averaged, every world counting once), printed beside the
 task-pooled one; see :mod:`foresci.app.signal` for why.
 
+A world's tasks are selected blind to who wins them (:func:`foresci.app.signal.pooled_settings`): the
+release's label, persistence and blind-rule caps each read a task's outcome, and inside one small world
+they chose its few tasks by it (the persistence trim dropped every task of a world whose largest node won
+them all, so the world left the pool); a benchmark world keeps every decisive option set (#29).
+
 The estimator was fixed before any fresh seed was read (#29): the world-weighted top-1 (each world once)
 with world-resampling intervals, since the world is the replicate (its tasks share five or six nodes and
 one accelerating winner) and a two-task world tells as much about the generator as a fifteen-task one.
