@@ -30,11 +30,12 @@ from foresci.core.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
 from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
-from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
+from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.families import all_families
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.parallel_taxonomies import snapshots_for
 from foresci.tasks.release import FORECAST_FILE, check_frozen_files
 from foresci.tasks.text import content_tokens, core_phrase
 from foresci.tasks.windows import Window, make_window
@@ -199,8 +200,9 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     used: dict[str, Snapshot] = {}
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
                                         settings.taxonomy.member_statuses)
+    found_snapshots = snapshots_for(kb, kept, cutoff, settings, taxonomy_dir, snapshots)
     for domain in kept:
-        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
+        snapshot = found_snapshots[domain]
         papers = kb.papers(until=cutoff, domain=domain)
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
         found = evidence_for_windows(snapshot, papers, embeddings, [frame, earlier], trajectories=False)
