@@ -17,6 +17,8 @@ preferential attachment: the paired AUC difference's interval lies above 0 (each
 is named). Time and peak memory are printed.
 
 Run: ``python benchmarks/emergence.py [--kb PATH] [--out results.json]`` (minutes: phrase mining).
+``--save-mined PICKLE`` writes the phrase-mined papers, ``--mined PICKLE`` reads them instead of mining
+(valid only for the same phrase-mining code and source: the vocabulary settings are applied after it).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from datetime import date
 from pathlib import Path
 
 from foresci.emergence.build import shift_months
-from foresci.emergence.concepts import ConceptPaper, concept_papers
+from foresci.emergence.concepts import ConceptPaper, concept_papers, mine_vocabulary
 from foresci.emergence.config import EmergenceSettings, load_emergence_settings
 from foresci.emergence.evaluate import LEARNED, Evaluation, evaluate_window
 from foresci.emergence.features import BASELINES
@@ -100,17 +102,34 @@ def main() -> int:
     parser.add_argument("--kb", type=Path, default=None, help="a built KB: one network per domain")
     parser.add_argument("--domain", action="append", default=[], help="KB domain (repeatable; default all)")
     parser.add_argument("--out", type=Path, default=None, help="write every row as JSON here")
+    parser.add_argument("--save-mined", type=Path, default=None, help="write the mined papers (pickle)")
+    parser.add_argument("--mined", type=Path, default=None, help="read the mined papers (pickle)")
     args = parser.parse_args()
     settings: EmergenceSettings = load_emergence_settings()
     started = time.perf_counter()
     end = max(shift_months(cutoff, months) for cutoff in CUTOFFS for months in settings.targets.window_months)
-    sources = kb_sources(args.kb, end, args.domain) if args.kb else corpus_sources(args.corpus, end)
+    if args.mined:
+        import pickle
+
+        with args.mined.open("rb") as handle:
+            sources = pickle.load(handle)
+    else:
+        sources = kb_sources(args.kb, end, args.domain) if args.kb else corpus_sources(args.corpus, end)
+    if args.save_mined:
+        import pickle
+
+        with args.save_mined.open("wb") as handle:
+            pickle.dump(sources, handle)
     print(f"read and phrase-mined {sum(map(len, sources.values()))} papers up to {end} "
           f"in {time.perf_counter() - started:.0f} s")
     failures: list[str] = []
     rows = []
     for source, papers in sources.items():
         for cutoff in CUTOFFS:
+            vocabulary = mine_vocabulary(papers, cutoff, settings.vocabulary)
+            merged = sum(map(len, vocabulary.aliases))
+            print(f"\n{source} vocabulary at {cutoff}: {len(vocabulary)} concepts ({merged} near-synonym "
+                  f"keys merged into them)")
             for months in settings.targets.window_months:
                 for result in evaluate_window(papers, cutoff, months, settings):
                     failures.extend(report(source, months, result))

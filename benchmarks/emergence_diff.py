@@ -11,7 +11,9 @@ Files only the after side has are listed as added. JSON files (manifests, summar
 differing or not without filtering: their differences are expected (counts and leaderboard rows of the
 new family and methods) and are for a reader.
 
-Run: ``python benchmarks/emergence_diff.py BEFORE AFTER``; exit 1 when a filtered JSONL file differs.
+Run: ``python benchmarks/emergence_diff.py BEFORE AFTER [--both]``; exit 1 when a filtered JSONL file
+differs. ``--both`` drops concept_emergence's rows on the before side too (both sides carry the family:
+a change to it alone must leave the rest identical).
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ def files(root: Path) -> dict[str, Path]:
 
 def main() -> int:
     before, after = (Path(argument) for argument in sys.argv[1:3])
+    both = "--both" in sys.argv[3:]
     old, new = files(before), files(after)
     failed = False
     for name in sorted(set(old) | set(new)):
@@ -82,7 +85,7 @@ def main() -> int:
             failed = True
             continue
         if name.endswith(".jsonl"):
-            was, _ = rows(old[name], drop=False)
+            was, _ = rows(old[name], drop=both)
             now, dropped = rows(new[name], drop=True)
             if was == now:
                 print(f"same without concept_emergence ({dropped} rows of it): {name}")

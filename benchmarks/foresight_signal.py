@@ -27,16 +27,26 @@ Intervals resample whole worlds (a world's tasks share their few nodes), and the
 world-weighted top-1 (each world's own top-1 averaged, every world counting once), printed beside the
 task-pooled one; see :mod:`foresci.app.signal` for why.
 
+A world's tasks are selected blind to who wins them (:func:`foresci.app.signal.pooled_settings`): the
+release's label, persistence and blind-rule caps each read a task's outcome, and inside one small world
+they chose its few tasks by it (the persistence trim dropped every task of a world whose largest node won
+them all, so the world left the pool); a benchmark world keeps every decisive option set (#29).
+
 The estimator was fixed before any fresh seed was read (#29): the world-weighted top-1 (each world once)
 with world-resampling intervals, since the world is the replicate (its tasks share five or six nodes and
 one accelerating winner) and a two-task world tells as much about the generator as a fifteen-task one.
 
-Cost: about 20 s a world whose vectors are cached, 70-150 s a fresh world (embedding ~900 papers with one
-thread, load ~9 on two cores); the default grid (2 sets x 5 difficulties x 20 worlds) is hours.
+Cost (#29, OMP_NUM_THREADS=1, two embedding workers): a fresh world takes about 29 CPU seconds (855
+papers: the KB 22, of which the ONNX embedding about 16; evaluation 4, answering 1.4, tasks 1.1, taxonomy
+0.9), 105-300 s of wall time at load 12-21 on two cores. A paper's text is drawn from a generator seeded by
+the paper's key, not by the world's dynamics, so the same seed at another difficulty writes mostly the same
+papers: with one FORESCI_CACHE_DIR for the whole run the second difficulty of a seed reuses the first one's
+vectors (23-102 s a world at load 12-17). The default grid (2 sets x 5 difficulties x 20 worlds) is hours.
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/foresight_signal.py [--first-seed S] [--seeds 20] [--sets 2]
 [--difficulties 0,0.3,0.6,0.8,1]``
-(``--keep DIR`` keeps every world's artifacts (``DIR/d<difficulty>-s<seed>``), and ``--rescore DIR [DIR ...]``
+(``--keep DIR`` keeps every world's artifacts (``DIR/d<difficulty>-s<seed>``; with ``--resume`` a world kept
+there with its scores is re-read instead of run again), and ``--rescore DIR [DIR ...]``
 prints the figures and applies the goals again from kept worlds without running anything).
 """
 
@@ -75,6 +85,9 @@ def main() -> int:
     parser.add_argument("--difficulties", default="0,0.3,0.6,0.8,1", help="comma-separated difficulties")
     parser.add_argument("--papers-per-month", type=float, default=40.0, help="papers per month of a world")
     parser.add_argument("--keep", type=Path, default=None, help="keep every world's artifacts here")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --keep: a world already kept there with its scores is re-read, not "
+                             "run again (an interrupted run goes on where it stopped)")
     parser.add_argument("--rescore", type=Path, nargs="+", default=None, metavar="DIR",
                         help="no run: read the worlds kept under these --keep folders (the first --seeds "
                              "scored seeds per difficulty) and print their figures")
@@ -115,6 +128,11 @@ def _pool(args: argparse.Namespace, difficulty: float, start: int, root: Path) -
         if args.rescore:
             found = [kept_world(folder / name, difficulty, seed - 1) for folder in args.rescore]
             pool.worlds.extend([outcome for outcome in found if outcome is not None][:1])
+            continue
+        kept = kept_world(root / name, difficulty, seed - 1) if args.resume and args.keep else None
+        if kept is not None:
+            print(f"  seed {seed - 1:>3}: kept, re-read", flush=True)
+            pool.worlds.append(kept)
             continue
         config = small_world(seed - 1, difficulty, args.papers_per_month)
         try:

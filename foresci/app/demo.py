@@ -1,10 +1,11 @@
 """``foresci demo``: foresci's main job end to end on the embedded synthetic world.
 
 Stages (each the real code path a user runs on real data):
-world -> knowledge base -> taxonomy at the cutoff -> release (four families, plus numeric and binary
-forecast questions) -> answering methods -> evaluation -> terminal leaderboard + HTML report (with the
-forecast table: CRPS, coverage, Brier, skill). Without an LLM endpoint only the non-LLM methods
-(trend, persistence) answer; with ``FORESCI_LLM__BASE_URL`` set the LLM methods join, and name-only too.
+world -> knowledge base -> taxonomy at the cutoff -> release (five families, plus numeric and binary
+forecast questions and concept_emergence's bulk pair set) -> answering methods -> evaluation ->
+terminal leaderboard + HTML report (with the forecast table: CRPS, coverage, Brier, skill). Without an
+LLM endpoint only the non-LLM methods (trend, persistence) answer; with ``FORESCI_LLM__BASE_URL`` set
+the LLM methods join, and name-only too.
 
 concept_emergence's bulk link-prediction set is scored by the pair-scoring methods of the full-mode runs
 (:mod:`foresci.app.demo_emergence`: AUC and precision@100 in each run's ``summary.json`` and the report,
@@ -285,9 +286,9 @@ def demo_command(
     """Run foresci's main job end to end on a generated synthetic world (no data, no LLM needed).
 
     Generates a world with planted dynamics, builds the knowledge base, induces the taxonomy at the
-    world's cutoff, builds a release of all four task families, answers it with the trend and persistence
-    forecasters (and the LLM methods when FORESCI_LLM__BASE_URL is set), scores the answers and writes
-    the HTML report.
+    world's cutoff, builds a release of all five task families, answers it with the trend and persistence
+    forecasters and the link-prediction methods (and the LLM methods when FORESCI_LLM__BASE_URL is set),
+    scores the answers and writes the HTML report.
 
     Example:
 

@@ -86,15 +86,29 @@ def small_world(seed: int, difficulty: float, papers_per_month: float = 20.0,
                        papers_per_month=papers_per_month)
 
 
+OUTCOME_BLIND = {"enforce_gates": False, "max_label_share": 1.0, "max_persistence_share": 1.0,
+                 "max_baseline_share": 1.0}
+"""Task settings of a benchmark world: no release gate, and no selection cap that reads who wins."""
+
+
 def pooled_settings() -> Settings:
-    """The environment's settings with the release gates off.
+    """The environment's settings with the release gates off and task selection blind to outcomes.
 
     One small world's release holds a handful of direction tasks, most won by its one accelerating
     direction, so the trajectory-label gate (meant for a whole release) would drop the family from most
     worlds. Pooled over worlds the labels balance, and persistence is measured next to trend anyway.
+
+    The release's selection caps are lifted too (:data:`OUTCOME_BLIND`): each reads a task's outcome (the
+    winner's trajectory label, whether persistence's pick wins, whether the largest or smallest option
+    wins), so inside one small world (at most 30 decisive option sets) they chose its few tasks by who
+    wins them: the label cap filled half of them with sets no accelerating direction wins, the persistence
+    trim removed every task of a world whose largest node was its top grower (the world then dropped out
+    of the pool), and the blind-rule caps swapped out sets the largest option wins (#29). With the caps
+    at 1 the selection keeps every decisive, non-duplicate option set of the world (``per_family`` 40 is
+    above the 30 a six-direction world can have), whoever wins it.
     """
     settings = Settings()
-    settings.tasks = settings.tasks.model_copy(update={"enforce_gates": False})
+    settings.tasks = settings.tasks.model_copy(update=OUTCOME_BLIND)
     return settings
 
 

@@ -14,7 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+import numpy as np
+import scipy.sparse as sp
+
 from foresci.emergence.config import VocabularySettings
+from foresci.emergence.genericity import generic_columns
+from foresci.emergence.synonyms import capital_words, learn_acronyms, synonym_groups
 from foresci.kb.models import Paper
 from foresci.taxonomy.phrases import document_phrase_rows
 
@@ -71,19 +76,26 @@ class Vocabulary:
     keys: tuple[str, ...]
     document_frequency: tuple[int, ...]
     names: tuple[str, ...]  # each concept's most used surface form (ties: alphabetical)
+    aliases: tuple[tuple[str, ...], ...] = ()  # per concept, its other keys (near-synonyms merged into it)
 
     def index(self) -> dict[str, int]:
-        """Concept key -> column."""
-        return {key: column for column, key in enumerate(self.keys)}
+        """Concept key (and each alias) -> column."""
+        columns = {key: column for column, key in enumerate(self.keys)}
+        for column, others in enumerate(self.aliases):
+            for key in others:
+                columns[key] = column
+        return columns
 
     def __len__(self) -> int:
         return len(self.keys)
 
     def to_json(self) -> str:
         """A canonical JSON text of the vocabulary (what the leakage test compares byte for byte)."""
-        return json.dumps({"cutoff": self.cutoff.isoformat(), "keys": list(self.keys),
-                           "document_frequency": list(self.document_frequency), "names": list(self.names)},
-                          ensure_ascii=False, separators=(",", ":"))
+        fields = {"cutoff": self.cutoff.isoformat(), "keys": list(self.keys),
+                  "document_frequency": list(self.document_frequency), "names": list(self.names)}
+        if any(self.aliases):
+            fields["aliases"] = [list(others) for others in self.aliases]
+        return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
 
 
 def _subsumed(frequency: Mapping[str, int]) -> set[str]:
@@ -107,14 +119,14 @@ def is_generic(key: str, settings: VocabularySettings) -> bool:
             or any(word in settings.exclude_any_words for word in words))
 
 
-def _surface_counts(papers: Sequence[ConceptPaper], keys: set[str]) -> dict[str, Counter[str]]:
-    """Phrase key -> occurrences of each surface form over ``papers``, for ``keys`` only (the chosen
-    concepts: counting every phrase's forms cost a counter per phrase of the corpus)."""
-    surfaces: dict[str, Counter[str]] = {key: Counter() for key in keys}
-    for paper in papers:
-        for key in keys & paper.phrases.keys():
-            surfaces[key].update(paper.phrases[key])
-    return surfaces
+def _canonical_forms(papers: Sequence[ConceptPaper], frequency: Mapping[str, int],
+                     surfaces: Mapping[str, Counter[str]], settings: VocabularySettings) -> dict[str, str]:
+    """Key -> its canonical form (:mod:`foresci.emergence.synonyms`): itself unless synonyms are merged."""
+    if not settings.merge_synonyms:
+        return {key: key for key in frequency}
+    capitals = capital_words(form for forms in surfaces.values() for form in forms)
+    acronyms = learn_acronyms(frequency, capitals, settings.min_document_frequency)
+    return synonym_groups(frequency, acronyms, settings.synonym_heads)
 
 
 _VOCABULARIES: dict[tuple[object, ...], tuple[tuple[ConceptPaper, ...], Vocabulary]] = {}
@@ -141,17 +153,32 @@ def _mined_vocabulary(papers: Sequence[ConceptPaper], cutoff: date,
                       settings: VocabularySettings) -> Vocabulary:
     """The vocabulary at ``cutoff`` from the papers announced on or before it (later ones are ignored).
 
-    A phrase is a concept when enough papers use it, it is not generic (:func:`is_generic`) and at least
-    ``min_title_share`` of its papers, and at least ``min_title_papers`` papers, use it in their title:
-    boilerplate and evaluation prose ("future research", "source code", "f1 score", "percentage points")
-    fills abstracts but almost never a title.
+    Near-synonym keys are first merged into one concept when ``merge_synonyms`` is set (the most used key
+    names it; its papers are those using any of its keys). A concept is then kept when enough papers use
+    it, it is not generic by the word lists (:func:`is_generic`) and at least ``min_title_share`` of its
+    papers, and at least ``min_title_papers`` papers, use it in their title: boilerplate and evaluation
+    prose ("future research", "source code", "f1 score", "percentage points") fills abstracts but almost
+    never a title. Last, concepts whose neighbours are a random draw of the corpus's
+    (:mod:`foresci.emergence.genericity`, below ``min_neighbour_information``) are dropped.
     """
+    visible = [paper for paper in papers if paper.announced <= cutoff]
+    key_frequency: Counter[str] = Counter()
+    surfaces: dict[str, Counter[str]] = {}
+    for paper in visible:
+        key_frequency.update(paper.phrases.keys())
+        for key, forms in paper.phrases.items():
+            surfaces.setdefault(key, Counter()).update(forms)
+    canonical = _canonical_forms(visible, key_frequency, surfaces, settings)
+    members: dict[str, list[str]] = {}
+    for key in sorted(key_frequency, key=lambda key: (-key_frequency[key], key)):
+        members.setdefault(canonical[key], []).append(key)
+    leader = {form: keys[0] for form, keys in members.items()}  # the most used key names a concept
     frequency: Counter[str] = Counter()
     in_titles: Counter[str] = Counter()
-    known = [paper for paper in papers if paper.announced <= cutoff]
-    for paper in known:
-        frequency.update(paper.phrases.keys())
-        in_titles.update(paper.title_phrases & paper.phrases.keys())
+    for paper in visible:
+        used = {leader[canonical[key]] for key in paper.phrases}
+        frequency.update(used)
+        in_titles.update({leader[canonical[key]] for key in paper.title_phrases if key in paper.phrases})
     share = settings.min_title_share
     kept = {key: count for key, count in frequency.items() if count >= settings.min_document_frequency
             and in_titles[key] >= max(share * count, settings.min_title_papers)
@@ -159,8 +186,27 @@ def _mined_vocabulary(papers: Sequence[ConceptPaper], cutoff: date,
     if settings.drop_subsumed:
         for key in _subsumed(kept):
             del kept[key]
+    if settings.min_neighbour_information > 0 and kept:
+        order = sorted(kept)
+        columns = {key: column for column, key in enumerate(order)}
+        rows = [sorted({columns[leader[canonical[key]]] for key in paper.phrases
+                        if leader[canonical[key]] in columns}) for paper in visible]
+        indptr = np.cumsum([0, *map(len, rows)])
+        indices = np.fromiter((column for row in rows for column in row), dtype=np.int32,
+                              count=int(indptr[-1]))
+        matrix = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), len(order)))
+        for column in generic_columns(matrix, settings.min_neighbour_information):
+            del kept[order[column]]
     chosen = sorted(kept.items(), key=lambda item: (-item[1], item[0]))[: settings.vocabulary_size]
-    surfaces = _surface_counts(known, {key for key, _ in chosen})
-    names = tuple(min(surfaces[key].items(), key=lambda form: (-form[1], form[0]))[0] for key, _ in chosen)
+    names = []
+    aliases = []
+    for key, _ in chosen:
+        group = members[canonical[key]]
+        written: Counter[str] = Counter()
+        for member in group:
+            written.update(surfaces[member])
+        names.append(min(written.items(), key=lambda form: (-form[1], form[0]))[0])
+        aliases.append(tuple(sorted(group[1:])))
     return Vocabulary(cutoff=cutoff, keys=tuple(key for key, _ in chosen),
-                      document_frequency=tuple(count for _, count in chosen), names=names)
+                      document_frequency=tuple(count for _, count in chosen), names=tuple(names),
+                      aliases=tuple(aliases) if any(aliases) else ())

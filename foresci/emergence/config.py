@@ -35,6 +35,13 @@ class VocabularySettings(_Section):
                                   "their title")
     drop_subsumed: bool = Field(default=True,
                                 description="drop phrases inside a longer concept used as often")
+    merge_synonyms: bool = Field(default=False, description="merge near-synonym keys into one concept "
+                                 "(acronyms expanded, generic heads folded; foresci/emergence/synonyms.py)")
+    synonym_heads: list[str] = Field(default_factory=list, description="head nouns that name one thing "
+                                     "after the same modifier (\"text to image model\" / \"... system\")")
+    min_neighbour_information: float = Field(
+        default=0.0, ge=0.0, description="nats of information a concept's co-occurring phrases carry "
+        "beyond the corpus's (foresci/emergence/genericity.py); below it the phrase is generic (0: off)")
 
 
 class TargetSettings(_Section):

@@ -141,7 +141,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                   snapshots: Mapping[str, Snapshot] | None = None, taxonomy_dir: Path | None = None,
                   progress: Callable[[str], None] | None = None,
                   forecast_questions: int | None = None, families: Sequence[str] | None = None) -> Path:
-    """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows plus a venue cycle, four families.
+    """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows, a venue cycle, all families.
 
     ``forecast_questions`` (default ``settings.tasks.forecast_questions``): that many resolvable numeric and
     binary questions, spread over the windows, frozen from papers <= cutoff and resolved from the KB

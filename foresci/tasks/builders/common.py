@@ -246,12 +246,15 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
     Labels are interleaved (so rarer labels get picked first) and, within a label, ``group_of`` groups
     (domains, horizons) are interleaved. Greedy in that order with caps computed on ``wanted``; then trims
     the dominant label or persistence-matching tasks until the shares hold on the final count.
+
+    With ``max_label_share`` at 1 or more labels are not interleaved (one stream): with every cap at 1
+    (``foresci.app.signal.OUTCOME_BLIND``) nothing in the selection reads who wins a task.
     """
     label_cap = max(1, int(settings.max_label_share * wanted))
     persistence_cap = max(1, int(settings.max_persistence_share * wanted))
     by_label: dict[str, list[Built]] = {}
     for item in items:
-        by_label.setdefault(item.label or "", []).append(item)
+        by_label.setdefault((item.label or "") if settings.max_label_share < 1 else "", []).append(item)
     streams = [_round_robin(group, group_of) if group_of else list(group) for _,
                group in sorted(by_label.items())]
     ordered = _interleave(streams)
