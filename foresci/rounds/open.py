@@ -17,6 +17,7 @@ from typing import Any
 from foresci.core.artifacts import sha256_json
 from foresci.core.io import atomic_folder, write_json
 from foresci.kb.store import last_announcement
+from foresci.rounds.answering import shared_views
 from foresci.rounds.baselines import base_rate_answers, chance_answers
 from foresci.rounds.family_tasks import Frozen, freeze_tasks, task_windows, write_frozen
 from foresci.rounds.ledger import (
@@ -113,6 +114,7 @@ def open_round(
 
     ledger = Path(ledger)
     settings = settings or Settings()
+    view_for = shared_views(view_for)  # one view per cutoff: the baselines induce T(d, t) from it once
     config = load_config(ledger)
     cutoff = last_announcement(kb)
     round_id = round_id_for(cutoff)
