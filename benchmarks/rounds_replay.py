@@ -372,8 +372,10 @@ def main(argv: list[str] | None = None) -> int:
             if (folder / "closed.json").is_file()
             else "open"
         )
-        resolved = sum(
-            1 for line in (folder / "resolutions").glob("*.jsonl") for _ in line.read_text().splitlines()
+        resolved = sum(  # the forecast questions (the tasks' files are counted as tasks_resolved/void)
+            len((folder / "resolutions" / f"{window}.jsonl").read_text().splitlines())
+            for window in manifest.windows
+            if (folder / "resolutions" / f"{window}.jsonl").is_file()
         )
         tasks = task_summaries[round_id]
         for key in family_totals:
@@ -442,9 +444,12 @@ def main(argv: list[str] | None = None) -> int:
             f"outside submissions (plug-in + HTTP agent) per round: mean "
             f"{sum(submit_seconds) / len(submit_seconds):.1f} s over {len(submit_seconds)} rounds"
         )
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     print(
-        f"wall {time.monotonic() - started:.0f} s, "
-        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+        f"wall {time.monotonic() - started:.0f} s, CPU {usage.ru_utime + usage.ru_stime:.0f} s, "
+        f"peak RSS {usage.ru_maxrss / 1024:.0f} MiB; load average now "
+        f"{' '.join(f'{load:.2f}' for load in os.getloadavg())} on {os.cpu_count()} cores; "
+        f"{settings.agents.concurrency} answering threads"
     )
     print(
         f"leak audit: {audited.get('papers', 0)} papers handed out by the KB views, "
