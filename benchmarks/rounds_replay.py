@@ -42,6 +42,15 @@ def _day_of(path: Path) -> date | None:
     return date.fromisoformat(match.group(1)) if match else None
 
 
+def _rss_mib() -> int:
+    """This process's resident set now (MiB; 0 where /proc is missing)."""
+    status = Path("/proc/self/status")
+    if not status.is_file():
+        return 0
+    line = next((line for line in status.read_text().splitlines() if line.startswith("VmRSS:")), "")
+    return int(line.split()[1]) // 1024 if line else 0
+
+
 class Agent(BaseHTTPRequestHandler):
     """A naive outside HTTP agent: 0.4 on binary questions, the baseline x [0.7, 1, 1.4] on numeric ones;
     family tasks: the options in the order listed (the first as the direction)."""
@@ -297,7 +306,11 @@ def main(argv: list[str] | None = None) -> int:
         opened = any(action.startswith("opened") for action in actions)
         timings.append((label, update_seconds, tick_seconds, opened))
         shown = "; ".join(actions) if actions else "nothing due"
-        print(f"{label}: update {update_seconds:.2f} s, tick {tick_seconds:.2f} s: {shown}", flush=True)
+        print(
+            f"{label}: update {update_seconds:.2f} s, tick {tick_seconds:.2f} s, "
+            f"RSS {_rss_mib()} MiB: {shown}",
+            flush=True,
+        )
 
     do_tick(f"{start} (initial)", 0.0)
     embedded_fresh = embedding_reused = 0
