@@ -53,7 +53,7 @@ def _rss_mib() -> int:
 
 class Agent(BaseHTTPRequestHandler):
     """A naive outside HTTP agent: 0.4 on binary questions, the baseline x [0.7, 1, 1.4] on numeric ones;
-    family tasks: the options in the order listed (the first as the direction)."""
+    family tasks: the options in the order listed (the first as the direction, or as the bottleneck)."""
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
@@ -65,6 +65,10 @@ class Agent(BaseHTTPRequestHandler):
         elif body.get("family") == "direction_forecasting":
             first = body["candidates"][0]["option_id"]
             reply = {"answer": {"direction": first, "trajectory": "steady", "rationale": "first option"}}
+        elif body.get("family") == "bottleneck_opportunity":
+            first = body["candidates"][0]["name"]
+            reply = {"answer": {"bottleneck": first, "opportunity": "methods beyond it",
+                                "mechanism": f"reducing {first} opens methods beyond it"}}
         elif body.get("candidates"):
             reply = {
                 "answer": {

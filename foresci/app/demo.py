@@ -6,6 +6,10 @@ forecast questions) -> answering methods -> evaluation -> terminal leaderboard +
 forecast table: CRPS, coverage, Brier, skill). Without an LLM endpoint only the non-LLM methods
 (trend, persistence) answer; with ``FORESCI_LLM__BASE_URL`` set the LLM methods join, and name-only too.
 
+concept_emergence's bulk link-prediction set is scored by the pair-scoring methods of the full-mode runs
+(:mod:`foresci.app.demo_emergence`: AUC and precision@100 in each run's ``summary.json`` and the report,
+and a table in the terminal summary).
+
 The terminal summary ends with forecaster quality on direction forecasting: strict top-1 and FTA with
 bootstrap 95 % intervals next to chance (:mod:`foresci.evaluation.quality`), over enough direction tasks
 (``per_family``) for the interval to say whether a forecaster beats chance. Trend shares are normalised by
@@ -92,6 +96,7 @@ def run_demo(
     from rich.console import Console
 
     from foresci.agents.cli import write_run_manifest
+    from foresci.app.demo_emergence import bulk_table, score_bulk
     from foresci.core.io import read_json, read_models
     from foresci.evaluation.models import Score
     from foresci.evaluation.quality import family_quality, quality_table
@@ -204,6 +209,8 @@ def run_demo(
                 progress=not quiet,
                 questions=questions,
             )
+            if mode == "full":  # concept_emergence's bulk set, as `foresci run` scores it
+                score_bulk(release_dir, run_dir, methods, view_factory)
             write_run_manifest(run_dir, release_dir, kb_dir, settings, methods, [], mode)
             run_dirs.append(run_dir)
 
@@ -243,6 +250,9 @@ def run_demo(
     )
     if "direction_forecasting" in quality:
         console.print(quality_table(quality["direction_forecasting"]))
+    bulk = bulk_table(read_json(run_dirs[0] / "summary.json"))
+    if bulk is not None:
+        console.print(bulk)
     return DemoResult(
         out=out,
         world=world.root,

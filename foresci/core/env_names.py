@@ -13,9 +13,11 @@ from pydantic import BaseModel
 from foresci.core.errors import ConfigError
 from foresci.core.settings_fields import ENV_DELIMITER, ENV_PREFIX, SettingsFields, section_names
 
-# FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules
+# FORESCI_ variables foresci reads that are not Settings fields: the YAML file, plug-in extension modules,
+# the rounds kill switch, KB prefetch and the processes of a release build
 NON_SETTING_VARIABLES = (
-    "FORESCI_CONFIG", "FORESCI_EXTENSIONS", "FORESCI_ROUNDS_KILL_AT", "FORESCI_KB_PREFETCH"
+    "FORESCI_CONFIG", "FORESCI_EXTENSIONS", "FORESCI_ROUNDS_KILL_AT", "FORESCI_KB_PREFETCH",
+    "FORESCI_RELEASE_WORKERS",
 )
 
 

@@ -68,6 +68,22 @@ def hidden_groups(folder: Path) -> dict[str, tuple[list[str], np.ndarray]]:
     return {group: (ids, np.asarray(counts, dtype=np.int64)) for group, (ids, counts) in groups.items()}
 
 
+def pair_concepts(folder: Path, pair_ids: Sequence[str], settings: ScoringSettings) -> np.ndarray | None:
+    """(n, 2) concept ids of each pair of ``pair_ids`` (the concepts' names in the public file, numbered),
+    what a concept-level bootstrap resamples; None when the settings resample pairs or a pair is missing
+    from ``folder``'s public file."""
+    if settings.bootstrap_unit != "concepts" or not (folder / PUBLIC_FILE).is_file():
+        return None
+    wanted = set(pair_ids)
+    names = {str(row["pair_id"]): (str(row["first"]), str(row["second"]))
+             for row in iter_jsonl(folder / PUBLIC_FILE) if str(row["pair_id"]) in wanted}
+    if len(names) < len(wanted):
+        return None
+    numbers: dict[str, int] = {}
+    return np.asarray([[numbers.setdefault(name, len(numbers)) for name in names[pair_id]]
+                       for pair_id in pair_ids], dtype=np.int64).reshape(-1, 2)
+
+
 def filled_scores(pair_ids: Sequence[str], scores: Mapping[str, float]) -> np.ndarray:
     """The score of each pair of ``pair_ids``; a pair without a score ranks below every scored one."""
     values = [scores.get(pair_id) for pair_id in pair_ids]
@@ -83,5 +99,6 @@ def score_bulk(folder: Path, scores: Mapping[str, float], min_papers: int,
     results = {}
     for group, (ids, counts) in sorted(hidden_groups(folder).items()):
         results[group] = score_pairs(filled_scores(ids, scores), counts >= min_papers, settings.precision_at,
-                                     settings.bootstrap_resamples, settings.bootstrap_seed)
+                                     settings.bootstrap_resamples, settings.bootstrap_seed,
+                                     pair_concepts(folder, ids, settings))
     return results

@@ -16,7 +16,7 @@ from datetime import date
 
 from foresci.emergence.config import VocabularySettings
 from foresci.kb.models import Paper
-from foresci.taxonomy.phrases import document_phrases
+from foresci.taxonomy.phrases import document_phrase_rows
 
 
 @dataclass(frozen=True)
@@ -31,16 +31,35 @@ class ConceptPaper:
 
 
 def concept_paper(paper: Paper, settings: VocabularySettings) -> ConceptPaper:
-    """The phrases of ``paper``'s title and abstract (generic phrases dropped), and which are in its title."""
-    found = document_phrases(paper.text, settings.min_words, settings.max_words)
-    in_title = frozenset(document_phrases(paper.title, settings.min_words, settings.max_words))
-    return ConceptPaper(paper_id=paper.paper_id, announced=paper.announced,
-                        phrases={key: dict(forms) for key, forms in found.items()}, title=paper.title,
-                        title_phrases=in_title)
+    """The phrases of ``paper``'s title and abstract (generic phrases dropped), and which are in its title.
+
+    Read from the text's shared phrase rows (:func:`foresci.taxonomy.phrases.document_phrase_rows`: the
+    rows taxonomy naming and the bottleneck builder read, cut to the concept word limits), and remembered
+    for the paper's id, date and text (:data:`_KEPT_PAPERS`): the windows of a release and the earlier
+    cutoffs of its forecast questions read the same papers again."""
+    limits = (settings.min_words, settings.max_words)
+    remembered = (paper.paper_id, paper.announced, paper.title, paper.abstract, *limits)
+    found = _CONCEPT_PAPERS.get(remembered)
+    if found is None:
+        rows = document_phrase_rows(paper.text, *limits)
+        in_title = frozenset(key for key, _ in document_phrase_rows(paper.title, *limits))
+        found = ConceptPaper(paper_id=paper.paper_id, announced=paper.announced,
+                             phrases={key: dict(forms) for key, forms in rows}, title=paper.title,
+                             title_phrases=in_title)
+        if len(_CONCEPT_PAPERS) >= _KEPT_PAPERS:
+            _CONCEPT_PAPERS.clear()
+        _CONCEPT_PAPERS[remembered] = found
+    return found
+
+
+_KEPT_PAPERS = 32768
+"""Concept papers remembered (the real KB's four domains hold about 14,000 core papers up to a release's last
+window; each is a few KB); past it the memory starts again."""
+_CONCEPT_PAPERS: dict[tuple[object, ...], ConceptPaper] = {}
 
 
 def concept_papers(papers: Iterable[Paper], settings: VocabularySettings) -> list[ConceptPaper]:
-    """:func:`concept_paper` of each paper, in the given order."""
+    """:func:`concept_paper` of each paper, in the given order (one shared, read-only object per paper)."""
     return [concept_paper(paper, settings) for paper in papers]
 
 

@@ -64,8 +64,11 @@ class ScoringSettings(_Section):
     """AUC / precision@k and their bootstrap intervals."""
 
     precision_at: list[int] = Field(default_factory=lambda: [100], description="k of precision@k")
-    bootstrap_resamples: int = Field(default=200, ge=0, description="bootstrap resamples of the pairs")
+    bootstrap_resamples: int = Field(default=200, ge=0, description="bootstrap resamples")
     bootstrap_seed: int = Field(default=11, description="bootstrap seed")
+    bootstrap_unit: Literal["concepts", "pairs"] = Field(
+        default="concepts", description="what a resample draws with replacement: concepts (a pair weighs "
+        "the product of its concepts' draws; pairs sharing a concept are not independent) or pairs")
 
 
 class ReleaseSettings(_Section):

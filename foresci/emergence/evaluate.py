@@ -68,11 +68,12 @@ def evaluate(target: EmergenceSet, model: LearnedModel, min_papers: int,
     labels = target.labels(min_papers)
     scoring = settings.scoring
     methods = method_scores(target, model)
+    concepts = target.snapshot.candidates.pairs if scoring.bootstrap_unit == "concepts" else None
     scored = {name: score_pairs(values, labels, scoring.precision_at, scoring.bootstrap_resamples,
-                                scoring.bootstrap_seed)
+                                scoring.bootstrap_seed, concepts)
               for name, values in methods.items()}
     lift = auc_difference(methods[LEARNED], methods["preferential_attachment"], labels,
-                          scoring.bootstrap_resamples, scoring.bootstrap_seed)
+                          scoring.bootstrap_resamples, scoring.bootstrap_seed, concepts)
     degree = score_pairs(target.snapshot.features.baseline("degree"), labels, [], 0, 0)["auc"].value
     best = max((metrics["auc"].value for metrics in scored.values()), default=float("nan"))
     network = target.snapshot.network

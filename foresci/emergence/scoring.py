@@ -1,10 +1,15 @@
-"""AUC and precision@k of pair scores, with percentile bootstrap intervals over the candidate pairs.
+"""AUC and precision@k of pair scores, with percentile bootstrap intervals.
 
 Ties are scored by their expectation under a random order: AUC counts a tied positive–negative pair as
-one half, and precision@k takes from the group tied at the k-th place its share of positives. Each
-resample draws the pairs with replacement (multinomial weights), so one sort of the scores serves every
-resample. Pairs that share a concept are not independent, so these intervals are narrower than a
-concept-level resampling would give; across worlds or cutoffs, resample those instead.
+one half, and precision@k takes from the group tied at the k-th place its share of positives. A resample
+is a vector of pair weights, so one sort of the scores serves every resample.
+
+What is resampled (``concepts``): pairs that share a concept are not independent (a concept that takes off
+makes many of its pairs positive at once), so resampling pairs with replacement gives intervals that are
+too narrow. Given each pair's two concept ids, a resample draws the *concepts* with replacement instead
+and weighs a pair by the product of its two concepts' multiplicities (the pigeonhole bootstrap for dyadic
+data, Owen 2007): a concept drawn twice brings all its pairs twice, one not drawn removes them all.
+Without concept ids (``concepts=None``) the pairs are resampled, as before.
 """
 
 from __future__ import annotations
@@ -76,9 +81,22 @@ def _interval(point: float, samples: list[float]) -> Interval:
     return Interval(point, float(low), float(high))
 
 
+def resample_weights(size: int, rng: np.random.Generator, concepts: np.ndarray | None = None) -> np.ndarray:
+    """(size,) weights of one bootstrap resample: pairs drawn with replacement, or (``concepts``: (size, 2)
+    concept ids of each pair) concepts drawn with replacement, a pair weighing the product of its two
+    concepts' draws."""
+    if concepts is None:
+        return np.bincount(rng.integers(0, size, size), minlength=size).astype(float)
+    units, inverse = np.unique(np.asarray(concepts).reshape(-1), return_inverse=True)
+    drawn = np.bincount(rng.integers(0, len(units), len(units)), minlength=len(units)).astype(float)
+    pairs = inverse.reshape(-1, 2)
+    return drawn[pairs[:, 0]] * drawn[pairs[:, 1]]
+
+
 def score_pairs(scores: np.ndarray, labels: np.ndarray, precision_at: list[int], resamples: int,
-                seed: int) -> dict[str, Interval]:
-    """{"auc": ..., "precision@k": ...} of ``scores`` against ``labels`` with bootstrap intervals."""
+                seed: int, concepts: np.ndarray | None = None) -> dict[str, Interval]:
+    """{"auc": ..., "precision@k": ...} of ``scores`` against ``labels`` with bootstrap intervals
+    (``concepts``: each pair's two concept ids, to resample concepts rather than pairs)."""
     ranked = RankedScores(scores, labels)
     ones = np.ones(len(labels))
     points = {"auc": ranked.auc(ones),
@@ -86,7 +104,7 @@ def score_pairs(scores: np.ndarray, labels: np.ndarray, precision_at: list[int],
     samples: dict[str, list[float]] = {name: [] for name in points}
     rng = np.random.default_rng(seed)
     for _ in range(resamples if len(labels) else 0):
-        weights = np.bincount(rng.integers(0, len(labels), len(labels)), minlength=len(labels)).astype(float)
+        weights = resample_weights(len(labels), rng, concepts)
         samples["auc"].append(ranked.auc(weights))
         for k in precision_at:
             samples[f"precision@{k}"].append(ranked.precision_at(k, weights))
@@ -94,14 +112,15 @@ def score_pairs(scores: np.ndarray, labels: np.ndarray, precision_at: list[int],
 
 
 def auc_difference(first: np.ndarray, second: np.ndarray, labels: np.ndarray, resamples: int,
-                   seed: int) -> Interval:
-    """AUC of ``first`` minus AUC of ``second`` on the same pairs, with a paired bootstrap interval."""
+                   seed: int, concepts: np.ndarray | None = None) -> Interval:
+    """AUC of ``first`` minus AUC of ``second`` on the same pairs, with a paired bootstrap interval
+    (``concepts``: as in :func:`score_pairs`)."""
     one, two = RankedScores(first, labels), RankedScores(second, labels)
     ones = np.ones(len(labels))
     point = one.auc(ones) - two.auc(ones)
     rng = np.random.default_rng(seed)
     samples = []
     for _ in range(resamples if len(labels) else 0):
-        weights = np.bincount(rng.integers(0, len(labels), len(labels)), minlength=len(labels)).astype(float)
+        weights = resample_weights(len(labels), rng, concepts)
         samples.append(one.auc(weights) - two.auc(weights))
     return _interval(point, samples)

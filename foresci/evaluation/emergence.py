@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from foresci.core.io import iter_jsonl
-from foresci.emergence.bulk import HIDDEN_FILE, filled_scores, hidden_groups
+from foresci.emergence.bulk import HIDDEN_FILE, filled_scores, hidden_groups, pair_concepts
 from foresci.emergence.config import EmergenceSettings, load_emergence_settings
 from foresci.emergence.run_scores import SCORES_FILE
 from foresci.emergence.scoring import Interval, score_pairs
@@ -48,23 +50,27 @@ def emergence_summary(run_dir: Path, release_dir: Path,
     scoring = settings.scoring
     section: dict[str, Any] = {
         "min_papers": list(settings.targets.positive_min_papers), "precision_at": list(scoring.precision_at),
-        "bootstrap_resamples": scoring.bootstrap_resamples, "rows": [],
+        "bootstrap_resamples": scoring.bootstrap_resamples, "bootstrap_unit": scoring.bootstrap_unit,
+        "rows": [],
     }
     hidden_path = Path(release_dir) / HIDDEN_FILE
     if not hidden_path.is_file():
         section["note"] = f"{hidden_path} is missing (a public copy of the release?): bulk pairs not scored"
         return section
     groups = hidden_groups(Path(release_dir))
+    concepts: dict[str, np.ndarray | None] = {}  # group -> each pair's concept ids (concept bootstrap)
     rows = []
     for method, scores in sorted(read_run_scores(run_dir).items()):
         for group, (ids, counts) in sorted(groups.items()):
             domain, horizon = group.rsplit(":", 1)
+            if group not in concepts:
+                concepts[group] = pair_concepts(Path(release_dir), ids, scoring)
             values = filled_scores(ids, scores)
             scored = sum(pair_id in scores for pair_id in ids)
             for k in settings.targets.positive_min_papers:
                 labels = counts >= k
                 metrics = score_pairs(values, labels, scoring.precision_at, scoring.bootstrap_resamples,
-                                      scoring.bootstrap_seed)
+                                      scoring.bootstrap_seed, concepts[group])
                 rows.append({"method": method, "domain": domain, "horizon": horizon, "min_papers": k,
                              "pairs": len(ids), "scored": scored, "positives": int(labels.sum()),
                              **{name: _interval(interval) for name, interval in metrics.items()}})

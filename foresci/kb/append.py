@@ -1,10 +1,12 @@
 """Write the generation of an appending update: the new days' rows as one new segment, the rest linked.
 
 What an update writes is in the size of what it adds: the new segment's papers, vectors and term
-counts; the vocabulary (terms, not postings); the HNSW graph grown by the new days (FAISS reads and
-writes the graph whole, but without its vectors: 20 MB of links for 75k papers); the quarantine and
-the manifest. Every file of the previous generation's segments is hard-linked and its manifest
-hash carried over, so ``kb verify`` still checks every file of the new generation. Now and then
+counts; the vocabulary, extended by the new terms (the JSON list appended to, the sorted term table
+merged with them: no parse or sort of the KB's terms); the HNSW graph grown by the new days (FAISS reads
+and writes the graph whole, but without its vectors: 20 MB of links for 75k papers, and copies the
+vectors into its storage: a memory copy in the KB's size); the quarantine and the manifest. Every
+file of the previous generation's segments is hard-linked and its manifest hash carried over, so
+``kb verify`` still checks every file of the new generation. Now and then
 (:func:`foresci.kb.segments.merge_plan`) the newest segments are merged into one.
 
 The graph is grown one announcement day at a time with row-determined levels (:func:`grow_hnsw`),
@@ -15,8 +17,11 @@ whole (identical to a build; the cost is the KB's size).
 
 from __future__ import annotations
 
+import json
 import shutil
+from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from foresci.core.artifacts import read_manifest, sha256_file, write_manifest
-from foresci.core.io import read_json, write_json, write_jsonl
-from foresci.kb.bm25 import BM25Index
+from foresci.core.io import write_json, write_jsonl
 from foresci.kb.dense import HNSW_FILE, IVF_FILE, day_starts
 from foresci.kb.segments import (
     BASE,
@@ -43,6 +47,8 @@ from foresci.kb.segments import (
     write_segments,
 )
 from foresci.kb.store import write_generation_db
+from foresci.kb.tokens import tokenize
+from foresci.kb.vocabulary import TERMS_FILE, append_terms, read_vocabulary, write_terms
 
 if TYPE_CHECKING:
     from foresci.core.settings import Settings
@@ -70,12 +76,78 @@ def current_segments(kb: KnowledgeBase) -> list[Segment]:
     return [Segment(name=BASE, start=0, rows=kb.size, level=-1)]
 
 
-def new_terms_counts(kb: KnowledgeBase, texts: Sequence[str]) -> BM25Index:
-    """Term counts of ``texts`` only (their rows), over the KB's vocabulary extended by their new terms."""
-    terms = read_json(kb.generation / "bm25_vocabulary.json")
-    vocabulary = {term: column for column, term in enumerate(terms)}
-    empty = sp.csr_matrix((0, len(vocabulary)), dtype=np.int32)
-    return BM25Index(vocabulary, empty).appended(list(texts))
+@dataclass
+class NewTerms:
+    """The term counts of an update's new rows, in the KB's vocabulary extended by the terms they bring."""
+
+    counts: sp.csr_matrix  # one row per new text; columns: the old vocabulary, then ``added``
+    known: int  # terms in the KB's vocabulary before the update
+    added: list[str]  # the new terms, in column order (first occurrence)
+
+    def save_vocabulary(self, generation: Path, previous: Path) -> None:
+        """Write the extended vocabulary into ``generation`` from the files of the ``previous`` one:
+        ``bm25_vocabulary.json`` and ``bm25_terms.bin``, the very bytes :meth:`BM25Index.save_vocabulary`
+        writes for the whole vocabulary, in time proportional to the new terms (plus a file copy)."""
+        append_json_terms(previous / "bm25_vocabulary.json", generation / "bm25_vocabulary.json", self.added)
+        if (previous / TERMS_FILE).is_file():
+            append_terms(previous / TERMS_FILE, generation / TERMS_FILE, self.added, self.known)
+        else:  # a KB written before the term table: the whole vocabulary, once
+            vocabulary = dict(read_vocabulary(previous))
+            vocabulary.update({term: self.known + number for number, term in enumerate(self.added)})
+            write_terms(generation / TERMS_FILE, vocabulary)
+
+
+def new_terms_counts(kb: KnowledgeBase, texts: Sequence[str]) -> NewTerms:
+    """Term counts of ``texts`` only (their rows), over the KB's vocabulary extended by their new terms
+    (columns given in order of first occurrence, as :meth:`BM25Index.appended` gives them).
+
+    Only the texts' distinct terms are looked up (in the mapped term table of the KB's generation), so
+    the cost follows the texts, not the KB's vocabulary."""
+    known = read_vocabulary(kb.generation)
+    size = len(known)
+    columns: dict[str, int] = {}
+    added: list[str] = []
+    indptr = array("q", [0])
+    indices = array("i")
+    data = array("i")
+    for text in texts:
+        row: dict[int, int] = {}
+        for token in tokenize(text):
+            column = columns.get(token)
+            if column is None:
+                column = known.get(token)
+                if column is None:
+                    column = size + len(added)
+                    added.append(token)
+                columns[token] = column
+            row[column] = row.get(column, 0) + 1
+        indices.extend(row)
+        data.extend(row.values())
+        indptr.append(len(indices))
+    counts = sp.csr_matrix(
+        (
+            np.frombuffer(data, dtype=np.int32) if data else np.zeros(0, dtype=np.int32),
+            np.frombuffer(indices, dtype=np.int32) if indices else np.zeros(0, dtype=np.int32),
+            np.frombuffer(indptr, dtype=np.int64),
+        ),
+        shape=(len(texts), size + len(added)),
+    )
+    return NewTerms(counts, size, added)
+
+
+def append_json_terms(source: Path, target: Path, added: Sequence[str]) -> None:
+    """Write at ``target`` the JSON list of terms at ``source`` with ``added`` after them: the bytes
+    ``json.dumps`` gives for the whole list, made by appending to the old text instead of parsing it."""
+    old = source.read_bytes()
+    if not old.endswith(b"]") or not old.startswith(b"["):  # not as json.dumps writes it: parse it
+        text = json.dumps([*json.loads(old), *added]).encode("utf-8")
+    elif not added:
+        text = old
+    elif old == b"[]":
+        text = json.dumps(list(added)).encode("utf-8")
+    else:
+        text = old[:-1] + b", " + json.dumps(list(added)).encode("utf-8")[1:]
+    target.write_bytes(text)
 
 
 def write_appended_generation(
@@ -84,7 +156,7 @@ def write_appended_generation(
     fresh: Sequence[Paper],
     vectors: np.ndarray,
     decisions: Sequence[ScreenDecision],
-    counts: BM25Index,
+    counts: NewTerms,
     domains: Sequence[DomainSpec],
     meta: dict[str, str],
     quarantined: Sequence[QuarantinedRow],
@@ -118,7 +190,7 @@ def write_appended_generation(
         written = [name for name in written if not name.startswith(tuple(merged_names))]
         written += [segment_file_name(merged.name, file) for file in SEGMENT_FILES]
     write_segments(generation, planned)
-    counts.save_vocabulary(generation)
+    counts.save_vocabulary(generation, kb.generation)
     written += _write_dense_index(generation, kb, fresh, vectors, settings)
     write_jsonl(generation / "quarantine.jsonl", quarantined)
     return written + ["bm25_vocabulary.json", "bm25_terms.bin", "quarantine.jsonl", SEGMENTS_NAME]
@@ -137,7 +209,7 @@ def _write_dense_index(
     if total <= settings.runtime.graph_above:
         return []
     fresh_days = day_starts(np.asarray([paper.announced.toordinal() for paper in fresh], dtype=np.int64))
-    graph = read_index(kb.generation, HNSW_FILE, mapped=False, vectors=kb.vectors)
+    graph = read_index(kb.generation, HNSW_FILE, mapped=False, vectors=kb.vector_parts())
     if graph is None or graph.ntotal != kb.size:
         all_vectors = np.concatenate([kb.vectors, vectors])
         ordinals = np.concatenate([kb.ordinals, [paper.announced.toordinal() for paper in fresh]])

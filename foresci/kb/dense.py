@@ -231,14 +231,17 @@ def write_index(folder: Path, index: Any, name: str = IVF_FILE) -> Path:
 
 
 def read_index(
-    folder: Path, name: str = IVF_FILE, mapped: bool = True, vectors: np.ndarray | None = None
+    folder: Path,
+    name: str = IVF_FILE,
+    mapped: bool = True,
+    vectors: np.ndarray | Sequence[np.ndarray] | None = None,
 ) -> Any | None:
     """The IVF index (or, with ``name=HNSW_FILE``, the HNSW graph) stored in ``folder``, or None.
 
-    A graph stored without its vectors (:func:`write_index`) gets ``vectors`` (the KB's, row order) as its
-    storage. A graph stored whole (KBs built before) has its vectors memory-mapped
-    (``IO_FLAG_MMAP_IFC``), not read (opening the real KB's 135 MB graph took 21 ms instead of
-    140-180 ms); ``mapped=False`` reads it whole (a graph that will grow).
+    A graph stored without its vectors (:func:`write_index`) gets ``vectors`` (the KB's, row order; or its
+    segments' parts, in row order, never joined) as its storage. A graph stored whole (KBs built before)
+    has its vectors memory-mapped (``IO_FLAG_MMAP_IFC``), not read (opening the real KB's 135 MB graph
+    took 21 ms instead of 140-180 ms); ``mapped=False`` reads it whole (a graph that will grow).
     """
     path = folder / name
     if not path.is_file():  # before importing FAISS: a KB without this index never loads it
@@ -250,20 +253,35 @@ def read_index(
     else:
         index = faiss.read_index(str(path))
     if name == HNSW_FILE and getattr(index, "storage", None) is None:
-        if vectors is None or len(vectors) != index.ntotal:
-            rows = "no" if vectors is None else len(vectors)
+        parts = [] if vectors is None else [vectors] if isinstance(vectors, np.ndarray) else list(vectors)
+        if vectors is None or sum(len(part) for part in parts) != index.ntotal:
+            rows = "no" if vectors is None else sum(len(part) for part in parts)
             raise ValueError(f"{path}: a graph of {index.ntotal} rows needs its vectors ({rows} given)")
-        attach_storage(index, vectors)
+        attach_storage(index, parts)
     return index
 
 
-def attach_storage(graph: Any, vectors: np.ndarray) -> None:
-    """Give an HNSW graph read without vectors a flat inner-product storage holding ``vectors``."""
+def attach_storage(graph: Any, vectors: np.ndarray | Sequence[np.ndarray]) -> None:
+    """Give an HNSW graph read without vectors a flat inner-product storage holding ``vectors`` (one
+    array, or parts in row order: copied into the storage part by part, never joined first): the same
+    storage as ``IndexFlatIP.add`` of every row, in one copy."""
     import faiss
 
-    storage = faiss.IndexFlatIP(vectors.shape[1])
-    for start in range(0, len(vectors), 100_000):
-        storage.add(np.ascontiguousarray(vectors[start : start + 100_000], dtype=np.float32))
+    parts = [vectors] if isinstance(vectors, np.ndarray) else list(vectors)
+    storage = faiss.IndexFlatIP(graph.d)
+    rows = sum(len(part) for part in parts)
+    # sized once and filled in place (adding part by part would grow, and so copy, the codes again)
+    storage.codes.resize(rows * graph.d * 4)
+    if rows == 0:
+        graph.storage, graph.own_fields, graph.referenced_objects = storage, False, [storage]
+        return
+    codes = faiss.rev_swig_ptr(storage.codes.data(), rows * graph.d * 4).view(np.float32)
+    codes = codes.reshape(rows, graph.d)
+    start = 0
+    for part in parts:
+        codes[start : start + len(part)] = part
+        start += len(part)
+    storage.ntotal = rows
     graph.storage = storage
     graph.own_fields = False
     graph.referenced_objects = [storage]  # the graph holds only a pointer: keep the storage alive with it

@@ -374,6 +374,18 @@ class KnowledgeBase:
             return np.ascontiguousarray(array, dtype=np.float32)
         return array
 
+    def vector_parts(self) -> list[np.ndarray]:
+        """The embeddings of each segment, in row order (memory-mapped, read-only; never joined): what
+        :attr:`vectors` concatenates, for a reader that goes through them once."""
+        if "vectors" in self.__dict__:  # already joined (or mapped whole): no second copy
+            return [self.vectors]
+        files = self.segment_files("vectors.npy")
+        parts = [np.load(path, mmap_mode="r", allow_pickle=False) for path in files]
+        rows = sum(len(part) for part in parts)
+        if rows != self.size:
+            raise ValueError(f"{self.generation / 'vectors.npy'}: {rows} rows for {self.size} papers")
+        return parts
+
     def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
         """(n, d) normalised embeddings of the given papers, in the given order (KeyError if absent)."""
         rows = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import mmap
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 TERMS_FILE = "bm25_terms.bin"
@@ -43,6 +43,56 @@ def write_terms(path: Path, vocabulary: Mapping[str, int]) -> None:
         handle.write(offsets.tobytes())
         handle.write(columns.tobytes())
         handle.write(blob)
+
+
+def append_terms(source: Path, path: Path, added: Sequence[str], first_column: int) -> None:
+    """Write at ``path`` the term table at ``source`` plus the new terms ``added`` (columns
+    ``first_column``, ``first_column + 1``...): byte for byte what :func:`write_terms` writes for the
+    whole vocabulary, but without sorting the old terms again. Each new term is placed by binary search
+    and the old table is copied around them, so the cost is a copy of the file plus the new terms'
+    searches (an update's few hundred terms, not the KB's 126k)."""
+    import bisect
+
+    import numpy as np
+
+    from foresci.core.io import atomic_path
+
+    data = Path(source).read_bytes()
+    magic, count, blob_bytes = HEADER.unpack_from(data, 0)
+    columns_start = HEADER.size + 8 * (count + 1)
+    blob_start = columns_start + 4 * count
+    if magic != MAGIC or blob_start + blob_bytes != len(data):
+        raise ValueError(f"{source}: not a foresci term table (bad header or size)")
+    offsets = np.frombuffer(data, dtype="<u8", count=count + 1, offset=HEADER.size)
+    columns = np.frombuffer(data, dtype="<u4", count=count, offset=columns_start)
+    blob = memoryview(data)[blob_start:]
+    starts = offsets.tolist()
+
+    class _Terms:  # the old terms as a sequence, for bisect
+        def __len__(self) -> int:
+            return int(count)
+
+        def __getitem__(self, index: int) -> bytes:
+            return bytes(blob[starts[index] : starts[index + 1]])
+
+    new = sorted((term.encode("utf-8"), first_column + number) for number, term in enumerate(added))
+    positions = [bisect.bisect_left(_Terms(), term) for term, _ in new]  # type: ignore[call-overload]
+    lengths = np.insert(np.diff(offsets), positions, [len(term) for term, _ in new]).astype("<u8")
+    merged_columns = np.insert(columns, positions, [column for _, column in new]).astype("<u4")
+    merged_offsets = np.zeros(len(lengths) + 1, dtype="<u8")
+    np.cumsum(lengths, out=merged_offsets[1:])
+    pieces: list[bytes | memoryview] = []
+    previous = 0
+    for (term, _), position in zip(new, positions, strict=True):
+        pieces += [blob[starts[previous] : starts[position]], term]
+        previous = position
+    pieces.append(blob[starts[previous] :])
+    merged_blob = b"".join(pieces)
+    with atomic_path(path) as temporary, Path(temporary).open("wb") as handle:
+        handle.write(HEADER.pack(MAGIC, len(lengths), len(merged_blob)))
+        handle.write(merged_offsets.tobytes())
+        handle.write(merged_columns.tobytes())
+        handle.write(merged_blob)
 
 
 class MappedVocabulary(Mapping[str, int]):

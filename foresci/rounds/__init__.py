@@ -18,14 +18,22 @@ strategic_planning -> numeric, bottleneck_opportunity -> numeric, venue_position
 family's next item taken round-robin over the KB's domains (shuffled nodes, seeded), until a family runs
 out of eligible nodes.
 
-Family tasks (``public/tasks/``, :mod:`foresci.rounds.family_tasks`): the ranked-option tasks of
-direction_forecasting, strategic_planning and venue_positioning, ``family_tasks`` per family and window,
-round-robin over the domains, their option sets drawn from the builders' own pre-cutoff candidate pools with
-the round's seed (a release keeps only sets whose window outcome is decisive; a round cannot know that at
-open). They resolve at tick with the family's own target code (``resolutions/tasks-<window>.jsonl``); a set
-the builder's gates would drop is ``void`` (reason kept, not scored). Submissions answer them beside the
-forecasts (``task_answers.jsonl``); ``task_scores.jsonl`` holds top-1 and (planning, venue) ranking FTA,
-shown on their own boards. bottleneck_opportunity tasks are not frozen: their options (bottleneck and
-opportunity phrases) are mined from the window's papers; that family enters rounds through its forecast
-question kind only.
+Family tasks (``public/tasks/``, :mod:`foresci.rounds.family_tasks`): the option tasks of
+direction_forecasting, strategic_planning, venue_positioning and bottleneck_opportunity, ``family_tasks``
+per family and window, round-robin over the domains, their option sets drawn from the builders' own
+pre-cutoff candidate pools with the round's seed (a release keeps only sets whose window outcome is
+decisive; a round cannot know that at open). They resolve at tick with the family's own target code
+(``resolutions/tasks-<window>.jsonl``); a set the builder's gates would drop is ``void`` (reason kept, not
+scored). Submissions answer them beside the forecasts (``task_answers.jsonl``); ``task_scores.jsonl`` holds
+top-1 and FTA (ranking FTA for planning and venue; the offline slot FTA for direction and bottleneck,
+:mod:`foresci.rounds.slot_fta`), shown on their own boards. Bottleneck options are the sub-direction's own
+pre-cutoff bottlenecks; the opportunity half of that family's question stays an open answer, resolved at
+tick and scored through FTA only (:mod:`foresci.rounds.bottleneck_tasks`).
+
+concept_emergence (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
+``family_tasks`` ``ce-`` ranking tasks per window round-robin over the domains (one candidate pair from each
+stratum of a pre-cutoff score, since the outcome is unknown at open) and ``emergence_questions`` ``ceq-``
+binary questions per window after the package's other questions (domains and strata cycled); both resolve
+at tick with the family's window count, and the tasks join the top-1/FTA boards, the questions the Brier
+board.
 """

@@ -45,6 +45,9 @@ def init_command(
     family_tasks: int = typer.Option(
         4, "--family-tasks", min=0, help="family tasks per family and window (0: none)"
     ),
+    emergence_questions: int = typer.Option(
+        4, "--emergence-questions", min=0, help="concept_emergence binary (ceq-) questions per window"
+    ),
 ) -> None:
     """Write the ledger's settings (ledger.json).
 
@@ -63,6 +66,7 @@ def init_command(
         questions=questions,
         min_items=min_items,
         family_tasks=family_tasks,
+        emergence_questions=emergence_questions,
     )
     init_ledger(ledger, config)
     typer.echo(f"ledger {ledger}: {config.model_dump_json()}")

@@ -3,24 +3,25 @@
 A release's builders keep only the option sets whose window outcome is decisive (a margin, a lead beyond
 the noise, a trajectory, enough venue papers); that needs the window. A round cannot wait, so at open it
 freezes option sets drawn from the *same candidate pools* the builders sample (eligible nodes, real
-directions, unrelated options; sibling sets for planning; nodes with pre-cutoff venue papers for venue),
+directions, unrelated options; sibling sets for planning; nodes with pre-cutoff venue papers for venue;
+a node's own pre-cutoff bottlenecks for bottleneck_opportunity, :mod:`foresci.rounds.bottleneck_tasks`),
 with the round's own seed, and writes them with the same public task text and context a release task would
 carry (only the task id differs: it hashes the option set, not the winner). Nothing after the cutoff is
 read: every paper comes through :class:`PreCutoffReader`, which refuses any paper past the cutoff.
 
-Stratified rule: for each family in ``LedgerConfig.families`` and each of its windows (direction and
-planning: the ledger's ``windows``; venue: the venue cycle), ``family_tasks`` tasks taken round-robin over
-the domains (sorted), each domain's option sets in the order its seeded sampler drew them; a domain that
-runs out is skipped. At resolution (the window closed in the KB) the family's own ``void_reason`` and
-target code run on the window's evidence: a set the builder would have dropped is ``void`` (reason
-recorded, not scored); the others get exactly the hidden target a release at that cutoff would give the
-same option set.
+Stratified rule: for each family in ``LedgerConfig.families`` and each of its windows (direction,
+planning, bottleneck: the ledger's ``windows``; venue: the venue cycle), ``family_tasks`` tasks taken
+round-robin over the domains (sorted), each domain's option sets in the order its seeded sampler drew
+them; a domain that runs out is skipped. At resolution (the window closed in the KB) the family's own
+``void_reason`` and target code run on the window's evidence: a set the builder would have dropped is
+``void`` (reason recorded, not scored); the others get exactly the hidden target a release at that cutoff
+would give the same option set.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -30,6 +31,7 @@ from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl, read_json, write_json, write_jsonl
 from foresci.kb.models import VENUE_FAMILIES, Paper
 from foresci.kb.screen import CANDIDATE_STATUSES
+from foresci.rounds.bottleneck_tasks import BOTTLENECK, bottleneck_tasks, resolve_bottleneck
 from foresci.tasks.builders.common import (
     Built,
     candidates_from,
@@ -58,7 +60,7 @@ OPTIONS_FILE = "options.jsonl"
 SETTINGS_FILE = "task_settings.json"
 SNAPSHOT_DIR = "snapshots"
 DIRECTION, PLANNING, VENUE = "direction_forecasting", "strategic_planning", "venue_positioning"
-FAMILIES = (DIRECTION, PLANNING, VENUE)
+FAMILIES = (DIRECTION, PLANNING, VENUE, BOTTLENECK)
 
 
 class PreCutoffReader:
@@ -177,14 +179,24 @@ def _venue_tasks(evidence: DomainEvidence, settings: TaskSettings, wanted: int,
     return made
 
 
-SAMPLERS = {DIRECTION: _direction_tasks, PLANNING: _planning_tasks, VENUE: _venue_tasks}
+def _bottleneck_tasks(evidence: DomainEvidence, settings: TaskSettings, wanted: int,
+                      rng: random.Random) -> list[Frozen]:
+    """Eligible nodes with their own pre-cutoff bottlenecks as options (:mod:`.bottleneck_tasks`)."""
+    made = bottleneck_tasks(evidence, settings, wanted, rng,
+                            lambda decision: _round_task_id(BOTTLENECK, evidence, decision))
+    return [Frozen(task, record) for task, record in made]
+
+
+SAMPLERS = {DIRECTION: _direction_tasks, PLANNING: _planning_tasks, VENUE: _venue_tasks,
+            BOTTLENECK: _bottleneck_tasks}
 
 
 def freeze_tasks(kb: Any, cutoff: date, snapshots: Mapping[str, Snapshot], families: Sequence[str],
-                 windows: Sequence[str], per_window: int, settings: TaskSettings, seed: str
-                 ) -> tuple[list[Frozen], PreCutoffReader]:
+                 windows: Sequence[str], per_window: int, settings: TaskSettings, seed: str,
+                 embed: Callable[[Sequence[str]], Any] | None = None) -> tuple[list[Frozen], PreCutoffReader]:
     """Family tasks over the windows after ``cutoff`` from papers on or before it (stratified rule in the
-    module docstring); returns them and the reader (its ``latest`` is the last day it read)."""
+    module docstring); returns them and the reader (its ``latest`` is the last day it read). ``embed``:
+    the KB's embedder, for the bottleneck options' same-node check (not checked without one)."""
     from foresci.tasks.domain_inputs import snapshot_vocabulary
     from foresci.tasks.text import content_tokens
 
@@ -196,10 +208,12 @@ def freeze_tasks(kb: Any, cutoff: date, snapshots: Mapping[str, Snapshot], famil
         papers = reader.papers(domain)
         vectors = reader.embeddings([paper.paper_id for paper in papers])
         found = evidence_for_windows(snapshots[domain], papers, vectors, frames, trajectories=False)
+        for evidence in found:
+            evidence.embed = embed
         if found:
             per_domain[domain] = {evidence.window.horizon: evidence for evidence in found}
     frozen: list[Frozen] = []
-    for family in families:
+    for family in (family for family in families if family in SAMPLERS):  # concept_emergence: open.py
         for horizon in family_horizons(family, windows):
             queues = []
             for domain, evidences in per_domain.items():
@@ -254,10 +268,13 @@ def task_windows(frozen: Sequence[Frozen], cutoff: date) -> dict[str, Window]:
 
 
 def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: TaskSettings,
-                  snapshots: Mapping[str, Snapshot]) -> list[dict[str, Any]]:
+                  snapshots: Mapping[str, Snapshot],
+                  embed: Callable[[Sequence[str]], Any] | None = None) -> list[dict[str, Any]]:
     """Resolve the tasks of one horizon (its window closed in ``kb``): one row per task, ``resolved`` with
-    the family's hidden target or ``void`` with the gate that failed."""
+    the family's hidden target or ``void`` with the gate that failed (``embed``: as for the freeze)."""
     from foresci.kb.store import last_announcement
+    from foresci.rounds.emergence_items import NAME as EMERGENCE
+    from foresci.rounds.emergence_items import resolve_emergence_tasks
 
     chosen = [item for item in frozen if item.record["horizon"] == horizon]
     if not chosen:
@@ -266,25 +283,30 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
     if (latest := last_announcement(kb)) < window.end:
         raise UserError(f"the KB ends on {latest}; the {horizon} window to {window.end} has not closed",
                         field="window")
-    rows = []
+    emergence = [item for item in chosen if item.task.family == EMERGENCE]
+    chosen = [item for item in chosen if item.task.family != EMERGENCE]
+    rows: list[dict[str, Any]] = []
     for domain in sorted({item.task.domain for item in chosen}):
         papers = kb.papers(until=window.end, domain=domain, statuses=CANDIDATE_STATUSES)
         found = evidence_for_windows(snapshots[domain], papers,
                                      kb.embeddings([paper.paper_id for paper in papers]), [window])
         evidence = found[0]
+        evidence.embed = embed
         for item in (item for item in chosen if item.task.domain == domain):
             reason, hidden = resolve_one(item, evidence, settings)
             rows.append({"task_id": item.task.task_id, "family": item.task.family, "domain": domain,
                          "horizon": horizon, "status": "void" if hidden is None else "resolved",
                          "reason": reason,
                          "hidden": None if hidden is None else hidden.model_dump(mode="json")})
-    return rows
+    return rows + (resolve_emergence_tasks(emergence, window, kb) if emergence else [])
 
 
 def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings
                 ) -> tuple[str | None, HiddenTarget | None]:
     """(void reason, None) or (None, the family's hidden target) of one frozen task on window evidence."""
     task, record = item.task, item.record
+    if task.family == BOTTLENECK:
+        return resolve_bottleneck(task, record, evidence, settings)
     if task.family == VENUE:
         node = evidence.nodes[record["node_id"]]
         reason = venue.void_reason(node, settings)

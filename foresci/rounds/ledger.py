@@ -49,10 +49,18 @@ class LedgerConfig(BaseModel):
     windows: list[str] = Field(default_factory=lambda: ["3m"], description="forecast windows per round")
     questions: int = Field(default=12, ge=1, description="questions per window (stratified over families)")
     families: list[str] = Field(
-        default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning"],
-        description="task families frozen prospectively (foresci.rounds.family_tasks)",
+        default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning",
+                                 "bottleneck_opportunity", "concept_emergence"],
+        description="task families frozen prospectively (foresci.rounds.family_tasks; concept_emergence: "
+        "foresci.rounds.emergence_items)",
     )
     family_tasks: int = Field(default=4, ge=0, description="tasks per family and window (0: none)")
+    emergence_questions: int = Field(
+        default=4,
+        ge=0,
+        description="concept_emergence binary (ceq-) questions per window, beside `questions` (when "
+        "concept_emergence is in `families`)",
+    )
     min_items: int = Field(default=50, ge=1, description="resolved items a method needs to be ranked")
     bootstrap: int = Field(default=200, ge=10, description="bootstrap resamples over items")
     seed: int = Field(default=0, description="seed of the bootstrap")

@@ -1,5 +1,6 @@
 """Freeze a round at the KB's last announcement day: one forecast package per window and the family tasks
-(:mod:`foresci.rounds.family_tasks`), hashed, baselines in (persistence, trend and recency answer the
+(:mod:`foresci.rounds.family_tasks`; concept_emergence's ``ce-`` tasks and ``ceq-`` questions:
+:mod:`foresci.rounds.emergence_items`), hashed, baselines in (persistence, trend and recency answer the
 family tasks too; the name-only LLM baseline answers both when an LLM endpoint is configured).
 
 The round folder is built in a staging folder and appears with one rename (public files, ``round.json``
@@ -16,9 +17,11 @@ from typing import Any
 
 from foresci.core.artifacts import sha256_json
 from foresci.core.io import atomic_folder, write_json
+from foresci.evaluation.fta import TextEncoder
 from foresci.kb.store import last_announcement
 from foresci.rounds.answering import shared_views
 from foresci.rounds.baselines import base_rate_answers, chance_answers
+from foresci.rounds.emergence_items import emergence_freeze, emergence_questions, emergence_windows
 from foresci.rounds.family_tasks import Frozen, freeze_tasks, task_windows, write_frozen
 from foresci.rounds.ledger import (
     PUBLIC_DIR,
@@ -30,6 +33,7 @@ from foresci.rounds.ledger import (
     round_dir,
     round_id_for,
 )
+from foresci.rounds.slot_fta import round_encoder
 from foresci.rounds.submit import (
     answer_tasks_with_method,
     answer_with_method,
@@ -103,12 +107,14 @@ def open_round(
     scheduled_for: date | None = None,
     view_for: Callable[[date], Any] | None = None,
     taxonomy_dir: Path | None = None,
+    encoder: TextEncoder | None = None,
 ) -> str:
     """Freeze the round at ``kb``'s last announcement day (kept as is when it exists); returns its id.
 
     ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
     only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
     (``settings.llm.configured``: ``FORESCI_LLM__BASE_URL``) the name-only LLM baseline answers too.
+    ``encoder``: the embedder of the bottleneck options' same-node check (default: the KB's own model).
     """
     from foresci.core.settings import Settings
 
@@ -124,7 +130,9 @@ def open_round(
     with atomic_folder(target) as staging:
         used = round_snapshots(kb, cutoff, settings, snapshots, taxonomy_dir)
         frozen: list[Frozen] = []
+        emergence = emergence_freeze(kb, cutoff, used, config, round_id)
         if config.family_tasks and config.families:
+            embedder = encoder if encoder is not None else round_encoder(kb, settings)
             frozen, reader = freeze_tasks(
                 kb,
                 cutoff,
@@ -134,8 +142,11 @@ def open_round(
                 config.family_tasks,
                 settings.tasks,
                 f"{config.seed}:{round_id}",
+                None if embedder is None else embedder.encode,
             )
             assert reader.latest is None or reader.latest <= cutoff
+            if emergence is not None:
+                frozen += emergence.tasks(emergence_windows(config.windows), config.family_tasks)
             write_frozen(staging / PUBLIC_DIR, frozen, used, settings.tasks)
         windows = {}
         for window in config.windows:
@@ -148,6 +159,7 @@ def open_round(
                 settings=settings,
                 snapshots=used,
                 taxonomy_dir=taxonomy_dir,
+                extra_questions=emergence_questions(emergence, window, config.emergence_questions),
             )
             frame = make_window(cutoff, window)
             windows[window] = {"start": frame.start.isoformat(), "end": frame.end.isoformat()}
@@ -206,4 +218,5 @@ def open_round(
                     staging, name, [], source_of, cutoff, round_id, task_transcripts, task_rows=task_rows
                 )
         fault_point("open-staged")
+        assert emergence is None or emergence.reader.latest is None or emergence.reader.latest <= cutoff
     return round_id

@@ -3,10 +3,12 @@
 Per resolved (not void) task and submission version: ``top1`` (:meth:`TaskFamily.top_choice`: 1 for the
 primary direction, 0.5 for an acceptable neighbour; planning and venue: the first-ranked option right) and
 ``fta`` where the family ranks its options (planning and venue: ranking-aware FTA against the hidden
-order, deterministic, no judge). Direction's FTA needs an embedder over judge-extracted claims or answer
-sentences; rounds do not score it. A task a submission left unanswered (or answered with an error row)
-scores 0 (``imputed: true``), so skipping hard tasks does not pay; a family the submission answered no
-task of is left out for it (recency answers no venue task). Void tasks are not scored.
+order, deterministic, no judge); direction and bottleneck get the offline slot FTA over the answer's
+sentences with the KB's embedder (:mod:`foresci.rounds.slot_fta`; none without an embedder). Bottleneck
+top-1 is :func:`foresci.rounds.bottleneck_tasks.bottleneck_top_choice`. A task a submission left
+unanswered (or answered with an error row) scores 0 (``imputed: true``), so skipping hard tasks does not
+pay; a family the submission answered no task of is left out for it (recency answers no venue task).
+Void tasks are not scored.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from typing import Any
 
 from foresci.contracts import Answer
 from foresci.core.io import iter_jsonl
+from foresci.evaluation.fta import TextEncoder
+from foresci.rounds.bottleneck_tasks import BOTTLENECK, bottleneck_top_choice
 from foresci.rounds.ledger import RESOLUTIONS_DIR, RoundManifest
+from foresci.rounds.slot_fta import SLOT_FTA_FAMILIES, slot_fta
 from foresci.rounds.submit import TASK_ANSWERS_FILE, all_submissions
 from foresci.tasks.models import Task
 
@@ -40,7 +45,8 @@ def resolved_tasks(folder: Path, manifest: RoundManifest) -> dict[str, dict[str,
     )
 
 
-def _metrics(task: Task, hidden: Any, answer: Answer | None) -> dict[str, tuple[float, bool]]:
+def _metrics(task: Task, hidden: Any, answer: Answer | None,
+             encoder: TextEncoder | None = None) -> dict[str, tuple[float, bool]]:
     from foresci.evaluation.config import EvaluationSettings
     from foresci.evaluation.loading import ReleaseData
     from foresci.evaluation.metrics.fta import ranking_result
@@ -48,21 +54,27 @@ def _metrics(task: Task, hidden: Any, answer: Answer | None) -> dict[str, tuple[
     from foresci.tasks.families import get_family
 
     family = get_family(task.family)
-    wanted = ["top1", *(["fta"] if family.ranked else [])]
+    slots = encoder is not None and task.family in SLOT_FTA_FAMILIES
+    wanted = ["top1", *(["fta"] if family.ranked or slots else [])]
     if answer is None or answer.status != "ok":
         return {metric: (0.0, True) for metric in wanted}
     release = ReleaseData(path=Path("."), tasks={task.task_id: task}, hidden={task.task_id: hidden})
     context = row_context(answer, release, EvaluationSettings())
-    top = family.top_choice(answer, task, hidden)
+    top = (bottleneck_top_choice(answer, task, hidden) if task.family == BOTTLENECK
+           else family.top_choice(answer, task, hidden))
     result = {"top1": (float(top.value) if top is not None else 0.0, False)}
     if family.ranked:
         value = ranking_result("fta", context).value
         result["fta"] = (float(value or 0.0), False)
+    elif slots and encoder is not None:
+        result["fta"] = (slot_fta(task, hidden, answer, encoder), False)
     return result
 
 
-def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task]) -> list[dict[str, Any]]:
-    """Score rows of every submission version on every resolved, non-void task (sorted, deterministic)."""
+def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task],
+                encoder: TextEncoder | None = None) -> list[dict[str, Any]]:
+    """Score rows of every submission version on every resolved, non-void task (sorted, deterministic;
+    ``encoder``: the slot FTA's embedder, none without it)."""
     resolutions = resolved_tasks(folder, manifest)
     resolved = [
         task for task in tasks if resolutions.get(task.task_id, {}).get("status") == "resolved"
@@ -80,7 +92,8 @@ def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task]) ->
         families = {answer.family for answer in answers.values()}
         for task in (task for task in resolved if task.family in families):
             hidden = resolutions[task.task_id]["hidden"]
-            for metric, (value, imputed) in _metrics(task, hidden, answers.get(task.task_id)).items():
+            metrics = _metrics(task, hidden, answers.get(task.task_id), encoder)
+            for metric, (value, imputed) in metrics.items():
                 rows.append(
                     {
                         "round_id": manifest.round_id,
@@ -95,7 +108,7 @@ def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task]) ->
                         "metric": metric,
                         "score": round(value, 10),
                         "imputed": imputed,
-                        "outcome": hidden.top_option(),
+                        "outcome": hidden.top_option() or hidden.stats.get("option_id"),
                         "options": len(task.candidates),
                     }
                 )

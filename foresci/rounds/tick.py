@@ -21,6 +21,7 @@ from typing import Any
 from foresci.core.artifacts import sha256_file, sha256_json
 from foresci.core.io import dumps_line, read_json, write_json, write_jsonl
 from foresci.core.locks import artifact_lock
+from foresci.evaluation.fta import TextEncoder
 from foresci.kb.store import last_announcement
 from foresci.rounds.family_tasks import load_frozen, resolve_tasks
 from foresci.rounds.ledger import (
@@ -44,6 +45,7 @@ from foresci.rounds.ledger import (
 )
 from foresci.rounds.open import open_round
 from foresci.rounds.scores import board, read_scores, resolved_outcomes, score_round, stability
+from foresci.rounds.slot_fta import encoder_name, round_encoder
 from foresci.rounds.submit import all_submissions, round_questions, round_tasks
 from foresci.rounds.task_scores import TASK_METRICS, score_tasks, task_counts, task_resolution_path
 from foresci.tasks.forecast import load_package, resolve_questions
@@ -149,8 +151,10 @@ def summary(ledger: Path) -> dict[str, Any]:
     }
 
 
-def resolve_due_tasks(folder: Path, manifest: RoundManifest, kb: Any, day: date) -> list[str]:
-    """Resolve the family tasks of every horizon whose window the KB covers (once: the file stays)."""
+def resolve_due_tasks(folder: Path, manifest: RoundManifest, kb: Any, day: date,
+                      encoder: TextEncoder | None = None) -> list[str]:
+    """Resolve the family tasks of every horizon whose window the KB covers (once: the file stays;
+    ``encoder``: the KB's embedder, for the bottleneck tasks' same-node check)."""
     actions: list[str] = []
     pending = [
         horizon
@@ -161,7 +165,8 @@ def resolve_due_tasks(folder: Path, manifest: RoundManifest, kb: Any, day: date)
         return actions
     frozen, task_settings, snapshots = load_frozen(folder / PUBLIC_DIR)
     for horizon in pending:
-        rows = resolve_tasks(frozen, horizon, kb, task_settings, snapshots)
+        rows = resolve_tasks(frozen, horizon, kb, task_settings, snapshots,
+                             None if encoder is None else encoder.encode)
         write_jsonl(task_resolution_path(folder, horizon), rows)
         void = sum(row["status"] == "void" for row in rows)
         actions.append(f"resolved {manifest.round_id} tasks-{horizon} ({len(rows)} tasks, {void} void)")
@@ -169,8 +174,9 @@ def resolve_due_tasks(folder: Path, manifest: RoundManifest, kb: Any, day: date)
     return actions
 
 
-def score_due_tasks(folder: Path, manifest: RoundManifest) -> list[str]:
-    """Score the family tasks when their resolutions or the submissions changed since the last scoring."""
+def score_due_tasks(folder: Path, manifest: RoundManifest, encoder: TextEncoder | None = None) -> list[str]:
+    """Score the family tasks when their resolutions, the submissions or the slot FTA's embedder changed
+    since the last scoring."""
     paths = [task_resolution_path(folder, horizon) for horizon in sorted(manifest.task_windows)]
     present = [path for path in paths if path.is_file()]
     if not present:
@@ -182,12 +188,13 @@ def score_due_tasks(folder: Path, manifest: RoundManifest) -> list[str]:
                 (record["method"], record["version"], record["sha256"], record.get("task_sha256"))
                 for record in all_submissions(folder)
             ],
+            "encoder": encoder_name(encoder),
         }
     )
     marker = folder / TASK_SCORES_INPUTS
     if marker.is_file() and read_json(marker).get("inputs") == inputs:
         return []
-    rows = score_tasks(folder, manifest, round_tasks(folder))
+    rows = score_tasks(folder, manifest, round_tasks(folder), encoder)
     changed = write_jsonl_if_changed(folder / TASK_SCORES_FILE, rows)
     write_json(marker, {"inputs": inputs})  # after the rows: a kill in between rescores next tick
     return [f"scored {manifest.round_id} tasks ({len(rows)} rows)"] if changed else []
@@ -201,9 +208,17 @@ def tick(
     snapshots: Mapping[str, Snapshot] | None = None,
     view_for: Callable[[date], Any] | None = None,
     taxonomy_dir: Path | None = None,
+    encoder: TextEncoder | None = None,
 ) -> list[str]:
-    """Do what is due on ``kb``'s clock; returns one line per change made (empty when nothing was due)."""
+    """Do what is due on ``kb``'s clock; returns one line per change made (empty when nothing was due).
+
+    ``encoder``: the embedder of the bottleneck tasks' same-node check and of the slot FTA (default: the
+    KB's own model, :func:`foresci.rounds.slot_fta.round_encoder`; none when the KB names none)."""
     ledger = Path(ledger)
+    if encoder is None:
+        from foresci.core.settings import Settings
+
+        encoder = round_encoder(kb, settings or Settings())
     actions: list[str] = []
     with artifact_lock(ledger, timeout=None):
         day = last_announcement(kb)
@@ -217,6 +232,7 @@ def tick(
                 scheduled_for=scheduled,
                 view_for=view_for,
                 taxonomy_dir=taxonomy_dir,
+                encoder=encoder,
             )
             actions.append(f"opened {round_id} (scheduled {scheduled})")
         fault_point("open")
@@ -235,13 +251,13 @@ def tick(
                 write_jsonl(target, resolve_questions(questions, frozen, kb))
                 actions.append(f"resolved {round_id} {window} ({len(questions)} questions)")
                 fault_point("resolve")
-            actions.extend(resolve_due_tasks(folder, manifest, kb, day))
+            actions.extend(resolve_due_tasks(folder, manifest, kb, day, encoder))
             if resolved_outcomes(folder, manifest):
                 rows = score_round(folder, manifest, round_questions(folder, manifest))
                 if write_jsonl_if_changed(folder / SCORES_FILE, rows):
                     actions.append(f"scored {round_id} ({len(rows)} rows)")
                 fault_point("score")
-            actions.extend(score_due_tasks(folder, manifest))
+            actions.extend(score_due_tasks(folder, manifest, encoder))
         inputs = board_inputs(ledger)
         board_path = ledger / BOARD_FILE
         current = read_json(board_path) if board_path.is_file() else {}

@@ -13,16 +13,15 @@ from typing import TYPE_CHECKING, Any
 from foresci.core.artifacts import write_manifest
 from foresci.core.errors import UserError
 from foresci.core.io import write_jsonl
-from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.common import Built, select_balanced
+from foresci.tasks.collector import freeze_loaded, with_quiet_collector
 from foresci.tasks.config import TaskSettings
+from foresci.tasks.domain_builds import DomainJob, build_domains, merge_domains
 from foresci.tasks.domain_inputs import (
     domain_name,
     domains_with_papers,
-    evidence_for_windows,
-    snapshot_for,
     snapshot_vocabulary,
 )
 from foresci.tasks.evidence import DomainEvidence
@@ -135,6 +134,7 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
     return report
 
 
+@with_quiet_collector
 def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3m", "6m"),
                   domains: Sequence[str] | None = None, settings: Settings | None = None,
                   per_family: int = 25,
@@ -153,7 +153,6 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     Refuses windows the KB has not yet closed.
     """
     from foresci.core.settings import Settings
-    from foresci.taxonomy.naming import kb_embed_function
 
     settings = settings or Settings()
     task_settings = settings.tasks
@@ -165,31 +164,20 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     if (latest := last_announcement(kb)) < last_end:
         raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
                         path=getattr(kb, "path", None), field="--cutoff")
-    evidences: list[DomainEvidence] = []
-    used_snapshots: dict[str, Snapshot] = {}
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
                                         settings.taxonomy.member_statuses)
+    freeze_loaded()  # the KB's papers, read by the line above
     for domain, reason in skipped.items():
         if progress:
             progress(f"warning: skipped domain {domain}: {reason}")
-    for domain in kept:
-        if progress:
-            progress(f"{domain}: taxonomy at {cutoff}")
-        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
-        used_snapshots[domain] = snapshot
-        papers = kb.papers(until=last_end, domain=domain, statuses=CANDIDATE_STATUSES)
-        if progress:
-            progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
-        embeddings = kb.embeddings([paper.paper_id for paper in papers])
-        found = evidence_for_windows(snapshot, papers, embeddings, window_list)
-        for evidence in found:
-            evidence.embed = kb_embed_function(kb, settings)
-        evidences.extend(found)
-    if progress:
-        progress("building tasks")
-    family_seconds: dict[str, float] = {}
-    pools, problems = candidate_pool(evidences, task_settings, per_family,
-                                     [family.name for family in chosen], family_seconds)
+    wanted = task_settings.forecast_questions if forecast_questions is None else forecast_questions
+    names = tuple(family.name for family in chosen)
+    job = DomainJob(kb=kb, cutoff=cutoff, settings=settings, taxonomy_dir=taxonomy_dir,
+                    snapshots=snapshots or {}, windows=tuple(window_list), families=names,
+                    per_family=per_family, forecast_questions=wanted)
+    built = build_domains(job, kept, progress)
+    used_snapshots = {item.domain: item.snapshot for item in built}
+    pools, problems, family_seconds, parts = merge_domains(built, names)
     if progress:
         progress("built candidates: " + ", ".join(f"{family} {value:.1f} s"
                                                   for family, value in family_seconds.items()))
@@ -199,7 +187,6 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
               "per_family": per_family}
     if families is not None:
         inputs["families"] = [family.name for family in chosen]
-    wanted = task_settings.forecast_questions if forecast_questions is None else forecast_questions
     questions: list[ForecastQuestion] = []
     resolutions: list[Resolution] = []
     if wanted > 0:
@@ -209,7 +196,6 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
             progress(f"freezing and resolving {wanted} forecast questions")
         questions, resolutions = release_forecasts(kb, cutoff, list(windows), wanted, settings,
                                                    used_snapshots, kept)
-    parts = [family.parts(evidences, task_settings, wanted) for family in chosen]
     if progress:
         progress("auditing and writing the release")
     write_release(out, selected, task_settings, inputs=inputs,

@@ -64,12 +64,13 @@ def build_command(
     from foresci.core.settings import Settings
     from foresci.tasks.audit import audit_tasks, render_audit
     from foresci.tasks.build import build_release
+    from foresci.tasks.domain_builds import paused_while_forking
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release import load_release
 
     chosen_families = _family_list(families)  # a bad name is refused before the KB is opened
     console = Console(stderr=True)
-    with console.status("opening the KB") as status:
+    with console.status("opening the KB") as status, paused_while_forking(status.stop, status.start):
         store = _open_kb(kb)
         build_release(store, out, parse_date_option(cutoff, "--cutoff"), windows=tuple(window),
                       domains=domain or None, settings=Settings(), per_family=per_family,

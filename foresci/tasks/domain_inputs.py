@@ -43,10 +43,10 @@ def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
     import os
 
     from foresci.taxonomy.build import build_taxonomy
-    from foresci.taxonomy.reuse import publish, reuse_folder
+    from foresci.taxonomy.reuse import publish
     from foresci.taxonomy.store import load_taxonomy, save_taxonomy
 
-    folder = taxonomy_dir / domain if taxonomy_dir is not None else reuse_folder(kb, domain, cutoff, settings)
+    folder = taxonomy_folder(kb, domain, cutoff, settings, taxonomy_dir)
     if folder is not None and (folder / "manifest.json").is_file():
         snapshot = load_taxonomy(folder).final
         if snapshot.cutoff != cutoff:
@@ -59,6 +59,22 @@ def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
         save_taxonomy(history, staging, inputs=inputs)
         publish(staging, folder)
     return history.final
+
+
+def taxonomy_folder(kb: Any, domain: str, cutoff: date, settings: Settings,
+                    taxonomy_dir: Path | None = None) -> Path | None:
+    """Where :func:`snapshot_for` keeps T(domain, cutoff): ``taxonomy_dir/<domain>``, else the reuse cache's
+    folder for this KB, cutoff and settings (None when it cannot be keyed)."""
+    from foresci.taxonomy.reuse import reuse_folder
+
+    return taxonomy_dir / domain if taxonomy_dir is not None else reuse_folder(kb, domain, cutoff, settings)
+
+
+def saved_taxonomy_folder(kb: Any, domain: str, cutoff: date, settings: Settings,
+                          taxonomy_dir: Path | None = None) -> Path | None:
+    """:func:`taxonomy_folder` when a taxonomy is saved there (:func:`snapshot_for` loads it), else None."""
+    folder = taxonomy_folder(kb, domain, cutoff, settings, taxonomy_dir)
+    return folder if folder is not None and (folder / "manifest.json").is_file() else None
 
 
 def domains_with_papers(kb: Any, domains: Sequence[str], cutoff: date,

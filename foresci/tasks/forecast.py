@@ -8,6 +8,9 @@ over the four families, alternating numeric and binary kinds:
 - bottleneck_opportunity -> numeric: window papers of the node that mention one of its bottleneck signals
 - venue_positioning      -> binary: will a venue family lead the node's venue-tagged window papers?
 
+A round adds concept_emergence's binary ``ceq-`` questions after these (``extra_questions``), frozen and
+resolved by :mod:`foresci.rounds.emergence_items` (will two concepts be used together in >= k window papers?).
+
 The taxonomy snapshots are frozen in the package (``snapshots/<domain>.json``) so resolution routes new
 papers with the same centroids. Each question carries a naive persistence baseline.
 """
@@ -27,11 +30,12 @@ from foresci.core.io import iter_jsonl, write_json, write_jsonl
 from foresci.kb.models import Paper
 from foresci.kb.store import last_announcement
 from foresci.tasks.builders.common import display_name, eligible_nodes
-from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows, snapshot_for
+from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.families import all_families
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.parallel_taxonomies import snapshots_for
 from foresci.tasks.release import FORECAST_FILE, check_frozen_files
 from foresci.tasks.text import content_tokens, core_phrase
 from foresci.tasks.windows import Window, make_window
@@ -196,8 +200,9 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     used: dict[str, Snapshot] = {}
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
                                         settings.taxonomy.member_statuses)
+    found_snapshots = snapshots_for(kb, kept, cutoff, settings, taxonomy_dir, snapshots)
     for domain in kept:
-        snapshot = (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
+        snapshot = found_snapshots[domain]
         papers = kb.papers(until=cutoff, domain=domain)
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
         found = evidence_for_windows(snapshot, papers, embeddings, [frame, earlier], trajectories=False)
@@ -213,11 +218,14 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
 
 def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: int = 12,
                  settings: Any = None, snapshots: Mapping[str, Snapshot] | None = None,
-                 domains: Sequence[str] | None = None, taxonomy_dir: Path | None = None) -> Path:
+                 domains: Sequence[str] | None = None, taxonomy_dir: Path | None = None,
+                 extra_questions: Sequence[ForecastQuestion] = ()) -> Path:
     """Freeze ``n`` forecast questions about the window after ``cutoff`` into a package folder.
 
     Reads only papers announced on or before the cutoff. The manifest records the content hash of the
     questions and snapshots and the creation time (the only wall-clock value of the package).
+    ``extra_questions`` (frozen elsewhere from the same pre-cutoff papers: a round's ``ceq-`` questions,
+    :mod:`foresci.rounds.emergence_items`) follow the ``n`` questions.
     """
     from foresci.core.settings import Settings
 
@@ -226,6 +234,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     frame = make_window(cutoff, window)
     questions, used, skipped = freeze_questions(kb, cutoff, window, n, settings, snapshots, domains,
                                                 taxonomy_dir)
+    questions = [*questions, *extra_questions]
     snapshot_files: list[str] = []
     for domain, snapshot in used.items():
         relative = f"{SNAPSHOT_DIR}/{domain}.json"
@@ -321,6 +330,13 @@ def resolve_questions(questions: Sequence[ForecastQuestion], snapshots: Mapping[
         raise WindowNotClosedError(f"the KB ends on {latest} but the package window ends on "
                                    f"{window_end}; "
                                    "resolve once newer literature covers the whole window")
+    from foresci.tasks.families.concept_emergence.forecasts import (
+        is_emergence_question,
+        resolve_emergence_questions,
+    )
+
+    emergence = [question for question in questions if is_emergence_question(question)]
+    questions = [question for question in questions if not is_emergence_question(question)]
     resolutions: list[Resolution] = []
     for domain in sorted({question.domain for question in questions}):
         if domain not in snapshots:
@@ -335,7 +351,8 @@ def resolve_questions(questions: Sequence[ForecastQuestion], snapshots: Mapping[
             frame = make_window(question.cutoff, _horizon(question))
             evidence = collect_evidence(snapshot, papers, assignment, frame)
             resolutions.append(_resolve(question, evidence, str(getattr(kb, "fingerprint", ""))))
-    return resolutions
+    # concept_emergence: its pair used together in >= k window papers (its forecasts module)
+    return resolutions + resolve_emergence_questions(emergence, kb, str(getattr(kb, "fingerprint", "")))
 
 
 def _horizon(question: ForecastQuestion) -> str:

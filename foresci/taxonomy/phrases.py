@@ -349,13 +349,50 @@ _SURFACES = _WordTable(_surface_word)
 _GENERIC_KEYS = _GenericKeys()
 
 
+WIDEST_ROWS = (2, 8)
+"""The word limits every text's phrases are extracted with once (taxonomy naming and the bottleneck builder
+read these; narrower limits, such as concept emergence's 2..4, are cut from them: :func:`narrowed_rows`)."""
+
+
 @lru_cache(maxsize=32768)
 def _document_phrase_rows(text: str, min_words: int, max_words: int) -> PhraseRows:
-    """:func:`document_phrases` as immutable rows, remembered for the last 32,768 texts (release builders
-    read the same abstracts once per node and window, after naming read them for every domain; about 10 KB
-    a text). At 8,192 the real KB's four domains (about 11,500 core papers) evicted each other between
-    naming and the bottleneck builder: `tasks build` at 2025-12-31 from scratch took 67.6 s, now 57.0 s,
-    peak RSS 1.09 -> 1.16 GiB, the same release).
+    """:func:`document_phrases` as immutable rows, remembered for the last 32,768 (text, limits): release
+    builders read the same abstracts once per node and window, after naming read them for every domain
+    (about 10 KB a text; at 8,192 the real KB's four domains evicted each other between naming and the
+    bottleneck builder: `tasks build` at 2025-12-31 from scratch took 67.6 s, then 57.0 s at 32,768).
+
+    Limits within :data:`WIDEST_ROWS` are cut from the text's widest rows (extracted once per text, shared by
+    every reader and every word limit) where :func:`narrowed_rows` can; otherwise extracted
+    (:func:`_extracted_rows`)."""
+    widest_min, widest_max = WIDEST_ROWS
+    if (min_words, max_words) != WIDEST_ROWS and widest_min <= min_words and max_words <= widest_max:
+        narrowed = narrowed_rows(_document_phrase_rows(text, widest_min, widest_max), min_words, max_words)
+        if narrowed is not None:
+            return narrowed
+    return _extracted_rows(text, min_words, max_words)
+
+
+def narrowed_rows(rows: PhraseRows, min_words: int, max_words: int) -> PhraseRows | None:
+    """The rows a narrower word limit gives, cut from ``rows`` (a text's rows at wider limits); None when
+    that cannot be read from them exactly.
+
+    A surface form's words are its tokens (a token holds no space), so each (key, surface) pair knows the
+    token span it came from: pairs outside ``min_words..max_words`` are dropped, counts and first-seen
+    order kept. Where a key keeps some surface forms and loses others, its first occurrence may move past
+    another key's: the rows are then not read from ``rows`` (None) but extracted anew."""
+    narrowed: list[tuple[str, SurfaceCounts]] = []
+    for key, forms in rows:
+        kept = tuple([form for form in forms if min_words <= form[0].count(" ") + 1 <= max_words])
+        if len(kept) != len(forms):
+            if kept:
+                return None
+            continue
+        narrowed.append((key, forms))
+    return tuple(narrowed)
+
+
+def _extracted_rows(text: str, min_words: int, max_words: int) -> PhraseRows:
+    """:func:`document_phrases` as immutable rows, extracted from the text.
 
     The same phrases, in the same order, as :func:`_phrase_spans` over :func:`tokenize` gives (a token is
     one word of a phrase), read from per-word tables (:class:`_WordTable`) and role codes matched as a

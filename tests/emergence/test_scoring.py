@@ -62,3 +62,32 @@ def test_paired_auc_difference() -> None:
     assert lift.low is not None and lift.low > 0
     same = auc_difference(strong, strong, labels, 20, 2)
     assert same.value == same.low == same.high == 0.0
+
+
+def test_concept_bootstrap_weighs_a_pair_by_its_concepts_draws() -> None:
+    from foresci.emergence.scoring import resample_weights
+
+    concepts = np.asarray([[0, 1], [0, 2], [1, 2], [3, 4]])
+    weights = resample_weights(4, np.random.default_rng(5), concepts)
+    drawn = np.bincount(np.random.default_rng(5).integers(0, 5, 5), minlength=5).astype(float)
+    assert weights.tolist() == [drawn[a] * drawn[b] for a, b in concepts.tolist()]
+    assert resample_weights(4, np.random.default_rng(5)).sum() == 4  # pairs: as many draws as pairs
+
+
+def test_concept_bootstrap_is_wider_when_positives_cluster_on_concepts() -> None:
+    """Positives that all hang on a few concepts: resampling concepts (which drops or doubles a hub and
+    all its pairs) gives a wider AUC interval than resampling pairs, which treats them as independent."""
+    from foresci.emergence.scoring import score_pairs
+
+    rng = np.random.default_rng(3)
+    pairs = np.asarray([(a, b) for a in range(60) for b in range(a + 1, 60)])
+    lift = np.zeros(60)
+    lift[:4] = [1.5, 1.0, 0.0, -0.5]  # a score ranks each hub's pairs well or badly: hubs decide the AUC
+    hub = pairs[:, 0] < 4
+    labels = hub & (rng.random(len(pairs)) < 0.6)
+    scores = rng.random(len(pairs)) + lift[pairs[:, 0]] * labels
+    by_pairs = score_pairs(scores, labels, [], 200, 1)["auc"]
+    by_concepts = score_pairs(scores, labels, [], 200, 1, pairs)["auc"]
+    assert by_pairs.value == by_concepts.value  # the point estimate does not depend on the resampling
+    width = lambda interval: interval.high - interval.low  # noqa: E731
+    assert width(by_concepts) > 1.5 * width(by_pairs)

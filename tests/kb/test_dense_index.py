@@ -21,6 +21,9 @@ from foresci.kb.dense import (
     exact_search,
     graph_cost_ms,
     graph_is_cheaper,
+    grow_hnsw,
+    read_index,
+    write_index,
 )
 from foresci.kb.retrieve import KBView
 from foresci.kb.store import KnowledgeBase
@@ -213,3 +216,30 @@ def test_mid_sized_kb_build_stores_an_hnsw_graph_and_views_stay_cutoff_exact(
         assert not ranked or max(ranked) < view.size
         hits = view.search(kb.paper_at(row).title, k=5)
         assert all(hit.paper.announced <= view.cutoff for hit in hits)
+
+
+def test_a_graph_read_back_with_its_vectors_in_parts_has_the_storage_of_one_add(tmp_path: Path) -> None:
+    """The storage an update gives a graph stored without vectors, filled from the segments' parts in
+    one copy, equals ``IndexFlatIP.add`` of all rows: the same neighbours, and the graph grows alike."""
+    import faiss
+
+    vectors = _clustered(500, dimension=16, seed=3)
+    graph = build_hnsw(vectors[:400], [150, 300])
+    write_index(tmp_path, graph, HNSW_FILE)
+    whole = read_index(tmp_path, HNSW_FILE, mapped=False, vectors=vectors[:400])
+    parts = read_index(tmp_path, HNSW_FILE, mapped=False, vectors=[vectors[:150], vectors[150:170],
+                                                                   vectors[170:400]])
+    assert whole is not None and parts is not None
+    flat = faiss.IndexFlatIP(16)
+    flat.add(np.ascontiguousarray(vectors[:400]))
+    codes = [index.storage.reconstruct_n(0, index.storage.ntotal) for index in (whole, parts)]
+    assert np.array_equal(codes[0], flat.reconstruct_n(0, 400)) and np.array_equal(*codes)
+    assert parts.storage.ntotal == 400
+    for index in (whole, parts):
+        grow_hnsw(index, vectors[400:], [50])
+    query = vectors[::37]
+    assert np.array_equal(whole.search(query, 10)[1], parts.search(query, 10)[1])
+    grown = [index.storage.reconstruct_n(0, 500) for index in (whole, parts)]
+    assert np.array_equal(*grown)
+    with pytest.raises(ValueError, match="needs its vectors"):
+        read_index(tmp_path, HNSW_FILE, mapped=False, vectors=[vectors[:150]])

@@ -91,6 +91,8 @@ def test_updated_kb_searches_exactly_like_the_kb_built_from_scratch(
     assert len(grown.segments) > 1 and scratch.segments == ["."]
     assert grown.dense_index.path(grown.size) == "hnsw"  # the graph is what answers at the last cutoff
     assert (grown.generation / HNSW_FILE).read_bytes() == (scratch.generation / HNSW_FILE).read_bytes()
+    for vocabulary in ("bm25_vocabulary.json", "bm25_terms.bin"):  # extended by each update, not rewritten
+        assert (grown.generation / vocabulary).read_bytes() == (scratch.generation / vocabulary).read_bytes()
     assert _searches(grown) == _searches(scratch)
     assert grown.fingerprint == scratch.fingerprint  # same input files, same config
 
@@ -148,7 +150,8 @@ def test_a_day_the_kb_already_has_is_a_full_rebuild_equal_to_scratch(
 
 
 KILL_POINTS = [
-    "write_generation_db", "write_merged_segment", "grow_hnsw", "write_appended_manifest", "_swap_in"
+    "write_generation_db", "write_merged_segment", "append_json_terms", "append_terms", "attach_storage",
+    "grow_hnsw", "write_appended_manifest", "_swap_in",
 ]
 KILLER = """
 import os, signal, sys

@@ -84,6 +84,9 @@ def task_answers_file(path: Path, tasks: list[Any], method: str, pick: int = 0) 
         order = order[pick:] + order[:pick]
         if task.family == "direction_forecasting":
             payload: dict[str, Any] = {"direction": order[0], "trajectory": "steady", "rationale": "r"}
+        elif task.family == "bottleneck_opportunity":  # the option named by its phrase, not its letter
+            named = next(candidate.name for candidate in task.candidates if candidate.option_id == order[0])
+            payload = {"bottleneck": named, "opportunity": "o", "mechanism": "m"}
         else:
             payload = {"ranking": [{"option_id": option, "reason": "r"} for option in order]}
         rows.append({"task_id": task.task_id, "family": task.family, "method": method, "payload": payload,

@@ -110,8 +110,8 @@ def test_void_rule_matches_the_builders_gates(tmp_path: Path) -> None:
     # a void set is one the release drops: no built task of the window has the same options
     built, _ = _release_pool("3m")
     built_sets = {(item.task.family, frozenset(c.node_id for c in item.task.candidates)) for item in built}
-    for task in round_tasks(folder):
-        if task.horizon == "3m":
+    for task in round_tasks(folder):  # (bottleneck tasks: tests/rounds/test_bottleneck_rounds.py)
+        if task.horizon == "3m" and task.family in ("direction_forecasting", "strategic_planning"):
             key = (task.family, frozenset(c.node_id for c in task.candidates))
             assert (key in built_sets) == (task.task_id not in void), task.task_id
     scored = {row["task_id"] for row in iter_jsonl(folder / "task_scores.jsonl")}

@@ -181,6 +181,17 @@ def test_generated_world_rounds_through_the_cli(tmp_path: Path) -> None:
     for name in ("persistence", "trend", "trend-again"):  # baselines at open, a CLI submission later
         path = folder / "submissions" / name / "v0001" / "task_answers.jsonl"
         assert sorted(json.loads(line)["task_id"] for line in path.open()) == sorted(task_ids)
+    assert manifest["counts"]["tasks_by_family"].get("bottleneck_opportunity", 0) > 0
+    for name in ("persistence", "trend"):  # the baselines answer the bottleneck tasks too
+        path = folder / "submissions" / name / "v0001" / "task_answers.jsonl"
+        rows = [json.loads(line) for line in path.open()]
+        assert all(row["status"] == "ok" for row in rows if row["family"] == "bottleneck_opportunity")
+    scored = [json.loads(line) for line in (folder / "task_scores.jsonl").open()]
+    resolved = [json.loads(line) for path in (folder / "resolutions").glob("tasks-*.jsonl")
+                for line in path.open()]
+    slot_tasks = {row["task_id"] for row in resolved if row["status"] == "resolved"
+                  and row["family"] in ("direction_forecasting", "bottleneck_opportunity")}
+    assert {row["task_id"] for row in scored if row["metric"] == "fta"} >= slot_tasks  # the KB's embedder
     three_months = [line for line in (folder / "public/tasks/options.jsonl").open() if '"3m"' in line]
     tasks = next(entry["tasks"] for entry in board["rounds"] if entry["round_id"] == round_id)
     assert tasks["resolved"] + tasks["void"] == len(three_months)  # the venue cycle has not closed

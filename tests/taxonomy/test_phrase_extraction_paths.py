@@ -12,12 +12,14 @@ import pytest
 
 from foresci.kb.models import Paper
 from foresci.taxonomy.phrases import (
+    WIDEST_ROWS,
     PhraseRows,
     _document_phrase_rows,
     _generic_key,
     _phrase_spans,
     _span_words,
     document_phrases,
+    narrowed_rows,
     subsumed,
     tokenize,
 )
@@ -57,15 +59,34 @@ def random_text(rng: random.Random) -> str:
     return " ".join(parts)
 
 
-@pytest.mark.parametrize("limits", [(2, 8), (2, 6), (1, 3)])
+@pytest.mark.parametrize("limits", [(2, 8), (2, 6), (2, 4), (3, 5), (2, 2), (1, 3)])
 def test_fast_rows_equal_the_token_path(limits: tuple[int, int]) -> None:
     rng = random.Random(f"phrases:{limits}")
     texts = [random_text(rng) for _ in range(300)]
-    texts += ["", "...", "LLMs require domain expertise.",
+    texts += ["", "...", "LLMs require domain expertise.", _STRADDLING,
               "Auditing of krouplalive pelorings improves recall.",
               "Visual prompting of vision-language models"]
     for text in texts:
         assert _document_phrase_rows(text, *limits) == reference_rows(text, *limits), text
+
+
+_STRADDLING = ("Large vision language model training. Robust model tuning. "
+               "Large vision-language model training.")
+"""A key written in 5 tokens first and in 4 after another key ("large vision language model training"): cut
+to 2..4 words, its first occurrence moves behind "robust model tuning"."""
+
+
+def test_narrow_limits_are_cut_from_the_widest_rows_or_extracted() -> None:
+    widest = _document_phrase_rows(_STRADDLING, *WIDEST_ROWS)
+    assert narrowed_rows(widest, 2, 4) is None  # a key keeps one surface and loses the other
+    keys = [key for key, _ in reference_rows(_STRADDLING, 2, 4)]
+    assert keys.index("robust model tuning") < keys.index("large vision language model training")
+    assert _document_phrase_rows(_STRADDLING, 2, 4) == reference_rows(_STRADDLING, 2, 4)
+    text = ("Vision-language models and retrieval-augmented generation for web agents under "
+            "distribution shift.")
+    cut = narrowed_rows(_document_phrase_rows(text, *WIDEST_ROWS), 2, 4)
+    assert cut is not None and cut == reference_rows(text, 2, 4)
+    assert any(len(form.split()) > 4 for _, forms in _document_phrase_rows(text, 2, 8) for form, _ in forms)
 
 
 def test_repeated_phrases_count_every_surface_in_first_seen_order() -> None:

@@ -405,45 +405,52 @@ def _belonging(domain: DomainEvidence, evidence: NodeEvidence, scored: list[Scor
     return kept
 
 
-def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
-               domain_name: str) -> Built | None:
-    pool: list[Scored] = []
+Candidate = tuple[Signal, str, frozenset[str], list[str]]
+"""A bottleneck as it stands at the cutoff: its signal, limitation phrase, the node's own marker words of
+it and the node's pre-cutoff papers mentioning it."""
+
+
+def pre_cutoff_bottlenecks(domain: DomainEvidence, evidence: NodeEvidence) -> list[Candidate]:
+    """The node's limitation signals with marker words of its own (:func:`node_markers`) and their
+    pre-cutoff mentions: everything about a candidate bottleneck that the cutoff already fixes."""
+    found: list[Candidate] = []
     for signal, phrase in limitation_signals(evidence, domain.cutoff, domain):
         own = node_markers(phrase, evidence, domain)
-        if not own:
-            continue
-        before = mentions(signal, domain, evidence.pre_ids, own)
+        if own:
+            found.append((signal, phrase, own, mentions(signal, domain, evidence.pre_ids, own)))
+    return found
+
+
+def window_pool(domain: DomainEvidence, evidence: NodeEvidence, candidates: list[Candidate]) -> list[Scored]:
+    """Each candidate with its window mentions and its log growth of mention share (add-one)."""
+    pool: list[Scored] = []
+    for signal, phrase, own, before in candidates:
         after = mentions(signal, domain, evidence.window_ids, own)
         growth = math.log(((len(after) + 1) / (evidence.window + 1))
                           / ((len(before) + 1) / (evidence.pre_total + 1)))
         pool.append((growth, signal, before, after, phrase))
-    if not any(len(entry[3]) >= settings.min_addressing_papers for entry in pool):
-        return None
-    pool = _belonging(domain, evidence, pool)
+    return pool
+
+
+def rising_bottlenecks(evidence: NodeEvidence, pool: list[Scored], settings: TaskSettings) -> list[Scored]:
+    """The target's pool: addressed by at least ``min_addressing_papers`` window papers, not a problem of
+    every method, with a rise of mention share (:func:`rise_test`); fastest growth first."""
     scored = [entry for entry in pool if len(entry[3]) >= settings.min_addressing_papers
               and not any_methods_problem(entry[4])
               and rises(rise_test(len(entry[2]), evidence.pre_total, len(entry[3]), evidence.window))]
-    if not scored:
-        return None
     scored.sort(key=lambda entry: (-entry[0], entry[1].text))
-    growth, primary, before, addressing, phrase = scored[0]
-    rise = rise_test(len(before), evidence.pre_total, len(addressing), evidence.window)
-    signals = [*node_bottlenecks(evidence), *(entry[1] for entry in scored)]
-    bottleneck_words = {word for signal in signals
-                        for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
-    found = opportunity_phrases(domain, evidence.window_ids, evidence.pre_ids, bottleneck_words,
-                                max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase,
-                                addressing)
+    return scored
+
+
+def bottleneck_public_task(domain: DomainEvidence, evidence: NodeEvidence, domain_name: str,
+                           identifier: str) -> Task:
+    """The public task of a node (pre-cutoff facts only: its name, description, size, key terms and
+    recurring limitations)."""
     name = display_name(evidence.node)
     window = domain.window
-    persistence = max(pool, key=lambda entry: (len(entry[2]), entry[1].count, entry[1].text))
-    bottleneck = list(dict.fromkeys([phrase, primary.text,
-                                     *(core_phrase(text) for text in primary.variants)]))
-    key = (f"{window.horizon}:{phrase.lower()}",)
-    identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     title, question = bottleneck_question(domain_name, name, window.cutoff, window.start, window.end)
     signals_public = [text for _, text in limitation_signals(evidence, domain.cutoff, domain)][:6]
-    task = Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
+    return Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
                 context={"domain_name": domain_name, "subdirection": name,
@@ -454,42 +461,93 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSet
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "recurring_limitations_before_cutoff": signals_public},
                 deliverable=list(get_family(FAMILY).deliverables))
+
+
+def window_opportunities(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
+                         scored: list[Scored], task: Task) -> list[tuple[str, int]]:
+    """The opportunities the window papers addressing the winning bottleneck take up
+    (:func:`opportunity_phrases`), less those the public task already names."""
+    _, _, _, addressing, phrase = scored[0]
+    signals = [*node_bottlenecks(evidence), *(entry[1] for entry in scored)]
+    bottleneck_words = {word for signal in signals
+                        for word in phrase_key(" ".join([signal.text, *signal.variants])).split()}
+    found = opportunity_phrases(domain, evidence.window_ids, evidence.pre_ids, bottleneck_words,
+                                max(MIN_OPPORTUNITY_PAPERS, settings.min_addressing_papers), phrase,
+                                addressing)
     public = " ".join(public_strings(task)).lower()
-    found = [(text, count) for text, count in found if text.lower() not in public]
-    if not found:
-        return None
-    opportunity, coherence = _coherent_opportunity(domain, evidence, name, phrase,
-                                                   [text for text, _ in found])
-    if coherence.get("passed") is False:
-        return None
-    mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "
-                 f"'{opportunity[0]}'; {len(addressing)} of the {evidence.window} window papers of the "
-                 f"sub-direction address the bottleneck, against {len(before)} of {evidence.pre_total} "
-                 f"before (a rise: one-sided two-proportion test, p = {rise['p']:.3f}).")
-    hidden = BottleneckTarget(
+    return [(text, count) for text, count in found if text.lower() not in public]
+
+
+def bottleneck_target(domain: DomainEvidence, evidence: NodeEvidence, identifier: str, pool: list[Scored],
+                      scored: list[Scored], found: list[tuple[str, int]], opportunity: list[str],
+                      coherence: dict[str, Any]) -> BottleneckTarget:
+    """The hidden target: the fastest-rising bottleneck ``scored[0]`` and, where ``opportunity`` holds
+    any, the opportunity it opens (bottleneck slots and claims only when it is empty)."""
+    growth, primary, before, addressing, phrase = scored[0]
+    rise = rise_test(len(before), evidence.pre_total, len(addressing), evidence.window)
+    name = display_name(evidence.node)
+    persistence = max(pool, key=lambda entry: (len(entry[2]), entry[1].count, entry[1].text))
+    bottleneck = list(dict.fromkeys([phrase, primary.text,
+                                     *(core_phrase(text) for text in primary.variants)]))
+    counts = (f"{len(addressing)} of the {evidence.window} window papers of the sub-direction address the "
+              f"bottleneck, against {len(before)} of {evidence.pre_total} before (a rise: one-sided "
+              f"two-proportion test, p = {rise['p']:.3f}).")
+    if opportunity:
+        mechanism = (f"Papers in {name} that reduce '{phrase}' during the window go on to pursue "
+                     f"'{opportunity[0]}'; {counts}")
+        slots = [Slot(name="bottleneck", variants=bottleneck),
+                 Slot(name="opportunity", variants=opportunity),
+                 Slot(name="mechanism", variants=[mechanism, f"reducing {phrase} enables {opportunity[0]}"])]
+        opens = [Claim(claim_id="c2", text=f"Reducing {phrase} opens {opportunity[0]}.",
+                       variants=[f"Reducing the bottleneck opens {gram}." for gram in opportunity[1:]])]
+    else:
+        mechanism = f"Papers in {name} turn to '{phrase}' during the window; {counts}"
+        slots = [Slot(name="bottleneck", variants=bottleneck)]
+        opens = []
+    stats: dict[str, Any] = {
+        "node_id": evidence.node_id, "bottleneck_growth": round(growth, 4),
+        "addressing_papers": len(addressing), "pre_mentions": len(before),
+        "signals": {entry[1].text: {"pre": len(entry[2]), "window": len(entry[3]),
+                                    "log_growth": round(entry[0], 4)} for entry in scored},
+        "persistence_answer": persistence[1].text, "persistence_match": persistence[1] is primary,
+        "rise_test": rise,
+        "opportunity_lift": {text: round(lift, 3) for text in opportunity
+                             if (lift := opportunity_lift(phrase_key(text), evidence.window_ids,
+                                                          window_phrase_sets(domain, text_phrases)))
+                             is not None},
+        "opportunity_support": dict(found), "same_node_check": coherence,
+        "post_cutoff_terms": opportunity}
+    return BottleneckTarget(
         task_id=identifier, family=FAMILY, bottleneck=bottleneck,
-        opportunity=opportunity, mechanism=mechanism,
-        slots=[Slot(name="bottleneck", variants=bottleneck),
-               Slot(name="opportunity", variants=opportunity),
-               Slot(name="mechanism", variants=[mechanism, f"reducing {phrase} enables "
-                                                f"{opportunity[0]}"])],
+        opportunity=opportunity, mechanism=mechanism, slots=slots,
         claims=[Claim(claim_id="c1", text=f"The root bottleneck of {name} is {phrase}.",
                       variants=bottleneck[1:]),
-                Claim(claim_id="c2", text=f"Reducing {phrase} opens {opportunity[0]}.",
-                      variants=[f"Reducing the bottleneck opens {gram}." for gram in opportunity[1:]]),
+                *opens,
                 Claim(claim_id="c3", text=(f"Work addressing {phrase} grows in {name} after the cutoff "
                                            f"({len(addressing)} window papers)."))],
-        evidence_ids=addressing[:20],
-        stats={"node_id": evidence.node_id, "bottleneck_growth": round(growth, 4),
-               "addressing_papers": len(addressing), "pre_mentions": len(before),
-               "signals": {entry[1].text: {"pre": len(entry[2]), "window": len(entry[3]),
-                                           "log_growth": round(entry[0], 4)} for entry in scored},
-               "persistence_answer": persistence[1].text, "persistence_match": persistence[1] is primary,
-               "rise_test": rise,
-               "opportunity_lift": {text: round(lift, 3) for text in opportunity
-                                    if (lift := opportunity_lift(phrase_key(text), evidence.window_ids,
-                                                                 window_phrase_sets(domain, text_phrases)))
-                                    is not None},
-               "opportunity_support": dict(found), "same_node_check": coherence,
-               "post_cutoff_terms": opportunity})
-    return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence[1] is primary)
+        evidence_ids=addressing[:20], stats=stats)
+
+
+def _build_one(domain: DomainEvidence, evidence: NodeEvidence, settings: TaskSettings,
+               domain_name: str) -> Built | None:
+    pool = window_pool(domain, evidence, pre_cutoff_bottlenecks(domain, evidence))
+    if not any(len(entry[3]) >= settings.min_addressing_papers for entry in pool):
+        return None
+    pool = _belonging(domain, evidence, pool)
+    scored = rising_bottlenecks(evidence, pool, settings)
+    if not scored:
+        return None
+    window = domain.window
+    key = (f"{window.horizon}:{scored[0][4].lower()}",)
+    identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
+    task = bottleneck_public_task(domain, evidence, domain_name, identifier)
+    found = window_opportunities(domain, evidence, settings, scored, task)
+    if not found:
+        return None
+    opportunity, coherence = _coherent_opportunity(domain, evidence, display_name(evidence.node),
+                                                   scored[0][4], [text for text, _ in found])
+    if coherence.get("passed") is False:
+        return None
+    hidden = bottleneck_target(domain, evidence, identifier, pool, scored, found, opportunity, coherence)
+    persistence = max(pool, key=lambda entry: (len(entry[2]), entry[1].count, entry[1].text))
+    return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence[1] is scored[0][1])

@@ -9,11 +9,12 @@ context, and hides their order by window papers.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 
 from foresci.emergence.build import EmergenceSet, emergence_set
 from foresci.emergence.concepts import ConceptPaper, concept_papers
 from foresci.emergence.config import load_emergence_settings
-from foresci.emergence.questions import OptionSet, option_sets
+from foresci.emergence.questions import OptionSet, PairOption, option_sets
 from foresci.tasks.builders.common import Built, task_id
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence
@@ -21,6 +22,7 @@ from foresci.tasks.families.base import get_family
 from foresci.tasks.families.concept_emergence.family import NAME, emergence_question
 from foresci.tasks.families.concept_emergence.target import EmergenceTarget
 from foresci.tasks.models import Candidate, Task
+from foresci.tasks.windows import Window
 
 _SETS: dict[int, tuple[DomainEvidence, EmergenceSet]] = {}
 _KEPT_SETS = 16
@@ -62,23 +64,36 @@ def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain
     return [_built(domain, option_set, domain_name) for option_set in option_sets(target, wanted, seed)]
 
 
-def _built(domain: DomainEvidence, option_set: OptionSet, domain_name: str) -> Built:
-    window = domain.window
-    cutoff_iso = domain.cutoff.isoformat()
-    ids = [chr(ord("A") + position) for position in range(len(option_set.options))]
+def option_ids(count: int) -> list[str]:
+    """The option ids of a task with ``count`` pairs: A, B, C, ..."""
+    return [chr(ord("A") + position) for position in range(count)]
+
+
+def emergence_task(domain: str, window: Window, options: Sequence[PairOption], domain_name: str,
+                   identifier: str) -> Task:
+    """The public task showing ``options`` in this order (text, signals and context: pre-cutoff facts only);
+    a release and a round's prospective freeze write the same task for the same options."""
+    ids = option_ids(len(options))
     candidates = [Candidate(option_id=option_id, name=option.label, description=option.context)
-                  for option_id, option in zip(ids, option_set.options, strict=True)]
-    decision = tuple(sorted(option.label for option in option_set.options))
-    identifier = task_id(NAME, domain.domain, window.horizon, decision, cutoff_iso)
-    title, question = emergence_question(domain_name, domain.cutoff, window.start, window.end)
-    signals = {option_id: option.signals for option_id, option in zip(ids, option_set.options, strict=True)}
-    task = Task(task_id=identifier, family=NAME, domain=domain.domain, cutoff=domain.cutoff,
+                  for option_id, option in zip(ids, options, strict=True)]
+    title, question = emergence_question(domain_name, window.cutoff, window.start, window.end)
+    signals = {option_id: option.signals for option_id, option in zip(ids, options, strict=True)}
+    return Task(task_id=identifier, family=NAME, domain=domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question, candidates=candidates,
                 context={"pair_signals": signals, "domain_name": domain_name,
                          "pair_papers": {option_id: list(option.paper_ids)
-                                         for option_id, option in zip(ids, option_set.options, strict=True)}},
+                                         for option_id, option in zip(ids, options, strict=True)}},
                 deliverable=list(get_family(NAME).deliverables))
+
+
+def _built(domain: DomainEvidence, option_set: OptionSet, domain_name: str) -> Built:
+    window = domain.window
+    cutoff_iso = domain.cutoff.isoformat()
+    ids = option_ids(len(option_set.options))
+    decision = tuple(sorted(option.label for option in option_set.options))
+    identifier = task_id(NAME, domain.domain, window.horizon, decision, cutoff_iso)
+    task = emergence_task(domain.domain, window, option_set.options, domain_name, identifier)
     counts = dict(zip(ids, option_set.window_papers, strict=True))
     pre_counts = {option_id: int(option.signals["papers_first"] + option.signals["papers_second"])
                   for option_id, option in zip(ids, option_set.options, strict=True)}
