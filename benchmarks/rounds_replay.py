@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import shutil
@@ -39,6 +40,15 @@ DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
 def _day_of(path: Path) -> date | None:
     match = DAY.search(path.name)
     return date.fromisoformat(match.group(1)) if match else None
+
+
+def _rss_mib() -> int:
+    """This process's resident set now (MiB; 0 where /proc is missing)."""
+    status = Path("/proc/self/status")
+    if not status.is_file():
+        return 0
+    line = next((line for line in status.read_text().splitlines() if line.startswith("VmRSS:")), "")
+    return int(line.split()[1]) // 1024 if line else 0
 
 
 class Agent(BaseHTTPRequestHandler):
@@ -145,11 +155,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--since", default=None, help="the initial KB holds only days from this one on")
     parser.add_argument("--until", default=None, help="feed days up to this one")
     parser.add_argument("--days", type=int, default=None, help="feed at most N days")
+    parser.add_argument(
+        "--last-round", default=None, help="the last month end a round opens at (default: every one fed)"
+    )
     parser.add_argument("--questions", type=int, default=12)
     parser.add_argument("--window", action="append", default=None)
     parser.add_argument("--min-items", type=int, default=20)
     parser.add_argument("--plugin", default="foresci_example_agent:momentum_vote")
     parser.add_argument("--sandbox-plugin", action="store_true", help="run the plug-in in bubblewrap")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="embedding/taxonomy cache (default: FORESCI_CACHE_DIR, else WORKDIR/cache); a cache that "
+        "already holds the corpus' vectors makes every update skip the model",
+    )
+    parser.add_argument(
+        "--initial-kb",
+        type=Path,
+        default=None,
+        help="copy this KB (built from the same days up to --start) instead of building the initial KB",
+    )
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(EXAMPLE_PLUGIN))
@@ -171,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    settings = Settings(cache_dir=workdir / "cache")
+    cache_dir = args.cache_dir or Path(os.environ.get("FORESCI_CACHE_DIR") or workdir / "cache")
+    settings = Settings(cache_dir=cache_dir)
     if args.world:
         corpus, domains_dirs, truth = _world(workdir, args.world_months)
         # as the demo does: screen for the world's invented domains only, normalise by its categories
@@ -192,19 +219,37 @@ def main(argv: list[str] | None = None) -> int:
     if args.days is not None:
         later = later[: args.days]
     kb_dir, ledger = workdir / "kb", workdir / "ledger"
+    shutil.rmtree(ledger, ignore_errors=True)
+    shutil.rmtree(workdir / "site", ignore_errors=True)
     staged = workdir / "initial"
     shutil.rmtree(staged, ignore_errors=True)
     staged.mkdir()
     for path in initial:
         (staged / path.name).symlink_to(path.resolve())
     t0 = time.monotonic()
-    build_kb([staged], kb_dir, settings, domains_dirs=domains_dirs)
-    print(f"initial KB: {len(initial)} days up to {start} built in {time.monotonic() - t0:.1f} s", flush=True)
+    shutil.rmtree(kb_dir, ignore_errors=True)
+    if args.initial_kb:
+        shutil.copytree(args.initial_kb, kb_dir, ignore=shutil.ignore_patterns(".foresci.lock*"))
+        copied = KnowledgeBase.open(kb_dir, settings)
+        if copied.last_announcement != start:
+            raise SystemExit(
+                f"{args.initial_kb}: its last day is {copied.last_announcement}, not --start {start}"
+            )
+        how = f"copied from {args.initial_kb}"
+    else:
+        build_kb([staged], kb_dir, settings, domains_dirs=domains_dirs)
+        how = "built"
+    print(
+        f"initial KB: {len(initial)} days up to {start} {how} in {time.monotonic() - t0:.1f} s; "
+        f"cache {cache_dir}",
+        flush=True,
+    )
     init_ledger(
         ledger,
         LedgerConfig(
             schedule="month-end",
             start=date(start.year, start.month, 1),
+            end=date.fromisoformat(args.last_round) if args.last_round else None,
             windows=args.window or ["3m"],
             questions=args.questions,
             min_items=args.min_items,
@@ -218,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     resolve_days: list[tuple[str, str, date]] = []
     problems: list[str] = []
     submitted: list[tuple[str, str]] = []
-    timings: list[tuple[str, float, float]] = []
+    timings: list[tuple[str, float, float, bool]] = []
+    submit_seconds: list[float] = []
     audited: dict[str, int] = {}
     late_reads: list[str] = []
 
@@ -238,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
                 resolve_days.append((round_id, window, day))
             if action.startswith("opened"):
                 round_id = action.split()[1]
+                t2 = time.monotonic()
                 for method in outside:
                     try:
                         version = submit(
@@ -254,15 +301,29 @@ def main(argv: list[str] | None = None) -> int:
                         )
                     except Exception as error:  # a failed outside submission is reported, the replay goes on
                         problems.append(f"submission of {method} to {round_id} failed: {error}")
-        timings.append((label, update_seconds, tick_seconds))
+                submit_seconds.append(time.monotonic() - t2)
+                print(
+                    f"  {round_id}: opened in {tick_seconds:.1f} s (inside the tick), {len(outside)} outside "
+                    f"submissions in {submit_seconds[-1]:.1f} s",
+                    flush=True,
+                )
+        opened = any(action.startswith("opened") for action in actions)
+        timings.append((label, update_seconds, tick_seconds, opened))
         shown = "; ".join(actions) if actions else "nothing due"
-        print(f"{label}: update {update_seconds:.2f} s, tick {tick_seconds:.2f} s: {shown}", flush=True)
+        print(
+            f"{label}: update {update_seconds:.2f} s, tick {tick_seconds:.2f} s, "
+            f"RSS {_rss_mib()} MiB: {shown}",
+            flush=True,
+        )
 
     do_tick(f"{start} (initial)", 0.0)
+    embedded_fresh = embedding_reused = 0
     for path in later:
         t1 = time.monotonic()
-        update_kb(kb_dir, [path], settings)
-        do_tick(str(_day_of(path)), time.monotonic() - t1)
+        update = update_kb(kb_dir, [path], settings)
+        embedded_fresh += update.embedded
+        embedding_reused += update.embedding_reused
+        do_tick(f"{_day_of(path)} (+{update.added}, embedded {update.embedded})", time.monotonic() - t1)
     server.shutdown()
 
     kb = KnowledgeBase.open(kb_dir, settings)
@@ -328,8 +389,10 @@ def main(argv: list[str] | None = None) -> int:
             if (folder / "closed.json").is_file()
             else "open"
         )
-        resolved = sum(
-            1 for line in (folder / "resolutions").glob("*.jsonl") for _ in line.read_text().splitlines()
+        resolved = sum(  # the forecast questions (the tasks' files are counted as tasks_resolved/void)
+            len((folder / "resolutions" / f"{window}.jsonl").read_text().splitlines())
+            for window in manifest.windows
+            if (folder / "resolutions" / f"{window}.jsonl").is_file()
         )
         tasks = task_summaries[round_id]
         for key in family_totals:
@@ -376,18 +439,34 @@ def main(argv: list[str] | None = None) -> int:
         rhos = [pair["spearman"] for pair in pairs if pair["spearman"] is not None]
         print(f"rank stability {metric}: {rhos}")
     index = build_site(ledger, workdir / "site")
-    updates = [update for _, update, _ in timings[1:]]
-    ticks = [tick_seconds for _, _, tick_seconds in timings]
+    updates = [update for _, update, _, _ in timings[1:]]
+    ticks = [tick_seconds for _, _, tick_seconds, _ in timings]
     print(f"\nsite: {index}")
     if updates:
         print(
             f"kb update: mean {sum(updates) / len(updates):.2f} s, max {max(updates):.2f} s "
-            f"over {len(updates)} days"
+            f"over {len(updates)} days; {embedded_fresh} texts embedded by the model, {embedding_reused} "
+            f"vectors reused from the cache {cache_dir}"
+            + (" (update seconds exclude fresh embedding)" if embedded_fresh == 0 else "")
         )
     print(f"tick: mean {sum(ticks) / len(ticks):.2f} s, max {max(ticks):.2f} s over {len(ticks)} ticks")
+    quiet = sorted(tick_seconds for _, _, tick_seconds, opened in timings if not opened)
+    if quiet:
+        print(
+            f"tick without a round opening: median {quiet[len(quiet) // 2]:.3f} s, max {quiet[-1]:.2f} s "
+            f"over {len(quiet)} ticks"
+        )
+    if submit_seconds:
+        print(
+            f"outside submissions (plug-in + HTTP agent) per round: mean "
+            f"{sum(submit_seconds) / len(submit_seconds):.1f} s over {len(submit_seconds)} rounds"
+        )
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     print(
-        f"wall {time.monotonic() - started:.0f} s, "
-        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+        f"wall {time.monotonic() - started:.0f} s, CPU {usage.ru_utime + usage.ru_stime:.0f} s, "
+        f"peak RSS {usage.ru_maxrss / 1024:.0f} MiB; load average now "
+        f"{' '.join(f'{load:.2f}' for load in os.getloadavg())} on {os.cpu_count()} cores; "
+        f"{settings.agents.concurrency} answering threads"
     )
     print(
         f"leak audit: {audited.get('papers', 0)} papers handed out by the KB views, "

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import email.utils
 import math
+import os
+import ssl
 import threading
 import time
 from typing import Any
@@ -115,10 +117,26 @@ class BoundedTransport(httpx.HTTPTransport):
         return super().handle_request(request)
 
 
+_SSL_LOCK = threading.Lock()
+_SSL_CONTEXTS: dict[tuple[str | None, str | None], ssl.SSLContext] = {}
+
+
+def shared_ssl_context() -> ssl.SSLContext:
+    """httpx's default verifying context, made once per CA setting (``SSL_CERT_FILE``, ``SSL_CERT_DIR``)
+    and shared: making one loads the whole CA bundle, which cost more than the request itself when an HTTP
+    agent was asked once per question (a client per call)."""
+    key = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    with _SSL_LOCK:
+        if key not in _SSL_CONTEXTS:
+            _SSL_CONTEXTS[key] = httpx.create_ssl_context()
+        return _SSL_CONTEXTS[key]
+
+
 def bounded_client(deadline_s: float, max_bytes: int, timeout_s: float) -> httpx.Client:
     """An ``httpx.Client`` bounded by ``deadline_s`` per request, ``max_bytes`` per reply and
-    ``timeout_s`` per read."""
-    return httpx.Client(transport=BoundedTransport(deadline_s, max_bytes), timeout=timeout_s)
+    ``timeout_s`` per read (TLS verified with :func:`shared_ssl_context`)."""
+    transport = BoundedTransport(deadline_s, max_bytes, verify=shared_ssl_context())
+    return httpx.Client(transport=transport, timeout=timeout_s)
 
 
 def too_large(error: BaseException) -> bool:

@@ -44,6 +44,13 @@ def _models(spec: Any, settings: Any) -> list[str]:
     return [role_model(settings, "agent")] if spec.uses_llm else []
 
 
+def shared_views(view_for: ViewFor) -> ViewFor:
+    """``view_for`` made to hand out one view per cutoff (None stays None): methods answering through it
+    share what a view keeps, e.g. the T(d, t) the trend and persistence baselines induce from a view
+    (:mod:`foresci.agents.baselines.routing`), which is then induced once per round, not once per method."""
+    return None if view_for is None else _cached(view_for)
+
+
 def _cached(view_for: ViewFor) -> Callable[[date], Any]:
     views: dict[date, Any] = {}
 

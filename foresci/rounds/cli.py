@@ -38,6 +38,7 @@ def init_command(
     schedule: str = typer.Option("month-end", "--schedule", help="month-end, every-n-days or manual"),
     every_days: int = typer.Option(14, "--every-days", min=1, help="spacing for every-n-days"),
     start: str | None = typer.Option(None, "--start", help="first schedule day considered (YYYY-MM-DD)"),
+    end: str | None = typer.Option(None, "--end", help="last schedule day considered (YYYY-MM-DD)"),
     window: list[str] = typer.Option(["3m"], "--window", help="forecast window per round (repeatable)"),
     questions: int = typer.Option(12, "--questions", min=1, help="questions per window"),
     min_items: int = typer.Option(50, "--min-items", min=1, help="answered resolved items to be ranked"),
@@ -60,6 +61,7 @@ def init_command(
         schedule=schedule,
         every_days=every_days,  # type: ignore[arg-type]
         start=parse_date_option(start, "--start") if start else None,
+        end=parse_date_option(end, "--end") if end else None,
         windows=window,
         questions=questions,
         min_items=min_items,

@@ -45,6 +45,7 @@ class LedgerConfig(BaseModel):
     )
     every_days: int = Field(default=14, ge=1, description="spacing of rounds for every-n-days")
     start: date | None = Field(default=None, description="no scheduled round before this day")
+    end: date | None = Field(default=None, description="no scheduled round after this day (None: no end)")
     windows: list[str] = Field(default_factory=lambda: ["3m"], description="forecast windows per round")
     questions: int = Field(default=12, ge=1, description="questions per window (stratified over families)")
     families: list[str] = Field(
@@ -181,9 +182,11 @@ def month_ends(start: date, until: date) -> list[date]:
 
 
 def schedule_days(config: LedgerConfig, until: date) -> list[date]:
-    """The schedule's days up to ``until`` (from ``config.start``)."""
+    """The schedule's days up to ``until`` (from ``config.start``, and at most ``config.end``)."""
     if config.schedule == "manual" or config.start is None:
         return []
+    if config.end is not None:
+        until = min(until, config.end)
     if config.schedule == "month-end":
         return month_ends(config.start, until)
     days = []

@@ -19,6 +19,7 @@ from foresci.core.artifacts import sha256_json
 from foresci.core.io import atomic_folder, write_json
 from foresci.evaluation.fta import TextEncoder
 from foresci.kb.store import last_announcement
+from foresci.rounds.answering import shared_views
 from foresci.rounds.baselines import base_rate_answers, chance_answers
 from foresci.rounds.emergence_items import emergence_freeze, emergence_questions, emergence_windows
 from foresci.rounds.family_tasks import Frozen, freeze_tasks, task_windows, write_frozen
@@ -119,6 +120,7 @@ def open_round(
 
     ledger = Path(ledger)
     settings = settings or Settings()
+    view_for = shared_views(view_for)  # one view per cutoff: the baselines induce T(d, t) from it once
     config = load_config(ledger)
     cutoff = last_announcement(kb)
     round_id = round_id_for(cutoff)

@@ -378,3 +378,32 @@ def test_trend_counts_an_option_by_routing_not_by_when_its_node_was_grown(
         assert series[option].counts == [routed[node_id][f"2025-{month:02d}"] for month in range(1, 7)]
         assert series[option].counts == [2] * 6  # by membership: [4, 4, 4, 0, 0, 0] and [0, 0, 0, 4, 4, 4]
         assert abs(series[option].log_slope()) < 1e-6
+
+
+def test_subject_papers_equal_the_token_rule() -> None:
+    """The substring pre-check skips papers, never changes the answer: a paper counts when its tokens hold
+    60 % of the subject's content words; 'graphs' or 'subgraph' hold 'graph' as a substring only."""
+    from foresci.agents.baselines.questions import subject_papers
+    from foresci.kb.models import Paper
+    from foresci.tasks.text import content_tokens
+
+    abstracts = [
+        "Graph retrieval for agents.",  # graph + retrieval: 2 of 3
+        "Graphs and retrievals everywhere.",  # substrings of both, tokens of neither
+        "A subgraph retrieval-augmented agent.",  # 'retrieval-augmented' is one token
+        "Graph neural networks with retrieval-augmented memory and retrieval.",
+        "Nothing related at all.",
+        "GRAPH RETRIEVAL AUGMENTED.",
+    ]
+    papers = [
+        Paper(paper_id=f"2025.{index:05d}", title=f"Paper {index}", abstract=text, categories=["cs.CL"],
+              announced=date(2025, 5, 1 + index))
+        for index, text in enumerate(abstracts)
+    ]
+    question = _question("numeric", "How many papers on 'graph retrieval augmented' will appear?",
+                         baseline_count=3)
+    words = set(content_tokens("graph retrieval augmented"))
+    expected = [paper.paper_id for paper in papers
+                if len(words & set(content_tokens(paper.text))) >= math.ceil(0.6 * len(words))]
+    found = [paper.paper_id for paper in subject_papers(_ListView(papers), question)]  # type: ignore[arg-type]
+    assert found == expected == ["2025.00000", "2025.00003", "2025.00005"]

@@ -241,3 +241,33 @@ def test_a_graph_stored_whole_by_an_earlier_build_is_read_and_grown_alike(
     build_kb(days[:7], tmp_path / "scratch", settings)
     grown, scratch = live_generation(out), live_generation(tmp_path / "scratch")
     assert (grown / HNSW_FILE).read_bytes() == (scratch / HNSW_FILE).read_bytes()
+
+
+def test_attached_storage_is_freed_with_its_graph() -> None:
+    """A graph given its vectors (every read for an update or a search) frees them when it goes: SWIG's
+    setter disowned the storage while the graph did not own it, so each read leaked the KB's vectors
+    (48 MB a day on a 32k-paper KB; 15 GB of RSS over the real rounds replay)."""
+    import gc
+
+    import faiss
+    import numpy as np
+
+    from foresci.kb.dense import attach_storage
+
+    def anonymous_kib() -> int:
+        status = Path("/proc/self/status").read_text().splitlines()
+        return int(next(line for line in status if line.startswith("RssAnon:")).split()[1])
+
+    vectors = np.random.default_rng(0).standard_normal((40_000, 64)).astype(np.float32)  # 10 MB
+    graph = faiss.IndexHNSWFlat(64, 8, faiss.METRIC_INNER_PRODUCT)
+    attach_storage(graph, vectors)
+    assert graph.own_fields and graph.storage.ntotal == len(vectors)
+    del graph
+    gc.collect()
+    before = anonymous_kib()
+    for _ in range(8):  # 80 MB if each storage stayed
+        graph = faiss.IndexHNSWFlat(64, 8, faiss.METRIC_INNER_PRODUCT)
+        attach_storage(graph, [vectors[:25_000], vectors[25_000:]])
+        del graph
+        gc.collect()
+    assert anonymous_kib() - before < 25_000

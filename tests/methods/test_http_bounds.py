@@ -221,3 +221,23 @@ def test_a_fifty_megabyte_agent_leaves_the_process_rss_bounded(
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert "cap" in report["outcome"]
     assert report["grew_kib"] < 20 * 1024, f"RSS grew by {report['grew_kib'] / 1024:.0f} MiB"
+
+
+def test_clients_share_one_tls_context_per_ca_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every bounded client verifies TLS with one context made once (an HTTP agent asked once per question
+    made a client, and a CA bundle load, per call); another SSL_CERT_DIR gets a context of its own."""
+    import ssl
+
+    from foresci.llm.bounded_http import bounded_client, shared_ssl_context
+
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    first = shared_ssl_context()
+    assert isinstance(first, ssl.SSLContext) and first.verify_mode == ssl.CERT_REQUIRED
+    with bounded_client(5.0, CAP, 5.0) as one, bounded_client(5.0, CAP, 5.0) as two:
+        contexts = [client._transport._pool._ssl_context for client in (one, two)]  # type: ignore[attr-defined]
+    assert contexts[0] is contexts[1] is first
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))
+    assert shared_ssl_context() is not first and shared_ssl_context() is shared_ssl_context()

@@ -1,0 +1,92 @@
+"""What opening a round costs: the KB baselines share one view per cutoff (T(d, t) induced once per domain,
+not once per method), and a ledger's schedule ``end`` stops opening rounds after it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import foresci.agents.baselines.routing as routing
+from foresci.rounds.answering import shared_views
+from foresci.rounds.ledger import LedgerConfig, init_ledger, round_dir, round_ids, schedule_days
+from foresci.rounds.submit import versions
+from foresci.rounds.tick import tick
+from tests.rounds.helpers import make_ledger, toy_settings
+from tests.tasks.toy import CUTOFF, ToyKB
+
+
+class ToyView:
+    """A KB view at ``cutoff`` over the toy KB (the reads the trend and persistence baselines make)."""
+
+    def __init__(self, kb: ToyKB, cutoff: date) -> None:
+        self.kb, self.cutoff = kb, cutoff
+
+    def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ("core", "support")) -> list[Any]:
+        return self.kb.papers(until=self.cutoff)
+
+    def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
+        return dict(Counter(f"{p.announced.year:04d}-{p.announced.month:02d}" for p in self.papers()))
+
+    def search(self, query: str, k: int = 10, domain: str | None = None) -> list[Any]:
+        return []
+
+    def get(self, paper_id: str) -> Any:
+        return next((paper for paper in self.papers() if paper.paper_id == paper_id), None)
+
+    def embeddings(self, paper_ids: list[str]) -> Any:
+        return self.kb.embeddings(paper_ids)
+
+
+def test_shared_views_hand_out_one_view_per_cutoff() -> None:
+    made: list[date] = []
+
+    def view_for(cutoff: date) -> object:
+        made.append(cutoff)
+        return object()
+
+    shared = shared_views(view_for)
+    assert shared is not None and shared(CUTOFF) is shared(CUTOFF) and shared(date(2026, 1, 1)) is not None
+    assert made == [CUTOFF, date(2026, 1, 1)]
+    assert shared_views(None) is None
+
+
+def test_open_induces_each_domain_once_for_both_kb_baselines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = make_ledger(tmp_path)
+    kb = ToyKB(until=CUTOFF)
+    made: list[date] = []
+    induced: list[tuple[int, str | None]] = []
+    induce = routing._induce
+
+    def counted(view: Any, domain: str | None) -> Any:
+        induced.append((id(view), domain))
+        return induce(view, domain)
+
+    def view_for(cutoff: date) -> ToyView:
+        made.append(cutoff)
+        return ToyView(kb, cutoff)
+
+    monkeypatch.setattr(routing, "_induce", counted)
+    actions = tick(ledger, kb, toy_settings(), snapshots={"toy": kb.snapshot}, view_for=view_for)
+    assert actions[0].startswith("opened")
+    folder = round_dir(ledger, round_ids(ledger)[0])
+    assert len(versions(folder, "trend")) == len(versions(folder, "persistence")) == 1
+    assert made == [CUTOFF]  # every baseline answered through the one view
+    assert induced and len(induced) == len(set(induced)) == 1  # T(toy, cutoff) once, not once per method
+
+
+def test_schedule_end_stops_opening_rounds(tmp_path: Path) -> None:
+    config = LedgerConfig(schedule="month-end", start=date(2025, 10, 1), end=date(2025, 11, 30))
+    assert schedule_days(config, date(2026, 3, 31)) == [date(2025, 10, 31), date(2025, 11, 30)]
+    assert schedule_days(config.model_copy(update={"end": None}), date(2026, 1, 31))[-1] == date(2026, 1, 31)
+    ledger = tmp_path / "ledger"
+    init_ledger(ledger, LedgerConfig(schedule="month-end", start=date(2025, 12, 1), end=date(2025, 11, 30),
+                                     questions=8))
+    kb = ToyKB(until=CUTOFF)
+    assert tick(ledger, kb, toy_settings(), snapshots={"toy": kb.snapshot}) in ([], ["board updated"])
+    assert round_ids(ledger) == []
