@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from foresci.tasks.option_similarity import name_words
+from foresci.core.name_words import name_words
 
 
 def capital_words(surfaces: Iterable[str]) -> set[str]:

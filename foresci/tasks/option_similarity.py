@@ -10,26 +10,9 @@ tasks whose public option names still are.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-WORD = re.compile(r"[a-z0-9]+")
-
-FUNCTION_WORDS = frozenset(["a", "an", "the", "in", "of", "for", "to", "on", "with", "by", "and", "or", "at",
-                            "from", "via", "using", "based", "towards", "toward", "into"])
-
-def _fold(token: str) -> str:
-    """A token with a plural ``s`` removed (``llms`` -> ``llm``, ``models`` -> ``model``)."""
-    if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
-        return token[:-1]
-    return token
-
-
-def name_words(name: str) -> list[str]:
-    """Words of a name (letters and digits, single characters kept: "venue A" is not "venue B"), lowercase,
-    function words dropped, plurals folded, in order (generic words such as
-    "large" and "model" kept: they spell acronyms out)."""
-    return [_fold(token) for token in WORD.findall(name.lower()) if token not in FUNCTION_WORDS]
+from foresci.core.name_words import name_words
 
 
 def _acronyms(words: Sequence[str], raw: Sequence[str]) -> dict[str, tuple[int, int]]:
