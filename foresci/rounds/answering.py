@@ -101,6 +101,17 @@ def transcript_id(kind: str, key: str) -> str:
     return f"t-{hashlib.sha256(f'{kind}|{key}'.encode()).hexdigest()[:16]}"
 
 
+def _local_parts(settings: Any, models: Any,
+                 view_for: ViewFor) -> tuple[Any, dict[str, Any], Callable[[date], Any]]:
+    """What answering in this process needs: the model registry, one agent client per model the method
+    uses, and a KB view per cutoff opened once."""
+    from foresci.llm import LLMClient, load_model_registry
+
+    registry = load_model_registry(settings.llm.registry)
+    clients = {name: LLMClient(settings, "agent", name) for name in models}
+    return registry, clients, _cached(view_for)
+
+
 def answer_with_method(
     questions: Sequence[ForecastQuestion],
     method: str,
@@ -113,7 +124,6 @@ def answer_with_method(
 ) -> tuple[str, list[ForecastAnswer], bytes | None]:
     """Answer ``questions`` with a method foresci resolves (shipped, plug-in, entry point, HTTP agent):
     its name, its rows in question order and its transcripts (tool calls included)."""
-    from foresci.llm import LLMClient, load_model_registry
     from foresci.methods.forecast_runner import plan_forecasts
 
     spec = _spec(method, view_for, trust_plugin)
@@ -125,9 +135,7 @@ def answer_with_method(
             results[index] = result
         _lost(engine)
     else:
-        registry = load_model_registry(settings.llm.registry)
-        clients = {name: LLMClient(settings, "agent", name) for name in models}
-        view = _cached(view_for)
+        registry, clients, view = _local_parts(settings, models, view_for)
         with ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
             results = list(
                 pool.map(
@@ -159,7 +167,6 @@ def answer_tasks_with_method(
     """Answer family ``tasks`` with a method foresci resolves, as ``foresci run`` would (one row per task
     the method answers; a method limited to some families answers only theirs); rows (task order) and
     transcripts."""
-    from foresci.llm import LLMClient, load_model_registry
     from foresci.methods.runner import answer_job, plan_jobs
 
     if not tasks:
@@ -173,9 +180,7 @@ def answer_tasks_with_method(
             found[(row.task_id, row.method, row.model, row.mode)] = (row, transcript)
         _lost(engine)
     else:
-        registry = load_model_registry(settings.llm.registry)
-        clients = {name: LLMClient(settings, "agent", name) for name in models}
-        view = _cached(view_for)
+        registry, clients, view = _local_parts(settings, models, view_for)
         for job in jobs:
             with recording() as transcript:
                 row = answer_job(
