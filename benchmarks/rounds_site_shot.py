@@ -15,6 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.site_board import expected_rows, shown_dots, shown_rows  # noqa: E402
+
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
@@ -51,31 +54,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"svg charts: {len(page.query_selector_all('svg'))}")
             boards = {**summary["boards"], **summary["family_boards"]}
             for metric, board in boards.items():
-                shown = {}
                 print(f"board {metric} ({board['items']} items, reference {board['reference']}):")
                 for row in page.query_selector_all(f"#board-{metric} tr[data-method]"):
-                    cells = {}
-                    for name in ("score", "low", "high", "raw", "items"):
-                        cell = row.query_selector(f"td.{name}")
-                        cells[name] = cell.inner_text().strip() if cell else ""
-                    shown[row.get_attribute("data-method")] = cells
                     print("  " + " | ".join(text.strip() for text in row.inner_text().split("\t")))
-                expected = {
-                    entry["method"]: {
-                        "score": f"{entry['score']:.4f}",
-                        "low": f"{entry['low']:.4f}",
-                        "high": f"{entry['high']:.4f}",
-                        "raw": f"{entry['raw_mean']:.4f}",
-                        "items": str(entry["items"]),
-                    }
-                    for entry in board["methods"]
-                }
-                if shown != expected:
+                if shown_rows(page, metric) != expected_rows(board):
                     problems.append(f"board {metric}: the page's rows differ from summary.json")
-                dots = {
-                    dot.get_attribute("data-method"): float(dot.get_attribute("data-score") or "nan")
-                    for dot in page.query_selector_all(f"svg[data-metric={metric}] circle")
-                }
+                dots = shown_dots(page, metric)
                 if dots != {entry["method"]: entry["score"] for entry in board["methods"]}:
                     problems.append(f"chart {metric}: its dots differ from summary.json")
             print(

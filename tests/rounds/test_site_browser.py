@@ -9,6 +9,7 @@ from foresci.rounds.site import build_site
 from foresci.rounds.submit import round_questions, round_tasks, submit
 from tests.evaluation.test_report_browser import CHROMIUM, LAUNCH_ARGS, _browser_or_skip
 from tests.rounds.helpers import answers_file, make_ledger, task_answers_file, toy_tick
+from tests.support.site_board import expected_rows, shown_dots, shown_rows
 from tests.tasks.toy import CUTOFF, ToyKB
 
 
@@ -64,31 +65,12 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
             boards = {**summary["boards"], **summary["family_boards"]}
             assert set(boards) == {"brier", "crps", "top1", "fta"}
             for metric, board in boards.items():
-                shown = {}
-                for row in page.query_selector_all(f"#board-{metric} tr[data-method]"):
-                    cells = {
-                        name: (row.query_selector(f"td.{name}").inner_text().strip())  # type: ignore[union-attr]
-                        for name in ("score", "low", "high", "raw", "items")
-                    }
-                    shown[row.get_attribute("data-method")] = cells
-                expected = {
-                    entry["method"]: {
-                        "score": f"{entry['score']:.4f}",
-                        "low": f"{entry['low']:.4f}",
-                        "high": f"{entry['high']:.4f}",
-                        "raw": f"{entry['raw_mean']:.4f}",
-                        "items": str(entry["items"]),
-                    }
-                    for entry in board["methods"]
-                }
-                assert shown == expected and "outside-team" in shown
+                shown = shown_rows(page, metric)
+                assert shown == expected_rows(board) and "outside-team" in shown
                 reference = page.inner_text(f"#reference-{metric} .board-items")
                 assert reference == str(board["items"])
-                dots = {
-                    dot.get_attribute("data-method"): float(dot.get_attribute("data-score") or "nan")
-                    for dot in page.query_selector_all(f"svg[data-metric={metric}] circle")
-                }
-                assert dots == {entry["method"]: entry["score"] for entry in board["methods"]}
+                dots = {entry["method"]: entry["score"] for entry in board["methods"]}
+                assert shown_dots(page, metric) == dots
             assert page.query_selector("line.chance-line") is not None
             assert page.query_selector("line.naive-line") is not None
             rounds = [
