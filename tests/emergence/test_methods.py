@@ -5,7 +5,6 @@ window while their public side reads the snapshot only."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 from types import SimpleNamespace
 
@@ -15,7 +14,7 @@ import pytest
 from foresci.kb.models import Paper
 from foresci.methods.forecast_runner import plan_forecasts
 from foresci.methods.registry import MethodInput, registered
-from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
+from foresci.sim.emergence import generate_emergence_world
 from foresci.tasks.builders.common import Built
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence
@@ -26,22 +25,9 @@ from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.text import vocabulary
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
+from tests.emergence.world import CONFIG, CutoffView
 
-CONFIG = EmergenceWorldConfig(seed=6, difficulty=0.0, planted_pairs=40, papers_per_pair=4,
-                              min_papers_per_pair=1)
 NETWORK = ("preferential_attachment", "common_neighbours", "adamic_adar", "jaccard", "resource_allocation")
-
-
-@dataclass
-class _View:
-    """A KB view at a cutoff over a paper list (what ``KBTools.view`` gives a method)."""
-
-    all_papers: list[Paper]
-    cutoff: date
-    kb: object
-
-    def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ()) -> list[Paper]:
-        return [paper for paper in self.all_papers if paper.announced <= self.cutoff]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +64,7 @@ def test_learned_links_ranks_and_forecasts_from_the_view_only(
     items, evidence, papers = world
     spec = registered()["learned_links"]
     kb = SimpleNamespace(path="world-6", fingerprint="f")
-    tools = SimpleNamespace(view=_View(papers, CONFIG.cutoff, kb))
+    tools = SimpleNamespace(view=CutoffView(papers, CONFIG.cutoff, kb))
     for item in items:
         result = spec.answer(MethodInput(task=item.task, mode="full", tools=tools))  # type: ignore[arg-type]
         ranked = [entry.option_id for entry in result.answer.ranking]  # type: ignore[union-attr]
@@ -103,7 +89,7 @@ def test_learned_links_ranks_and_forecasts_from_the_view_only(
     negative = [p for q, p in probabilities.items() if outcomes[q] == 0.0]
     assert np.mean(positive) > np.mean(negative)
     # a model trained from a view that also held the window would be a leak: the view's cutoff bounds it
-    later = _View(papers, CONFIG.window_end, kb)
+    later = CutoffView(papers, CONFIG.window_end, kb)
     assert later.papers() != tools.view.papers()
 
 

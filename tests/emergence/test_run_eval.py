@@ -6,7 +6,6 @@ without a bulk set and methods that score no pairs write nothing."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -20,29 +19,16 @@ from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.run_scores import SCORES_FILE, write_emergence_scores
 from foresci.evaluation.emergence import emergence_summary, emergence_table, merge_sections
 from foresci.kb.models import Paper
-from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
+from foresci.sim.emergence import generate_emergence_world
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.families.concept_emergence.release import emergence_release_parts
 from foresci.tasks.text import vocabulary
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
+from tests.emergence.world import CONFIG, CutoffView
 
-CONFIG = EmergenceWorldConfig(seed=6, difficulty=0.0, planted_pairs=40, papers_per_pair=4,
-                              min_papers_per_pair=1)
 SETTINGS = load_emergence_settings()
-
-
-@dataclass
-class _View:
-    """A KB view at a cutoff over a paper list (what the run's view factory gives)."""
-
-    all_papers: list[Paper]
-    cutoff: date
-    kb: object
-
-    def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ()) -> list[Paper]:
-        return [paper for paper in self.all_papers if paper.announced <= self.cutoff]
 
 
 @pytest.fixture(scope="module")
@@ -70,9 +56,9 @@ def test_run_writes_scores_of_pair_methods_only_and_keeps_them(world: tuple[Path
     public = list(iter_jsonl(release / PUBLIC_FILE))
     views = []
 
-    def view_for(cutoff: date) -> _View:
+    def view_for(cutoff: date) -> CutoffView:
         views.append(cutoff)
-        return _View(papers, cutoff, type("KB", (), {"path": "world-6-run", "fingerprint": "f"})())
+        return CutoffView(papers, cutoff, type("KB", (), {"path": "world-6-run", "fingerprint": "f"})())
 
     assert write_emergence_scores(release, tmp_path, ["trend", "persistence"], view_for) is None
     assert write_emergence_scores(tmp_path, tmp_path, ["adamic_adar"], view_for) is None  # no bulk set
@@ -111,7 +97,7 @@ def test_eval_scores_each_method_like_emergence_score(world: tuple[Path, list[Pa
     assert emergence_summary(tmp_path, release) is None  # the run scored no bulk set
     kb = type("KB", (), {"path": "world-6-eval", "fingerprint": "f"})()
     write_emergence_scores(release, tmp_path, ["preferential_attachment", "learned_links"],
-                           lambda cutoff: _View(papers, cutoff, kb))
+                           lambda cutoff: CutoffView(papers, cutoff, kb))
     section = emergence_summary(tmp_path, release)
     assert section is not None
     rows = {(row["method"], row["min_papers"]): row for row in section["rows"]}
