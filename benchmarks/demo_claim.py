@@ -47,6 +47,7 @@ def claim_failures(pool: DifficultyPool, samples: int = 2000) -> tuple[list[str]
     trend = quality.interval("top1", "trend", samples, cluster_of=world_of, equal_clusters=True)
     persistence = quality.interval("top1", "persistence", samples, cluster_of=world_of, equal_clusters=True)
     difference = quality.paired_difference("top1", "trend", "persistence", samples, cluster_of=world_of)
+    recency = quality.interval("top1", "recency", samples, cluster_of=world_of, equal_clusters=True)
     chance = chance_level(quality)
     if trend is None or persistence is None or difference is None or chance is None:
         return [], ["no scored direction tasks"]
@@ -55,6 +56,11 @@ def claim_failures(pool: DifficultyPool, samples: int = 2000) -> tuple[list[str]
         f"  trend        {trend.mean:.3f} [{trend.low:.3f}, {trend.high:.3f}]",
         f"  persistence  {persistence.mean:.3f} [{persistence.low:.3f}, {persistence.high:.3f}]",
         f"  chance       {chance:.3f}",
+    ]
+    if recency is not None:
+        lines.append(f"  recency      {recency.mean:.3f} [{recency.low:.3f}, {recency.high:.3f}] "
+                     "(public-context rule, not a goal)")
+    lines += [
         f"  trend - persistence {difference.mean:+.3f} [{difference.low:+.3f}, {difference.high:+.3f}]",
     ]
     failures = []
@@ -74,7 +80,7 @@ def world_line(world: WorldOutcome) -> str:
     if part is None:
         return f"  seed {world.seed}: no direction tasks"
     cells = []
-    for method in ("trend", "persistence", CHANCE):
+    for method in ("trend", "persistence", "recency", CHANCE):
         values = part.top1.get(method, {})
         cells.append(f"{method} {sum(values.values()) / max(len(values), 1):.3f}")
     return f"  seed {world.seed}: {len(part.top1.get('trend', {}))} direction tasks, " + ", ".join(cells)
