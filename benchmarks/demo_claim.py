@@ -83,7 +83,9 @@ def world_line(world: WorldOutcome) -> str:
     for method in ("trend", "persistence", "recency", CHANCE):
         values = part.top1.get(method, {})
         cells.append(f"{method} {sum(values.values()) / max(len(values), 1):.3f}")
-    return f"  seed {world.seed}: {len(part.top1.get('trend', {}))} direction tasks, " + ", ".join(cells)
+    mixed = f"; {world.mixed_tasks} offer a node of two planted directions" if world.mixed_tasks else ""
+    tasks = len(part.top1.get("trend", {}))
+    return f"  seed {world.seed}: {tasks} direction tasks, " + ", ".join(cells) + mixed
 
 
 def set_starts(first: int, worlds: int, sets: int) -> list[int]:
