@@ -24,7 +24,8 @@ Prints, and exits non-zero when a goal is missed:
    acceptance, every accepted family right. (The sample was written before the parser: in-sample.)
 
 6. Release defects (``--defects RELEASE ...``, e.g. releases built at 2025-06-30, 2025-09-30 and
-   2025-12-31; :mod:`foresci.tasks.release_defects`): near-duplicate option rate (goal 0), share of
+   2025-12-31; :mod:`foresci.tasks.release_defects`): near-duplicate option rate (goal 0), concept pairs
+   naming one concept twice (goal 0), share of
    bottleneck targets whose addressing share rises (goal 100 %), opportunity specificity, trajectory-label
    distribution, naive recency-rule rate (gate <= 60 %), and three tasks per family quoted from the first
    release that has every family (e.g. 2025-06-30 may have no bottleneck task).
@@ -364,6 +365,9 @@ def defects_section(releases: list[Path]) -> list[str]:
         if figures["near_duplicate_option_tasks"]:
             twins = len(figures["near_duplicate_option_tasks"])
             missed.append(f"{release}: {twins} tasks offer near-duplicate options")
+        if figures["one_concept_twice_tasks"]:
+            twice = len(figures["one_concept_twice_tasks"])
+            missed.append(f"{release}: {twice} concept-emergence tasks pair two names of one concept")
         if figures["bottleneck_rising"] < figures["bottleneck_tested"]:
             flat = figures["bottleneck_tested"] - figures["bottleneck_rising"]
             missed.append(f"{release}: {flat} bottleneck targets without a rise")

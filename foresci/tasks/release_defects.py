@@ -1,6 +1,7 @@
 """Defects a researcher reads in a release that the gates were blind to (#29), as figures.
 
-Per release: the share of tasks offering near-duplicate options (goal 0), the share of bottleneck
+Per release: the share of tasks offering near-duplicate options (goal 0), the concept-emergence tasks
+offering a pair of two names of one concept (goal 0), the share of bottleneck
 targets whose addressing share rises in the window (goal 100 %; from the recorded ``rise_test``, else
 read from the mechanism line "a of the w window papers ... against b of p before" and tested the same
 way), the primary opportunities' specificity (recorded lift against the domain's other window papers), the
@@ -18,7 +19,7 @@ from foresci.tasks.audit_rates import recency_wins
 from foresci.tasks.families.bottleneck_opportunity.acceptance import MIN_SPECIFICITY_LIFT, rise_test, rises
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
-from foresci.tasks.option_similarity import near_duplicate_pairs
+from foresci.tasks.option_similarity import names_near_duplicate, near_duplicate_pairs
 
 MECHANISM = re.compile(r"(\d+) of the (\d+) window papers.*?against (\d+) of (\d+) before")
 
@@ -33,6 +34,15 @@ def bottleneck_rise(hidden: HiddenTarget) -> dict[str, float] | None:
         return None
     after, window, before, pre = (int(value) for value in found.groups())
     return rise_test(before, pre, after, window)
+
+
+def names_one_concept_twice(task: Task) -> bool:
+    """Whether a concept-emergence option pairs two names of one concept ("synthetic data + synthetic data
+    generation"): the pair co-occurs by wording, not by research."""
+    if task.family != "concept_emergence":
+        return False
+    pairs = [candidate.name.split(" + ", 1) for candidate in task.candidates]
+    return any(len(pair) == 2 and names_near_duplicate(*pair) for pair in pairs)
 
 
 def primary_opportunity_lift(hidden: HiddenTarget) -> float | None:
@@ -71,6 +81,8 @@ def release_defects(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -
         "tasks": len(tasks),
         "near_duplicate_option_tasks": twins,
         "near_duplicate_rate": len(twins) / len(with_options) if with_options else None,
+        "concept_pairs": sum(task.family == "concept_emergence" for task in tasks),
+        "one_concept_twice_tasks": [task.task_id for task in tasks if names_one_concept_twice(task)],
         "bottleneck_targets": len(bottlenecks),
         "bottleneck_tested": len(tests),
         "bottleneck_rising": sum(rises(test) for test in tests),
@@ -87,6 +99,9 @@ def render_defects(figures: Mapping[str, Any]) -> list[str]:
     rate = figures["near_duplicate_rate"]
     lines = [f"near-duplicate options: {len(figures['near_duplicate_option_tasks'])} tasks"
              + (f" ({rate:.1%} of tasks with options; goal 0)" if rate is not None else "")]
+    if figures["concept_pairs"]:
+        lines.append(f"concept pairs naming one concept twice: {len(figures['one_concept_twice_tasks'])} of "
+                     f"{figures['concept_pairs']} concept-emergence tasks offer one (goal 0)")
     tested = figures["bottleneck_tested"]
     lines.append(f"bottleneck targets: {figures['bottleneck_targets']}; addressing share up in "
                  f"{figures['bottleneck_share_up']}/{tested}, a rise at p <= 0.1 (one-sided two-proportion) "
