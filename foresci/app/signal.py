@@ -27,6 +27,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from foresci.app.signal_purity import mixed_direction_tasks
 from foresci.core.settings import Settings
 from foresci.evaluation.quality import CHANCE, FamilyQuality, chance_level, family_quality
 from foresci.sim.knobs import WorldConfig
@@ -44,6 +45,8 @@ class WorldOutcome:
     seconds: float
     papers: int
     timings: dict[str, float] = field(default_factory=dict)
+    mixed_tasks: int | None = None
+    """Direction tasks offering a node of two planted directions (:mod:`foresci.app.signal_purity`)."""
 
 
 @dataclass
@@ -129,10 +132,11 @@ def run_world(config: WorldConfig, folder: Path, keep: bool = False,
     tasks = {task.task_id: task for task in load_release(result.release).tasks}
     quality = family_quality(read_models(result.runs[0] / "scores.jsonl", Score), tasks)
     papers = load_ground_truth(result.world).paper_count
+    mixed, _ = mixed_direction_tasks(result.world, result.taxonomies, result.release)
     if not keep:
         shutil.rmtree(folder, ignore_errors=True)
     return WorldOutcome(config.difficulty, config.seed, quality, time.perf_counter() - started, papers,
-                        dict(result.timings))
+                        dict(result.timings), mixed)
 
 
 def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | None:
@@ -150,7 +154,10 @@ def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | Non
         return None
     tasks = {task.task_id: task for task in load_release(folder / "release").tasks}
     quality = family_quality(read_models(scores, Score), tasks)
-    return WorldOutcome(difficulty, seed, quality, 0.0, load_ground_truth(folder / "world").paper_count)
+    taxonomies = sorted(path for path in (folder / "taxonomy").iterdir() if path.is_dir())
+    mixed, _ = mixed_direction_tasks(folder / "world", taxonomies, folder / "release")
+    return WorldOutcome(difficulty, seed, quality, 0.0, load_ground_truth(folder / "world").paper_count,
+                        mixed_tasks=mixed)
 
 
 def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from: float = 1.0,
@@ -193,7 +200,12 @@ def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
             f"{hits.get('trend', (0, 0))[1]}, trend {hits.get('trend', (0, 0))[0]:.0f}, persistence "
             f"{hits.get('persistence', (0, 0))[0]:.0f} right"
             + (f" (chance {chance:.2f})" if chance is not None else "")
+            + (f"; {world.mixed_tasks} offer a node of two planted directions" if world.mixed_tasks else "")
         )
+    mixed_worlds = sum(1 for world in pool.worlds if world.mixed_tasks)
+    lines.append(f"  worlds with a direction task offering a node of two planted directions: {mixed_worlds} "
+                 f"of {len(pool.worlds)} (the biggest option of its sets, growing when either direction "
+                 "does; not a goal)")
     for family in pool.families():
         quality = pool.family(family)
         lines.append(f"  {family}")

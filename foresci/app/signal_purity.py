@@ -1,0 +1,61 @@
+"""Planted purity of a synthetic world's direction options: is each option node one planted direction?
+
+A taxonomy node that holds the papers of two planted directions (a small direction absorbed into a
+neighbour's leaf: a leaf under the taxonomy's split threshold, ``max_leaf_papers``, never splits again) is
+the biggest option of every set it is in, and it grows whenever either of its directions accelerates: its
+sets read size and growth together, and its world's persistence score swings with it (#29: at 40 papers a
+month, 12 of 20 worlds of one seed set held such a node at difficulty 0.6; in one of them persistence won
+24 of 24 tasks). The signal benchmark prints, per world, how many direction tasks offer such a mixed node,
+so this cause stays visible in every run.
+
+Only the synthetic world's ground truth (``world/paper_labels.jsonl``) names a paper's planted direction;
+this reads it after the pipeline ran, for the report, never for answering or selecting tasks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+PURE_SHARE = 0.85
+"""A node is pure when at least this share of its pre-cutoff papers come from one planted direction
+(background papers count against it)."""
+
+
+def node_purity(world: Path, taxonomies: list[Path]) -> dict[str, float]:
+    """Each node of every domain's last taxonomy snapshot (the one at the cutoff): the share of its papers
+    written in the node's most common planted direction's words (``written_as``: a mislabelled paper
+    counts where its text belongs; a fragmenting direction's children count as their parent; off-domain
+    background papers as one more source)."""
+    planted: dict[str, str] = {}
+    with (world / "paper_labels.jsonl").open() as handle:
+        for line in handle:
+            row = json.loads(line)
+            written = row.get("written_as") or "background"  # a mislabelled paper reads as another direction
+            planted[row["paper_id"]] = "/".join(written.split("/")[:2])  # a child's paper: its parent
+    purity: dict[str, float] = {}
+    for taxonomy in taxonomies:
+        snapshots = sorted((taxonomy / "snapshots").glob("slice_*.json"))
+        if not snapshots:
+            continue
+        for node in json.loads(snapshots[-1].read_text())["nodes"]:
+            counts = Counter(planted.get(paper, "background") for paper in node["paper_ids"])
+            total = sum(counts.values())
+            purity[node["node_id"]] = counts.most_common(1)[0][1] / total if total else 1.0
+    return purity
+
+
+def mixed_direction_tasks(world: Path, taxonomies: list[Path], release: Path) -> tuple[int, int]:
+    """(direction tasks offering at least one mixed option node, direction tasks) of a world's release."""
+    purity = node_purity(world, taxonomies)
+    mixed = total = 0
+    with (release / "hidden.jsonl").open() as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row.get("family") != "direction_forecasting":
+                continue
+            total += 1
+            nodes = (row.get("stats") or {}).get("node_ids", {}).values()
+            mixed += any(purity.get(node, 1.0) < PURE_SHARE for node in nodes)
+    return mixed, total

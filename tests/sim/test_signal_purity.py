@@ -1,0 +1,62 @@
+"""The signal benchmark's planted-purity report: which direction tasks offer a node of two planted
+directions, read from the world's paper labels, the last taxonomy snapshot and the release's hidden rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from foresci.app.signal_purity import PURE_SHARE, mixed_direction_tasks, node_purity
+
+
+def _label(paper: str, written_as: str | None) -> dict[str, object]:
+    direction = None if written_as is None else "/".join(written_as.split("/")[:2])
+    return {"paper_id": paper, "direction_id": direction, "written_as": written_as}
+
+
+def _world(tmp_path: Path) -> tuple[Path, list[Path], Path]:
+    world = tmp_path / "world"
+    world.mkdir()
+    labels = (
+        [_label(f"a{i}", "dom/0") for i in range(9)]
+        + [_label("a9", "dom/1")]  # one mislabelled paper: 9 of 10 is still pure
+        + [_label(f"b{i}", "dom/1") for i in range(6)]
+        + [_label(f"b{i}", "dom/2") for i in range(6, 10)]  # two directions in one node: 6 of 10
+        + [_label(f"c{i}", "dom/3/0") for i in range(5)]  # a fragmenting direction's child counts as dom/3
+        + [_label(f"c{i}", "dom/3") for i in range(5, 10)]
+        + [_label("z0", None)]  # background
+    )
+    (world / "paper_labels.jsonl").write_text("".join(json.dumps(row) + "\n" for row in labels))
+    taxonomy = tmp_path / "taxonomy" / "dom"
+    (taxonomy / "snapshots").mkdir(parents=True)
+    old = {"nodes": [{"node_id": "nA", "paper_ids": ["b0", "b6"]}]}  # an earlier slice: not read
+    last = {"nodes": [
+        {"node_id": "nA", "paper_ids": [f"a{i}" for i in range(10)]},
+        {"node_id": "nB", "paper_ids": [f"b{i}" for i in range(10)]},
+        {"node_id": "nC", "paper_ids": [f"c{i}" for i in range(10)]},
+        {"node_id": "nD", "paper_ids": ["z0", "a0"]},
+    ]}
+    (taxonomy / "snapshots" / "slice_00.json").write_text(json.dumps(old))
+    (taxonomy / "snapshots" / "slice_01.json").write_text(json.dumps(last))
+    release = tmp_path / "release"
+    release.mkdir()
+    hidden = [
+        {"family": "direction_forecasting", "stats": {"node_ids": {"A": "nA", "B": "nC"}}},
+        {"family": "direction_forecasting", "stats": {"node_ids": {"A": "nA", "B": "nB"}}},
+        {"family": "direction_forecasting", "stats": {"node_ids": {"A": "nD", "B": "nC"}}},
+        {"family": "strategic_planning", "stats": {"node_ids": {"A": "nB"}}},
+    ]
+    (release / "hidden.jsonl").write_text("".join(json.dumps(row) + "\n" for row in hidden))
+    return world, [taxonomy], release
+
+
+def test_purity_reads_the_last_snapshot_and_where_each_paper_is_written(tmp_path: Path) -> None:
+    world, taxonomies, _ = _world(tmp_path)
+    purity = node_purity(world, taxonomies)
+    assert purity == {"nA": 0.9, "nB": 0.6, "nC": 1.0, "nD": 0.5}
+    assert purity["nA"] >= PURE_SHARE > purity["nB"]
+
+
+def test_mixed_direction_tasks_counts_direction_tasks_with_a_mixed_option(tmp_path: Path) -> None:
+    world, taxonomies, release = _world(tmp_path)
+    assert mixed_direction_tasks(world, taxonomies, release) == (2, 3)
