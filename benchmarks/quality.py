@@ -24,9 +24,11 @@ Prints, and exits non-zero when a goal is missed:
    acceptance, every accepted family right. (The sample was written before the parser: in-sample.)
 
 6. Release defects (``--defects RELEASE ...``, e.g. releases built at 2025-06-30, 2025-09-30 and
-   2025-12-31; :mod:`foresci.tasks.release_defects`): near-duplicate option rate (goal 0), share of
+   2025-12-31; :mod:`foresci.tasks.release_defects`): near-duplicate option rate (goal 0), concept pairs
+   naming one concept twice (goal 0), share of
    bottleneck targets whose addressing share rises (goal 100 %), opportunity specificity, trajectory-label
-   distribution, naive recency-rule rate (gate <= 60 %), and three tasks per family quoted from the first.
+   distribution, naive recency-rule rate (gate <= 60 %), and three tasks per family quoted from the first
+   release that has every family (e.g. 2025-06-30 may have no bottleneck task).
    ``--skip-layer`` skips sections 1, 2 and 5.
 
     .venv/bin/python benchmarks/quality.py                                   # 1, 2 and 5 only
@@ -345,15 +347,17 @@ def venue_section() -> list[str]:
 
 
 def defects_section(releases: list[Path]) -> list[str]:
-    """Print the release-defect figures of every release (and three tasks per family of the first);
-    return missed goals."""
+    """Print the release-defect figures of every release, and three tasks per family of the first release
+    that has every family any of them has (the first release when none does); return missed goals."""
     from foresci.tasks.hidden_io import load_hidden
     from foresci.tasks.release_defects import release_defects, render_defects
 
     missed: list[str] = []
-    for index, release in enumerate(releases):
-        tasks = load_release_tasks(release)
-        hidden = load_hidden(release)
+    loaded = [(release, load_release_tasks(release), load_hidden(release)) for release in releases]
+    every_family = {task.family for _, tasks, _ in loaded for task in tasks}
+    quoted = next((release for release, tasks, _ in loaded
+                   if {task.family for task in tasks} == every_family), releases[0] if releases else None)
+    for release, tasks, hidden in loaded:
         figures = release_defects(tasks, hidden)
         print(f"\n== 6. release defects of {release} ({figures['tasks']} tasks)")
         for line in render_defects(figures):
@@ -361,13 +365,16 @@ def defects_section(releases: list[Path]) -> list[str]:
         if figures["near_duplicate_option_tasks"]:
             twins = len(figures["near_duplicate_option_tasks"])
             missed.append(f"{release}: {twins} tasks offer near-duplicate options")
+        if figures["one_concept_twice_tasks"]:
+            twice = len(figures["one_concept_twice_tasks"])
+            missed.append(f"{release}: {twice} concept-emergence tasks pair two names of one concept")
         if figures["bottleneck_rising"] < figures["bottleneck_tested"]:
             flat = figures["bottleneck_tested"] - figures["bottleneck_rising"]
             missed.append(f"{release}: {flat} bottleneck targets without a rise")
         for family, (matches, evaluable) in figures["recency"].items():
             if evaluable >= 5 and matches > 0.6 * evaluable:
                 missed.append(f"{release}: recency rule {matches}/{evaluable} on {family}")
-        if index == 0:
+        if release == quoted:
             _quote_tasks(tasks, hidden)
     return missed
 

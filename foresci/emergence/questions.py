@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from foresci.core.name_words import name_words
 from foresci.emergence.build import EmergenceSet, Snapshot
 
 BUCKETS: tuple[int, ...] = (3, 2, 1, 0)
@@ -102,10 +103,19 @@ def _stem(key: str) -> tuple[str, ...]:
     return tuple(word[:-3] if word.endswith("ing") and len(word) > 5 else word for word in key.split())
 
 
+def nested_pair(first: str, second: str) -> bool:
+    """Whether one concept key is the other with a single word added ("synthetic data" / "synthetic data
+    generation"; normalised words, at least two in the shorter): one concept named twice."""
+    one, two = set(name_words(first)), set(name_words(second))
+    small, large = (one, two) if len(one) <= len(two) else (two, one)
+    return len(small) >= 2 and small < large and len(large - small) <= 1
+
+
 def variant_pair(first: str, second: str) -> bool:
-    """Whether two concept keys are forms of one phrase ("tool call" / "tool calling"): such a pair
-    co-occurs by wording, not by research, so questions leave it out."""
-    return _stem(first) == _stem(second)
+    """Whether two concept keys are forms of one phrase ("tool call" / "tool calling") or one is the other
+    with a word added (:func:`nested_pair`): such a pair co-occurs by wording, not by research, so
+    questions leave it out."""
+    return _stem(first) == _stem(second) or nested_pair(first, second)
 
 
 def _take(pool: list[int], taken: set[int], pairs: np.ndarray, keys: Sequence[str],

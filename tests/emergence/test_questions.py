@@ -61,3 +61,8 @@ def test_forms_of_one_phrase_are_no_question_pair() -> None:
     assert variant_pair("tool call", "tool calling") and variant_pair("reasoning", "reasoning")
     assert not variant_pair("camera pose", "camera control")
     assert not variant_pair("graph reasoning", "graph reasoner")
+    assert variant_pair("synthetic data", "synthetic data generation")  # one concept named twice
+    assert variant_pair("synthetic data generation", "synthetic data")
+    assert not variant_pair("synthetic data", "synthetic images")
+    assert not variant_pair("reasoning", "reasoning models")  # a one-word key is too broad to call nested
+    assert not variant_pair("LLM agents", "multi-agent LLM agents planning")

@@ -24,7 +24,7 @@ from foresci.app.signal import DIRECTION, DifficultyPool, run_world, small_world
 from foresci.evaluation.quality import CHANCE
 
 SEEDS = (0, 1, 2)
-PAPERS_PER_MONTH = 40.0  # the benchmark's worlds
+PAPERS_PER_MONTH = 40.0  # the benchmark's worlds until #29 (80 since: purer nodes, but more to embed here)
 
 
 @pytest.mark.slow

@@ -222,3 +222,48 @@ def test_selection_keeps_the_recency_rule_under_its_gate() -> None:
     known = [hit for hit in hits if hit is not None]
     assert len(known) >= TaskSettings().min_gate_tasks
     assert sum(known) <= 0.6 * len(known)
+
+
+def test_specificity_reads_the_primary_opportunitys_lift_after_a_round_trip() -> None:
+    """A release writes JSON with sorted keys: the first stored lift is the alphabetically first phrase's,
+    the figure must be the primary (first) opportunity's."""
+    import json
+
+    from foresci.tasks.families.bottleneck_opportunity.target import BottleneckTarget
+    from foresci.tasks.release_defects import primary_opportunity_lift, release_defects
+
+    target = BottleneckTarget(task_id="bo-1", bottleneck=["training instability"],
+                              opportunity=["teacher model", "adversarial training"],
+                              stats={"opportunity_lift": {"teacher model": 2.5, "adversarial training": 9.0}})
+    stored = BottleneckTarget.model_validate(json.loads(json.dumps(target.model_dump(), sort_keys=True)))
+    assert list(stored.stats["opportunity_lift"]) == ["adversarial training", "teacher model"]
+    assert primary_opportunity_lift(stored) == 2.5
+    task = Task(task_id="bo-1", family="bottleneck_opportunity", domain="toy", cutoff=CUTOFF, horizon="3m",
+                window_start=make_window(CUTOFF, "3m").start, window_end=make_window(CUTOFF, "3m").end,
+                title="t", question="q?")
+    figures = release_defects([task], {"bo-1": stored})
+    assert figures["opportunity_lifts"] == [2.5] and figures["opportunity_specific"] == 1
+    unrecorded = stored.model_copy(update={"opportunity": ["sampling trajectories"]})
+    assert primary_opportunity_lift(unrecorded) is None
+
+
+def test_a_concept_pair_naming_one_concept_twice_is_counted() -> None:
+    from foresci.tasks.release_defects import names_one_concept_twice, release_defects, render_defects
+
+    window = make_window(CUTOFF, "3m")
+
+    def emergence(task_id: str, labels: list[str]) -> Task:
+        return Task(task_id=task_id, family="concept_emergence", domain="toy", cutoff=CUTOFF, horizon="3m",
+                    window_start=window.start, window_end=window.end, title="t", question="q?",
+                    candidates=[Candidate(option_id=chr(65 + index), name=label)
+                                for index, label in enumerate(labels)])
+
+    twice = emergence("ce-1", ["model alignment + human values",
+                               "synthetic data + synthetic data generation"])
+    distinct = emergence("ce-2", ["LLM agents + embodied agents", "code generation + data analysis"])
+    assert names_one_concept_twice(twice) and not names_one_concept_twice(distinct)
+    figures = release_defects([twice, distinct], {})
+    assert figures["one_concept_twice_tasks"] == ["ce-1"] and figures["concept_pairs"] == 2
+    assert figures["near_duplicate_option_tasks"] == []  # the two options differ: the old figure missed it
+    assert "concept pairs naming one concept twice: 1 of 2 concept-emergence tasks offer one (goal 0)" in \
+        render_defects(figures)
