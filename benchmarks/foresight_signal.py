@@ -39,9 +39,11 @@ The estimator was fixed before any fresh seed was read (#29): the world-weighted
 with world-resampling intervals, since the world is the replicate (its tasks share five or six nodes and
 one accelerating winner) and a two-task world tells as much about the generator as a fifteen-task one.
 
-Cost (#29, OMP_NUM_THREADS=1, two embedding workers): a fresh world takes about 29 CPU seconds (855
-papers: the KB 22, of which the ONNX embedding about 16; evaluation 4, answering 1.4, tasks 1.1, taxonomy
-0.9), 105-300 s of wall time at load 12-21 on two cores. A paper's text is drawn from a generator seeded by
+Cost (#29, OMP_NUM_THREADS=1, two embedding workers): at 40 papers a month a fresh world takes about 29 CPU
+seconds (855 papers: the KB 22, of which the ONNX embedding about 16; evaluation 4, answering 1.4, tasks
+1.1, taxonomy 0.9), 105-300 s of wall time at load 12-21 on two cores. At 80 (1,400-1,800 papers) one seed
+set of 20 worlds at difficulties 0.6 and 0.3 took 1,247 CPU seconds and 33:51 wall at load 4-6 (31 CPU
+seconds a world, the second difficulty reusing the first one's vectors). A paper's text is drawn from a generator seeded by
 the paper's key, not by the world's dynamics, so the same seed at another difficulty writes mostly the same
 papers: with one FORESCI_CACHE_DIR for the whole run the second difficulty of a seed reuses the first one's
 vectors (23-102 s a world at load 12-17). The default grid (2 sets x 5 difficulties x 20 worlds) is hours.
