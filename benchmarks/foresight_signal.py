@@ -43,10 +43,11 @@ Cost (#29, OMP_NUM_THREADS=1, two embedding workers): at 40 papers a month a fre
 seconds (855 papers: the KB 22, of which the ONNX embedding about 16; evaluation 4, answering 1.4, tasks
 1.1, taxonomy 0.9), 105-300 s of wall time at load 12-21 on two cores. At 80 (1,400-1,800 papers) one seed
 set of 20 worlds at difficulties 0.6 and 0.3 took 1,247 CPU seconds and 33:51 wall at load 4-6 (31 CPU
-seconds a world, the second difficulty reusing the first one's vectors). A paper's text is drawn from a generator seeded by
-the paper's key, not by the world's dynamics, so the same seed at another difficulty writes mostly the same
-papers: with one FORESCI_CACHE_DIR for the whole run the second difficulty of a seed reuses the first one's
-vectors (23-102 s a world at load 12-17). The default grid (2 sets x 5 difficulties x 20 worlds) is hours.
+seconds a world, the second difficulty reusing the first one's vectors).
+A paper's text is drawn from a generator seeded by the paper's key, not by the world's dynamics, so the
+same seed at another difficulty writes mostly the same papers: with one FORESCI_CACHE_DIR for the whole
+run the second difficulty of a seed reuses the first one's vectors (23-102 s a world at load 12-17). The
+default grid (2 sets x 5 difficulties x 20 worlds) is hours.
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/foresight_signal.py [--first-seed S] [--seeds 20] [--sets 2]
 [--difficulties 0,0.3,0.6,0.8,1]``
