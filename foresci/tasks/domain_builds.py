@@ -29,7 +29,7 @@ from foresci.kb.screen import CANDIDATE_STATUSES
 from foresci.tasks.domain_inputs import evidence_for_windows, snapshot_for
 from foresci.tasks.families import get_family
 from foresci.tasks.families.base import ReleaseParts
-from foresci.tasks.parallel_taxonomies import can_fork, taxonomy_workers
+from foresci.tasks.parallel_taxonomies import can_fork, largest_first, map_to_end, taxonomy_workers
 from foresci.tasks.windows import Window
 from foresci.taxonomy.models import Snapshot
 
@@ -191,7 +191,7 @@ def build_domains(job: DomainJob, domains: Sequence[str],
             progress(f"{len(domains)} domains at {job.cutoff}: taxonomy, evidence and candidates on "
                      f"{workers} processes")
         sizes = _warm(job, domains)
-        order = sorted(domains, key=lambda domain: (-sizes[domain], list(domains).index(domain)))
+        order = largest_first(domains, sizes)
         with _single_threaded() as alone:
             pool = _forked_pool(job, workers) if alone else None
         if pool is not None:
@@ -230,15 +230,9 @@ def _forked_pool(job: DomainJob, workers: int) -> multiprocessing.pool.Pool:
 
 def _build_forked(pool: multiprocessing.pool.Pool, domains: Sequence[str], order: Sequence[str],
                   progress: Callable[[str], None] | None) -> list[DomainBuild]:
-    """:func:`build_domain` of each domain on ``pool``, in ``order`` (the domains with the most papers
-    first: the longest jobs start first, so no worker is left alone with one at the end); returned in
+    """:func:`build_domain` of each domain on ``pool``, in ``order`` (:func:`largest_first`); returned in
     ``domains`` order."""
-    try:
-        built = pool.map(_build_in_worker, order, chunksize=1)
-        pool.close()  # the workers exit on their own and are waited for (their CPU time is counted)
-    finally:
-        pool.terminate()
-        pool.join()
+    built = map_to_end(pool, _build_in_worker, order)
     by_domain = {item.domain: item for item in built}
     if progress:
         busiest: dict[int, float] = {}

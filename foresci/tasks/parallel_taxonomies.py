@@ -13,12 +13,14 @@ copy a lock another thread holds). ``FORESCI_RELEASE_WORKERS`` sets the number o
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.pool
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from foresci.tasks.domain_inputs import saved_taxonomy_folder, snapshot_for
 from foresci.taxonomy.models import Snapshot
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from foresci.core.settings import Settings
 
 WORKERS_VARIABLE = "FORESCI_RELEASE_WORKERS"
+T = TypeVar("T")
 
 _JOB: tuple[Any, date, Any, Path | None] | None = None  # what a forked worker induces from (set before fork)
 
@@ -49,9 +52,27 @@ def taxonomy_workers(wanted: int) -> int:
 
 def can_fork() -> bool:
     """Whether workers may be forked from this process: the platform forks and no other thread runs."""
-    import multiprocessing
-
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def largest_first(domains: Sequence[str], sizes: Mapping[str, int]) -> list[str]:
+    """``domains`` with the most papers first (ties in their given order): the longest jobs start first, so
+    no worker is left alone with one at the end."""
+    return sorted(domains, key=lambda domain: (-sizes[domain], list(domains).index(domain)))
+
+
+def map_to_end(pool: multiprocessing.pool.Pool, function: Callable[[str], T],
+               items: Sequence[str]) -> list[T]:
+    """``function`` of each item on ``pool``, one item a task, in ``items`` order; the pool is closed so
+    its workers exit on their own and are waited for (their CPU time is counted), and terminated on
+    an error."""
+    try:
+        results = pool.map(function, items, chunksize=1)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+    return results
 
 
 def _warm(kb: Any, domains: Sequence[str], cutoff: date, settings: Settings) -> None:
@@ -99,25 +120,17 @@ def _induce_forked(kb: Any, domains: Sequence[str], cutoff: date, settings: Sett
                    taxonomy_dir: Path | None, workers: int,
                    progress: Callable[[str], None] | None) -> dict[str, Snapshot]:
     """:func:`snapshot_for` of each domain in a pool of ``workers`` forked processes, the domains with the
-    most member papers first (the longest jobs start first, so no worker is left with one at the end)."""
-    import multiprocessing
-
+    most member papers first (:func:`largest_first`)."""
     global _JOB
     if progress:
         progress(f"taxonomies of {len(domains)} domains at {cutoff}: inducing on {workers} processes")
     _warm(kb, domains, cutoff, settings)
     statuses = tuple(settings.taxonomy.member_statuses)
     sizes = {domain: len(kb.papers(until=cutoff, domain=domain, statuses=statuses)) for domain in domains}
-    order = sorted(domains, key=lambda domain: (-sizes[domain], list(domains).index(domain)))
+    order = largest_first(domains, sizes)
     _JOB = (kb, cutoff, settings, taxonomy_dir)
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers)
-        try:
-            snapshots = pool.map(_induce, order, chunksize=1)
-            pool.close()  # the workers exit on their own and are waited for (their CPU time is counted)
-        finally:
-            pool.terminate()
-            pool.join()
+        snapshots = map_to_end(multiprocessing.get_context("fork").Pool(workers), _induce, order)
     finally:
         _JOB = None
     return dict(zip(order, snapshots, strict=True))
