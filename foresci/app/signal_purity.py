@@ -14,9 +14,13 @@ this reads it after the pipeline ran, for the report, never for answering or sel
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
+
+from foresci.core.io import iter_jsonl
+from foresci.sim.truth import PAPER_LABELS_NAME
+from foresci.tasks.release import HIDDEN_FILE
+from foresci.taxonomy.store import load_taxonomy
 
 PURE_SHARE = 0.85
 """A node is pure when at least this share of its pre-cutoff papers come from one planted direction
@@ -29,20 +33,18 @@ def node_purity(world: Path, taxonomies: list[Path]) -> dict[str, float]:
     counts where its text belongs; a fragmenting direction's children count as their parent; off-domain
     background papers as one more source)."""
     planted: dict[str, str] = {}
-    with (world / "paper_labels.jsonl").open() as handle:
-        for line in handle:
-            row = json.loads(line)
-            written = row.get("written_as") or "background"  # a mislabelled paper reads as another direction
-            planted[row["paper_id"]] = "/".join(written.split("/")[:2])  # a child's paper: its parent
+    for row in iter_jsonl(world / PAPER_LABELS_NAME):
+        written = row.get("written_as") or "background"  # a mislabelled paper reads as another direction
+        planted[row["paper_id"]] = "/".join(written.split("/")[:2])  # a child's paper: its parent
     purity: dict[str, float] = {}
     for taxonomy in taxonomies:
-        snapshots = sorted((taxonomy / "snapshots").glob("slice_*.json"))
-        if not snapshots:
+        history = load_taxonomy(taxonomy)
+        if not history.snapshots:
             continue
-        for node in json.loads(snapshots[-1].read_text())["nodes"]:
-            counts = Counter(planted.get(paper, "background") for paper in node["paper_ids"])
+        for node in history.snapshots[-1].nodes:
+            counts = Counter(planted.get(paper, "background") for paper in node.paper_ids)
             total = sum(counts.values())
-            purity[node["node_id"]] = counts.most_common(1)[0][1] / total if total else 1.0
+            purity[node.node_id] = counts.most_common(1)[0][1] / total if total else 1.0
     return purity
 
 
@@ -50,12 +52,10 @@ def mixed_direction_tasks(world: Path, taxonomies: list[Path], release: Path) ->
     """(direction tasks offering at least one mixed option node, direction tasks) of a world's release."""
     purity = node_purity(world, taxonomies)
     mixed = total = 0
-    with (release / "hidden.jsonl").open() as handle:
-        for line in handle:
-            row = json.loads(line)
-            if row.get("family") != "direction_forecasting":
-                continue
-            total += 1
-            nodes = (row.get("stats") or {}).get("node_ids", {}).values()
-            mixed += any(purity.get(node, 1.0) < PURE_SHARE for node in nodes)
+    for row in iter_jsonl(release / HIDDEN_FILE):
+        if row.get("family") != "direction_forecasting":
+            continue
+        total += 1
+        nodes = (row.get("stats") or {}).get("node_ids", {}).values()
+        mixed += any(purity.get(node, 1.0) < PURE_SHARE for node in nodes)
     return mixed, total

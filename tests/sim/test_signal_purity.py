@@ -4,9 +4,13 @@ directions, read from the world's paper labels, the last taxonomy snapshot and t
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 from foresci.app.signal_purity import PURE_SHARE, mixed_direction_tasks, node_purity
+from foresci.taxonomy.induce import TaxonomyHistory
+from foresci.taxonomy.models import Node, Snapshot
+from foresci.taxonomy.store import save_taxonomy
 
 
 def _label(paper: str, written_as: str | None) -> dict[str, object]:
@@ -27,17 +31,20 @@ def _world(tmp_path: Path) -> tuple[Path, list[Path], Path]:
         + [_label("z0", None)]  # background
     )
     (world / "paper_labels.jsonl").write_text("".join(json.dumps(row) + "\n" for row in labels))
-    taxonomy = tmp_path / "taxonomy" / "dom"
-    (taxonomy / "snapshots").mkdir(parents=True)
-    old = {"nodes": [{"node_id": "nA", "paper_ids": ["b0", "b6"]}]}  # an earlier slice: not read
-    last = {"nodes": [
-        {"node_id": "nA", "paper_ids": [f"a{i}" for i in range(10)]},
-        {"node_id": "nB", "paper_ids": [f"b{i}" for i in range(10)]},
-        {"node_id": "nC", "paper_ids": [f"c{i}" for i in range(10)]},
-        {"node_id": "nD", "paper_ids": ["z0", "a0"]},
-    ]}
-    (taxonomy / "snapshots" / "slice_00.json").write_text(json.dumps(old))
-    (taxonomy / "snapshots" / "slice_01.json").write_text(json.dumps(last))
+    def snapshot(index: int, nodes: dict[str, list[str]]) -> Snapshot:
+        return Snapshot(domain="dom", cutoff=date(2024, 6 + index, 30), slice_index=index,
+                        nodes=[Node(node_id=node, label=node, paper_ids=papers)
+                               for node, papers in nodes.items()])
+
+    old = snapshot(0, {"nA": ["b0", "b6"]})  # an earlier slice: not read
+    last = snapshot(1, {
+        "nA": [f"a{i}" for i in range(10)],
+        "nB": [f"b{i}" for i in range(10)],
+        "nC": [f"c{i}" for i in range(10)],
+        "nD": ["z0", "a0"],
+    })
+    taxonomy = save_taxonomy(TaxonomyHistory(domain="dom", cutoff=date(2024, 7, 31), snapshots=[old, last]),
+                             tmp_path / "taxonomy" / "dom")
     release = tmp_path / "release"
     release.mkdir()
     hidden = [
