@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from foresci.core.name_words import name_words
+from foresci.core.name_words import name_words, one_word_added
 from foresci.emergence.build import EmergenceSet, Snapshot
 
 BUCKETS: tuple[int, ...] = (3, 2, 1, 0)
@@ -106,9 +106,7 @@ def _stem(key: str) -> tuple[str, ...]:
 def nested_pair(first: str, second: str) -> bool:
     """Whether one concept key is the other with a single word added ("synthetic data" / "synthetic data
     generation"; normalised words, at least two in the shorter): one concept named twice."""
-    one, two = set(name_words(first)), set(name_words(second))
-    small, large = (one, two) if len(one) <= len(two) else (two, one)
-    return len(small) >= 2 and small < large and len(large - small) <= 1
+    return one_word_added(set(name_words(first)), set(name_words(second)))
 
 
 def variant_pair(first: str, second: str) -> bool:

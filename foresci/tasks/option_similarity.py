@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from foresci.core.name_words import name_words
+from foresci.core.name_words import name_words, one_word_added
 
 
 def _acronyms(words: Sequence[str], raw: Sequence[str]) -> dict[str, tuple[int, int]]:
@@ -57,10 +57,7 @@ def names_near_duplicate(left: str, right: str) -> bool:
     one, two = set(first), set(second)
     if not one or not two:
         return False
-    if one == two:
-        return True
-    small, large = (one, two) if len(one) <= len(two) else (two, one)
-    return len(small) >= 2 and small < large and len(large - small) <= 1
+    return one == two or one_word_added(one, two)
 
 
 def cosine(left: Sequence[float] | None, right: Sequence[float] | None) -> float | None:
