@@ -38,12 +38,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from foresci.app.signal import DIRECTION, DifficultyPool, WorldOutcome, kept_world, run_world, world_of
+from foresci.app.signal import (
+    DIRECTION,
+    SPARE_SEEDS,
+    DifficultyPool,
+    WorldOutcome,
+    kept_world,
+    seed_pool,
+    world_of,
+)
 from foresci.core.settings import Settings
 from foresci.evaluation.quality import CHANCE, chance_level
 from foresci.sim.world import default_world_config
-
-SPARE_SEEDS = 5  # a demo world whose window cannot close is replaced by the next seed
 
 
 def claim_failures(pool: DifficultyPool, samples: int = 2000) -> tuple[list[str], list[str]]:
@@ -121,27 +127,10 @@ def rescored_pools(folder: Path, starts: list[int] | None, worlds: int) -> list[
 def run_pool(start: int, args: argparse.Namespace, root: Path) -> DifficultyPool:
     """``args.worlds`` demo worlds from seed ``start`` on (a kept one re-read with ``--resume``; a world
     whose window cannot close replaced by the next seed), each printed as it ends."""
-    pool = DifficultyPool(difficulty=default_world_config().difficulty)
-    seed = start
-    while len(pool.worlds) < args.worlds and seed < start + args.worlds + SPARE_SEEDS:
-        folder = root / f"s{seed}"
-        config = default_world_config().model_copy(update={"seed": seed})
-        seed += 1
-        kept = kept_world(folder, pool.difficulty, config.seed) if args.resume and args.keep else None
-        if kept is not None:
-            pool.worlds.append(kept)
-            print(world_line(kept) + " (kept, re-read)", flush=True)
-            continue
-        try:
-            world = run_world(config, folder, keep=args.keep is not None, settings=Settings())
-        except ValueError as error:
-            if "has not closed" not in str(error):
-                raise
-            print(f"  seed {config.seed}: skipped, {error}", flush=True)
-            continue
-        pool.worlds.append(world)
-        print(world_line(world) + f" ({world.seconds:.0f} s)", flush=True)
-    return pool
+    return seed_pool(default_world_config().difficulty, start, args.worlds,
+                     lambda seed: default_world_config().model_copy(update={"seed": seed}),
+                     lambda seed: root / f"s{seed}", lambda world, how: world_line(world) + f" ({how})",
+                     keep=args.keep is not None, resume=args.resume, settings=Settings())
 
 
 def main() -> int:

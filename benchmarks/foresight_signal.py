@@ -66,16 +66,14 @@ import time
 from pathlib import Path
 
 from foresci.app.signal import (
+    SPARE_SEEDS,
     DifficultyPool,
-    WorldOutcome,
     format_pool,
     kept_world,
-    run_world,
+    seed_pool,
     signal_failures,
     small_world,
 )
-
-SPARE_SEEDS = 5  # a small world whose last weekdays drew no paper cannot close its window: next seed
 
 
 def main() -> int:
@@ -126,30 +124,18 @@ def main() -> int:
 def _pool(args: argparse.Namespace, difficulty: float, start: int, root: Path) -> DifficultyPool:
     """The ``args.seeds`` scored worlds of one difficulty from seed ``start`` on (run, or re-read from
     ``--rescore`` folders), a world whose window cannot close replaced by the next seed."""
+    if not args.rescore:
+        return seed_pool(difficulty, start, args.seeds,
+                         lambda seed: small_world(seed, difficulty, args.papers_per_month),
+                         lambda seed: root / f"d{difficulty:g}-s{seed}",
+                         lambda world, how: f"  seed {world.seed:>3}: {how}",
+                         keep=args.keep is not None, resume=args.resume)
     pool = DifficultyPool(difficulty)
-    seed = start
-    while len(pool.worlds) < args.seeds and seed < start + args.seeds + SPARE_SEEDS:
-        name = f"d{difficulty:g}-s{seed}"
-        seed += 1
-        if args.rescore:
-            found = [kept_world(folder / name, difficulty, seed - 1) for folder in args.rescore]
-            pool.worlds.extend([outcome for outcome in found if outcome is not None][:1])
-            continue
-        kept = kept_world(root / name, difficulty, seed - 1) if args.resume and args.keep else None
-        if kept is not None:
-            print(f"  seed {seed - 1:>3}: kept, re-read", flush=True)
-            pool.worlds.append(kept)
-            continue
-        config = small_world(seed - 1, difficulty, args.papers_per_month)
-        try:
-            outcome: WorldOutcome = run_world(config, root / name, keep=args.keep is not None)
-        except ValueError as error:
-            if "has not closed" not in str(error):
-                raise
-            print(f"  seed {config.seed:>3}: skipped, {error}", flush=True)
-            continue
-        print(f"  seed {config.seed:>3}: {outcome.seconds:.0f} s", flush=True)
-        pool.worlds.append(outcome)
+    for seed in range(start, start + args.seeds + SPARE_SEEDS):
+        if len(pool.worlds) == args.seeds:
+            break
+        found = [kept_world(folder / f"d{difficulty:g}-s{seed}", difficulty, seed) for folder in args.rescore]
+        pool.worlds.extend([outcome for outcome in found if outcome is not None][:1])
     return pool
 
 

@@ -24,6 +24,7 @@ task-pooled trend 0.081, world-weighted 0.175).
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,9 @@ from foresci.evaluation.quality import CHANCE, FamilyQuality, chance_level, fami
 from foresci.sim.knobs import WorldConfig
 
 DIRECTION = "direction_forecasting"
+SPARE_SEEDS = 5
+"""Seeds past a set's ``count`` a run may use: a world whose last weekdays drew no paper cannot close its
+window and is replaced by the next seed; disjoint seed sets start ``count + SPARE_SEEDS`` apart."""
 
 
 @dataclass
@@ -158,6 +162,36 @@ def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | Non
     mixed, _ = mixed_direction_tasks(folder / "world", taxonomies, folder / "release")
     return WorldOutcome(difficulty, seed, quality, 0.0, load_ground_truth(folder / "world").paper_count,
                         mixed_tasks=mixed)
+
+
+def seed_pool(difficulty: float, start: int, count: int, config_of: Callable[[int], WorldConfig],
+              folder_of: Callable[[int], Path], line: Callable[[WorldOutcome, str], str], keep: bool = False,
+              resume: bool = False, settings: Settings | None = None) -> DifficultyPool:
+    """``count`` scored worlds from seed ``start`` on, each run by :func:`run_world` in ``folder_of(seed)``
+    with ``config_of(seed)``, its ``line(world, how)`` printed as it ends.
+    With ``resume`` (and ``keep``) a world kept there with its scores is re-read instead; a world whose
+    window cannot close is skipped for the next seed (at most :data:`SPARE_SEEDS` of them)."""
+    pool = DifficultyPool(difficulty)
+    seed = start
+    while len(pool.worlds) < count and seed < start + count + SPARE_SEEDS:
+        config = config_of(seed)
+        folder = folder_of(seed)
+        seed += 1
+        kept = kept_world(folder, difficulty, config.seed) if resume and keep else None
+        if kept is not None:
+            pool.worlds.append(kept)
+            print(line(kept, "kept, re-read"), flush=True)
+            continue
+        try:
+            outcome = run_world(config, folder, keep=keep, settings=settings)
+        except ValueError as error:
+            if "has not closed" not in str(error):
+                raise
+            print(f"  seed {config.seed:>3}: skipped, {error}", flush=True)
+            continue
+        pool.worlds.append(outcome)
+        print(line(outcome, f"{outcome.seconds:.0f} s"), flush=True)
+    return pool
 
 
 def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from: float = 1.0,
