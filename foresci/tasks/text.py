@@ -47,7 +47,7 @@ def content_tokens(text: str) -> list[str]:
 LIMITATION_LEAD = re.compile(
     r"^.*?\b(?:remains?|is|are|was|were|stays?)\s+(?:still\s+)?(?:limited|constrained|bottlenecked|hampered|"
     r"hindered)\s+(?:by|from)\s+|^.*?\b(?:suffers?|struggles?)\s+(?:from|with)\s+|^.*?\blimitations?\s*:\s*|"
-    r"^.*?\b(?:lacks?|lacking|overlooks?|ignores?)\s+", re.IGNORECASE)
+    r"^.*?\b(?:lacks?|lacking|overlooks?|ignores?)\s+(?:of\s+)?", re.IGNORECASE)
 LIMITATION_SUBJECT = re.compile(
     r"^(?:however,?\s+)?(?P<subject>.+?)\s+(?:remains?|is|are)\s+(?:still\s+)?(?:challenging|difficult|"
     r"an open (?:problem|challenge)|a (?:key|major|critical|fundamental) "
@@ -55,14 +55,22 @@ LIMITATION_SUBJECT = re.compile(
     re.IGNORECASE)
 TRAILING = frozenset(["in", "of", "for", "to", "on", "with", "by", "the", "a", "an", "and", "or", "at",
                       "from"])
+SHORTFALL = re.compile(
+    r"^(?:however,?\s+)?(?:(?:their|its|the)\s+)?(?P<what>.+?)\s+(?:remains?|is|are|stays?)\s+(?:still\s+)?"
+    r"(?:(?:rather|relatively|quite|very|often|largely)\s+)?(?P<how>limited|poor|insufficient|inadequate|weak)\.?$",
+    re.IGNORECASE)
 CLAUSE_END = re.compile(r"[,;(]|\s(?:which|that|while|whereas|because|since|"
                         r"(?:(?:primarily|mainly|largely|partly|mostly)\s+)?due to)\s", re.IGNORECASE)
 
 
 def core_phrase(sentence: str) -> str:
-    """The limitation itself, e.g. '<phrase>' from 'However, X remains limited by <phrase>.' or from
-    '<phrase> remains challenging ...'; the sentence itself when no pattern applies."""
+    """The limitation itself, e.g. '<phrase>' from 'However, X remains limited by <phrase>.', from
+    '<phrase> remains challenging ...' or from 'the lack of <phrase>'; 'limited <X>' from 'However, their <X>
+    remains limited.' (a noun phrase, not the sentence); the sentence itself when no pattern applies."""
     text = sentence.strip()
+    shortfall = SHORTFALL.match(text)
+    if shortfall is not None and len(shortfall.group("what").split()) >= 2:
+        return f"{shortfall.group('how').lower()} {shortfall.group('what')}"
     stripped = LIMITATION_LEAD.sub("", text, count=1)
     if stripped == text:
         match = LIMITATION_SUBJECT.match(text)

@@ -213,7 +213,8 @@ def limitation_phrase(clause: str) -> str:
     phrase = re.sub(r"^(?:limitations?|challenges?|drawbacks?|issues?)\s*:\s*", "", core_phrase(clause),
                     flags=re.IGNORECASE)
     phrase = _first_limitation(phrase)
-    lacked = re.search(r"\b(?:lacks?|lacking)\s+" + re.escape(phrase.split()[0]), clause, re.IGNORECASE)
+    lacked = re.search(r"\b(?:lacks?|lacking)\s+(?:of\s+)?" + re.escape(phrase.split()[0]), clause,
+                       re.IGNORECASE)
     if phrase != clause and lacked:
         return f"lack of {phrase}"
     relied = RELIANCE.search(phrase)
