@@ -1,29 +1,36 @@
 """The demo's claim, checked on worlds no one tuned to: ``foresci demo`` on random seeds.
 
-The docs say of the demo (docs/concepts/forecasters.md): trend beats persistence and chance on direction
-forecasting, and persistence sits at chance, since a world's planted labels say nothing about a
-direction's size before the cutoff. One demo world cannot show the second half: its 40 direction tasks
-are option sets over the same ten directions, so persistence's one reading of them decides every task at
-once (on five random seeds its top-1 read 0.125-0.450). This script runs the demo pipeline
-(:func:`foresci.app.signal.run_world` with the demo's own settings, gates on) on ``--sets`` disjoint seed
-sets of ``--worlds`` seeds each (set k starts at ``--first-seed`` + k · (worlds + 5); without
-``--first-seed`` a random offset is drawn and printed, so no set is tuned to) and checks on EVERY set, with
-intervals that resample whole worlds (each world counting once; the estimator was fixed before any of these
-seeds was read):
+The claim (issue #29, docs/concepts/forecasters.md): on direction forecasting, trend beats persistence, and
+persistence does no worse than chance (trend > persistence >= chance). One demo world cannot show it: its
+40 direction tasks are option sets over the same ten directions, so each forecaster's one reading of them
+decides every task at once (on five random seeds persistence's top-1 read 0.125-0.450). This script runs
+the demo pipeline (:func:`foresci.app.signal.run_world` with the demo's own settings, gates on) on
+``--sets`` disjoint seed sets of ``--worlds`` seeds each (set k starts at ``--first-seed`` + k · (worlds +
+5); without ``--first-seed`` a random offset is drawn and printed, so no set is tuned to) and checks on
+EVERY set, with intervals that resample whole worlds (each world counting once; the estimator was fixed
+before any of these seeds was read):
 
 - trend - persistence (paired, direction top-1): lower bound above 0;
 - trend's top-1: lower bound above chance;
-- chance lies inside persistence's interval (persistence reads chance, as the generator intends).
+- persistence >= chance: its upper bound is not below chance.
 
-Exit 1 when one is missed on any set. Cost: one demo world each (about 2 minutes with one thread on a
-quiet core), ``--sets`` x ``--worlds`` in all.
+Whether chance lies inside persistence's interval is printed, not checked. An earlier version checked it
+(the docs then said persistence reads chance, as the generator intends); it does not: the taxonomy's
+nodes, not the planted labels, are the options, and an accelerating direction, small in the early months
+the taxonomy is seeded from, gets a node of its own less often than a cooling one, so persistence reads
+above chance (forecasters.md). Exit 1 when a goal is missed on any set. Cost: one demo world each (about
+64-117 s with one thread when two run at once on two cores, 17 s with a warm embedding cache), ``--sets`` x
+``--worlds`` in all.
 
-Measured (first seed 870008 drawn at random before the run, 2 x 10 worlds): the claim MISSES. Set
-870008..: trend 0.397 [0.323, 0.477], persistence 0.335 [0.267, 0.408], trend - persistence +0.062
-[-0.058, +0.175]; set 870023..: trend 0.595 [0.527, 0.677], persistence 0.357 [0.287, 0.425], +0.237
-[+0.120, +0.355]. Persistence reads above chance (0.25) on both sets (pooled 0.346 [0.296, 0.396]).
+Measured (first seed 296793 drawn at random and written down before the run; 2 x 20 worlds, 1 thread,
+two sets at once, load 0.9-4.8, 1,689 and 1,702 s): the claim HOLDS on both sets. Set 296793..:
+trend 0.570 [0.512, 0.626], persistence 0.323 [0.245, 0.399], trend - persistence +0.248 [+0.164,
++0.338]; set 296818..: trend 0.586 [0.544, 0.633], persistence 0.338 [0.265, 0.411], +0.249 [+0.158,
++0.339]; chance 0.25. The earlier 2 x 10 worlds from 870008 missed trend > persistence on one set
+(+0.062 [-0.058, +0.175]; the other set +0.237, both pooled +0.150 [+0.055, +0.234]): ten worlds are too
+few, so the default is now 20 per set, as the signal benchmark's.
 
-Run: ``OMP_NUM_THREADS=1 python benchmarks/demo_claim.py [--worlds 10] [--sets 2] [--first-seed S]
+Run: ``OMP_NUM_THREADS=1 python benchmarks/demo_claim.py [--worlds 20] [--sets 2] [--first-seed S]
 [--keep DIR [--resume]]`` (``--resume`` re-reads a world already kept under DIR instead of running it
 again; ``--rescore DIR`` reads the worlds kept under DIR without running anything, split into the sets of
 ``--first-seed`` when given, else pooled as one set).
@@ -79,9 +86,11 @@ def claim_failures(pool: DifficultyPool, samples: int = 2000) -> tuple[list[str]
         failures.append(f"trend - persistence lower bound {difference.low:+.3f} is not above 0")
     if trend.low <= chance:
         failures.append(f"trend lower bound {trend.low:.3f} is not above chance {chance:.3f}")
-    if not persistence.low <= chance <= persistence.high:
-        failures.append(f"chance {chance:.3f} is outside persistence's interval "
-                        f"[{persistence.low:.3f}, {persistence.high:.3f}]")
+    if persistence.high < chance:
+        failures.append(f"persistence's upper bound {persistence.high:.3f} is below chance {chance:.3f}")
+    where = ("inside" if persistence.low <= chance <= persistence.high
+             else "below" if chance < persistence.low else "above")
+    lines.append(f"  chance is {where} persistence's interval (information, not a goal)")
     return lines, failures
 
 
@@ -137,7 +146,7 @@ def main() -> int:
     """Run the worlds of every seed set, print the figures, return 1 when the claim fails on any set."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--worlds", type=int, default=10, help="demo worlds per seed set")
+    parser.add_argument("--worlds", type=int, default=20, help="demo worlds per seed set")
     parser.add_argument("--sets", type=int, default=2,
                         help="disjoint seed sets the claim must hold on (set k starts at first-seed + "
                              "k * (worlds + 5))")
