@@ -56,9 +56,14 @@ LIMITATION_SUBJECT = re.compile(
 TRAILING = frozenset(["in", "of", "for", "to", "on", "with", "by", "the", "a", "an", "and", "or", "at",
                       "from"])
 SHORTFALL = re.compile(
-    r"^(?:however,?\s+)?(?:(?:their|its|the)\s+)?(?P<what>.+?)\s+(?:remains?|is|are|stays?)\s+(?:still\s+)?"
-    r"(?:(?:rather|relatively|quite|very|often|largely)\s+)?(?P<how>limited|poor|insufficient|inadequate|weak)\.?$",
+    r"^(?:however,?\s+)?(?:(?:their|its|the|a|an|such)\s+)?(?P<what>[^,;:()%]+?)\s+(?:still\s+)?"
+    r"(?:remains?|is|are|stays?)\s+"
+    r"(?:still\s+)?(?:(?:rather|relatively|quite|very|often|largely)\s+)?"
+    r"(?P<how>limited|poor|insufficient|inadequate|weak)\.?$",
     re.IGNORECASE)
+SHORTFALL_CLAUSE = re.compile(r"\b(?:where|when|while|whereas|yet|although|though|despite|because|since|as|"
+                              r"which|that|if|we|our|this|these)\b", re.IGNORECASE)
+SHORTFALL_WORDS = 8
 CLAUSE_END = re.compile(r"[,;(]|\s(?:which|that|while|whereas|because|since|"
                         r"(?:(?:primarily|mainly|largely|partly|mostly)\s+)?due to)\s", re.IGNORECASE)
 
@@ -69,8 +74,13 @@ def core_phrase(sentence: str) -> str:
     remains limited.' (a noun phrase, not the sentence); the sentence itself when no pattern applies."""
     text = sentence.strip()
     shortfall = SHORTFALL.match(text)
-    if shortfall is not None and len(shortfall.group("what").split()) >= 2:
-        return f"{shortfall.group('how').lower()} {shortfall.group('what')}"
+    if shortfall is not None:
+        what = shortfall.group("what").split()
+        if (2 <= len(what) <= SHORTFALL_WORDS and not what[0].lower().endswith("ing")
+                and not SHORTFALL_CLAUSE.search(shortfall.group("what"))):
+            if what[0][:1].isupper() and what[0][1:].islower():  # "Current datasets": the sentence's capital
+                what[0] = what[0].lower()
+            return " ".join([shortfall.group("how").lower(), *what])
     stripped = LIMITATION_LEAD.sub("", text, count=1)
     if stripped == text:
         match = LIMITATION_SUBJECT.match(text)

@@ -293,8 +293,18 @@ def test_a_bottleneck_phrase_is_a_noun_phrase_not_a_sentence_fragment() -> None:
         "limited effectiveness for low-resource languages")
     assert limitation_phrase("the robustness of current detectors is still rather weak") == (
         "weak robustness of current detectors")
+    assert limitation_phrase("However, the camera controllability still remains limited.") == (
+        "limited camera controllability")
+    assert limitation_phrase("Current datasets are limited.") == "limited current datasets"
     # too little before "remains limited" to name anything: left as it was
     assert limitation_phrase("the model is limited") == "the model is limited"
+    # a sentence of several clauses (real abstracts) is no noun phrase with "limited" in front
+    for sentence in ("While existing methods achieve high performance within specific domains, their "
+                     "generalizability remains limited.",
+                     "This study offers insights for deploying models in real-world applications where "
+                     "computational resources are limited.",
+                     "However, identifying 3D depth anomalies using only 2D information is insufficient."):
+        assert not limitation_phrase(sentence).startswith(("limited ", "insufficient ")), sentence
 
 
 def test_a_long_bottleneck_phrase_names_its_first_limitation() -> None:
