@@ -50,6 +50,7 @@ from foresci.app.signal import (
     SPARE_SEEDS,
     DifficultyPool,
     WorldOutcome,
+    kept_pool,
     kept_world,
     seed_pool,
     world_of,
@@ -118,19 +119,15 @@ def rescored_pools(folder: Path, starts: list[int] | None, worlds: int) -> list[
     ``starts`` (the first ``worlds`` scored seeds from each start), or all in one pool when ``starts`` is
     None."""
     difficulty = default_world_config().difficulty
-    kept: dict[int, WorldOutcome] = {}
-    for path in sorted(folder.glob("s*")):
-        if path.name[1:].isdigit():
-            world = kept_world(path, difficulty, int(path.name[1:]))
-            if world is not None:
-                kept[world.seed] = world
-    if starts is None:
-        return [("kept worlds", DifficultyPool(difficulty, [kept[seed] for seed in sorted(kept)]))]
-    pools = []
-    for start in starts:
-        seeds = [seed for seed in sorted(kept) if start <= seed < start + worlds + SPARE_SEEDS][:worlds]
-        pools.append((f"seed set from {start}", DifficultyPool(difficulty, [kept[seed] for seed in seeds])))
-    return pools
+    if starts is not None:
+        def folders_of(seed: int) -> list[Path]:
+            return [folder / f"s{seed}"]
+
+        return [(f"seed set from {start}", kept_pool(difficulty, start, worlds, folders_of))
+                for start in starts]
+    seeds = sorted(int(path.name[1:]) for path in folder.glob("s*") if path.name[1:].isdigit())
+    found = (kept_world(folder / f"s{seed}", difficulty, seed) for seed in seeds)
+    return [("kept worlds", DifficultyPool(difficulty, [world for world in found if world is not None]))]
 
 
 def run_pool(start: int, args: argparse.Namespace, root: Path) -> DifficultyPool:

@@ -69,7 +69,7 @@ from foresci.app.signal import (
     SPARE_SEEDS,
     DifficultyPool,
     format_pool,
-    kept_world,
+    kept_pool,
     seed_pool,
     signal_failures,
     small_world,
@@ -130,13 +130,8 @@ def _pool(args: argparse.Namespace, difficulty: float, start: int, root: Path) -
                          lambda seed: root / f"d{difficulty:g}-s{seed}",
                          lambda world, how: f"  seed {world.seed:>3}: {how}",
                          keep=args.keep is not None, resume=args.resume)
-    pool = DifficultyPool(difficulty)
-    for seed in range(start, start + args.seeds + SPARE_SEEDS):
-        if len(pool.worlds) == args.seeds:
-            break
-        found = [kept_world(folder / f"d{difficulty:g}-s{seed}", difficulty, seed) for folder in args.rescore]
-        pool.worlds.extend([outcome for outcome in found if outcome is not None][:1])
-    return pool
+    return kept_pool(difficulty, start, args.seeds,
+                     lambda seed: [folder / f"d{difficulty:g}-s{seed}" for folder in args.rescore])
 
 
 if __name__ == "__main__":

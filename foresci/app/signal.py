@@ -164,6 +164,22 @@ def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | Non
                         mixed_tasks=mixed)
 
 
+def kept_pool(difficulty: float, start: int, count: int,
+              folders_of: Callable[[int], list[Path]]) -> DifficultyPool:
+    """The first ``count`` worlds kept with their scores from seed ``start`` on (at most
+    :data:`SPARE_SEEDS` seeds past ``count``, as :func:`seed_pool` runs them), each re-read from the first
+    of ``folders_of(seed)`` that holds it; nothing is run."""
+    pool = DifficultyPool(difficulty)
+    for seed in range(start, start + count + SPARE_SEEDS):
+        if len(pool.worlds) == count:
+            break
+        found = (kept_world(folder, difficulty, seed) for folder in folders_of(seed))
+        world = next((outcome for outcome in found if outcome is not None), None)
+        if world is not None:
+            pool.worlds.append(world)
+    return pool
+
+
 def seed_pool(difficulty: float, start: int, count: int, config_of: Callable[[int], WorldConfig],
               folder_of: Callable[[int], Path], line: Callable[[WorldOutcome, str], str], keep: bool = False,
               resume: bool = False, settings: Settings | None = None) -> DifficultyPool:
