@@ -122,7 +122,7 @@ def run_command(
         if folder is not None:
             protect(folder)  # plug-ins never see the release, the KB, the run folder or the caches
     try:
-        specs = [resolve_method(name, trust_plugin=trust_plugin, kb_tools=kb is not None)
+        specs = [resolve_method(name, trust_plugin=trust_plugin, kb_tools=kb is not None, settings=settings)
                  for name in dict.fromkeys(chosen)]
     except MethodLoadError as error:
         raise typer.BadParameter(error.message, param_hint="--method") from error
