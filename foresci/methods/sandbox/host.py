@@ -107,13 +107,14 @@ SANDBOX_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 CLOSED_GRACE_S = 5.0  # how long a process that closed its channel may take to exit before it is killed
 
 
-def _end(process: Any) -> int:
-    """Wait a little for ``process`` to end, killing it when it does not; its exit code."""
+def _end(process: Any) -> int | None:
+    """Wait a little for ``process`` to end; its exit code, or None when it did not and was killed."""
     try:
         return int(process.wait(timeout=CLOSED_GRACE_S))
     except subprocess.TimeoutExpired:  # its message is the whole command line: never shown
         process.kill()
-        return int(process.wait())
+        process.wait()
+        return None
 
 
 def run_sandboxed(program: PluginProgram, request: dict[str, Any], tools: Any = None, llm: Any = None,
@@ -161,6 +162,9 @@ def run_sandboxed(program: PluginProgram, request: dict[str, Any], tools: Any = 
                 if printed.startswith("bwrap:"):
                     raise SandboxUnavailable(f"plug-in {program.label}: bubblewrap failed: {printed}") \
                         from None
+                if code is None:
+                    raise PluginCrashed(f"plug-in {program.label}: closed its channel without a result and "
+                                        f"was still running {CLOSED_GRACE_S:g} s later: killed") from None
                 reason = error if isinstance(error, ChannelError) else "the channel broke"
                 raise PluginCrashed(f"plug-in {program.label}: its process ended without a result "
                                     f"(exit code {code}; {reason}); it printed: {printed!r}") from None
