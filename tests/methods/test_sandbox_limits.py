@@ -93,14 +93,19 @@ LIMITS = {"deadline_s": 6.0, "cpu_s": 1.0, "memory_mb": 1024, "processes": 24, "
 
 
 @pytest.fixture
-def limited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    """Settings with small sandbox limits, and the misbehaving plug-ins' folder importable."""
+def plain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """Default settings, and the misbehaving plug-ins' folder importable."""
     folder = tmp_path / "plugins"
     folder.mkdir()
     (folder / "misbehaving.py").write_text(textwrap.dedent(MISBEHAVING))
     monkeypatch.syspath_prepend(str(folder))
-    settings = Settings(cache_dir=tmp_path / "cache")
-    return settings.model_copy(update={"sandbox": settings.sandbox.model_copy(update=LIMITS)})
+    return Settings(cache_dir=tmp_path / "cache")
+
+
+@pytest.fixture
+def limited(plain: Settings) -> Settings:
+    """Settings with small sandbox limits."""
+    return plain.model_copy(update={"sandbox": plain.sandbox.model_copy(update=LIMITS)})
 
 
 def _row(name: str, settings: Settings, tmp_path: Path) -> tuple[str, str | None, dict]:
@@ -116,13 +121,13 @@ def _limit_error(task_id: str, name: str, reason: str) -> str:
 
 
 def test_the_sandbox_holds_none_of_foresci_s_environment(
-    limited: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plain: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     canaries = {"FORESCI_LLM__API_KEY": "sk-canary-foresci-key", "OPENAI_API_KEY": "sk-canary-openai",
                 "AWS_SECRET_ACCESS_KEY": "canary-cloud-secret", "SOME_TOKEN": "canary-arbitrary"}
     for name, value in canaries.items():
         monkeypatch.setenv(name, value)
-    status, error, payload = _row("environ_reader", limited, tmp_path)
+    status, error, payload = _row("environ_reader", plain, tmp_path)
     assert status == "ok", error
     seen = " ".join(payload["milestones"])
     assert "PATH=" in seen  # /proc/1/environ (bubblewrap's own process) was read: it holds only PATH, LANG
