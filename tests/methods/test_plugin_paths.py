@@ -83,9 +83,10 @@ def _run(small_world: SmallWorld, tmp_path: Path, folder: Path, method: str,
         "FORESCI_LLM__API_KEY": "sk-canary-key",
         "OMP_NUM_THREADS": "1",
     }
-    return subprocess.run([sys.executable, str(_console_script(tmp_path)), "run", str(small_world.release_dir),
-                           "--kb", str(small_world.kb_dir), "--method", method, "--out",
-                           str(tmp_path / "run"), "--no-progress", "--limit", "1"],
+    command = [sys.executable, str(_console_script(tmp_path)), "run", str(small_world.release_dir), "--kb",
+               str(small_world.kb_dir), "--method", method, "--out", str(tmp_path / "run"), "--no-progress",
+               "--limit", "1"]
+    return subprocess.run(command,
                           capture_output=True, text=True, env=environment, cwd=folder, timeout=300)
 
 

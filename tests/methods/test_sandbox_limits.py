@@ -150,14 +150,15 @@ def test_a_plugin_over_a_limit_is_an_error_row_naming_the_task_and_the_limit(
     limited: Settings, tmp_path: Path, name: str, reason: str | None
 ) -> None:
     if name == "spinner":  # on a loaded machine 1 s of CPU may take longer than the 6 s deadline
-        limited = limited.model_copy(update={"sandbox": limited.sandbox.model_copy(update={"deadline_s": 300})})
+        patient = limited.sandbox.model_copy(update={"deadline_s": 300})
+        limited = limited.model_copy(update={"sandbox": patient})
     status, error, _ = _row(name, limited, tmp_path)
     task_id = "toy-strategic_planning"
     assert status == "error"
     if name == "channel_closer":
         assert error == (f"task {task_id}: PluginCrashed: plug-in misbehaving:{name}: closed its channel "
                          "without a result and was still running 5 s later: killed")
-    elif reason is None:  # the size of the message is the plug-in's JSON: only its start and the cap are fixed
+    elif reason is None:  # the message's size is the plug-in's JSON: only its start and the cap are fixed
         assert error is not None and error.startswith(_limit_error(task_id, name, "sent a message of "))
         assert error.endswith("bytes, over its cap of 1048576 bytes (sandbox.max_answer_bytes)"), error
     else:

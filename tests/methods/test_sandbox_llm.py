@@ -86,7 +86,8 @@ ASKS = {
     "n": {"n": 8},
     "max_tokens": {"max_tokens": 1000000},
     "server tools": {"tools": [{"type": "web_search_preview"}]},
-    "plain": {"temperature": 0.2, "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
+    "plain": {"temperature": 0.2,
+              "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
 }
 
 @method("relay_probe", uses_llm=True)
