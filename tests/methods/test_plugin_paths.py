@@ -197,4 +197,32 @@ def test_a_plugin_named_by_file_sees_its_python_files_and_links_among_them_not_i
     run_release(planning, tmp_path / "run", Settings(cache_dir=tmp_path / "cache"), [spec.name])
     (row,) = read_answers(tmp_path / "run" / "answers.jsonl")
     assert row.status == "ok", row.error
+    assert row.payload["milestones"] == ["team_agent.core"]
     assert row.payload["milestones"] == ["helped", "helpers.py,helpers_alias.py,inside_agent.py"]
+
+
+def test_a_plugin_named_by_its_package_folder_runs_sandboxed_with_its_submodules(tmp_path: Path) -> None:
+    from foresci.core.settings import Settings
+    from foresci.methods.runner import run_release
+    from tests.agents.toy import toy_tasks
+
+    package = tmp_path / "submissions" / "team_agent"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from team_agent.core import answer\n")
+    (package / "core.py").write_text(textwrap.dedent('''
+        from foresci.methods import method
+
+        @method("team_agent")
+        def answer(inputs):
+            return {"ranking": [{"option_id": c.option_id} for c in inputs.task.candidates],
+                    "milestones": [__name__]}
+    '''))
+    assert "team_agent" not in sys.modules
+    spec = resolve_method(f"{package}:answer")
+    assert spec.isolated and spec.source == f"{package}:answer"
+    assert "team_agent" not in sys.modules and str(package.parent) not in sys.path  # never imported here
+    planning = [task for task in toy_tasks() if task.family == "strategic_planning"][:1]
+    run_release(planning, tmp_path / "run", Settings(cache_dir=tmp_path / "cache"), [spec.name])
+    (row,) = read_answers(tmp_path / "run" / "answers.jsonl")
+    assert row.status == "ok", row.error
+    assert row.payload["milestones"] == ["team_agent.core"]

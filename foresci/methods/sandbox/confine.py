@@ -2,14 +2,17 @@
 
 The process sees, read-only: the system's ``/usr`` (and the ``/bin``, ``/lib`` links into it), the Python
 installation foresci runs on (its prefix, base prefix and site-packages), foresci's own package folder and
-the plug-in's code (:func:`locate_plugin`: its package folder, or the Python files beside a single-file
-module). Nothing else of the disk exists in it: not the release, the KB, the run folder, the caches, the
-home folder or the current folder. Inside, ``/tmp`` is an empty tmpfs, ``/proc`` shows only the sandbox's
-own processes (a new PID namespace), and it has no network (a new network namespace holding only its own
-loopback): its one way out is the socket foresci passes it (:mod:`foresci.methods.sandbox.host`).
-It runs as an unprivileged user in a new user namespace with every capability dropped, and dies with
-foresci. Protected folders that lie inside a shown folder (a release kept beside the plug-in) are covered
-by an empty tmpfs, and files named like hidden targets inside the plug-in's folders by ``/dev/null``.
+the plug-in's code (:func:`plugin_files`: its package folder, or the Python files beside a single-file
+module, found by path with :func:`locate_path` or on ``sys.path`` with :func:`locate_plugin`; a link among
+them that leaves the plug-in's folder or dangles is refused, naming it). Nothing else of the disk exists
+in it: not the release, the KB, the run folder, the caches, the home folder or the current folder, nor
+any of foresci's environment variables. Inside, ``/tmp`` is an empty tmpfs of ``sandbox.tmp_mb``,
+``/proc`` shows only the sandbox's own processes (a new PID namespace), and it has no network (a new
+network namespace holding only its own loopback): its one way out is the socket foresci passes it
+(:mod:`foresci.methods.sandbox.host`). It runs as an unprivileged user in a new user namespace with every
+capability dropped, and dies with foresci. Protected folders that lie inside a shown folder (a release
+kept beside the plug-in) are covered by an empty tmpfs, and files named like hidden targets inside the
+plug-in's folders by ``/dev/null``.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ and returns a :class:`~foresci.methods.registry.MethodSpec` whose ``answer`` and
 process for each task or question: no state survives from one task to the next, so what a plug-in read at
 one cutoff cannot reach a task with an earlier one. The process gets the public task (or question) and a
 socket; foresci answers its tool and model requests (:mod:`foresci.methods.sandbox.desk`) until it sends
-its result. A process that dies, or a plug-in that raises (``sys.exit`` included), makes that task's error
-row, naming what happened and the tail of what it printed.
+its result. A process that dies, reaches a limit (:class:`SandboxLimitExceeded`), or a plug-in that raises
+(``sys.exit`` included), makes that task's error row, naming what happened and the tail of what it
+printed. bubblewrap starts with an empty environment: nothing of foresci's reaches the sandbox.
 """
 
 from __future__ import annotations
