@@ -81,10 +81,14 @@ def _sandboxed(reference: str, label: str, name: str | None = None, entry_point:
             from error
     except (ImportError, ValueError) as error:
         raise MethodLoadError(f"cannot load {label}: {_short(error)}") from error
+    from foresci.methods.sandbox.host import SandboxLimitExceeded
+
     try:
         spec = sandboxed_spec(program, settings)
     except SandboxUnavailable as error:
         raise MethodLoadError(f"cannot run {label} in its sandbox: {error}") from error
+    except SandboxLimitExceeded as error:  # reading what it declares (importing it) reached a limit
+        raise MethodLoadError(f"cannot load {label}: {error}") from error
     try:
         return register(spec)
     except ValueError as error:

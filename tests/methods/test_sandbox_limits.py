@@ -13,7 +13,7 @@ import pytest
 
 from foresci.agents.answers import read_answers
 from foresci.core.settings import Settings
-from foresci.methods.loading import resolve_method
+from foresci.methods.loading import MethodLoadError, resolve_method
 from foresci.methods.runner import run_release
 from tests.agents.toy import toy_tasks
 
@@ -164,3 +164,15 @@ def test_a_plugin_over_a_limit_is_an_error_row_naming_the_task_and_the_limit(
     else:
         assert error == _limit_error(task_id, name, reason)
     assert "bwrap" not in (error or "") and "--ro-bind" not in (error or "")
+
+
+def test_a_plugin_whose_import_never_ends_is_refused_naming_the_deadline(
+    limited: Settings, tmp_path: Path
+) -> None:
+    (tmp_path / "plugins" / "hanging.py").write_text("import time\ntime.sleep(3600)\n")
+    quick = limited.model_copy(update={"sandbox": limited.sandbox.model_copy(update={"deadline_s": 3})})
+    with pytest.raises(MethodLoadError) as refused:
+        resolve_method(f"{tmp_path / 'plugins' / 'hanging.py'}:answer", settings=quick)
+    named = f"{tmp_path / 'plugins' / 'hanging.py'}:answer"
+    assert refused.value.message == (f"cannot load {named}: plug-in {named}: ran past its wall deadline of "
+                                     "3 s (sandbox.deadline_s)")

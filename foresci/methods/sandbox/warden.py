@@ -25,8 +25,23 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
+_HAS_CHILDREN_FILES = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
 def _children(pid: int) -> list[int]:
+    """The children of ``pid`` (``/proc/PID/task/TID/children``, or every process's parent where the
+    kernel has no such file)."""
     found: list[int] = []
+    if not _HAS_CHILDREN_FILES:
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat") as handle:
+                        if int(handle.read().rpartition(")")[2].split()[1]) == pid:
+                            found.append(int(name))
+                except (OSError, IndexError, ValueError):
+                    continue
+        return found
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
