@@ -58,7 +58,7 @@ def _shadows(folder: Path, names: set[str]) -> list[Path]:
     found: list[Path] = []
     for entry in entries:
         stem = entry.name.split(".", 1)[0]
-        if stem not in names:
+        if stem not in names or stem.startswith("__"):  # __init__.py, __main__.py are never imported so
             continue
         module = entry.suffix in SUFFIXES and entry.is_file()
         if module or (entry.is_dir() and (entry / "__init__.py").is_file()):
