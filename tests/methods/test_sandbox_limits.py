@@ -25,7 +25,7 @@ def plan(inputs, notes=()):
     return {"ranking": [{"option_id": option.option_id} for option in inputs.task.candidates],
             "milestones": list(notes)}
 
-@method("environ_reader")
+@method("misbehaving_environ_reader")
 def environ_reader(inputs):
     seen = []
     for name in os.listdir("/proc"):
@@ -36,20 +36,20 @@ def environ_reader(inputs):
                 seen.append(type(error).__name__)
     return plan(inputs, [*seen, repr(dict(os.environ))])
 
-@method("sleeper")
+@method("misbehaving_sleeper")
 def sleeper(inputs):
     time.sleep(3600)
 
-@method("spinner")
+@method("misbehaving_spinner")
 def spinner(inputs):
     while True:
         pass
 
-@method("hog")
+@method("misbehaving_hog")
 def hog(inputs):
     return plan(inputs, [str(len(bytearray(3 << 30)))])
 
-@method("forker")
+@method("misbehaving_forker")
 def forker(inputs):
     children = 0
     for _ in range(120):  # bounded: at most 120 sleeping children, even with no limit at all
@@ -59,25 +59,25 @@ def forker(inputs):
         children += 1
     return plan(inputs, [str(children)])
 
-@method("filler")
+@method("misbehaving_filler")
 def filler(inputs):
     with open("/tmp/fill", "wb") as sink:
         for _ in range(64):
             sink.write(b"x" * (1 << 20))
     return plan(inputs, ["filled"])
 
-@method("talker")
+@method("misbehaving_talker")
 def talker(inputs):
     line = "y" * 65535 + "\\n"
     for _ in range(2048):  # 128 MiB
         sys.stdout.write(line)
     return plan(inputs)
 
-@method("big_answer")
+@method("misbehaving_big_answer")
 def big_answer(inputs):
     return plan(inputs, ["z" * (4 << 20)])
 
-@method("channel_closer")
+@method("misbehaving_channel_closer")
 def channel_closer(inputs):
     import socket
     for fd in range(3, 64):
@@ -149,7 +149,8 @@ def test_the_sandbox_holds_none_of_foresci_s_environment(
 def test_a_plugin_over_a_limit_is_an_error_row_naming_the_task_and_the_limit(
     limited: Settings, tmp_path: Path, name: str, reason: str | None
 ) -> None:
-    if name == "spinner":  # on a loaded machine 1 s of CPU may take longer than the 6 s deadline
+    if name in ("spinner", "channel_closer"):  # on a loaded machine 1 s of CPU, or start-up and the 5 s
+        # grace after the channel closed, may take longer than the 6 s deadline
         patient = limited.sandbox.model_copy(update={"deadline_s": 300})
         limited = limited.model_copy(update={"sandbox": patient})
     status, error, _ = _row(name, limited, tmp_path)
