@@ -225,3 +225,16 @@ def test_a_plugin_named_by_its_package_folder_runs_sandboxed_with_its_submodules
     (row,) = read_answers(tmp_path / "run" / "answers.jsonl")
     assert row.status == "ok", row.error
     assert row.payload["milestones"] == ["team_agent.core"]
+
+
+def test_trust_plugin_with_a_file_imports_it_here(tmp_path: Path) -> None:
+    (tmp_path / "trusted_file_agent.py").write_text(textwrap.dedent('''
+        from foresci.methods import method
+
+        @method("trusted_file_agent")
+        def answer(inputs):
+            return {"ranking": []}
+    '''))
+    spec = resolve_method(f"{tmp_path / 'trusted_file_agent.py'}:answer", trust_plugin=True)
+    assert spec.name == "trusted_file_agent" and not spec.isolated
+    assert "trusted_file_agent" in sys.modules  # imported in this process: the trusted path
