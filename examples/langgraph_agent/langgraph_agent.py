@@ -3,8 +3,8 @@
 ``get_paper``, ``related_papers``, ``timeline``, bound to the task's cutoff and tool budget). It runs in
 foresci's sandbox; every model call and tool call is on the row's transcript and counted on the row.
 
-    PYTHONPATH=examples/langgraph_agent foresci run RELEASE --kb KB --model MODEL \\
-        --method langgraph_agent:react_graph --out runs/langgraph
+    foresci run RELEASE --kb KB --model MODEL \\
+        --method examples/langgraph_agent/langgraph_agent.py:react_graph --out runs/langgraph
 """
 
 from __future__ import annotations

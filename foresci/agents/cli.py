@@ -73,7 +73,7 @@ def run_command(
 
       foresci run releases/demo --method native --mode name_only --model gpt-4o-mini --out runs/names
 
-      PYTHONPATH=plugins foresci run releases/demo --kb kb/demo --method my_agent:first_option --out runs/mine
+      foresci run releases/demo --kb kb/demo --method plugins/my_agent.py:first_option --out runs/mine
 
       foresci run releases/demo --method http://127.0.0.1:8765/ --out runs/http
 
@@ -86,21 +86,26 @@ def run_command(
       RAY_ADDRESS=auto foresci run releases/demo --kb kb/demo --methods all --model a --model b \\
           --out runs/demo --engine ray     # jobs spread over a Ray cluster; this process writes the rows
 
-    A plug-in (package.module:object or an installed entry point) runs each task in its own process,
-    confined by bubblewrap (Linux: apt-get install bubblewrap): it sees the public task and reaches the KB
-    and the model only through foresci's tool channel. --trust-plugin runs it inside foresci instead.
+    A plug-in (path/to/agent.py:function, a package folder path/to/agent:function, an installed entry
+    point or package.module:object) runs each task in its own process, confined by bubblewrap (Linux:
+    apt-get install bubblewrap) and limited in time, CPU, memory, processes, /tmp and output (settings
+    sandbox.*): it sees the public task and reaches the KB and the model only through foresci's tool
+    channel. foresci never imports it; a PYTHONPATH holding a module named like one foresci uses (or a
+    sitecustomize.py) is refused. --trust-plugin runs it inside foresci instead.
 
     LLM methods: native, hybrid_rag, coi, research_agent, aris (endpoint from FORESCI_LLM__BASE_URL).
-    Non-LLM methods: trend, persistence. Your own method: an installed plug-in (entry point group
-    foresci.methods), package.module:object, or an HTTP agent URL (README: Benchmark your own agent;
-    foresci schema export DIR writes the answer schemas). Each row of answers.jsonl carries
+    Non-LLM methods: trend, persistence. Your own method: path/to/agent.py:function, an installed plug-in
+    (entry point group foresci.methods), package.module:object, or an HTTP agent URL (README: Benchmark
+    your own agent; foresci schema export DIR writes the answer schemas). Each row of answers.jsonl carries
     contamination_risk: true when the backbone's knowledge cutoff (agents/models.yaml) is after the task's
     cutoff, or the model is unknown.
     """
     from rich.console import Console
 
     from foresci.agents.checks import check_questions, check_tasks
+    from foresci.core.errors import UserError
     from foresci.core.locks import artifact_lock
+    from foresci.core.pythonpath import shadowing_files, shadowing_message
     from foresci.core.settings import Settings
     from foresci.methods import shipped_methods
     from foresci.methods.loading import MethodLoadError, resolve_method
@@ -108,6 +113,9 @@ def run_command(
     from foresci.methods.wall import protect
     from foresci.tasks.release import load_release
 
+    shadowing = shadowing_files()
+    if shadowing:  # that code already ran in this process: refuse to go on with the release and the key
+        raise UserError(shadowing_message(shadowing))
     console = Console(stderr=True)
     chosen = list(method)
     if methods:
@@ -122,7 +130,8 @@ def run_command(
         if folder is not None:
             protect(folder)  # plug-ins never see the release, the KB, the run folder or the caches
     try:
-        specs = [resolve_method(name, trust_plugin=trust_plugin, kb_tools=kb is not None)
+        specs = [resolve_method(name, trust_plugin=trust_plugin, kb_tools=kb is not None,
+                                settings=settings)
                  for name in dict.fromkeys(chosen)]
     except MethodLoadError as error:
         raise typer.BadParameter(error.message, param_hint="--method") from error

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from foresci.agents.config import AgentSettings
 from foresci.core.redact import mask_url
 from foresci.core.runtime_config import RuntimeSettings
+from foresci.core.sandbox_settings import SandboxSettings
 from foresci.core.sections import SettingsSection
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
@@ -57,6 +58,7 @@ class SettingsFields(BaseModel):
     evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
     sim: SimSettings = Field(default_factory=SimSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     def public_dump(self) -> dict[str, Any]:
         """The settings as JSON-able data with secrets masked (safe for manifests)."""

@@ -1,8 +1,11 @@
 """Resolve a ``--method`` value to a registered method: a registered name, an installed plug-in (entry
-point group ``foresci.methods``), ``package.module:object`` or an ``http(s)://`` agent URL.
+point group ``foresci.methods``), a plug-in named by its file or package folder (``path/agent.py:object``,
+``path/agent_package:object``), ``package.module:object`` (importable: installed) or an ``http(s)://``
+agent URL.
 
 A plug-in loaded here is not imported into foresci's process: its module is located without running it,
-and it is imported, described and run in its own sandboxed process (:mod:`foresci.methods.sandbox`).
+and it is imported, described and run in its own sandboxed process (:mod:`foresci.methods.sandbox`); a
+plug-in named by path is never put on foresci's own import path.
 ``trust_plugin=True`` (``--trust-plugin``) imports it here instead, behind the in-process wall only.
 Code under the ``foresci`` package is foresci's own and always loads here."""
 
@@ -56,21 +59,36 @@ def _own(reference: str) -> bool:
     return module == "foresci" or module.startswith("foresci.")
 
 
-def _sandboxed(reference: str, label: str, name: str | None = None, entry_point: bool = False) -> MethodSpec:
+def is_path_reference(value: str) -> bool:
+    """Whether ``value`` names a plug-in by path: ``FILE.py:object`` or ``FOLDER/...:object``."""
+    where, colon, attribute = value.rpartition(":")
+    return bool(colon and where and attribute) and (where.endswith(".py") or "/" in where)
+
+
+def _sandboxed(reference: str, label: str, name: str | None = None, entry_point: bool = False,
+               settings: Any = None) -> MethodSpec:
     """The plug-in at ``reference`` described and run in its own process, registered under its name."""
     from foresci.methods.sandbox import SandboxUnavailable, program_for, sandboxed_spec
+    from foresci.methods.sandbox.confine import PluginCodeError
 
     try:
         program = program_for(reference, label, name=name, entry_point=entry_point)
+    except PluginCodeError as error:
+        raise MethodLoadError(f"cannot load {label}: {error}") from error
     except ModuleNotFoundError as error:
-        raise MethodLoadError(f"cannot load method {reference!r}: no module named {error.name!r} "
-                              "(is its folder on PYTHONPATH, or the package installed?)") from error
+        raise MethodLoadError(f"cannot load method {reference!r}: no module named {error.name!r} (name a "
+                              "plug-in by its file, path/to/agent.py:function, or install its package)") \
+            from error
     except (ImportError, ValueError) as error:
         raise MethodLoadError(f"cannot load {label}: {_short(error)}") from error
+    from foresci.methods.sandbox.host import SandboxLimitExceeded
+
     try:
-        spec = sandboxed_spec(program)
+        spec = sandboxed_spec(program, settings)
     except SandboxUnavailable as error:
         raise MethodLoadError(f"cannot run {label} in its sandbox: {error}") from error
+    except SandboxLimitExceeded as error:  # reading what it declares (importing it) reached a limit
+        raise MethodLoadError(f"cannot load {label}: {error}") from error
     try:
         return register(spec)
     except ValueError as error:
@@ -85,8 +103,9 @@ def load_object(reference: str) -> MethodSpec:
     try:
         target: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        raise MethodLoadError(f"cannot load method {reference!r}: no module named {error.name!r} "
-                              "(is its folder on PYTHONPATH, or the package installed?)") from error
+        raise MethodLoadError(f"cannot load method {reference!r}: no module named {error.name!r} (name a "
+                              "plug-in by its file, path/to/agent.py:function, or install its package)") \
+            from error
     except Exception as error:  # a plug-in's import may fail in any way: one line naming it
         raise MethodLoadError(f"cannot load method {reference!r}: importing {module_name} raised "
                               f"{_short(error)}") from error
@@ -108,11 +127,31 @@ def load_entry_point(entry: EntryPoint) -> MethodSpec:
     return _spec_of(target, label, name=entry.name, module=entry.value.partition(":")[0].strip())
 
 
-def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = False) -> MethodSpec:
+def load_path(value: str) -> MethodSpec:
+    """``--trust-plugin`` with a plug-in named by path: imported here, its folder put on ``sys.path``."""
+    import sys
+    from pathlib import Path
+
+    from foresci.methods.sandbox.confine import PluginCodeError, locate_path
+
+    where, _, attribute = value.rpartition(":")
+    try:
+        module, code = locate_path(Path(where))
+    except PluginCodeError as error:
+        raise MethodLoadError(f"cannot load {value}: {error}") from error
+    for root in code.import_roots:
+        if root not in sys.path:
+            sys.path.insert(0, root)
+    return load_object(f"{module}:{attribute}")
+
+
+def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = False,
+                   settings: Any = None) -> MethodSpec:
     """The method ``value`` names; a :class:`MethodLoadError` (one line) when it names none.
 
-    A plug-in (``module:object`` or an entry point) runs sandboxed unless ``trust_plugin``. An HTTP agent
-    resolved with ``kb_tools`` (the run has a KB) is registered as reading the KB through its tools URL."""
+    A plug-in (``path/agent.py:object``, ``module:object`` or an entry point) runs sandboxed unless
+    ``trust_plugin``, under the sandbox limits of ``settings`` (the run's). An HTTP agent resolved with
+    ``kb_tools`` (the run has a KB) is registered as reading the KB through its tools URL."""
     value = value.strip()
     if value.startswith(("http://", "https://")):
         from foresci.methods.http import http_method
@@ -123,18 +162,22 @@ def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = Fals
     known = registered()
     if value in known:
         return known[value]
+    if is_path_reference(value):
+        if trust_plugin:
+            return load_path(value)
+        return _sandboxed(value, value, settings=settings)
     if ":" in value:
         if trust_plugin or _own(value):
             return load_object(value)
-        return _sandboxed(value, value)
+        return _sandboxed(value, value, settings=settings)
     plugins = installed_plugins()
     if value in plugins:
         entry = plugins[value]
         if trust_plugin or _own(entry.value):
             return load_entry_point(entry)
         return _sandboxed(entry.value, f"plug-in {entry.name!r} ({entry.value})", name=entry.name,
-                          entry_point=True)
+                          entry_point=True, settings=settings)
     choices = ", ".join(shipped_methods())
     extra = f"; installed plug-ins: {', '.join(sorted(plugins))}" if plugins else ""
     raise MethodLoadError(f"unknown method {value!r}; choose from {choices}{extra}, "
-                          "package.module:object or an http(s):// agent URL")
+                          "path/to/agent.py:function, package.module:object or an http(s):// agent URL")

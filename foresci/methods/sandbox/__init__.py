@@ -6,7 +6,9 @@ it holds no KB, no release, no hidden file and no API key, and has no network. I
 (or forecast question) and asks foresci for KB tool and model calls over a socket
 (:mod:`~foresci.methods.sandbox.frames`, :mod:`~foresci.methods.sandbox.desk`), bound to the task's cutoff
 and tool budget and logged like any method's. The plug-in API it writes against is unchanged
-(:mod:`~foresci.methods.sandbox.worker` gives it the same ``inputs``).
+(:mod:`~foresci.methods.sandbox.worker` gives it the same ``inputs``). Each process runs under the
+per-task limits of the ``sandbox`` settings, watched from outside by
+:mod:`~foresci.methods.sandbox.warden`.
 """
 
 from __future__ import annotations

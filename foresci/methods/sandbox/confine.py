@@ -2,21 +2,26 @@
 
 The process sees, read-only: the system's ``/usr`` (and the ``/bin``, ``/lib`` links into it), the Python
 installation foresci runs on (its prefix, base prefix and site-packages), foresci's own package folder and
-the plug-in's code (:func:`locate_plugin`: its package folder, or the Python files beside a single-file
-module). Nothing else of the disk exists in it: not the release, the KB, the run folder, the caches, the
-home folder or the current folder. Inside, ``/tmp`` is an empty tmpfs, ``/proc`` shows only the sandbox's
-own processes (a new PID namespace), and it has no network (a new network namespace holding only its own
-loopback): its one way out is the socket foresci passes it (:mod:`foresci.methods.sandbox.host`).
-It runs as an unprivileged user in a new user namespace with every capability dropped, and dies with
-foresci. Protected folders that lie inside a shown folder (a release kept beside the plug-in) are covered
-by an empty tmpfs, and files named like hidden targets inside the plug-in's folders by ``/dev/null``.
+the plug-in's code (:func:`plugin_files`: its package folder, or the Python files beside a single-file
+module, found by path with :func:`locate_path` or on ``sys.path`` with :func:`locate_plugin`; a link among
+them that leaves the plug-in's folder or dangles is refused, naming it). Nothing else of the disk exists
+in it: not the release, the KB, the run folder, the caches, the home folder or the current folder, nor
+any of foresci's environment variables. Inside, ``/tmp`` is an empty tmpfs of ``sandbox.tmp_mb``,
+``/proc`` shows only the sandbox's own processes (a new PID namespace), and it has no network (a new
+network namespace holding only its own loopback): its one way out is the socket foresci passes it
+(:mod:`foresci.methods.sandbox.host`). It runs as an unprivileged user in a new user namespace with every
+capability dropped, and dies with foresci. Protected folders that lie inside a shown folder (a release
+kept beside the plug-in) are covered by an empty tmpfs, and files named like hidden targets inside the
+plug-in's folders by ``/dev/null``.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -78,32 +83,114 @@ def foresci_mount() -> Path:
     return Path(foresci.__file__).resolve().parent
 
 
-def locate_plugin(module: str) -> PluginCode:
-    """The folders a plug-in's top-level module lives in, found without importing it.
+class PluginCodeError(ValueError):
+    """A plug-in's folder holds a link that leaves it or leads nowhere (the message names it)."""
 
-    A package shows its whole folder; a single-file module shows itself and the Python files and packages
-    beside it (its helpers), never the data beside it. Raises ``ModuleNotFoundError`` when there is none.
-    """
+
+def _checked_link(entry: Path, folder: Path) -> None:
+    """Refuse ``entry`` when it is a symbolic link that dangles or leads out of ``folder``."""
+    if not entry.is_symlink():
+        return
+    target = entry.resolve()
+    if not target.exists():
+        raise PluginCodeError(f"{entry} is a link to {os.readlink(entry)}, which does not exist: remove it "
+                              "or replace it by the file itself")
+    if not _under(target, [folder]):
+        raise PluginCodeError(f"{entry} is a link to {target}, outside the plug-in's folder {folder}: only "
+                              "files inside that folder are shown to the plug-in; copy the file in instead")
+
+
+def _checked_tree(folder: Path, root: Path) -> None:
+    """Refuse the links inside the package ``folder`` that dangle or leave ``root`` (bounded scan)."""
+    scanned = 0
+    for current, subfolders, files in os.walk(folder):
+        scanned += len(subfolders) + len(files)
+        for name in [*subfolders, *files]:
+            _checked_link(Path(current) / name, root)
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        if scanned > MAX_SCANNED:
+            return
+
+
+def _is_code(entry: Path) -> bool:
+    """A Python file (a regular file, or a link to one) or a package folder."""
+    if entry.suffix == ".py":
+        return entry.is_file()
+    return entry.is_dir() and (entry / "__init__.py").is_file()
+
+
+def plugin_files(origin: Path | None, package: list[Path]) -> list[Path]:
+    """What of a plug-in's code the sandbox shows: a package's folder, or a single file with the Python
+    files and packages beside it (its helpers, never the data beside it); links that leave the folder or
+    dangle are refused (:class:`PluginCodeError`), as is anything that is not a regular file or folder."""
+    if package:
+        for folder in package:
+            _checked_link(folder, folder.parent)
+            _checked_tree(folder, folder.resolve())
+        return [folder.resolve() for folder in package]
+    if origin is None:
+        return []
+    folder = origin.parent.resolve()
+    _checked_link(origin, folder)
+    if not origin.resolve().is_file():
+        raise PluginCodeError(f"{origin} is not a regular file")
+    beside = []
+    for entry in sorted(folder.iterdir()):
+        if entry.suffix != ".py" and not entry.is_dir():
+            continue
+        _checked_link(entry, folder)
+        if _is_code(entry):
+            beside.append(entry)
+    if len(beside) > MAX_SIBLINGS:
+        beside = [folder / origin.name]
+    for entry in beside:
+        if entry.is_dir():
+            _checked_tree(entry, folder)
+    shown = [folder / origin.name, *beside]
+    return list(dict.fromkeys(shown))
+
+
+def locate_plugin(module: str) -> PluginCode:
+    """The folders a plug-in's top-level module lives in, found on ``sys.path`` without importing it.
+
+    Raises ``ModuleNotFoundError`` when there is none (:func:`plugin_files` says what is shown)."""
     top = module.split(".", 1)[0]
     spec = importlib.util.find_spec(top)
     if spec is None:
         raise ModuleNotFoundError(f"No module named {top!r}", name=top)
     installed = python_mounts()
-    locations = [Path(folder).resolve() for folder in spec.submodule_search_locations or ()]
-    if locations:
-        mounts = locations
-    elif spec.origin and os.path.isfile(spec.origin):
-        origin = Path(spec.origin).resolve()
-        beside = sorted(entry for entry in origin.parent.iterdir()
-                        if entry.suffix == ".py" or (entry / "__init__.py").is_file())
-        mounts = beside if len(beside) <= MAX_SIBLINGS else [origin]
-        if origin not in mounts:
-            mounts.append(origin)
-    else:  # built in or frozen: nothing to show
-        mounts = []
-    shown = [path for path in mounts if not _under(path, installed)]
+    package = [Path(folder) for folder in spec.submodule_search_locations or ()]
+    origin = Path(spec.origin) if not package and spec.origin and os.path.isfile(spec.origin) else None
+    if origin is not None and _under(origin.resolve(), installed) or \
+            package and all(_under(folder.resolve(), installed) for folder in package):
+        return PluginCode((), ())  # an installed package: the Python installation is shown anyway
+    return _code_of(plugin_files(origin, package))
+
+
+def _code_of(mounts: list[Path]) -> PluginCode:
+    installed = python_mounts()
+    shown = [path for path in mounts if not _under(path.resolve(), installed)]
     roots = sorted({str(path.parent) for path in shown})
     return PluginCode(tuple(str(path) for path in shown), tuple(roots))
+
+
+def locate_path(path: Path) -> tuple[str, PluginCode]:
+    """A plug-in named by its file (``agent.py``) or package folder: its module name inside the sandbox and
+    what is shown of it. foresci itself never imports from there."""
+    if not path.exists() and not path.is_symlink():
+        raise PluginCodeError(f"{path}: no such file or folder")
+    if path.is_dir():
+        if not (path / "__init__.py").is_file():
+            raise PluginCodeError(f"{path} is a folder without __init__.py: name the plug-in's file "
+                                  "(path/agent.py:function) or a package folder")
+        folder = path.absolute()
+        return folder.resolve().name, _code_of(plugin_files(None, [folder]))
+    if path.suffix != ".py":
+        raise PluginCodeError(f"{path} is not a Python file (.py) or a package folder")
+    origin = path.absolute()
+    if not origin.stem.isidentifier():
+        raise PluginCodeError(f"{path}: {origin.stem!r} is not a Python module name")
+    return origin.stem, _code_of(plugin_files(origin, []))
 
 
 def with_extensions(code: PluginCode) -> PluginCode:
@@ -114,6 +201,8 @@ def with_extensions(code: PluginCode) -> PluginCode:
     for name in filter(None, (part.strip() for part in os.environ.get("FORESCI_EXTENSIONS", "").split(","))):
         try:
             found = locate_plugin(name)
+        except PluginCodeError:
+            raise
         except (ImportError, ValueError):
             continue
         mounts += [path for path in found.mounts if path not in mounts]
@@ -139,9 +228,21 @@ def _hidden_looking(folders: Iterable[Path]) -> list[Path]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def tmpfs_size_supported() -> bool:
+    """Whether this bubblewrap sizes a tmpfs (``--size``, bubblewrap 0.8 and later)."""
+    try:
+        shown = subprocess.run([bwrap_path(), "--help"], capture_output=True, text=True, timeout=10,
+                               env={"PATH": "/usr/bin:/bin"})
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--size" in shown.stdout + shown.stderr
+
+
 def bwrap_command(worker: list[str], code: PluginCode, protected: Iterable[Path],
-                  channel_fd: int) -> list[str]:
-    """The bubblewrap command line that runs ``worker`` (argv) confined, with ``channel_fd`` left open."""
+                  channel_fd: int, tmp_bytes: int | None = None) -> list[str]:
+    """The bubblewrap command line that runs ``worker`` (argv) confined, with ``channel_fd`` left open and
+    a ``/tmp`` of ``tmp_bytes`` at most (where bubblewrap can size it; the worker also limits file sizes)."""
     command = [bwrap_path(), "--unshare-all", "--unshare-user", "--disable-userns",
                "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL",
                "--die-with-parent", "--new-session", "--hostname", "sandbox",
@@ -153,7 +254,10 @@ def bwrap_command(worker: list[str], code: PluginCode, protected: Iterable[Path]
             command += ["--ro-bind", link, link]
     for name in SYSTEM_FILES:
         command += ["--ro-bind-try", name, name]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    if tmp_bytes is not None and tmpfs_size_supported():
+        command += ["--size", str(tmp_bytes)]
+    command += ["--tmpfs", "/tmp"]
     foresci_folder = foresci_mount()
     shown = [*python_mounts(), foresci_folder, *(Path(path) for path in code.mounts)]
     for path in shown:

@@ -21,6 +21,14 @@ class ChannelError(ConnectionError):
     """The other end closed the channel or broke its format."""
 
 
+class FrameTooLarge(ChannelError):
+    """The other end announced a frame over the reader's cap (its ``size``); the frame is not read."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"frame of {size} bytes is over the limit of {limit}")
+        self.size = size
+
+
 def send_frame(channel: socket.socket, message: dict[str, Any]) -> None:
     """Send ``message`` (JSON-able) as one frame."""
     body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -41,11 +49,12 @@ def _read_exactly(channel: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def receive_frame(channel: socket.socket) -> dict[str, Any]:
-    """The next frame as a JSON object; :class:`ChannelError` on a closed channel or a bad frame."""
+def receive_frame(channel: socket.socket, max_bytes: int = MAX_FRAME_BYTES) -> dict[str, Any]:
+    """The next frame as a JSON object; :class:`ChannelError` on a closed channel or a bad frame,
+    :class:`FrameTooLarge` (before reading it) on one longer than ``max_bytes``."""
     (size,) = _HEADER.unpack(_read_exactly(channel, _HEADER.size))
-    if size > MAX_FRAME_BYTES:
-        raise ChannelError(f"frame of {size} bytes is over the channel's limit of {MAX_FRAME_BYTES}")
+    if size > min(max_bytes, MAX_FRAME_BYTES):
+        raise FrameTooLarge(size, min(max_bytes, MAX_FRAME_BYTES))
     try:
         message = json.loads(_read_exactly(channel, size).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

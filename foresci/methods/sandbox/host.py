@@ -5,8 +5,9 @@ and returns a :class:`~foresci.methods.registry.MethodSpec` whose ``answer`` and
 process for each task or question: no state survives from one task to the next, so what a plug-in read at
 one cutoff cannot reach a task with an earlier one. The process gets the public task (or question) and a
 socket; foresci answers its tool and model requests (:mod:`foresci.methods.sandbox.desk`) until it sends
-its result. A process that dies, or a plug-in that raises (``sys.exit`` included), makes that task's error
-row, naming what happened and the tail of what it printed.
+its result. A process that dies, reaches a limit (:class:`SandboxLimitExceeded`), or a plug-in that raises
+(``sys.exit`` included), makes that task's error row, naming what happened and the tail of what it
+printed. bubblewrap starts with an empty environment: nothing of foresci's reaches the sandbox.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +28,13 @@ from foresci.methods.sandbox.confine import (
     PluginCode,
     SandboxUnavailable,
     bwrap_command,
+    locate_path,
     locate_plugin,
     with_extensions,
 )
 from foresci.methods.sandbox.desk import serve
-from foresci.methods.sandbox.frames import ChannelError, receive_frame, send_frame
+from foresci.methods.sandbox.frames import ChannelError, FrameTooLarge, receive_frame, send_frame
+from foresci.methods.sandbox.warden import Warden
 
 WORKER_MODULE = "foresci.methods.sandbox.worker"
 OUTPUT_TAIL = 600
@@ -85,82 +87,136 @@ def protected_paths() -> list[Path]:
     return protected_roots()
 
 
-def _tail(log: Any) -> str:
-    log.flush()
-    log.seek(0, os.SEEK_END)
-    size = log.tell()
-    log.seek(max(0, size - 4 * OUTPUT_TAIL))
-    text = " ".join(log.read().decode("utf-8", "replace").split())
-    return text[-OUTPUT_TAIL:]
+class SandboxLimitExceeded(RuntimeError):
+    """A plug-in's process reached one of its per-task limits (:mod:`foresci.core.sandbox_settings`) and
+    was killed; the message names the limit and its setting."""
+
+
+def limits_of(settings: Any) -> Any:
+    """The sandbox limits of ``settings`` (the run's), or their defaults with the environment's
+    ``FORESCI_SANDBOX__*`` values where no settings are at hand."""
+    if settings is not None and getattr(settings, "sandbox", None) is not None:
+        return settings.sandbox
+    from foresci.core.light_settings import load_light_settings
+
+    return load_light_settings().sandbox
+
+
+SANDBOX_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+"""bubblewrap's own environment: nothing of foresci's (its process is the sandbox's ``/proc/1``)."""
+
+CLOSED_GRACE_S = 5.0  # how long a process that closed its channel may take to exit before it is killed
+
+
+def _end(process: Any) -> int | None:
+    """Wait a little for ``process`` to end; its exit code, or None when it did not and was killed."""
+    try:
+        return int(process.wait(timeout=CLOSED_GRACE_S))
+    except subprocess.TimeoutExpired:  # its message is the whole command line: never shown
+        process.kill()
+        process.wait()
+        return None
 
 
 def run_sandboxed(program: PluginProgram, request: dict[str, Any], tools: Any = None, llm: Any = None,
-                  timings: Timings | None = None) -> dict[str, Any]:
-    """Start the plug-in's process, send ``request``, serve its tool and model calls, return its result."""
+                  timings: Timings | None = None, limits: Any = None) -> dict[str, Any]:
+    """Start the plug-in's process, send ``request``, serve its tool and model calls, return its result.
+
+    The process runs under ``limits`` (:class:`~foresci.core.sandbox_settings.SandboxSettings`), watched
+    by a :class:`~foresci.methods.sandbox.warden.Warden`; one that reaches a limit is killed and raises
+    :class:`SandboxLimitExceeded` naming it."""
     timings = timings or Timings()
+    limits = limits if limits is not None else limits_of(None)
     started = time.monotonic()
     ours, theirs = socket.socketpair()
     worker = [sys.executable, "-m", WORKER_MODULE]
-    with tempfile.TemporaryFile() as log:
-        try:
-            command = bwrap_command(worker, program.code, protected_paths(), theirs.fileno())
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                       pass_fds=(theirs.fileno(),), start_new_session=True)
-        finally:
-            theirs.close()
-        try:
-            with ours:
-                send_frame(ours, {**request, "program": program.wire})
-                first = True
-                while True:
-                    try:
-                        message = receive_frame(ours)
-                    except ChannelError as error:
-                        code = process.wait(timeout=30)
-                        raise PluginCrashed(f"plug-in {program.label}: its process ended without a result "
-                                            f"(exit code {code}; {error}); it printed: {_tail(log)!r}") \
-                            from error
-                    if first:
-                        timings.startup_s = time.monotonic() - started
-                        first = False
-                    op = message.get("op")
-                    if op == "done":
-                        return message
-                    if op == "failed":
-                        raise _failed(program, message, log)
-                    called = time.monotonic()
-                    try:
-                        reply: dict[str, Any] = {"ok": serve(message, tools, llm)}
-                    except Exception as error:  # refused or failed: the plug-in sees the exception
-                        reply = {"error": {"type": type(error).__name__,
-                                           "message": " ".join(str(error).split())[:2000]}}
-                    timings.tool_s.append(time.monotonic() - called)
-                    send_frame(ours, reply)
-        finally:
-            if process.poll() is None:
-                try:
-                    process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-            timings.total_s = time.monotonic() - started
+    output_read, output_write = os.pipe()
+    try:
+        command = bwrap_command(worker, program.code, protected_paths(), theirs.fileno(),
+                                tmp_bytes=limits.tmp_mb * 1024 * 1024)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=output_write,
+                                   stderr=output_write, pass_fds=(theirs.fileno(),),
+                                   start_new_session=True, env=SANDBOX_ENVIRONMENT)
+    except BaseException:
+        os.close(output_read)
+        raise
+    finally:
+        theirs.close()
+        os.close(output_write)
+    warden = Warden(process, output_read, limits, program.label)
+    warden.start()
+    try:
+        with ours:
+            try:
+                return _converse(ours, program, request, limits, tools, llm, timings, started)
+            except FrameTooLarge as error:
+                process.kill()
+                raise SandboxLimitExceeded(
+                    f"plug-in {program.label}: sent a message of {error.size} bytes, over its cap of "
+                    f"{limits.max_answer_bytes} bytes (sandbox.max_answer_bytes)") from None
+            except OSError as error:  # the channel closed or broke (ChannelError, a reset, a broken pipe)
+                code = _end(process)
+                warden.stop()
+                if warden.reason is not None:
+                    raise SandboxLimitExceeded(f"plug-in {program.label}: {warden.reason}") from None
+                printed = warden.tail()[-OUTPUT_TAIL:]
+                if printed.startswith("bwrap:"):
+                    raise SandboxUnavailable(f"plug-in {program.label}: bubblewrap failed: {printed}") \
+                        from None
+                if code is None:
+                    raise PluginCrashed(f"plug-in {program.label}: closed its channel without a result and "
+                                        f"was still running {CLOSED_GRACE_S:g} s later: killed") from None
+                reason = error if isinstance(error, ChannelError) else "the channel broke"
+                raise PluginCrashed(f"plug-in {program.label}: its process ended without a result "
+                                    f"(exit code {code}; {reason}); it printed: {printed!r}") from None
+    finally:
+        if process.poll() is None:
+            _end(process)
+        warden.stop()
+        os.close(output_read)
+        timings.total_s = time.monotonic() - started
 
 
-def _failed(program: PluginProgram, message: dict[str, Any], log: Any) -> Exception:
+def _converse(channel: socket.socket, program: PluginProgram, request: dict[str, Any], limits: Any,
+              tools: Any, llm: Any, timings: Timings, started: float) -> dict[str, Any]:
+    """Send ``request`` and serve the plug-in's requests until it sends its result (or fails)."""
+    limited = limits.model_dump(mode="json") if hasattr(limits, "model_dump") else {}
+    send_frame(channel, {**request, "program": program.wire, "limits": limited})
+    first = True
+    while True:
+        message = receive_frame(channel, max_bytes=limits.max_answer_bytes)
+        if first:
+            timings.startup_s = time.monotonic() - started
+            first = False
+        op = message.get("op")
+        if op == "done":
+            return message
+        if op == "failed":
+            raise _failed(program, message)
+        called = time.monotonic()
+        try:
+            reply: dict[str, Any] = {"ok": serve(message, tools, llm)}
+        except Exception as error:  # refused or failed: the plug-in sees the exception
+            reply = {"error": {"type": type(error).__name__,
+                               "message": " ".join(str(error).split())[:2000]}}
+        timings.tool_s.append(time.monotonic() - called)
+        send_frame(channel, reply)
+
+
+def _failed(program: PluginProgram, message: dict[str, Any]) -> Exception:
     from foresci.methods.loading import MethodLoadError
 
     if message.get("load_error"):
         return MethodLoadError(str(message["load_error"]))
-    kind, text = str(message.get("type") or "Exception"), str(message.get("message") or "")
-    if "bwrap:" in _tail(log):
-        return SandboxUnavailable(f"plug-in {program.label}: bubblewrap failed: {_tail(log)}")
-    return plugin_failure(kind, text)
+    if message.get("limit"):
+        return SandboxLimitExceeded(f"plug-in {program.label}: {message['limit']}")
+    return plugin_failure(str(message.get("type") or "Exception"), str(message.get("message") or ""))
 
 
-def describe(program: PluginProgram) -> dict[str, Any]:
+def describe(program: PluginProgram, limits: Any = None) -> dict[str, Any]:
     """What the plug-in declares (name, needs_kb, uses_llm, forecast, shipped), read in its own process."""
     try:
-        return run_sandboxed(program, {"op": "describe"})
+        return run_sandboxed(program, {"op": "describe"}, limits=limits)
     except PluginCrashed as error:
         raise SandboxUnavailable(f"{error} (pass --trust-plugin to run it inside foresci's process)") \
             from error
@@ -170,9 +226,15 @@ def _public_settings(inputs: MethodInput | ForecastInput) -> dict[str, Any] | No
     return inputs.settings.public_dump() if inputs.settings is not None else None
 
 
-def sandboxed_spec(program: PluginProgram) -> MethodSpec:
-    """The method ``program`` declares, answering each task and question in a new confined process."""
-    declared = describe(program)
+def _limits(inputs: MethodInput | ForecastInput, default: Any) -> Any:
+    return inputs.settings.sandbox if inputs.settings is not None else default
+
+
+def sandboxed_spec(program: PluginProgram, settings: Any = None) -> MethodSpec:
+    """The method ``program`` declares, answering each task and question in a new confined process under
+    the sandbox limits of the run's settings (else of ``settings``, else the defaults)."""
+    default = limits_of(settings)
+    declared = describe(program, default)
 
     def answer(inputs: MethodInput) -> MethodResult:
         timings = Timings()
@@ -181,7 +243,8 @@ def sandboxed_spec(program: PluginProgram) -> MethodSpec:
                    "settings": _public_settings(inputs), "tools": inputs.tools is not None,
                    "llm": inputs.llm is not None}
         try:
-            reply = run_sandboxed(program, request, inputs.tools, inputs.llm, timings)
+            reply = run_sandboxed(program, request, inputs.tools, inputs.llm, timings,
+                                  _limits(inputs, default))
         finally:
             _record(timings)
         return MethodResult(answer=reply["answer"], support=reply.get("support"),
@@ -195,14 +258,15 @@ def sandboxed_spec(program: PluginProgram) -> MethodSpec:
                    "settings": _public_settings(inputs), "tools": inputs.tools is not None,
                    "llm": inputs.llm is not None}
         try:
-            return run_sandboxed(program, request, inputs.tools, inputs.llm, timings).get("forecast")
+            return run_sandboxed(program, request, inputs.tools, inputs.llm, timings,
+                                 _limits(inputs, default)).get("forecast")
         finally:
             _record(timings)
 
     return MethodSpec(name=program.name or str(declared["name"]), answer=answer,
                       needs_kb=bool(declared["needs_kb"]), uses_llm=bool(declared["uses_llm"]),
                       forecast=forecast if declared.get("forecast") else None, shipped=False,
-                      source=program.reference if not program.entry_point else program.label,
+                      source=program.label,
                       isolated=True, version=plugin_version(declared.get("version"), program.reference))
 
 
@@ -214,7 +278,16 @@ def _record(timings: Timings) -> None:
 
 def program_for(reference: str, label: str, name: str | None = None,
                 entry_point: bool = False) -> PluginProgram:
-    """The :class:`PluginProgram` of ``module:object`` (its module located without importing it)."""
+    """The :class:`PluginProgram` of ``path/agent.py:object``, ``path/package:object`` or
+    ``module:object`` (its module located without importing it, never from foresci's own import path when
+    named by path)."""
+    from foresci.methods.loading import is_path_reference
+
+    if is_path_reference(reference) and not entry_point:
+        where, _, attribute = reference.rpartition(":")
+        module, code = locate_path(Path(where))
+        return PluginProgram(reference=f"{module}:{attribute}", label=label, code=with_extensions(code),
+                             name=name)
     module = reference.partition(":")[0]
     return PluginProgram(reference=reference, label=label, code=with_extensions(locate_plugin(module)),
                          name=name, entry_point=entry_point)

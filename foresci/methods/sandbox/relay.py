@@ -5,7 +5,11 @@ Inside the sandbox the plug-in's ``ChatOpenAI`` talks to a relay on the sandbox'
 Here it is sent to the run's endpoint with the run's API key (which never enters the sandbox), answered from
 the response cache when the same request was answered before, recorded as an ``llm_call`` (or
 ``cache_hit``) transcript event and counted on the row like any call through :class:`~foresci.llm.LLMClient`.
-Only chat completions are relayed, never streamed.
+Only chat completions are relayed, never streamed, and only the request fields of :data:`RELAYED_FIELDS`:
+anything else (another model list, provider plug-ins such as web search, server-side tools) is refused,
+naming the field, and so are tools other than functions (the plug-in runs its own tools), more choices
+(``n``) than ``sandbox.llm_max_choices`` and more tokens than the run's ``llm.max_tokens`` for the agent
+role (which is sent when the plug-in sets none).
 """
 
 from __future__ import annotations
@@ -18,6 +22,12 @@ from foresci.core.artifacts import sha256_json
 from foresci.core.transcripts import record
 
 RELAYED_PATHS = ("/chat/completions",)
+RELAYED_FIELDS = frozenset({
+    "messages", "model", "stream", "temperature", "top_p", "n", "max_tokens", "max_completion_tokens",
+    "stop", "seed", "presence_penalty", "frequency_penalty", "response_format", "tools", "tool_choice",
+    "parallel_tool_calls",
+})
+TOKEN_FIELDS = ("max_tokens", "max_completion_tokens")
 
 
 class RelayRefused(ValueError):
@@ -41,6 +51,39 @@ def _completion(body: Any) -> tuple[str, str | None]:
         return "", None
 
 
+def allowed_request(request: dict[str, Any], settings: Any) -> dict[str, Any]:
+    """``request`` as it may go to the endpoint (:data:`RELAYED_FIELDS`, bounded by ``settings``), or
+    :class:`RelayRefused` naming what is not allowed."""
+    others = sorted(set(request) - RELAYED_FIELDS)
+    if others:
+        raise RelayRefused(f"request fields {', '.join(others)} are not relayed; the fields allowed are "
+                           f"{', '.join(sorted(RELAYED_FIELDS))}")
+    for tool in request.get("tools") or []:
+        if not isinstance(tool, dict) or tool.get("type") != "function":
+            kind = tool.get("type") if isinstance(tool, dict) else type(tool).__name__
+            raise RelayRefused(f"only function tools are relayed (the plug-in runs them), not {kind!r}")
+    choices = request.get("n")
+    limit = getattr(getattr(settings, "sandbox", None), "llm_max_choices", 1)
+    if choices is not None and (not isinstance(choices, int) or isinstance(choices, bool)
+                                or not 1 <= choices <= limit):
+        raise RelayRefused(f"n={choices!r}: at most {limit} completion(s) per request "
+                           "(sandbox.llm_max_choices)")
+    most = settings.llm.role_max_tokens("agent")
+    bounded = dict(request)
+    for name in TOKEN_FIELDS:
+        value = bounded.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise RelayRefused(f"{name}={value!r}: expected a positive whole number")
+        if most is not None and value > most:
+            raise RelayRefused(f"{name}={value}: over the run's limit of {most} tokens for the agent "
+                               "(llm.max_tokens)")
+    if most is not None and not any(bounded.get(name) is not None for name in TOKEN_FIELDS):
+        bounded[settings.llm.effective_token_limit_param] = most
+    return bounded
+
+
 def relay(llm: Any, path: str, request: dict[str, Any]) -> dict[str, Any]:
     """Send one chat-completion ``request`` for the plug-in; the reply as ``{"status", "body"}``."""
     import httpx
@@ -52,7 +95,7 @@ def relay(llm: Any, path: str, request: dict[str, Any]) -> dict[str, Any]:
     if request.get("stream"):
         raise RelayRefused("streamed completions are not relayed: call the model without streaming")
     settings = llm.settings
-    request = {**request, "model": llm.model}  # the run's backbone, whatever the plug-in named
+    request = {**allowed_request(request, settings), "model": llm.model}  # the run's backbone, always
     key = sha256_json({"relay": "chat", "base_url": settings.llm.endpoint_identity, "request": request})
     messages = request.get("messages") or []
     if llm.cache is not None and (cached := llm.cache.get(key)) is not None:

@@ -239,7 +239,47 @@ def handle(request: dict[str, Any], channel: Channel) -> dict[str, Any]:
             "contract": result.contract, "contract_notes": list(result.contract_notes)}
 
 
-def failure(error: BaseException) -> dict[str, Any]:
+def apply_limits(limits: dict[str, Any]) -> None:
+    """Set this process's resource limits from the run's sandbox settings, before the plug-in is imported:
+    address space (``memory_mb``), CPU seconds (a backstop a little above ``cpu_s``: foresci's warden
+    counts all the plug-in's processes together), processes (``processes``; the kernel counts them for
+    an unprivileged user), file size (``tmp_mb``) and no core files. A plug-in cannot raise them again."""
+    import math
+    import resource
+    import signal
+
+    def lower(which: int, value: int) -> None:
+        soft, hard = resource.getrlimit(which)
+        hard = value if hard == resource.RLIM_INFINITY else min(hard, value)
+        resource.setrlimit(which, (min(value, hard), hard))
+
+    if "memory_mb" in limits:
+        lower(resource.RLIMIT_AS, int(limits["memory_mb"]) * 1024 * 1024)
+    if "cpu_s" in limits:
+        lower(resource.RLIMIT_CPU, math.ceil(float(limits["cpu_s"])) + 2)
+    if "processes" in limits:
+        lower(resource.RLIMIT_NPROC, int(limits["processes"]))
+    if "tmp_mb" in limits:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), not the process
+        lower(resource.RLIMIT_FSIZE, int(limits["tmp_mb"]) * 1024 * 1024)
+    lower(resource.RLIMIT_CORE, 0)
+
+
+def limit_reached(error: BaseException, limits: dict[str, Any]) -> str | None:
+    """The limit ``error`` says the plug-in reached (memory, writable space, processes), in words."""
+    import errno
+
+    if isinstance(error, MemoryError) and "memory_mb" in limits:
+        return f"reached its memory limit of {limits['memory_mb']} MiB (sandbox.memory_mb)"
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT) \
+            and "tmp_mb" in limits:
+        return f"filled its writable space of {limits['tmp_mb']} MiB (sandbox.tmp_mb)"
+    if isinstance(error, BlockingIOError) and error.errno == errno.EAGAIN and "processes" in limits:
+        return f"reached its limit of {limits['processes']} processes and threads (sandbox.processes)"
+    return None
+
+
+def failure(error: BaseException, limits: dict[str, Any] | None = None) -> dict[str, Any]:
     """What goes back for an exception the plug-in raised (``sys.exit`` and Ctrl-C included)."""
     from foresci.methods.loading import MethodLoadError
 
@@ -248,7 +288,8 @@ def failure(error: BaseException) -> dict[str, Any]:
     else:
         message = " ".join(str(error).split())[:2000]
     load_error = error.message if isinstance(error, MethodLoadError) else None
-    return {"op": "failed", "type": type(error).__name__, "message": message, "load_error": load_error}
+    return {"op": "failed", "type": type(error).__name__, "message": message, "load_error": load_error,
+            "limit": limit_reached(error, limits or {})}
 
 
 def main(argv: list[str]) -> int:
@@ -256,10 +297,12 @@ def main(argv: list[str]) -> int:
     connection = socket.socket(fileno=int(argv[1]))
     channel = Channel(connection)
     request = receive_frame(connection)
+    limits = request.get("limits") or {}
+    apply_limits(limits)
     try:
         reply: dict[str, Any] = {"op": "done", **handle(request, channel)}
     except BaseException as error:  # noqa: BLE001 — every failure, sys.exit included, goes back as one
-        reply = failure(error)
+        reply = failure(error, limits)
     try:
         with channel.lock:
             send_frame(connection, reply)
