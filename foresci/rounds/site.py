@@ -1,8 +1,9 @@
 """``rounds site``: the ledger as a static site (jinja2 templates, SVG charts) plus its data as CSV/JSON.
 
-Pages: ``index.html`` (the Brier and CRPS boards with interval charts, the naive and chance lines; the
-family-task boards, top-1 and FTA, likewise; rounds with their frozen/resolved/void tasks; rank
-stability), ``rounds/<id>.html`` (questions, outcomes, per-method scores, submissions),
+Pages: ``index.html`` (integrity problems first when there are any; the Brier and CRPS boards with
+interval charts, the naive and chance lines, shared ranks, coverage, p-values against the leader and the
+probability that each row's order over the next holds; the family-task boards, top-1 and one FTA board per
+kind, likewise; rounds with their frozen/resolved/void tasks; split-half reliability; settings changes), ``rounds/<id>.html`` (questions, outcomes, per-method scores, submissions),
 ``methods/<name>.html`` (versions, per-family means). Data: ``data/summary.json`` (the board summary the
 pages are rendered from), ``data/board.csv``, ``data/scores.csv``.
 """
@@ -204,7 +205,8 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
     _write_csv(
         out / "data" / "board.csv",
         board_rows,
-        ["board", "rank", "method", "score", "low", "high", "raw_mean", "items", "answered_items", "ranked"],
+        ["board", "rank", "method", "score", "low", "high", "raw_mean", "items", "answered_items",
+         "items_since_entry", "coverage", "ranked", "p_vs_leader", "order_prob", "entered"],
     )
     _write_csv(
         out / "data" / "scores.csv",

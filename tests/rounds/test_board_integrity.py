@@ -4,7 +4,9 @@ removed, and ledger.json changes recorded."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from datetime import date
 from pathlib import Path
@@ -15,6 +17,7 @@ from foresci.core.errors import UserError
 from foresci.core.io import read_json, write_json
 from foresci.rounds.integrity import LOG_FILE, read_log, verify
 from foresci.rounds.ledger import LEDGER_FILE, load_round, round_dir, slug
+from foresci.rounds.site import build_site
 from foresci.rounds.submit import DeadlineError, round_questions, submit, versions
 from tests.rounds.helpers import answers_file, make_ledger, toy_tick
 from tests.tasks.toy import CUTOFF, ToyKB
@@ -59,6 +62,11 @@ def test_method_names_map_to_folders_injectively(ledger: Path, tmp_path: Path) -
     assert read_json(first / "submission.json")["method"] == "x"
     assert read_json(second / "submission.json")["method"] == "../x"
     assert second.parent.parent == round_dir(ledger, ROUND) / "submissions"  # never outside the round
+    toy_tick(ledger, None)
+    site = build_site(ledger, tmp_path / "site").parent
+    pages = {path.name: path.read_text() for path in (site / "methods").glob("*.html")}
+    assert pages[f"{slug('x')}.html"] != pages[f"{slug('../x')}.html"]
+    assert "Method ../x" in html.unescape(pages[f"{slug('../x')}.html"])
 
 
 def test_a_folder_of_another_name_is_refused_naming_it(ledger: Path, tmp_path: Path) -> None:
@@ -95,6 +103,9 @@ def test_edited_deleted_and_hand_made_versions_are_refused(ledger: Path, tmp_pat
     assert shown["forger"]["raw_mean"] == before["forger"]["raw_mean"]  # v0001 counts, the forgery not
     refused = {(entry["method"], entry["why"]) for entry in board["integrity"]["refused"]}
     assert refused == {("edited", "edited"), ("forger", "not logged")}
+    page = build_site(ledger, tmp_path / "site").read_text()  # the front page lists every problem
+    shown = re.findall(r'<li class="problem">([^<]*)</li>', page)
+    assert [html.unescape(text) for text in shown] == board["integrity"]["problems"]
 
 
 def test_a_removed_closed_file_does_not_reopen_a_round(ledger: Path, tmp_path: Path) -> None:
