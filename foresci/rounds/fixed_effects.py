@@ -63,7 +63,7 @@ def design(rows: Sequence[ScoreRow], reference: str) -> Design:
     centred = (scores - means[:, None]) * present
     keys: dict[bytes, int] = {}
     pattern = np.empty(len(items), dtype=int)
-    blocks = []
+    blocks: list[np.ndarray] = []
     for index in range(len(items)):
         key = present[index].tobytes()
         if key not in keys:

@@ -3,7 +3,8 @@
 Pages: ``index.html`` (integrity problems first when there are any; the Brier and CRPS boards with
 interval charts, the naive and chance lines, shared ranks, coverage, p-values against the leader and the
 probability that each row's order over the next holds; the family-task boards, top-1 and one FTA board per
-kind, likewise; rounds with their frozen/resolved/void tasks; split-half reliability; settings changes), ``rounds/<id>.html`` (questions, outcomes, per-method scores, submissions),
+kind, likewise; rounds with their frozen/resolved/void tasks; split-half reliability; settings changes),
+``rounds/<id>.html`` (questions, outcomes, per-method scores, submissions),
 ``methods/<name>.html`` (versions, per-family means). Data: ``data/summary.json`` (the board summary the
 pages are rendered from), ``data/board.csv``, ``data/scores.csv``.
 """
