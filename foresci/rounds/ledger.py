@@ -63,8 +63,11 @@ class LedgerConfig(BaseModel):
         "concept_emergence is in `families`)",
     )
     min_items: int = Field(default=50, ge=1, description="resolved items a method needs to be ranked")
-    bootstrap: int = Field(default=2000, ge=10, description="bootstrap resamples (items, or whole rounds once a "
-                           "board holds 8 rounds; the issue-41 rule asks for >= 2000)")
+    bootstrap: int = Field(
+        default=2000,
+        ge=10,
+        description="bootstrap resamples (of items, or of whole rounds once a board holds 8 rounds)",
+    )
     seed: int = Field(default=0, description="seed of the bootstrap")
 
 

@@ -111,6 +111,7 @@ def test_edited_deleted_and_hand_made_versions_are_refused(ledger: Path, tmp_pat
 
 def test_a_removed_closed_file_does_not_reopen_a_round(ledger: Path, tmp_path: Path) -> None:
     toy_tick(ledger, date(2026, 1, 5))
+    assert toy_tick(ledger, date(2026, 1, 6)) == []  # a new day alone is logged, the board not rewritten
     (round_dir(ledger, ROUND) / "closed.json").unlink()
     with pytest.raises(DeadlineError, match="closed"):
         _submit(ledger, tmp_path, "late")  # a KB still at the cutoff: stale, the ledger saw 2026-01-05
