@@ -7,17 +7,18 @@ as the board does):
 
 - items resolved per round and per board; the void share of the family tasks (and of the forecast
   questions, when a resolution marks any void), with the void reasons counted;
-- per board, over every pair of ranked methods: the SD of the paired per-item difference, the minimum
-  detectable difference at 80 % power (two-sided alpha 0.05: 2.80 x SE), paired by item, and with round
-  clustering (the cluster-robust SE of the paired mean over rounds), the design effect, the split-half
-  reliability (from the board);
+- per board, over every pair of ranked methods (the ladder left out): the SD of the paired per-item
+  difference, the minimum detectable difference at 80 % power (two-sided alpha 0.05: 2.80 x SE),
+  paired by item, and with round clustering (the cluster-robust SE of the paired mean over rounds), the
+  design effect, the split-half reliability (from the board);
 - months until a difference of 0.02 Brier and 0.10 top-1 separates at the ledger's rate of items per round
   (the median pair's SD and design effect; rounds per month from the cutoffs).
 
 ``--ladder`` reads the known-skill ladder (methods named ``ladder-p<p>``, planted by
 ``rounds_replay.py --ladder``): the board must order them by p, and for each adjacent pair it prints
-whether the board separated them and whether the observed difference exceeds the report's clustered
-minimum detectable difference (what the report predicts). Exit 1 when the ladder is out of order.
+whether the board separates them (bootstrap p <= 0.05) and whether the report predicts it (the pair's
+paired difference beyond 1.96 of the report's standard errors). Exit 1 when the ladder is out of order on the
+Brier board (the others hold too few items at today's supply to be held to it).
 
 The ladder is a benchmark fixture (each submitter answers from the resolved outcome with probability p,
 otherwise like always-0.5 / a uniform ranking), planted into a replay's ledger after resolution; it is
@@ -129,7 +130,8 @@ def report(ledger: Path) -> dict[str, Any]:
     print("\nper board: pairs of ranked methods; minimum detectable difference (MDD) at 80 % power:")
     figures: dict[str, Any] = {}
     for name, board in boards.items():
-        ranked = [entry["method"] for entry in board["methods"] if entry["ranked"]]
+        ranked = [entry["method"] for entry in board["methods"]
+                  if entry["ranked"] and not entry["method"].startswith(LADDER_PREFIX)]
         pairs = [pair_power(per_board[name], first, second)
                  for index, first in enumerate(ranked) for second in ranked[index + 1:]]
         usable = [pair for pair in pairs if pair is not None]
@@ -160,19 +162,44 @@ def report(ledger: Path) -> dict[str, Any]:
     return figures
 
 
+def _pair_pvalue(rows: list[dict[str, Any]], board: dict[str, Any], first: str, second: str,
+                 config: Any) -> float:
+    """Two-sided bootstrap p-value of the pair's adjusted difference, with the board's own resampling."""
+    from foresci.rounds.fixed_effects import bootstrap_draws
+    from foresci.rounds.scores import _pvalue
+
+    triples = [(row["item"], row["method"], float(row["score"])) for row in rows]
+    clusters = {row["item"]: row["round_id"] for row in rows} if board["resampling"] == "rounds" else None
+    value = board["reference_value"] if board["metric"] == "brier" else None
+    methods, draws = bootstrap_draws(triples, board["reference"], value, config.bootstrap, config.seed,
+                                     clusters)
+    return _pvalue(draws[:, methods.index(first)] - draws[:, methods.index(second)])
+
+
 def ladder_check(ledger: Path, figures: dict[str, Any]) -> int:
-    """The ladder's order and separations on every board against the report's predictions; 1 if out of
-    order on the Brier or top-1 board."""
+    """The ladder's order on every board, and for each adjacent pair whether the board separates it (its
+    bootstrap p-value <= 0.05) against what the power report predicts (the pair's direct paired difference
+    beyond 1.96 of its standard errors, round-clustered when the board resamples rounds; its minimum
+    detectable difference at 80 % power is printed beside). Returns 1 when
+    the ladder is out of order on the Brier board."""
+    from foresci.rounds.integrity import usable_rows, verify
+    from foresci.rounds.ledger import load_config, round_ids
+    from foresci.rounds.scores import read_scores
     from foresci.rounds.tick import summary
 
     board_summary = summary(ledger)
+    config = load_config(ledger)
+    rows = usable_rows(read_scores(ledger, round_ids(ledger)), verify(ledger))
     failed = 0
-    print("\nknown-skill ladder (answers from the outcome with probability p):")
+    agree = total = 0
+    print("\nknown-skill ladder (answers from the outcome with probability p; not defined on the slot FTA "
+          "board, whose answers are open text):")
     for name, board in {**board_summary["boards"], **board_summary["family_boards"]}.items():
         entries = {entry["method"]: entry for entry in board["methods"]
                    if entry["method"].startswith(LADDER_PREFIX)}
-        if len(entries) < 2:
+        if len(entries) < 2 or name == "fta_slot":
             continue
+        board_rows = _board_rows(rows, name)
         ladder = sorted(entries, key=lambda method: float(method[len(LADDER_PREFIX):]))
         better = -1.0 if board.get("higher_is_better") else 1.0
         scores = [entries[method]["score"] for method in ladder]
@@ -180,16 +207,22 @@ def ladder_check(ledger: Path, figures: dict[str, Any]) -> int:
         print(f"  {name}: " + ", ".join(
             f"{method} {entries[method]['score']:.4f} (rank {entries[method]['rank']})" for method in ladder)
               + f"; ordered by p: {ordered}")
-        mdd = figures.get(name, {}).get("mdd_clustered")
         for low, high in zip(ladder, ladder[1:], strict=False):
-            gap = abs(entries[high]["score"] - entries[low]["score"])
-            separated = entries[high]["rank"] is not None and entries[low]["rank"] is not None and (
-                entries[high]["rank"] != entries[low]["rank"])
-            predicted = mdd is not None and gap > mdd
-            print(f"    {low} -> {high}: gap {gap:.4f}; board separates: {separated}; report predicts "
-                  f"(gap > clustered MDD {mdd if mdd is None else round(mdd, 4)}): {predicted}")
-        if name in ("brier", "top1") and not ordered:
+            power = pair_power(board_rows, high, low)
+            if power is None:
+                continue
+            se = power["se_clustered"] if board["resampling"] == "rounds" else power["se"]
+            predicted = abs(power["difference"]) > 1.959964 * se  # significant at 0.05 by the report's SE
+            pvalue = _pair_pvalue(board_rows, board, high, low, config)
+            separated = pvalue <= 0.05
+            agree += predicted == separated
+            total += 1
+            print(f"    {low} -> {high}: direct paired difference {power['difference']:+.4f} "
+                  f"(n {power['n']}), MDD {Z * se:.4f}: report predicts separated {predicted}; "
+                  f"board's bootstrap p {pvalue:.4f}: separated {separated}")
+        if name == "brier" and not ordered:
             failed = 1
+    print(f"  the board's separations match the report's predictions for {agree} of {total} adjacent pairs")
     return failed
 
 
