@@ -77,15 +77,22 @@ def test_skipping_a_family_does_not_rank_above_answering_everything() -> None:
 
 
 def test_adjusted_and_direct_differences_agree_and_a_third_submitter_moves_no_one() -> None:
-    skills = {"always-0.5": 0.0, "base-rate": -0.02, "good": -0.05, "late": -0.03, "third": 0.01}
-    rows = _rows(skills, enters={"late": 2}, rounds=8, items=50)
+    """The issue's goals on generated rows with a late entrant and a submitter that skips a family: the
+    adjusted difference of two ranked methods equals their direct paired difference within 0.01, and
+    removing a third submitter (either one) moves no one's adjusted score by more than 0.005."""
+    skills = {"always-0.5": 0.0, "base-rate": -0.02, "good": -0.05, "late": -0.03, "third": 0.01,
+              "skipper": -0.1}
+    rows = _rows(skills, enters={"late": 2}, rounds=8, items=50, families=("f1", "f2"),
+                 skip={"skipper": {"f2"}})
     full = _entries(board(rows, "brier", CONFIG))
+    assert not full["skipper"]["ranked"] and full["skipper"]["coverage"] == 0.5
     for first, second in (("good", "base-rate"), ("late", "good"), ("third", "always-0.5")):
         adjusted = full[first]["score"] - full[second]["score"]
         assert adjusted == pytest.approx(_direct(rows, first, second), abs=0.01)
-    without = _entries(board([row for row in rows if row["method"] != "third"], "brier", CONFIG))
-    for method, entry in without.items():
-        assert abs(entry["score"] - full[method]["score"]) <= 0.005, method
+    for removed in ("third", "skipper"):
+        without = _entries(board([row for row in rows if row["method"] != removed], "brier", CONFIG))
+        for method, entry in without.items():
+            assert abs(entry["score"] - full[method]["score"]) <= 0.005, (removed, method)
 
 
 def test_shared_ranks_order_probabilities_and_pvalues() -> None:
