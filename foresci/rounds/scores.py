@@ -17,10 +17,12 @@ imputed score (Brier 0.25, task 0), and a method is ranked only when it answered
 
 Inference (:mod:`foresci.rounds.fixed_effects`): a seeded bootstrap of ``config.bootstrap`` resamples of
 items, or of whole rounds once the board holds 8 rounds; the reference's own mean is recomputed in each
-resample. Ranks: the leader and every method whose difference from it is not significant (two-sided
-bootstrap p-value, Holm-corrected, alpha 0.05) share rank 1; the rest are ranked the same way among
-themselves. Each method's ``order_prob`` is the share of resamples in which it stays ahead of the next one
-on the board. ``reliability``: split-half reliability of the ranked methods' effects (Spearman-Brown).
+resample. Ranks: the leader and the methods right after it whose difference from it is not significant
+(two-sided bootstrap p-value, Holm-corrected, alpha 0.05) share rank 1, up to the first that is; the rest
+are ranked the same way from there (ranks stay monotone in the board's order; each row's p-value against
+the leader is shown as well). Each method's ``order_prob`` is the share of resamples in which it stays
+ahead of the next one on the board (a tie counts half). ``reliability``: split-half reliability of the
+ranked methods' effects (Spearman-Brown).
 """
 
 from __future__ import annotations
@@ -180,7 +182,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 def _pvalue(worse: np.ndarray) -> float:
     """Two-sided bootstrap p-value of 'no difference' from draws of a difference (NaNs dropped)."""
-    values = worse[np.isfinite(worse)]
+    values = np.round(worse[np.isfinite(worse)], 12)  # equal methods: exact ties, not float noise
     if not len(values):
         return 1.0
     tail = min(float((values <= 0).sum()), float((values >= 0).sum()))
@@ -188,27 +190,29 @@ def _pvalue(worse: np.ndarray) -> float:
 
 
 def shared_ranks(order: Sequence[int], draws: np.ndarray, sign: float) -> tuple[list[int], list[float]]:
-    """Ranks with ties for methods not separated: the best remaining method leads a group with every other
-    remaining method whose bootstrap difference from it is not significant (Holm, alpha 0.05); the group
-    shares the leader's rank; repeat on the rest. Returns (rank per position of ``order``, Holm-adjusted
-    p-value against the board's leader per position; 0 for the leader)."""
+    """Ranks with ties for methods not separated, monotone in the board's order: the best remaining method
+    leads a group with the methods right after it whose bootstrap difference from it is not significant
+    (Holm over every remaining method, alpha 0.05), up to the first that is; the group shares the leader's
+    rank; repeat from there. Returns (rank per position of ``order``, Holm-adjusted p-value against the
+    board's leader per position; 0 for the leader)."""
     ranks = [0] * len(order)
     p_leader = [0.0] * len(order)
-    remaining = list(range(len(order)))
-    first = True
-    while remaining:
-        leader = remaining[0]
-        others = remaining[1:]
-        raw = [_pvalue(sign * (draws[:, order[other]] - draws[:, order[leader]])) for other in others]
+    start = 0
+    while start < len(order):
+        others = list(range(start + 1, len(order)))
+        raw = [_pvalue(sign * (draws[:, order[other]] - draws[:, order[start]])) for other in others]
         adjusted = holm(raw)
-        if first:
+        if start == 0:
             for other, value in zip(others, adjusted, strict=True):
                 p_leader[other] = round(value, 6)
-            first = False
-        group = [leader] + [other for other, value in zip(others, adjusted, strict=True) if value > ALPHA]
-        for member in group:
-            ranks[member] = leader + 1
-        remaining = [index for index in remaining if index not in group]
+        end = start + 1
+        for value in adjusted:
+            if value <= ALPHA:
+                break
+            end += 1
+        for member in range(start, end):
+            ranks[member] = start + 1
+        start = end
     return ranks, p_leader
 
 
@@ -330,18 +334,20 @@ def board(
     entries.sort(key=lambda entry: (sign * entry["score"], entry["method"]))
     ranked = [entry for entry in entries if entry["ranked"]]
     ranks, p_leader = shared_ranks([column[entry["method"]] for entry in ranked], draws, sign)
-    for entry, rank, pvalue in zip(ranked, ranks, p_leader, strict=True):
+    for position, (entry, rank, pvalue) in enumerate(zip(ranked, ranks, p_leader, strict=True)):
         entry["rank"] = rank
         entry["p_vs_leader"] = pvalue
-        entry["separated_from_leader"] = pvalue <= ALPHA and rank > 1
+        entry["separated_from_leader"] = position > 0 and pvalue <= ALPHA
     for entry in entries:
         entry.setdefault("rank", None)
         entry.setdefault("p_vs_leader", None)
         entry.setdefault("separated_from_leader", None)
     for upper, lower in zip(entries, entries[1:], strict=False):
         holds = sign * (draws[:, column[lower["method"]]] - draws[:, column[upper["method"]]])
-        valid = holds[np.isfinite(holds)]
-        upper["order_prob"] = round(float((valid > 0).mean()), 4) if len(valid) else None
+        valid = np.round(holds[np.isfinite(holds)], 12)  # a tie counts half
+        upper["order_prob"] = (
+            round(float((valid > 0).mean() + 0.5 * (valid == 0).mean()), 4) if len(valid) else None
+        )
     if entries:
         entries[-1]["order_prob"] = None
     result["methods"] = entries

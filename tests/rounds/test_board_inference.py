@@ -112,6 +112,24 @@ def test_shared_ranks_order_probabilities_and_pvalues() -> None:
     assert result["resamples"] == 2000 and result["resampling"] == "items"
 
 
+def test_equal_methods_tie_and_ranks_follow_the_board_order() -> None:
+    """A copy of the reference ties with it (one rank, order probability 0.5, not float noise); a method
+    with a wide interval below a separated one does not get a better rank than it."""
+    rows = _rows({"always-0.5": 0.0, "good": -0.1, "noisy": 0.01}, rounds=4, items=60, noise=0.05)
+    rng = np.random.default_rng(5)
+    for row in rows:
+        if row["method"] == "noisy":
+            row["score"] += float(rng.normal(0, 0.6))
+    rows += [{**row, "method": "copy"} for row in rows if row["method"] == "always-0.5"]
+    result = board(rows, "brier", CONFIG)
+    entries = _entries(result)
+    assert entries["copy"]["rank"] == entries["always-0.5"]["rank"] and entries["copy"]["score"] == 0.25
+    first = min(("copy", "always-0.5"), key=[entry["method"] for entry in result["methods"]].index)
+    assert entries[first]["order_prob"] == 0.5
+    ranks = [entry["rank"] for entry in result["methods"]]
+    assert ranks == sorted(ranks) and ranks[0] == 1 and entries["good"]["rank"] == 1
+
+
 def test_whole_rounds_are_resampled_once_there_are_enough() -> None:
     few = board(_rows({"always-0.5": 0.0, "m": -0.05}, rounds=7, items=10), "brier", CONFIG)
     many = board(_rows({"always-0.5": 0.0, "m": -0.05}, rounds=8, items=10), "brier", CONFIG)
