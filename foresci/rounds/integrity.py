@@ -285,7 +285,8 @@ def verify(ledger: Path) -> dict[str, Any]:
         for (round_id, relative), entry in sorted(logged.items()):
             if round_id in existing_rounds and (round_id, relative) not in stored:
                 problems.append(f"{round_id}/{relative} ({entry.get('method')}): logged at "
-                                f"{entry.get('submitted_at')} but no longer stored (deleted)")
+                                f"{entry.get('submitted_at')} but not stored (deleted, or its submit was "
+                                "killed before the version appeared)")
     config_events = [event for event in events if event.get("event") == "config"]
     changes = [
         {"at": event.get("at"), "changed": event.get("changed", {}), "rounds": event.get("rounds", 0)}

@@ -21,6 +21,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from foresci.core.io import write_json
+from foresci.rounds.integrity import usable_rows
 from foresci.rounds.ledger import SUBMISSIONS_DIR, load_round, round_dir, round_ids, slug
 from foresci.rounds.scores import latest_rows, read_scores, resolved_outcomes
 from foresci.rounds.submit import TRANSCRIPTS_FILE, round_questions, round_tasks
@@ -102,7 +103,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
     ledger, out = Path(ledger), Path(out)
     summary = make_summary(ledger)
     environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]))
-    all_rows = read_scores(ledger, round_ids(ledger))
+    all_rows = usable_rows(read_scores(ledger, round_ids(ledger)), summary["integrity"])  # refused: out
     methods = sorted({record["method"] for entry in summary["rounds"] for record in entry["submissions"]})
     slugs = {method: slug(method) for method in methods}
     charts = {metric: interval_chart(board) for metric, board in summary["boards"].items()}

@@ -97,14 +97,17 @@ def test_edited_deleted_and_hand_made_versions_are_refused(ledger: Path, tmp_pat
     board = _board(ledger)
     problems = "\n".join(board["integrity"]["problems"])
     assert "edited/v0001 (edited): forecasts.jsonl differ from the logged sha256" in problems
-    assert "deleted/v0001 (deleted): logged at" in problems and "(deleted)" in problems
+    assert "deleted/v0001 (deleted): logged at" in problems and "but not stored (deleted" in problems
     assert "forger/v0002 (forger): not in the submission log (added by hand)" in problems
     shown = {entry["method"]: entry for entry in board["boards"]["brier"]["methods"]}
     assert "edited" not in shown and "deleted" not in shown  # refused / gone: never scored silently
     assert shown["forger"]["raw_mean"] == before["forger"]["raw_mean"]  # v0001 counts, the forgery not
     refused = {(entry["method"], entry["why"]) for entry in board["integrity"]["refused"]}
     assert refused == {("edited", "edited"), ("forger", "not logged")}
-    page = build_site(ledger, tmp_path / "site").read_text()  # the front page lists every problem
+    index = build_site(ledger, tmp_path / "site")
+    page = index.read_text()  # the front page lists every problem
+    scores = (index.parent / "data" / "scores.csv").read_text()
+    assert ",edited," not in scores and ",forger,2," not in scores and ",forger,1," in scores
     shown = re.findall(r'<li class="problem">([^<]*)</li>', page)
     assert [html.unescape(text) for text in shown] == board["integrity"]["problems"]
 
