@@ -278,7 +278,7 @@ def plant_ladder(ledger: Path, ps: tuple[float, ...] = LADDER, seed: int = 0) ->
                     rng.shuffle(order)
                     resolution = resolutions.get(task.task_id) or {}
                     hidden = resolution.get("hidden")
-                    top = hidden.top_option() if hidden is not None else None
+                    top = None if hidden is None else hidden.top_option() or hidden.stats.get("option_id")
                     if top in order and rng.random() < p:
                         order.remove(top)
                         order.insert(0, top)
