@@ -86,6 +86,24 @@ def pair_power(rows: list[dict[str, Any]], first: str, second: str) -> dict[str,
     }
 
 
+def _question_voids(ledger: Path, ids: list[str]) -> tuple[Counter[str], int]:
+    """Void forecast-question resolutions (rows with ``status: void``) by reason, and the rows read."""
+    from foresci.core.io import iter_jsonl
+    from foresci.rounds.ledger import RESOLUTIONS_DIR, round_dir
+
+    reasons: Counter[str] = Counter()
+    total = 0
+    for round_id in ids:
+        for path in sorted((round_dir(ledger, round_id) / RESOLUTIONS_DIR).glob("*.jsonl")):
+            if path.name.startswith("tasks-"):
+                continue
+            for row in iter_jsonl(path):
+                total += 1
+                if row.get("status") == "void":
+                    reasons[str(row.get("reason") or "no reason given")] += 1
+    return reasons, total
+
+
 def months_between(round_ids: list[str]) -> float:
     """Mean months between consecutive rounds (from the ids' cutoff dates; 1 when there is one round)."""
     days = sorted(date.fromisoformat(round_id[2:]) for round_id in round_ids)
@@ -123,9 +141,13 @@ def report(ledger: Path) -> dict[str, Any]:
     for entry in board_summary["rounds"]:
         reasons.update(entry["tasks"]["void_reasons"])
     share = void / (void + resolved) if void + resolved else 0.0
+    question_void, question_rows = _question_voids(ledger, ids)
     print(f"\nfamily tasks: {frozen} frozen, {resolved} resolved, {void} void ({100 * share:.1f} % of those "
           "resolved or void)")
     for reason, count in reasons.most_common(12):
+        print(f"  void {count:4}  {reason}")
+    print(f"forecast questions: {question_rows} resolved rows, {sum(question_void.values())} void")
+    for reason, count in question_void.most_common(12):
         print(f"  void {count:4}  {reason}")
     print("\nper board: pairs of ranked methods; minimum detectable difference (MDD) at 80 % power:")
     figures: dict[str, Any] = {}
