@@ -11,6 +11,8 @@ as the board does):
   difference, the minimum detectable difference at 80 % power (two-sided alpha 0.05: 2.80 x SE),
   paired by item, and with round clustering (the cluster-robust SE of the paired mean over rounds), the
   design effect, the split-half reliability (from the board);
+- the issue's agreement goals per board: adjusted vs direct paired difference of ranked pairs, and the
+  largest move when one submitter is removed;
 - months until a difference of 0.02 Brier and 0.10 top-1 separates at the ledger's rate of items per round
   (the median pair's SD and design effect; rounds per month from the cutoffs).
 
@@ -198,6 +200,42 @@ def _pair_pvalue(rows: list[dict[str, Any]], board: dict[str, Any], first: str, 
     return _pvalue(draws[:, methods.index(first)] - draws[:, methods.index(second)])
 
 
+def agreement(rows: list[dict[str, Any]], config: Any) -> None:
+    """The issue's goals on this ledger, per board: the largest gap between two ranked methods' adjusted
+    difference and their direct paired difference on common items (goal <= 0.01), and the largest move of
+    anyone's adjusted score when one other submitter is removed (goal <= 0.005)."""
+    from foresci.rounds.scores import BOARD_SPECS, board, entry_rounds
+
+    quick = config.model_copy(update={"bootstrap": 10})
+    entered = entry_rounds(rows)
+    print("\nagreement goals (adjusted vs direct paired difference <= 0.01; removing one submitter moves "
+          "no one by > 0.005):")
+    for name, (metric, families) in BOARD_SPECS.items():
+        full = board(rows, metric, quick, entered=entered, families=families, name=name)
+        scores = {entry["method"]: entry["score"] for entry in full["methods"]}
+        ranked = [entry["method"] for entry in full["methods"] if entry["ranked"]]
+        if len(ranked) < 2:
+            continue
+        completed = _board_rows(rows, name)
+        gaps = []
+        for index, first in enumerate(ranked):
+            for second in ranked[index + 1:]:
+                power = pair_power(completed, first, second)
+                if power is not None:
+                    gaps.append(abs(scores[first] - scores[second] - power["difference"]))
+        moves = []
+        for removed in scores:
+            if removed == full["reference"]:
+                continue
+            rest = board([row for row in rows if row["method"] != removed], metric, quick, entered=entered,
+                         families=families, name=name)
+            moves.extend((abs(entry["score"] - scores[entry["method"]]), removed, entry["method"])
+                         for entry in rest["methods"])
+        worst = max(moves) if moves else (0.0, "", "")
+        print(f"  {name:11} max |adjusted - direct| {max(gaps):.4f} over {len(gaps)} ranked pairs; "
+              f"max move {worst[0]:.4f} ({worst[2]} when {worst[1]} is removed)")
+
+
 def ladder_check(ledger: Path, figures: dict[str, Any]) -> int:
     """The ladder's order on every board, and for each adjacent pair whether the board separates it (its
     bootstrap p-value <= 0.05) against what the power report predicts (the pair's direct paired difference
@@ -319,6 +357,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ladder", action="store_true", help="check the planted known-skill ladder")
     args = parser.parse_args(argv)
     figures = report(args.ledger)
+    from foresci.rounds.integrity import usable_rows, verify
+    from foresci.rounds.ledger import load_config, round_ids
+    from foresci.rounds.scores import read_scores
+
+    ledger_rows = usable_rows(read_scores(args.ledger, round_ids(args.ledger)), verify(args.ledger))
+    agreement(ledger_rows, load_config(args.ledger))
     return ladder_check(args.ledger, figures) if args.ladder else 0
 
 
