@@ -69,6 +69,11 @@ class LedgerConfig(BaseModel):
         description="bootstrap resamples (of items, or of whole rounds once a board holds 8 rounds)",
     )
     seed: int = Field(default=0, description="seed of the bootstrap")
+    entry_se: dict[str, float] = Field(
+        default_factory=dict,
+        description="entry by precision: board -> the largest bootstrap SE of a method's difference from "
+        "the reference at which it is ranked (issue 41 suggests brier 0.01, top1 0.025; empty: off)",
+    )
 
 
 class RoundManifest(BaseModel):

@@ -13,7 +13,8 @@ refused). Boards: ``brier`` (reference ``always-0.5`` reads 0.25, ForecastBench'
 No gain from skipping: every item of a board since a method entered the ledger (its first scored round)
 counts for it; an item it has no row on (a skipped round, a family it answered no task of) reads the
 imputed score (Brier 0.25, task 0), and a method is ranked only when it answered >= 95 % of those items
-(and at least ``min_items``); others are listed unranked with their coverage.
+(and at least ``min_items``, and, when ``entry_se`` names the board, its difference from the reference has
+a bootstrap SE at most that); others are listed unranked with their coverage.
 
 Inference (:mod:`foresci.rounds.fixed_effects`): a seeded bootstrap of ``config.bootstrap`` resamples of
 items, or of whole rounds once the board holds 8 rounds; the reference's own mean is recomputed in each
@@ -280,6 +281,7 @@ def board(
         "reference_value": value,
         "min_items": config.min_items,
         "coverage_rule": COVERAGE,
+        "entry_se": config.entry_se.get(name or metric),
         "items": len({row["item"] for row in picked}),
         "rounds": len(rounds),
         "resamples": config.bootstrap,
@@ -330,6 +332,10 @@ def board(
                 "ranked": answered >= config.min_items and coverage >= COVERAGE,
             }
         )
+        precision = config.entry_se.get(name or metric)
+        se = entries[-1]["se_vs_reference"]
+        if precision is not None and method != reference and (se is None or se > precision):
+            entries[-1]["ranked"] = False  # entry by precision: not yet measured closely enough
     sign = -1.0 if family_board else 1.0
     entries.sort(key=lambda entry: (sign * entry["score"], entry["method"]))
     ranked = [entry for entry in entries if entry["ranked"]]

@@ -212,3 +212,15 @@ def test_an_independent_least_squares_fit_recomputes_the_board() -> None:
     assert set(entries) == set(independent)
     for method, value in independent.items():
         assert entries[method]["score"] == pytest.approx(value, abs=1e-6), method
+
+
+def test_entry_by_precision() -> None:
+    """With ``entry_se``, a method is ranked once the SE of its difference from the reference is small
+    enough: not on 2 rounds of 10 items, yes on 6 rounds of 100."""
+    strict = LedgerConfig(min_items=5, bootstrap=400, seed=3, entry_se={"brier": 0.01})
+    skills = {"always-0.5": 0.0, "m": -0.05}
+    short = _entries(board(_rows(skills, rounds=2, items=10, noise=0.1), "brier", strict))
+    long = _entries(board(_rows(skills, rounds=6, items=100, noise=0.1), "brier", strict))
+    assert short["m"]["se_vs_reference"] > 0.01 and not short["m"]["ranked"]
+    assert long["m"]["se_vs_reference"] <= 0.01 and long["m"]["ranked"]
+    assert short["always-0.5"]["ranked"]  # the reference itself is the scale
