@@ -164,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plugin", default="foresci_example_agent:momentum_vote")
     parser.add_argument("--sandbox-plugin", action="store_true", help="run the plug-in in bubblewrap")
     parser.add_argument(
+        "--ladder",
+        action="store_true",
+        help="benchmark only: plant the known-skill ladder (benchmarks/rounds_power.py) in every resolved "
+        "round at the end, then print the power report and check the ladder's order",
+    )
+    parser.add_argument(
         "--cache-dir",
         type=Path,
         default=None,
@@ -253,7 +259,6 @@ def main(argv: list[str] | None = None) -> int:
             windows=args.window or ["3m"],
             questions=args.questions,
             min_items=args.min_items,
-            bootstrap=200,
         ),
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
@@ -422,22 +427,37 @@ def main(argv: list[str] | None = None) -> int:
         f"family tasks over all rounds: {family_totals['frozen']} frozen, {family_totals['resolved']} "
         f"resolved, {family_totals['void']} void"
     )
+    ladder_failed = 0
+    if args.ladder:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from rounds_power import ladder_check, plant_ladder, report
+
+        planted = plant_ladder(ledger)
+        t1 = time.monotonic()
+        tick(ledger, KnowledgeBase.open(kb_dir, settings), settings)
+        print(f"\nladder: {planted} versions planted; rescoring tick {time.monotonic() - t1:.1f} s")
     board = summary(ledger)
     for metric, entry in (*board["boards"].items(), *board["family_boards"].items()):
         print(
             f"\n{metric} board (reference {entry['reference']} = {entry['reference_value']}, "
-            f"{entry['items']} items, ranked at >= {entry['min_items']} answered)"
+            f"{entry['items']} items over {entry['rounds']} rounds, ranked at >= 95 % coverage and "
+            f"{entry['min_items']} answered; {entry['resamples']} resamples of {entry['resampling']}; "
+            f"split-half reliability {entry['reliability']})"
         )
         for row in entry["methods"]:
-            rank = row["rank"] if row["rank"] is not None else "prelim"
+            rank = row["rank"] if row["rank"] is not None else "-"
+            order = "" if row["order_prob"] is None else f" P(order) {row['order_prob']:.3f}"
             print(
-                f"  {rank!s:>6} {row['method'][:40]:40} {row['score']:.4f} "
+                f"  {rank!s:>3} {row['method'][:40]:40} {row['score']:.4f} "
                 f"[{row['low']:.4f}, {row['high']:.4f}] raw {row['raw_mean']:.4f} "
-                f"items {row['items']} answered {row['answered_items']}"
+                f"items {row['items']} answered {row['answered_items']} coverage {row['coverage']:.3f}"
+                f"{order}"
             )
-    for metric, pairs in (*board["stability"].items(), *board["family_stability"].items()):
-        rhos = [pair["spearman"] for pair in pairs if pair["spearman"] is not None]
-        print(f"rank stability {metric}: {rhos}")
+    if board["integrity"]["problems"]:
+        problems.extend(f"integrity: {problem}" for problem in board["integrity"]["problems"])
+    if args.ladder:
+        print()
+        ladder_failed = ladder_check(ledger, report(ledger))
     index = build_site(ledger, workdir / "site")
     updates = [update for _, update, _, _ in timings[1:]]
     ticks = [tick_seconds for _, _, tick_seconds, _ in timings]
@@ -475,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     problems.extend(f"LEAK {read}" for read in late_reads[:20])
     for problem in problems:
         print(f"PROBLEM: {problem}")
-    return 1 if problems else 0
+    return 1 if problems or ladder_failed else 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import signal
@@ -62,8 +63,17 @@ class LedgerConfig(BaseModel):
         "concept_emergence is in `families`)",
     )
     min_items: int = Field(default=50, ge=1, description="resolved items a method needs to be ranked")
-    bootstrap: int = Field(default=200, ge=10, description="bootstrap resamples over items")
+    bootstrap: int = Field(
+        default=2000,
+        ge=10,
+        description="bootstrap resamples (of items, or of whole rounds once a board holds 8 rounds)",
+    )
     seed: int = Field(default=0, description="seed of the bootstrap")
+    entry_se: dict[str, float] = Field(
+        default_factory=dict,
+        description="entry by precision: board -> the largest bootstrap SE of a method's difference from "
+        "the reference at which it is ranked (issue 41 suggests brier 0.01, top1 0.025; empty: off)",
+    )
 
 
 class RoundManifest(BaseModel):
@@ -197,7 +207,15 @@ def schedule_days(config: LedgerConfig, until: date) -> list[date]:
     return days
 
 
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*")
+
+
 def slug(name: str) -> str:
-    """A folder name for a method (URLs and module paths made file-safe)."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-    return cleaned[:80] or "method"
+    """The folder (and page) name of a method, injective: a plain name (letters, digits, ``_``, ``-`` and
+    inner dots, at most 80 characters) is its own folder; any other name gets a readable stem and
+    ``~`` + 12 hex digits of its sha256 (``~`` never occurs in a plain name), so ``../x`` and ``x``, or
+    ``.`` and ``..``, never share a folder."""
+    if len(name) <= 80 and PLAIN_NAME.fullmatch(name):
+        return name
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_")[:60] or "method"
+    return f"{stem}~{hashlib.sha256(name.encode('utf-8')).hexdigest()[:12]}"

@@ -1,8 +1,10 @@
 """``rounds site``: the ledger as a static site (jinja2 templates, SVG charts) plus its data as CSV/JSON.
 
-Pages: ``index.html`` (the Brier and CRPS boards with interval charts, the naive and chance lines; the
-family-task boards, top-1 and FTA, likewise; rounds with their frozen/resolved/void tasks; rank
-stability), ``rounds/<id>.html`` (questions, outcomes, per-method scores, submissions),
+Pages: ``index.html`` (integrity problems first when there are any; the Brier and CRPS boards with
+interval charts, the naive and chance lines, shared ranks, coverage, p-values against the leader and the
+probability that each row's order over the next holds; the family-task boards, top-1 and one FTA board per
+kind, likewise; rounds with their frozen/resolved/void tasks; split-half reliability; settings changes),
+``rounds/<id>.html`` (questions, outcomes, per-method scores, submissions),
 ``methods/<name>.html`` (versions, per-family means). Data: ``data/summary.json`` (the board summary the
 pages are rendered from), ``data/board.csv``, ``data/scores.csv``.
 """
@@ -19,6 +21,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from foresci.core.io import write_json
+from foresci.rounds.integrity import usable_rows
 from foresci.rounds.ledger import SUBMISSIONS_DIR, load_round, round_dir, round_ids, slug
 from foresci.rounds.scores import latest_rows, read_scores, resolved_outcomes
 from foresci.rounds.submit import TRANSCRIPTS_FILE, round_questions, round_tasks
@@ -100,7 +103,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
     ledger, out = Path(ledger), Path(out)
     summary = make_summary(ledger)
     environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]))
-    all_rows = read_scores(ledger, round_ids(ledger))
+    all_rows = usable_rows(read_scores(ledger, round_ids(ledger)), summary["integrity"])  # refused: out
     methods = sorted({record["method"] for entry in summary["rounds"] for record in entry["submissions"]})
     slugs = {method: slug(method) for method in methods}
     charts = {metric: interval_chart(board) for metric, board in summary["boards"].items()}
@@ -204,7 +207,8 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
     _write_csv(
         out / "data" / "board.csv",
         board_rows,
-        ["board", "rank", "method", "score", "low", "high", "raw_mean", "items", "answered_items", "ranked"],
+        ["board", "rank", "method", "score", "low", "high", "raw_mean", "items", "answered_items",
+         "items_since_entry", "coverage", "ranked", "p_vs_leader", "order_prob", "entered"],
     )
     _write_csv(
         out / "data" / "scores.csv",

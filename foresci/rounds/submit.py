@@ -24,6 +24,13 @@ from foresci.core.io import iter_jsonl_numbered, read_json, write_json, write_js
 from foresci.core.locks import artifact_lock
 from foresci.kb.store import last_announcement
 from foresci.rounds.answering import answer_tasks_with_method, answer_with_method
+from foresci.rounds.integrity import (
+    check_folder_owner,
+    check_name,
+    ledger_clock,
+    log_version,
+    method_folder,
+)
 from foresci.rounds.ledger import (
     PUBLIC_DIR,
     SUBMISSIONS_DIR,
@@ -32,7 +39,6 @@ from foresci.rounds.ledger import (
     closed_on,
     fault_point,
     round_dir,
-    slug,
 )
 from foresci.tasks.forecast import load_package
 from foresci.tasks.models import ForecastQuestion, Task
@@ -65,8 +71,13 @@ def round_tasks(folder: Path) -> list[Task]:
 
 
 def check_deadline(ledger: Path, manifest: RoundManifest, kb_day: date) -> None:
-    """Refuse when the round is closed (recorded) or the KB already holds a day after its cutoff."""
+    """Refuse when the round is closed (recorded), the KB already holds a day after its cutoff, or the
+    ledger has already seen a later day (its submission log's KB days, a later round's cutoff): deleting
+    ``closed.json`` does not let a stale KB in."""
     recorded = closed_on(ledger, manifest.round_id)
+    clock = ledger_clock(ledger)
+    if recorded is None and clock is not None and clock > manifest.cutoff:
+        recorded = clock
     if recorded is not None or kb_day > manifest.cutoff:
         seen = recorded or kb_day
         raise DeadlineError(
@@ -78,7 +89,7 @@ def check_deadline(ledger: Path, manifest: RoundManifest, kb_day: date) -> None:
 
 def versions(folder: Path, method: str) -> list[Path]:
     """The submission versions of ``method`` in a round, oldest first."""
-    base = folder / SUBMISSIONS_DIR / slug(method)
+    base = folder / SUBMISSIONS_DIR / method_folder(method)
     if not base.is_dir():
         return []
     return sorted(
@@ -111,8 +122,10 @@ def commit_version(
     task_rows: Sequence[Answer] = (),
 ) -> Path:
     """Write rows (and family-task answers, ``task_rows``) as the next version of ``method`` (one rename of
-    a complete staging folder)."""
-    base = folder / SUBMISSIONS_DIR / slug(method)
+    a complete staging folder). The version is written to the ledger's submission log before it appears;
+    a folder that holds another method's versions is refused, naming it."""
+    base = folder / SUBMISSIONS_DIR / method_folder(method)
+    check_folder_owner(base, method)
     base.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".staging.", dir=base))
     try:
@@ -147,6 +160,8 @@ def commit_version(
             }
             write_json(staging / SUBMISSION_FILE, record)
             target = base / f"v{number:04d}"
+            relative = f"{SUBMISSIONS_DIR}/{base.name}/{target.name}"
+            log_version(folder, str(record["round_id"]), staging, relative)
             fault_point("commit-staged")
             try:
                 os.rename(staging, target)
@@ -279,6 +294,7 @@ def submit(
         transcripts = (transcripts or b"") + (task_transcripts or b"") or None
         label = name or label
         source = {"kind": "method", "value": method, **({"engine": "ray"} if engine is not None else {})}
+    check_name(label)
     with artifact_lock(ledger, timeout=None):
         check_deadline(ledger, manifest, kb_day)
         return commit_version(

@@ -24,6 +24,7 @@ from foresci.core.locks import artifact_lock
 from foresci.evaluation.fta import TextEncoder
 from foresci.kb.store import last_announcement
 from foresci.rounds.family_tasks import load_frozen, resolve_tasks
+from foresci.rounds.integrity import record_events, usable_rows, verify
 from foresci.rounds.ledger import (
     BOARD_FILE,
     CLOSED_FILE,
@@ -44,10 +45,10 @@ from foresci.rounds.ledger import (
     schedule_days,
 )
 from foresci.rounds.open import open_round
-from foresci.rounds.scores import board, read_scores, resolved_outcomes, score_round, stability
+from foresci.rounds.scores import board_sections, read_scores, resolved_outcomes, score_round, top1_chance
 from foresci.rounds.slot_fta import encoder_name, round_encoder
 from foresci.rounds.submit import all_submissions, round_questions, round_tasks
-from foresci.rounds.task_scores import TASK_METRICS, score_tasks, task_counts, task_resolution_path
+from foresci.rounds.task_scores import score_tasks, task_counts, task_resolution_path
 from foresci.tasks.forecast import load_package, resolve_questions
 from foresci.taxonomy.models import Snapshot
 
@@ -98,6 +99,7 @@ def board_inputs(ledger: Path) -> str:
                 (record["method"], record["version"], record["sha256"]) for record in all_submissions(folder)
             ],
         }
+    state["integrity"] = verify(ledger)
     return sha256_json(state)
 
 
@@ -140,13 +142,12 @@ def summary(ledger: Path) -> dict[str, Any]:
                 ],
             }
         )
-    rows = read_scores(ledger, ids)
+    integrity = verify(ledger)  # refused versions (edited, hand-made) never reach a board
+    rows = usable_rows(read_scores(ledger, ids), integrity)
     return {
         "rounds": rounds,
-        "boards": {metric: board(rows, metric, config) for metric in ("brier", "crps")},
-        "stability": {metric: stability(rows, metric) for metric in ("brier", "crps")},
-        "family_boards": {metric: board(rows, metric, config) for metric in TASK_METRICS},
-        "family_stability": {metric: stability(rows, metric) for metric in TASK_METRICS},
+        **board_sections(rows, config, top1_chance(ledger, ids)),
+        "integrity": integrity,
         "config": config.model_dump(mode="json"),
     }
 
@@ -258,6 +259,7 @@ def tick(
                     actions.append(f"scored {round_id} ({len(rows)} rows)")
                 fault_point("score")
             actions.extend(score_due_tasks(folder, manifest, encoder))
+        actions.extend(record_events(ledger, day))
         inputs = board_inputs(ledger)
         board_path = ledger / BOARD_FILE
         current = read_json(board_path) if board_path.is_file() else {}

@@ -188,7 +188,7 @@ def test_open_tick_scores_bottleneck_top1_and_slot_fta(tmp_path: Path) -> None:
     winner = resolution["hidden"]["stats"]["option_id"]
     assert {row["outcome"] for row in rows if row["family"] == BOTTLENECK} == {winner}
     board = json.loads((ledger / "board.json").read_text())
-    assert {"right", "wrong"} <= {entry["method"] for entry in board["family_boards"]["fta"]["methods"]}
+    assert {"right", "wrong"} <= {entry["method"] for entry in board["family_boards"]["fta_slot"]["methods"]}
     assert board["rounds"][0]["tasks"]["by_family"][BOTTLENECK]["resolved"] == 1
     site = build_site(ledger, tmp_path / "site")
     page = (site.parent / "rounds" / f"{ROUND}.html").read_text()

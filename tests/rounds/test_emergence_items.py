@@ -232,7 +232,7 @@ def test_open_tick_resolves_after_the_window_closes_and_never_before(opened: Pat
     scored = {row["task_id"] for row in iter_jsonl(folder / "task_scores.jsonl")}
     assert scored == {row["task_id"] for row in rows if row["status"] == "resolved"}
     top1 = {entry["method"] for entry in board["family_boards"]["top1"]["methods"]}
-    fta = {entry["method"] for entry in board["family_boards"]["fta"]["methods"]}
+    fta = {entry["method"] for entry in board["family_boards"]["fta_ranking"]["methods"]}
     assert {"first-pick"} <= top1 and {"first-pick"} <= fta
     brier = {entry["method"] for entry in board["boards"]["brier"]["methods"]}
     assert {"always-0.5", "base-rate", "persistence", "trend"} <= brier

@@ -63,14 +63,18 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
             page.on("pageerror", lambda error: problems.append(str(error)))
             page.goto(index.as_uri(), wait_until="load")
             boards = {**summary["boards"], **summary["family_boards"]}
-            assert set(boards) == {"brier", "crps", "top1", "fta"}
+            assert set(boards) == {"brier", "crps", "top1", "fta_ranking", "fta_slot"}
             for metric, board in boards.items():
                 shown = shown_rows(page, metric)
-                assert shown == expected_rows(board) and "outside-team" in shown
+                assert shown == expected_rows(board)
+                assert "outside-team" in shown or (metric == "fta_slot" and not board["methods"])
                 reference = page.inner_text(f"#reference-{metric} .board-items")
                 assert reference == str(board["items"])
                 dots = {entry["method"]: entry["score"] for entry in board["methods"]}
                 assert shown_dots(page, metric) == dots
+            top1 = shown_rows(page, "top1")  # recency answers 2 of the families: unranked, its coverage
+            assert top1["recency"]["rank"] == "unranked" and float(top1["recency"]["coverage"][:-2]) < 95
+            assert page.inner_text("#board-brier th:nth-child(11)") == "P(order holds)"
             assert page.query_selector("line.chance-line") is not None
             assert page.query_selector("line.naive-line") is not None
             rounds = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-CELLS = ("score", "low", "high", "raw", "items")
+CELLS = ("rank", "score", "low", "high", "raw", "items", "coverage", "pleader", "order")
 
 
 def shown_rows(page: Any, metric: str) -> dict[str | None, dict[str, str]]:
@@ -21,7 +21,8 @@ def shown_rows(page: Any, metric: str) -> dict[str | None, dict[str, str]]:
 
 
 def expected_rows(board: dict[str, Any]) -> dict[str | None, dict[str, str]]:
-    """Method -> the cells a board of summary.json should show (four decimals, the item count)."""
+    """Method -> the cells a board of summary.json should show (four decimals, the item count, the shared
+    rank, coverage, p-value against the leader, probability that the order over the next row holds)."""
     return {
         entry["method"]: {
             "score": f"{entry['score']:.4f}",
@@ -29,6 +30,10 @@ def expected_rows(board: dict[str, Any]) -> dict[str | None, dict[str, str]]:
             "high": f"{entry['high']:.4f}",
             "raw": f"{entry['raw_mean']:.4f}",
             "items": str(entry["items"]),
+            "rank": str(entry["rank"]) if entry["rank"] is not None else "unranked",
+            "coverage": f"{100 * entry['coverage']:.1f} %",
+            "pleader": f"{entry['p_vs_leader']:.3f}" if entry["p_vs_leader"] is not None else "",
+            "order": f"{entry['order_prob']:.3f}" if entry["order_prob"] is not None else "",
         }
         for entry in board["methods"]
     }
