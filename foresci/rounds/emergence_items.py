@@ -50,6 +50,7 @@ order earns nothing from ties).
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -235,8 +236,9 @@ class EmergenceFreeze:
             rates.append(round((hits + 0.5) / (len(rows) + 1), 6))
         return rates
 
-    def questions(self, horizon: str, wanted: int) -> list[ForecastQuestion]:
-        """``wanted`` binary questions about the window, cycling domains and strata (module docstring)."""
+    def questions(self, horizon: str, wanted: int, concept_cap: int | None = None) -> list[ForecastQuestion]:
+        """``wanted`` binary questions about the window, cycling domains and strata, at most
+        ``concept_cap`` naming one concept in a domain (module docstring; None: no cap)."""
         if wanted <= 0 or not self.domains:
             return []
         window = make_window(self.cutoff, horizon)
@@ -245,6 +247,7 @@ class EmergenceFreeze:
         state: dict[str, tuple[Snapshot, list[list[int]], list[float], Any]] = {}
         made: list[ForecastQuestion] = []
         seen: set[str] = set()
+        named: Counter[tuple[str, str]] = Counter()  # (domain, concept key) -> questions naming it
         position, misses = 0, 0
         slots = len(self.domains) * len(STRATA)
         while len(made) < wanted and misses < slots:
@@ -267,7 +270,9 @@ class EmergenceFreeze:
             while pool:
                 candidate = pool.pop(0)
                 first, second = keys[int(pairs[candidate, 0])], keys[int(pairs[candidate, 1])]
-                if not variant_pair(first, second) and (name, horizon, first, second) not in self.used:
+                capped = concept_cap is not None and max(named[(name, first)], named[(name, second)]) >= concept_cap
+                if (not capped and not variant_pair(first, second)
+                        and (name, horizon, first, second) not in self.used):
                     row = candidate
                     break
             if row is None:
@@ -280,6 +285,7 @@ class EmergenceFreeze:
             if question.question_id in seen:
                 continue
             seen.add(question.question_id)
+            named.update([(name, extra[KEYS_PARAM][0]), (name, extra[KEYS_PARAM][1])])
             made.append(question)
         return made
 
@@ -329,7 +335,7 @@ def emergence_freeze(kb: Any, cutoff: date, snapshots: Mapping[str, Any], config
                      round_id: str) -> EmergenceFreeze | None:
     """The round's concept-emergence freeze over the domains it froze snapshots of (None when the ledger's
     ``families`` leave concept_emergence out, or it asks neither tasks nor questions of it)."""
-    if NAME not in config.families or not (config.family_tasks or config.emergence_questions):
+    if NAME not in config.families or not (config.family_tasks or config.emergence_questions != 0):
         return None
     return EmergenceFreeze(PreCutoffReader(kb, cutoff), sorted(snapshots), f"{config.seed}:{round_id}")
 
@@ -342,9 +348,10 @@ def emergence_windows(windows: Sequence[str]) -> list[str]:
     return [window for window in windows if window in horizons]
 
 
-def emergence_questions(freeze: EmergenceFreeze | None, window: str, wanted: int) -> list[ForecastQuestion]:
+def emergence_questions(freeze: EmergenceFreeze | None, window: str, wanted: int,
+                        concept_cap: int | None = None) -> list[ForecastQuestion]:
     """The ``ceq-`` questions of one window of the round (none without a freeze or outside the family's
-    horizons)."""
+    horizons), at most ``concept_cap`` naming one concept of a domain."""
     if freeze is None or window not in emergence_windows([window]):
         return []
-    return freeze.questions(window, wanted)
+    return freeze.questions(window, wanted, concept_cap)
