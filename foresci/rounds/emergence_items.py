@@ -270,7 +270,8 @@ class EmergenceFreeze:
             while pool:
                 candidate = pool.pop(0)
                 first, second = keys[int(pairs[candidate, 0])], keys[int(pairs[candidate, 1])]
-                capped = concept_cap is not None and max(named[(name, first)], named[(name, second)]) >= concept_cap
+                capped = (concept_cap is not None
+                          and max(named[(name, first)], named[(name, second)]) >= concept_cap)
                 if (not capped and not variant_pair(first, second)
                         and (name, horizon, first, second) not in self.used):
                     row = candidate
@@ -285,7 +286,7 @@ class EmergenceFreeze:
             if question.question_id in seen:
                 continue
             seen.add(question.question_id)
-            named.update([(name, extra[KEYS_PARAM][0]), (name, extra[KEYS_PARAM][1])])
+            named.update([(name, keys[int(pairs[row, 0])]), (name, keys[int(pairs[row, 1])])])
             made.append(question)
         return made
 

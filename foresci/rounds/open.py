@@ -150,7 +150,8 @@ def open_round(
             write_frozen(staging / PUBLIC_DIR, frozen, used, settings.tasks)
         supply = settings.rounds
         wanted = supply.questions if config.questions is None else config.questions
-        pairs = supply.emergence_questions if config.emergence_questions is None else config.emergence_questions
+        pairs = (supply.emergence_questions if config.emergence_questions is None
+                 else config.emergence_questions)
         windows = {}
         for window in config.windows:
             make_package(

@@ -186,8 +186,8 @@ def _rule_question(rule: str, item: NodeEvidence, evidence: DomainEvidence, rate
     if rule == COUNT_GROWTH:
         text = (f"Will more new {domain_name} papers on '{name}' be announced {span} than in the same-length "
                 f"period before the cutoff ({item.baseline})?")
-        rule_text = ("1 if the window papers routed to the node's subtree outnumber its baseline count, else 0; "
-                     "papers routed with the frozen snapshot")
+        rule_text = ("1 if the window papers routed to the node's subtree outnumber its baseline count, "
+                     "else 0; papers routed with the frozen snapshot")
         baseline = rates[COUNT_GROWTH]
     elif rule == VENUE_COUNT:
         earlier_count = sum(earlier.window_venues.values()) if earlier is not None else 0

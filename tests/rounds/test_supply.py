@@ -1,12 +1,12 @@
-"""A round's question supply (foresci.tasks.forecast.supply_questions): every rule, the node cap, naive answers
-from pre-cutoff facts only, the resolution of the new rules, mid-month (biweekly) windows, the concept cap of
-the ceq- questions and the ledger's override of the supply size."""
+"""A round's question supply (foresci.tasks.forecast.supply_questions): every rule, the node cap, naive
+answers from pre-cutoff facts only, the resolution of the new rules, the concept cap of the ceq- questions
+and the ledger's override of the supply size."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 
 from foresci.rounds.emergence_items import EmergenceFreeze
@@ -16,9 +16,8 @@ from foresci.rounds.open import open_round
 from foresci.rounds.submit import round_questions
 from foresci.tasks.families.concept_emergence.forecasts import KEYS_PARAM
 from foresci.tasks.forecast import RULES, freeze_questions, question_rule, resolve_questions
-from foresci.tasks.windows import make_window
 from tests.rounds.helpers import toy_settings
-from tests.tasks.toy import CUTOFF, ToyKB, toy_world
+from tests.tasks.toy import CUTOFF, ToyKB
 
 
 def _supply(kb: ToyKB, wanted: int = 200, cutoff: date = CUTOFF, node_cap: int = 4) -> list:
@@ -93,8 +92,8 @@ def test_round_takes_supply_size_from_settings_unless_the_ledger_sets_it(tmp_pat
     sizes = {}
     for name, questions in (("default", None), ("ledger", 6)):
         ledger = tmp_path / name
-        init_ledger(ledger, LedgerConfig(schedule="manual", windows=["3m"], questions=questions, family_tasks=0,
-                                         families=["direction_forecasting"], seed=1))
+        init_ledger(ledger, LedgerConfig(schedule="manual", windows=["3m"], questions=questions,
+                                         family_tasks=0, families=["direction_forecasting"], seed=1))
         round_id = open_round(ledger, ToyKB(until=CUTOFF), settings,
                               snapshots={"toy": ToyKB(until=CUTOFF).snapshot})
         manifest = load_round(ledger, round_id)
