@@ -63,7 +63,8 @@ from foresci.emergence.concepts import ConceptPaper, concept_papers
 from foresci.emergence.config import EmergenceSettings, load_emergence_settings
 from foresci.emergence.questions import pair_option, variant_pair
 from foresci.emergence.resolve import domain_window_papers, pair_window_counts
-from foresci.rounds.family_tasks import Frozen, PreCutoffReader
+from foresci.rounds.family_tasks import DATA_NEVER_ARRIVED, Frozen, PreCutoffReader, resolution_row
+from foresci.rounds.option_scores import Resolved, split_outcome, with_none_option
 from foresci.tasks.builders.common import task_id
 from foresci.tasks.domain_inputs import domain_name
 from foresci.tasks.families.concept_emergence.builder import emergence_task, option_ids
@@ -201,7 +202,10 @@ class EmergenceFreeze:
                              for option_id, row in zip(ids, rows, strict=True)}
             for first, second in concept_pairs.values():
                 self.used.add((name, horizon, first, second))
-            made.append(Frozen(task, {"pairs": concept_pairs, "min_papers": k, WORDS_PARAM: words}))
+            task, none = with_none_option(task, f"no listed pair is used together in {k} or more window "
+                                                "papers")
+            made.append(Frozen(task, {"pairs": concept_pairs, "min_papers": k, WORDS_PARAM: words,
+                                      "none_option": none}))
         return made
 
     def tasks(self, windows: Sequence[str], per_window: int) -> list[Frozen]:
@@ -302,12 +306,28 @@ def resolve_emergence_tasks(frozen: Sequence[Frozen], window: Window, kb: Any) -
             pairs = [tuple(record["pairs"][option]) for option in sorted(record["pairs"])]
             counts = dict(zip(sorted(record["pairs"]), pair_window_counts(
                 papers, pairs, vocabulary_settings(record[WORDS_PARAM])), strict=True))  # type: ignore[arg-type]
-            reason, hidden = emergence_outcome(item.task.task_id, counts, int(record["min_papers"]))
-            rows.append({"task_id": item.task.task_id, "family": NAME, "domain": name,
-                         "horizon": window.horizon, "status": "void" if hidden is None else "resolved",
-                         "reason": reason,
-                         "hidden": None if hidden is None else hidden.model_dump(mode="json")})
+            resolved = emergence_resolution(item.task.task_id, counts, int(record["min_papers"]),
+                                            record.get("none_option"))
+            if not papers:
+                resolved = Resolved.voided(DATA_NEVER_ARRIVED)
+            rows.append(resolution_row(item, NAME, window.horizon, resolved))
     return rows
+
+
+def emergence_resolution(identifier: str, counts: Mapping[str, int], min_papers: int,
+                         none: str | None) -> Resolved:
+    """The resolution of a task whose pair options had ``counts`` window papers: the most-used pair
+    (decisive, the family's target), the pairs tied at the top (split), or "none of these" where no pair
+    reached ``min_papers`` (a task frozen without that option: void, as :func:`emergence_outcome`)."""
+    reason, hidden = emergence_outcome(identifier, counts, min_papers)
+    if hidden is not None:  # "none of these" did not happen: it ranks below every pair
+        ranking = [*hidden.ranking, *([none] if none is not None else [])]
+        return Resolved(None, {hidden.ranking[0]: 1.0}, hidden.model_copy(update={"ranking": ranking}))
+    top = max(counts.values(), default=0)
+    if top < min_papers:
+        return Resolved(reason, {}) if none is None else Resolved(None, {none: 1.0}, note=reason)
+    return Resolved(None, split_outcome({option: float(count) for option, count in counts.items()}),
+                    note=reason)
 
 
 def emergence_outcome(identifier: str, counts: Mapping[str, int], min_papers: int
