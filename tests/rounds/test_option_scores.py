@@ -124,3 +124,18 @@ def test_a_round_scores_every_task_and_probability_answers(tmp_path: Path) -> No
     assert all(task.candidates[-1].name == "none of these" for task in nones)
     board = json.loads((ledger / "board.json").read_text())
     assert board["rounds"][0]["tasks"]["void"] == 0
+
+
+def test_void_only_when_the_window_data_never_arrived() -> None:
+    from foresci.rounds.family_tasks import DATA_NEVER_ARRIVED, FAMILIES, freeze_tasks, resolve_tasks
+    from tests.rounds.helpers import toy_settings
+
+    settings = toy_settings().tasks
+    snapshots = {"toy": ToyKB(until=CUTOFF).snapshot}
+    frozen = freeze_tasks(ToyKB(until=CUTOFF), CUTOFF, snapshots, FAMILIES, ["3m"], 2, settings, "1:r")[0]
+    empty = ToyKB(until=CUTOFF)
+    empty.max_date = date(2026, 6, 30)  # the KB's clock passed the window, but no window paper came
+    rows = resolve_tasks(frozen, "3m", empty, settings, snapshots)
+    assert rows and all(row["status"] == "void" and row["reason"] == DATA_NEVER_ARRIVED for row in rows)
+    arrived = resolve_tasks(frozen, "3m", ToyKB(), settings, snapshots)
+    assert all(row["status"] == "resolved" for row in arrived)
