@@ -21,11 +21,13 @@ so it splits the family's question in two halves:
   guessing. It is therefore an open answer, resolved at tick by the builder's own code
   (:func:`window_opportunities`, then the same-node check) and scored only through FTA's opportunity slot.
 
+Every task has a last option, "none of these" (added after the leakage lint, :func:`add_none_option`).
 Resolution at tick runs the family's target code on the window's evidence, restricted to the frozen
 options (:func:`resolve_bottleneck`): window mentions and growth (:func:`window_pool`), then the
-builder's gates. A task is ``void`` where the builder would drop the node: fewer than ``min_window_papers``
-window papers, no option addressed by ``min_addressing_papers`` window papers, no option whose addressing
-share rises (:func:`rising_bottlenecks`), or a frozen option the miner no longer finds. Otherwise the
+builder's gates. Where the builder would drop the node (fewer than ``min_window_papers`` window papers, no
+option addressed by ``min_addressing_papers`` window papers, no option whose addressing share rises,
+:func:`rising_bottlenecks`) the outcome is "none of these"; a frozen option the miner no longer finds
+(the pre-cutoff papers changed: outcome-blind) voids the task. Otherwise the
 target is the fastest-rising option (the builder's order, ties by text) with the opportunity where the
 window shows one; where it shows none (or none passes the same-node check), the target holds the
 bottleneck half only and says why (``stats.opportunity_void``) -- a release would have dropped such a

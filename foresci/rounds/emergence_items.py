@@ -30,7 +30,8 @@ spread the items over pairs from very to hardly likely without looking at the wi
   release's question text plus the concept keys in ``params``. Their naive probability (``baseline``) is
   the positive share of the same stratum one window earlier: the snapshot at ``t - window`` ranked the
   same way, its pairs counted in ``(t - window, t]`` (pre-cutoff papers only; smoothed
-  ``(hits + 0.5) / (n + 1)``).
+  ``(hits + 0.5) / (n + 1)``); at most ``concept_cap`` questions name one concept of a domain
+  (``rounds.concept_cap``), so the supply holds no run of near-copies around one popular concept.
 
 **Stratified rule (families, domains, windows).** Per window of the ledger: ``family_tasks`` ``ce-`` tasks
 taken round-robin over the domains (sorted), as for the other families
@@ -40,11 +41,13 @@ or stratum that runs out is skipped.
 **Resolution** (``rounds tick``, the window closed in the KB): the window papers of the domain using both
 concepts of each pair are counted by :func:`foresci.emergence.resolve.pair_window_counts` (the release's
 incidence and co-occurrence code; equal to its counts for the same pairs). A question resolves 1 when its
-pair reaches ``min_papers`` (k, the release's ``forecast_min_papers``). A task is ``void`` where the
-builder would have no set: no pair reached k window papers ("nothing emerged"), or the most-used pairs tie
-(no single answer). Otherwise its hidden target is the family's :class:`EmergenceTarget`: options by window
-papers, most first; pairs tied below the top are put in an order drawn from the task id (a fixed option
-order earns nothing from ties).
+pair reaches ``min_papers`` (k, the release's ``forecast_min_papers``). Every task has a last option,
+"none of these": the outcome where no pair reached k window papers ("nothing emerged"); where the most-used
+pairs tie the outcome is split among them (:func:`emergence_resolution`; neither is decisive). Otherwise
+the task is decisive: its hidden target is the family's :class:`EmergenceTarget`, options by window papers,
+most first, "none of these" last; pairs tied below the top are put in an order drawn from the task id (a
+fixed option order earns nothing from ties). ``void`` only when no paper of the domain arrived in the
+window.
 """
 
 from __future__ import annotations

@@ -12,10 +12,13 @@ read: every paper comes through :class:`PreCutoffReader`, which refuses any pape
 Stratified rule: for each family in ``LedgerConfig.families`` and each of its windows (direction,
 planning, bottleneck: the ledger's ``windows``; venue: the venue cycle), ``family_tasks`` tasks taken
 round-robin over the domains (sorted), each domain's option sets in the order its seeded sampler drew
-them; a domain that runs out is skipped. At resolution (the window closed in the KB) the family's own
-``void_reason`` and target code run on the window's evidence: a set the builder would have dropped is
-``void`` (reason recorded, not scored); the others get exactly the hidden target a release at that cutoff
-would give the same option set.
+them; a domain that runs out is skipped. At resolution (the window closed in the KB) every task gets an
+outcome over its options (:func:`resolve_one`: the option that grew most by the family's measure, ties
+split; bottleneck: the rising option or "none of these"), and the family's own ``void_reason`` and target
+code run on the window's evidence: a set the builder would keep is *decisive* and gets exactly the hidden
+target a release at that cutoff would give the same option set; another is scored on its outcome alone
+(the gate kept as ``note``). ``void`` is left for outcome-blind reasons, named in the row
+(:data:`DATA_NEVER_ARRIVED`).
 """
 
 from __future__ import annotations

@@ -8,8 +8,20 @@ over the four families, alternating numeric and binary kinds:
 - bottleneck_opportunity -> numeric: window papers of the node that mention one of its bottleneck signals
 - venue_positioning      -> binary: will a venue family lead the node's venue-tagged window papers?
 
-A round adds concept_emergence's binary ``ceq-`` questions after these (``extra_questions``), frozen and
-resolved by :mod:`foresci.rounds.emergence_items` (will two concepts be used together in >= k window papers?).
+A round's package uses the **question supply** instead (:func:`supply_questions`, sizes and caps in the
+``rounds`` settings, :class:`foresci.rounds.config.RoundSettings`): the rules of :data:`RULES`, the four above
+(``share_growth``, ``node_count``, ``bottleneck_mentions``, ``venue_lead``) and two more:
+
+- ``count_growth`` -> binary: will the node have more window papers than in the same-length period before
+  the cutoff? (naive answer: the share of the domain's supply nodes that grew one window earlier)
+- ``venue_count`` -> numeric: the node's window papers whose arXiv comment names an accepted venue (naive
+  answer: its count in the period before the cutoff)
+
+Stratified rule: each domain's supply nodes (:func:`supply_nodes`) shuffled with the round's seed and
+interleaved across the domains; layer by layer, every node takes its next rule that yields a question (the
+rule order rotated by the node's position), at most ``node_cap`` layers, until ``n`` questions. A round adds
+concept_emergence's binary ``ceq-`` questions after these (``extra_questions``), frozen and resolved by
+:mod:`foresci.rounds.emergence_items` (will two concepts be used together in >= k window papers?).
 
 The taxonomy snapshots are frozen in the package (``snapshots/<domain>.json``) so resolution routes new
 papers with the same centroids. Each question carries a naive persistence baseline.
