@@ -200,6 +200,7 @@ def _rule_question(rule: str, item: NodeEvidence, evidence: DomainEvidence, rate
                 f"period before the cutoff ({item.baseline})?")
         rule_text = ("1 if the window papers routed to the node's subtree outnumber its baseline count, "
                      "else 0; papers routed with the frozen snapshot")
+        params["threshold"] = 1.0  # what the share-reading baselines compare their projection with
         baseline = rates[COUNT_GROWTH]
     elif rule == VENUE_COUNT:
         earlier_count = sum(earlier.window_venues.values()) if earlier is not None else 0
@@ -493,10 +494,12 @@ def resolve_questions(questions: Sequence[ForecastQuestion], snapshots: Mapping[
         papers = kb.papers(since=first, until=window_end, domain=domain)
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
         assignment = assign_papers(snapshot, papers, embeddings)
+        found: dict[tuple[date, str], DomainEvidence] = {}  # one evidence per window, not per question
         for question in (question for question in questions if question.domain == domain):
-            frame = make_window(question.cutoff, _horizon(question))
-            evidence = collect_evidence(snapshot, papers, assignment, frame)
-            resolutions.append(_resolve(question, evidence, str(getattr(kb, "fingerprint", ""))))
+            key = (question.cutoff, _horizon(question))
+            if key not in found:
+                found[key] = collect_evidence(snapshot, papers, assignment, make_window(*key))
+            resolutions.append(_resolve(question, found[key], str(getattr(kb, "fingerprint", ""))))
     # concept_emergence: its pair used together in >= k window papers (its forecasts module)
     return resolutions + resolve_emergence_questions(emergence, kb, str(getattr(kb, "fingerprint", "")))
 
