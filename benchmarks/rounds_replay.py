@@ -168,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schedule", default="month-end", choices=("month-end", "every-n-days"),
                         help="round cadence: month ends, or every --every-days days (14: biweekly)")
     parser.add_argument("--every-days", type=int, default=14)
+    parser.add_argument("--bootstrap", type=int, default=200,
+                        help="the board's bootstrap resamples (fewer: faster ticks when only the supply and the "
+                        "resolutions are measured)")
     parser.add_argument("--window", action="append", default=None)
     parser.add_argument("--min-items", type=int, default=20)
     parser.add_argument("--plugin", default="foresci_example_agent:momentum_vote")
@@ -264,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             questions=args.questions,
             emergence_questions=args.emergence_questions,
             min_items=args.min_items,
-            bootstrap=200,
+            bootstrap=args.bootstrap,
         ),
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
