@@ -169,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="round cadence: month ends, or every --every-days days (14: biweekly)")
     parser.add_argument("--every-days", type=int, default=14)
     parser.add_argument("--bootstrap", type=int, default=200,
-                        help="the board's bootstrap resamples (fewer: faster ticks when only the supply and the "
-                        "resolutions are measured)")
+                        help="the board's bootstrap resamples (fewer: faster ticks when only the supply "
+                        "and the resolutions are measured)")
     parser.add_argument("--window", action="append", default=None)
     parser.add_argument("--min-items", type=int, default=20)
     parser.add_argument("--plugin", default="foresci_example_agent:momentum_vote")
