@@ -4,8 +4,9 @@
 Prints per round the items frozen, resolved and scored, the family tasks frozen, resolved and void, the
 seconds per update and per tick, and the final boards with intervals (Brier, CRPS; top-1 and FTA of the
 family tasks); builds the site. Exits non-zero on a leak (a submission whose evidence or transcripts
-name a paper announced after its round's cutoff), a lost or duplicated submission, or a resolution written
-before its window closed.
+name a paper announced after its round's cutoff), a lost or duplicated submission, a resolution written
+before its window closed, or a missed goal: more than --max-void-share of the closed family tasks void,
+fewer than --min-resolved items resolved in a round.
 
     # a generated world (fast enough for 2 cores): 12 months from 2025-01, KB up to 2025-08-31
     python benchmarks/rounds_replay.py --world --workdir /tmp/replay --start 2025-08-31
@@ -168,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schedule", default="month-end", choices=("month-end", "every-n-days"),
                         help="round cadence: month ends, or every --every-days days (14: biweekly)")
     parser.add_argument("--every-days", type=int, default=14)
+    parser.add_argument("--max-void-share", type=float, default=0.10,
+                        help="goal: at most this share of the closed family tasks void (issue 41)")
+    parser.add_argument("--min-resolved", type=int, default=0,
+                        help="goal: at least this many items resolved in every round whose window closed "
+                        "(issue 41: 300 on the real corpus; 0: not checked)")
     parser.add_argument("--bootstrap", type=int, default=200,
                         help="the board's bootstrap resamples (fewer: faster ticks when only the supply "
                         "and the resolutions are measured)")
@@ -443,6 +449,11 @@ def main(argv: list[str] | None = None) -> int:
         f"resolved, {family_totals['void']} void"
         + (f" (void share {family_totals['void'] / closed_tasks:.1%} of the closed)" if closed_tasks else "")
     )
+    if closed_tasks and family_totals["void"] / closed_tasks > args.max_void_share:
+        share = family_totals["void"] / closed_tasks
+        problems.append(f"GOAL void share {share:.1%} > {args.max_void_share:.0%}")
+    if resolved_per_round and min(resolved_per_round) < args.min_resolved:
+        problems.append(f"GOAL {min(resolved_per_round)} items resolved in a round < {args.min_resolved}")
     if resolved_per_round:
         ordered = sorted(resolved_per_round)
         print(
