@@ -4,13 +4,17 @@
 Prints per round the items frozen, resolved and scored, the family tasks frozen, resolved and void, the
 seconds per update and per tick, and the final boards with intervals (Brier, CRPS; top-1 and FTA of the
 family tasks); builds the site. Exits non-zero on a leak (a submission whose evidence or transcripts
-name a paper announced after its round's cutoff), a lost or duplicated submission, or a resolution written
-before its window closed.
+name a paper announced after its round's cutoff), a lost or duplicated submission, a resolution written
+before its window closed, or a missed goal: more than --max-void-share of the closed family tasks void,
+fewer than --min-resolved items resolved in a round.
 
     # a generated world (fast enough for 2 cores): 12 months from 2025-01, KB up to 2025-08-31
     python benchmarks/rounds_replay.py --world --workdir /tmp/replay --start 2025-08-31
     # 15 months: the venue cycle (6 months) of the first rounds closes too
     python benchmarks/rounds_replay.py --world --world-months 15 --workdir /tmp/replay --start 2025-08-31
+    # biweekly rounds (every 14 days from --start)
+    python benchmarks/rounds_replay.py --world --world-months 15 --workdir /tmp/replay --start 2025-08-31 \\
+        --schedule every-n-days --every-days 14
     # the real corpus (slow: embeds every paper of the initial KB; --since/--days/--until cut it down)
     python benchmarks/rounds_replay.py --corpus /work/shared/corpora/arxiv-daily --workdir /tmp/real \\
         --since 2025-06-16 --start 2025-06-30 --days 3
@@ -158,7 +162,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--last-round", default=None, help="the last month end a round opens at (default: every one fed)"
     )
-    parser.add_argument("--questions", type=int, default=12)
+    parser.add_argument("--questions", type=int, default=None,
+                        help="node/venue questions per window (default: the rounds.questions setting)")
+    parser.add_argument("--emergence-questions", type=int, default=None,
+                        help="ceq- questions per window (default: the rounds.emergence_questions setting)")
+    parser.add_argument("--schedule", default="month-end", choices=("month-end", "every-n-days"),
+                        help="round cadence: month ends, or every --every-days days (14: biweekly)")
+    parser.add_argument("--every-days", type=int, default=14)
+    parser.add_argument("--max-void-share", type=float, default=0.10,
+                        help="goal: at most this share of the closed family tasks void (issue 41)")
+    parser.add_argument("--min-resolved", type=int, default=0,
+                        help="goal: at least this many items resolved in every round whose window closed "
+                        "(issue 41: 300 on the real corpus; 0: not checked)")
+    parser.add_argument("--bootstrap", type=int, default=2000,
+                        help="the board's bootstrap resamples (fewer: faster ticks when only the supply "
+                        "and the resolutions are measured)")
     parser.add_argument("--window", action="append", default=None)
     parser.add_argument("--min-items", type=int, default=20)
     parser.add_argument("--plugin", default="foresci_example_agent:momentum_vote")
@@ -253,12 +271,15 @@ def main(argv: list[str] | None = None) -> int:
     init_ledger(
         ledger,
         LedgerConfig(
-            schedule="month-end",
-            start=date(start.year, start.month, 1),
+            schedule=args.schedule,
+            every_days=args.every_days,
+            start=date(start.year, start.month, 1) if args.schedule == "month-end" else start,
             end=date.fromisoformat(args.last_round) if args.last_round else None,
             windows=args.window or ["3m"],
             questions=args.questions,
+            emergence_questions=args.emergence_questions,
             min_items=args.min_items,
+            bootstrap=args.bootstrap,
         ),
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
@@ -270,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     submitted: list[tuple[str, str]] = []
     timings: list[tuple[str, float, float, bool]] = []
     submit_seconds: list[float] = []
+    open_seconds: list[float] = []  # the ticks that opened a round
+    resolved_per_round: list[int] = []  # questions + family tasks resolved, per round with a closed window
     audited: dict[str, int] = {}
     late_reads: list[str] = []
 
@@ -307,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
                     except Exception as error:  # a failed outside submission is reported, the replay goes on
                         problems.append(f"submission of {method} to {round_id} failed: {error}")
                 submit_seconds.append(time.monotonic() - t2)
+                open_seconds.append(tick_seconds)
                 print(
                     f"  {round_id}: opened in {tick_seconds:.1f} s (inside the tick), {len(outside)} outside "
                     f"submissions in {submit_seconds[-1]:.1f} s",
@@ -402,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         tasks = task_summaries[round_id]
         for key in family_totals:
             family_totals[key] += int(tasks[key])
+        if resolved or tasks["resolved"] or tasks["void"]:
+            resolved_per_round.append(resolved + int(tasks["resolved"]))
         task_rows_scored = (
             len((folder / "task_scores.jsonl").read_text().splitlines())
             if (folder / "task_scores.jsonl").is_file()
@@ -423,10 +449,29 @@ def main(argv: list[str] | None = None) -> int:
             for rid, resolved_window, day in resolve_days:
                 if rid == round_id and resolved_window == window and day < date.fromisoformat(span["end"]):
                     problems.append(f"EARLY {round_id} {window} resolved on {day} before {span['end']}")
+    closed_tasks = family_totals["resolved"] + family_totals["void"]
     print(
         f"family tasks over all rounds: {family_totals['frozen']} frozen, {family_totals['resolved']} "
         f"resolved, {family_totals['void']} void"
+        + (f" (void share {family_totals['void'] / closed_tasks:.1%} of the closed)" if closed_tasks else "")
     )
+    if closed_tasks and family_totals["void"] / closed_tasks > args.max_void_share:
+        share = family_totals["void"] / closed_tasks
+        problems.append(f"GOAL void share {share:.1%} > {args.max_void_share:.0%}")
+    if resolved_per_round and min(resolved_per_round) < args.min_resolved:
+        problems.append(f"GOAL {min(resolved_per_round)} items resolved in a round < {args.min_resolved}")
+    if resolved_per_round:
+        ordered = sorted(resolved_per_round)
+        print(
+            f"items resolved per round (questions + family tasks, {len(ordered)} rounds with a closed "
+            f"window): median {ordered[len(ordered) // 2]}, min {ordered[0]}, max {ordered[-1]}"
+        )
+    if open_seconds:
+        ordered = sorted(open_seconds)
+        print(
+            f"round opening (the tick that opened it): median {ordered[len(ordered) // 2]:.1f} s, "
+            f"max {ordered[-1]:.1f} s over {len(ordered)} rounds"
+        )
     ladder_failed = 0
     if args.ladder:
         sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -21,6 +21,7 @@ from foresci.core.sections import SettingsSection
 from foresci.evaluation.config import EvaluationSettings
 from foresci.kb.config import KBSettings
 from foresci.llm.config import LLMSettings
+from foresci.rounds.config import RoundSettings
 from foresci.sim.config import SimSettings
 from foresci.tasks.config import TaskSettings
 from foresci.taxonomy.config import TaxonomySettings
@@ -54,6 +55,7 @@ class SettingsFields(BaseModel):
     kb: KBSettings = Field(default_factory=KBSettings)
     taxonomy: TaxonomySettings = Field(default_factory=TaxonomySettings)
     tasks: TaskSettings = Field(default_factory=TaskSettings)
+    rounds: RoundSettings = Field(default_factory=RoundSettings)
     agents: AgentSettings = Field(default_factory=AgentSettings)
     evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
     sim: SimSettings = Field(default_factory=SimSettings)

@@ -13,27 +13,33 @@ A *ledger* folder holds one folder per round (``rounds/<round_id>/``):
 - ``scores.jsonl``: per-item scores of every submission version against the resolutions.
 
 Stratified rule (what a round freezes): for each window in the ledger's ``windows`` (3m, 6m) the package
-holds ``questions`` items cycling over the four task families (direction_forecasting -> binary,
-strategic_planning -> numeric, bottleneck_opportunity -> numeric, venue_positioning -> binary), each
-family's next item taken round-robin over the KB's domains (shuffled nodes, seeded), until a family runs
-out of eligible nodes.
+holds the question supply of :func:`foresci.tasks.forecast.supply_questions` (``rounds.questions`` items,
+default 320, or the ledger's ``questions``): node growth against its previous window and against its domain
+share, venue lead (binary), node, venue and limitation-mention counts (numeric), layer by layer over the
+domains' nodes (seeded, interleaved across domains), at most ``rounds.node_cap`` per node; every item
+carries its naive answer from pre-cutoff papers only.
 
 Family tasks (``public/tasks/``, :mod:`foresci.rounds.family_tasks`): the option tasks of
 direction_forecasting, strategic_planning, venue_positioning and bottleneck_opportunity, ``family_tasks``
 per family and window, round-robin over the domains, their option sets drawn from the builders' own
 pre-cutoff candidate pools with the round's seed (a release keeps only sets whose window outcome is
-decisive; a round cannot know that at open). They resolve at tick with the family's own target code
-(``resolutions/tasks-<window>.jsonl``); a set the builder's gates would drop is ``void`` (reason kept, not
-scored). Submissions answer them beside the forecasts (``task_answers.jsonl``); ``task_scores.jsonl`` holds
-top-1 and FTA (ranking FTA for planning and venue; the offline slot FTA for direction and bottleneck,
-:mod:`foresci.rounds.slot_fta`), shown on their own boards. Bottleneck options are the sub-direction's own
+decisive; a round cannot know that at open). They resolve at tick with the family's own code
+(``resolutions/tasks-<window>.jsonl``) to an outcome over their options (ties split; "none of these" for
+bottleneck and emergence tasks where no option rose or emerged); a set the builder's gates would keep is
+also decisive (the family's hidden target); ``void`` only for an outcome-blind reason, named. Submissions
+answer them beside the forecasts (``task_answers.jsonl``; probabilities per option or a ranking / choice,
+:mod:`foresci.rounds.option_scores`); ``task_scores.jsonl`` holds the multi-class Brier ``mbrier`` and
+top-1 of every task and FTA of decisive ones (ranking FTA for planning and venue; the offline slot FTA for
+direction and bottleneck, :mod:`foresci.rounds.slot_fta`); top-1 and FTA are shown on their own boards.
+Bottleneck options are the sub-direction's own
 pre-cutoff bottlenecks; the opportunity half of that family's question stays an open answer, resolved at
 tick and scored through FTA only (:mod:`foresci.rounds.bottleneck_tasks`).
 
 concept_emergence (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
 ``family_tasks`` ``ce-`` ranking tasks per window round-robin over the domains (one candidate pair from each
-stratum of a pre-cutoff score, since the outcome is unknown at open) and ``emergence_questions`` ``ceq-``
-binary questions per window after the package's other questions (domains and strata cycled); both resolve
+stratum of a pre-cutoff score, since the outcome is unknown at open) and ``rounds.emergence_questions``
+``ceq-`` binary questions per window after the package's other questions (domains and strata cycled, at
+most ``rounds.concept_cap`` per concept); both resolve
 at tick with the family's window count, and the tasks join the top-1/FTA boards, the questions the Brier
 board.
 """

@@ -21,11 +21,13 @@ so it splits the family's question in two halves:
   guessing. It is therefore an open answer, resolved at tick by the builder's own code
   (:func:`window_opportunities`, then the same-node check) and scored only through FTA's opportunity slot.
 
+Every task has a last option, "none of these" (added after the leakage lint, :func:`add_none_option`).
 Resolution at tick runs the family's target code on the window's evidence, restricted to the frozen
 options (:func:`resolve_bottleneck`): window mentions and growth (:func:`window_pool`), then the
-builder's gates. A task is ``void`` where the builder would drop the node: fewer than ``min_window_papers``
-window papers, no option addressed by ``min_addressing_papers`` window papers, no option whose addressing
-share rises (:func:`rising_bottlenecks`), or a frozen option the miner no longer finds. Otherwise the
+builder's gates. Where the builder would drop the node (fewer than ``min_window_papers`` window papers, no
+option addressed by ``min_addressing_papers`` window papers, no option whose addressing share rises,
+:func:`rising_bottlenecks`) the outcome is "none of these"; a frozen option the miner no longer finds
+(the pre-cutoff papers changed: outcome-blind) voids the task. Otherwise the
 target is the fastest-rising option (the builder's order, ties by text) with the opportunity where the
 window shows one; where it shows none (or none passes the same-node check), the target holds the
 bottleneck half only and says why (``stats.opportunity_void``) -- a release would have dropped such a
@@ -42,6 +44,7 @@ import random
 import re
 from typing import Any
 
+from foresci.rounds.option_scores import Resolved, with_none_option
 from foresci.tasks.builders.common import OPTION_IDS, display_name, eligible_nodes
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
@@ -66,6 +69,8 @@ from foresci.tasks.text import content_tokens
 from foresci.taxonomy.phrases import CLOSED, phrase_key
 
 BOTTLENECK = "bottleneck_opportunity"
+NONE_DESCRIPTION = ("no listed limitation: none is addressed by enough window papers with a rising share "
+                    "(or the sub-direction has too few window papers)")
 MIN_OPTIONS = 2
 MATCH_SHARE = 0.6  # the builder's MATCH_THRESHOLD: most of a phrase's content words name it
 _LETTER = re.compile(r"^\s*(?i:option\s+)?\(?([A-Z])\)?(?:\s*[:.)\-]|\s*$)")
@@ -121,25 +126,40 @@ def bottleneck_tasks(evidence: DomainEvidence, settings: TaskSettings, wanted: i
     return made
 
 
+def add_none_option(task: Task, record: dict[str, Any]) -> Task:
+    """The frozen task with its "none of these" option (added after the leakage lint, which reads the
+    options' words against the pre-cutoff vocabulary; the option's words are the round's, not the
+    literature's); the record keeps its id."""
+    task, record["none_option"] = with_none_option(task, NONE_DESCRIPTION)
+    return task
+
+
 def resolve_bottleneck(task: Task, record: dict[str, Any], evidence: DomainEvidence,
-                       settings: TaskSettings) -> tuple[str | None, HiddenTarget | None]:
-    """(void reason, None) or (None, the target) of one frozen task on the window's evidence (module
-    docstring)."""
+                       settings: TaskSettings) -> Resolved:
+    """The resolution of one frozen task on the window's evidence (module docstring): the rising option,
+    or "none of these" where no option rose (a task frozen without that option: void)."""
     node = evidence.nodes[record["node_id"]]
-    if node.window < settings.min_window_papers:
-        return (f"the sub-direction has {node.window} window papers (fewer than "
-                f"{settings.min_window_papers})"), None
+    none = record.get("none_option")
+
+    def nothing_rose(gate: str) -> Resolved:
+        return Resolved.voided(gate) if none is None else Resolved(None, {none: 1.0}, note=gate)
+
     by_phrase = {item[1]: item for item in pre_cutoff_bottlenecks(evidence, node)}
     options: dict[str, str] = dict(record["options"])
     missing = [phrase for phrase in options.values() if phrase not in by_phrase]
-    if missing:
-        return f"option '{missing[0]}' is no longer mined from the pre-cutoff papers", None
+    if missing:  # outcome-blind: the pre-cutoff papers the option was mined from are not the same
+        return Resolved.voided(f"option '{missing[0]}' is no longer mined from the pre-cutoff papers (the "
+                               "KB's pre-cutoff papers changed since the freeze)")
+    if node.window < settings.min_window_papers:
+        return nothing_rose(f"the sub-direction has {node.window} window papers (fewer than "
+                            f"{settings.min_window_papers})")
     pool = window_pool(evidence, node, [by_phrase[phrase] for phrase in options.values()])
     if not any(len(entry[3]) >= settings.min_addressing_papers for entry in pool):
-        return (f"no option is addressed by {settings.min_addressing_papers} or more window papers"), None
+        return nothing_rose(f"no option is addressed by {settings.min_addressing_papers} or more window "
+                            "papers")
     scored = rising_bottlenecks(node, pool, settings)
     if not scored:
-        return "no option's addressing share rises (one-sided two-proportion test)", None
+        return nothing_rose("no option's addressing share rises (one-sided two-proportion test)")
     found = window_opportunities(evidence, node, settings, scored, task)
     opportunity: list[str] = []
     coherence: dict[str, Any] = {}
@@ -157,7 +177,7 @@ def resolve_bottleneck(task: Task, record: dict[str, Any], evidence: DomainEvide
               for option, phrase in options.items()}
     hidden.stats.update({"option_id": winner, "opportunity_void": why,
                          "option_order": sorted(options, key=lambda option: (-growth[option], option))})
-    return None, hidden
+    return Resolved(None, {winner: 1.0}, hidden)
 
 
 def chosen_option(task: Task, text: str) -> str | None:

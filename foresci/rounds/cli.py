@@ -40,13 +40,16 @@ def init_command(
     start: str | None = typer.Option(None, "--start", help="first schedule day considered (YYYY-MM-DD)"),
     end: str | None = typer.Option(None, "--end", help="last schedule day considered (YYYY-MM-DD)"),
     window: list[str] = typer.Option(["3m"], "--window", help="forecast window per round (repeatable)"),
-    questions: int = typer.Option(12, "--questions", min=1, help="questions per window"),
+    questions: int | None = typer.Option(
+        None, "--questions", min=1, help="node/venue questions per window (default: setting rounds.questions)"
+    ),
     min_items: int = typer.Option(50, "--min-items", min=1, help="answered resolved items to be ranked"),
     family_tasks: int = typer.Option(
         4, "--family-tasks", min=0, help="family tasks per family and window (0: none)"
     ),
-    emergence_questions: int = typer.Option(
-        4, "--emergence-questions", min=0, help="concept_emergence binary (ceq-) questions per window"
+    emergence_questions: int | None = typer.Option(
+        None, "--emergence-questions", min=0,
+        help="concept_emergence binary (ceq-) questions per window (default: rounds.emergence_questions)",
     ),
 ) -> None:
     """Write the ledger's settings (ledger.json).

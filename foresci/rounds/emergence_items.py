@@ -30,7 +30,8 @@ spread the items over pairs from very to hardly likely without looking at the wi
   release's question text plus the concept keys in ``params``. Their naive probability (``baseline``) is
   the positive share of the same stratum one window earlier: the snapshot at ``t - window`` ranked the
   same way, its pairs counted in ``(t - window, t]`` (pre-cutoff papers only; smoothed
-  ``(hits + 0.5) / (n + 1)``).
+  ``(hits + 0.5) / (n + 1)``); at most ``concept_cap`` questions name one concept of a domain
+  (``rounds.concept_cap``), so the supply holds no run of near-copies around one popular concept.
 
 **Stratified rule (families, domains, windows).** Per window of the ledger: ``family_tasks`` ``ce-`` tasks
 taken round-robin over the domains (sorted), as for the other families
@@ -40,16 +41,19 @@ or stratum that runs out is skipped.
 **Resolution** (``rounds tick``, the window closed in the KB): the window papers of the domain using both
 concepts of each pair are counted by :func:`foresci.emergence.resolve.pair_window_counts` (the release's
 incidence and co-occurrence code; equal to its counts for the same pairs). A question resolves 1 when its
-pair reaches ``min_papers`` (k, the release's ``forecast_min_papers``). A task is ``void`` where the
-builder would have no set: no pair reached k window papers ("nothing emerged"), or the most-used pairs tie
-(no single answer). Otherwise its hidden target is the family's :class:`EmergenceTarget`: options by window
-papers, most first; pairs tied below the top are put in an order drawn from the task id (a fixed option
-order earns nothing from ties).
+pair reaches ``min_papers`` (k, the release's ``forecast_min_papers``). Every task has a last option,
+"none of these": the outcome where no pair reached k window papers ("nothing emerged"); where the most-used
+pairs tie the outcome is split among them (:func:`emergence_resolution`; neither is decisive). Otherwise
+the task is decisive: its hidden target is the family's :class:`EmergenceTarget`, options by window papers,
+most first, "none of these" last; pairs tied below the top are put in an order drawn from the task id (a
+fixed option order earns nothing from ties). ``void`` only when no paper of the domain arrived in the
+window.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -62,7 +66,8 @@ from foresci.emergence.concepts import ConceptPaper, concept_papers
 from foresci.emergence.config import EmergenceSettings, load_emergence_settings
 from foresci.emergence.questions import pair_option, variant_pair
 from foresci.emergence.resolve import domain_window_papers, pair_window_counts
-from foresci.rounds.family_tasks import Frozen, PreCutoffReader
+from foresci.rounds.family_tasks import DATA_NEVER_ARRIVED, Frozen, PreCutoffReader, resolution_row
+from foresci.rounds.option_scores import Resolved, split_outcome, with_none_option
 from foresci.tasks.builders.common import task_id
 from foresci.tasks.domain_inputs import domain_name
 from foresci.tasks.families.concept_emergence.builder import emergence_task, option_ids
@@ -200,7 +205,10 @@ class EmergenceFreeze:
                              for option_id, row in zip(ids, rows, strict=True)}
             for first, second in concept_pairs.values():
                 self.used.add((name, horizon, first, second))
-            made.append(Frozen(task, {"pairs": concept_pairs, "min_papers": k, WORDS_PARAM: words}))
+            task, none = with_none_option(task, f"no listed pair is used together in {k} or more window "
+                                                "papers")
+            made.append(Frozen(task, {"pairs": concept_pairs, "min_papers": k, WORDS_PARAM: words,
+                                      "none_option": none}))
         return made
 
     def tasks(self, windows: Sequence[str], per_window: int) -> list[Frozen]:
@@ -235,8 +243,9 @@ class EmergenceFreeze:
             rates.append(round((hits + 0.5) / (len(rows) + 1), 6))
         return rates
 
-    def questions(self, horizon: str, wanted: int) -> list[ForecastQuestion]:
-        """``wanted`` binary questions about the window, cycling domains and strata (module docstring)."""
+    def questions(self, horizon: str, wanted: int, concept_cap: int | None = None) -> list[ForecastQuestion]:
+        """``wanted`` binary questions about the window, cycling domains and strata, at most
+        ``concept_cap`` naming one concept in a domain (module docstring; None: no cap)."""
         if wanted <= 0 or not self.domains:
             return []
         window = make_window(self.cutoff, horizon)
@@ -245,6 +254,7 @@ class EmergenceFreeze:
         state: dict[str, tuple[Snapshot, list[list[int]], list[float], Any]] = {}
         made: list[ForecastQuestion] = []
         seen: set[str] = set()
+        named: Counter[tuple[str, str]] = Counter()  # (domain, concept key) -> questions naming it
         position, misses = 0, 0
         slots = len(self.domains) * len(STRATA)
         while len(made) < wanted and misses < slots:
@@ -267,7 +277,10 @@ class EmergenceFreeze:
             while pool:
                 candidate = pool.pop(0)
                 first, second = keys[int(pairs[candidate, 0])], keys[int(pairs[candidate, 1])]
-                if not variant_pair(first, second) and (name, horizon, first, second) not in self.used:
+                capped = (concept_cap is not None
+                          and max(named[(name, first)], named[(name, second)]) >= concept_cap)
+                if (not capped and not variant_pair(first, second)
+                        and (name, horizon, first, second) not in self.used):
                     row = candidate
                     break
             if row is None:
@@ -280,6 +293,7 @@ class EmergenceFreeze:
             if question.question_id in seen:
                 continue
             seen.add(question.question_id)
+            named.update([(name, keys[int(pairs[row, 0])]), (name, keys[int(pairs[row, 1])])])
             made.append(question)
         return made
 
@@ -295,12 +309,28 @@ def resolve_emergence_tasks(frozen: Sequence[Frozen], window: Window, kb: Any) -
             pairs = [tuple(record["pairs"][option]) for option in sorted(record["pairs"])]
             counts = dict(zip(sorted(record["pairs"]), pair_window_counts(
                 papers, pairs, vocabulary_settings(record[WORDS_PARAM])), strict=True))  # type: ignore[arg-type]
-            reason, hidden = emergence_outcome(item.task.task_id, counts, int(record["min_papers"]))
-            rows.append({"task_id": item.task.task_id, "family": NAME, "domain": name,
-                         "horizon": window.horizon, "status": "void" if hidden is None else "resolved",
-                         "reason": reason,
-                         "hidden": None if hidden is None else hidden.model_dump(mode="json")})
+            resolved = emergence_resolution(item.task.task_id, counts, int(record["min_papers"]),
+                                            record.get("none_option"))
+            if not papers:
+                resolved = Resolved.voided(DATA_NEVER_ARRIVED)
+            rows.append(resolution_row(item, NAME, window.horizon, resolved))
     return rows
+
+
+def emergence_resolution(identifier: str, counts: Mapping[str, int], min_papers: int,
+                         none: str | None) -> Resolved:
+    """The resolution of a task whose pair options had ``counts`` window papers: the most-used pair
+    (decisive, the family's target), the pairs tied at the top (split), or "none of these" where no pair
+    reached ``min_papers`` (a task frozen without that option: void, as :func:`emergence_outcome`)."""
+    reason, hidden = emergence_outcome(identifier, counts, min_papers)
+    if hidden is not None:  # "none of these" did not happen: it ranks below every pair
+        ranking = [*hidden.ranking, *([none] if none is not None else [])]
+        return Resolved(None, {hidden.ranking[0]: 1.0}, hidden.model_copy(update={"ranking": ranking}))
+    top = max(counts.values(), default=0)
+    if top < min_papers:
+        return Resolved(reason, {}) if none is None else Resolved(None, {none: 1.0}, note=reason)
+    return Resolved(None, split_outcome({option: float(count) for option, count in counts.items()}),
+                    note=reason)
 
 
 def emergence_outcome(identifier: str, counts: Mapping[str, int], min_papers: int
@@ -329,7 +359,7 @@ def emergence_freeze(kb: Any, cutoff: date, snapshots: Mapping[str, Any], config
                      round_id: str) -> EmergenceFreeze | None:
     """The round's concept-emergence freeze over the domains it froze snapshots of (None when the ledger's
     ``families`` leave concept_emergence out, or it asks neither tasks nor questions of it)."""
-    if NAME not in config.families or not (config.family_tasks or config.emergence_questions):
+    if NAME not in config.families or not (config.family_tasks or config.emergence_questions != 0):
         return None
     return EmergenceFreeze(PreCutoffReader(kb, cutoff), sorted(snapshots), f"{config.seed}:{round_id}")
 
@@ -342,9 +372,10 @@ def emergence_windows(windows: Sequence[str]) -> list[str]:
     return [window for window in windows if window in horizons]
 
 
-def emergence_questions(freeze: EmergenceFreeze | None, window: str, wanted: int) -> list[ForecastQuestion]:
+def emergence_questions(freeze: EmergenceFreeze | None, window: str, wanted: int,
+                        concept_cap: int | None = None) -> list[ForecastQuestion]:
     """The ``ceq-`` questions of one window of the round (none without a freeze or outside the family's
-    horizons)."""
+    horizons), at most ``concept_cap`` naming one concept of a domain."""
     if freeze is None or window not in emergence_windows([window]):
         return []
-    return freeze.questions(window, wanted)
+    return freeze.questions(window, wanted, concept_cap)

@@ -12,10 +12,13 @@ read: every paper comes through :class:`PreCutoffReader`, which refuses any pape
 Stratified rule: for each family in ``LedgerConfig.families`` and each of its windows (direction,
 planning, bottleneck: the ledger's ``windows``; venue: the venue cycle), ``family_tasks`` tasks taken
 round-robin over the domains (sorted), each domain's option sets in the order its seeded sampler drew
-them; a domain that runs out is skipped. At resolution (the window closed in the KB) the family's own
-``void_reason`` and target code run on the window's evidence: a set the builder would have dropped is
-``void`` (reason recorded, not scored); the others get exactly the hidden target a release at that cutoff
-would give the same option set.
+them; a domain that runs out is skipped. At resolution (the window closed in the KB) every task gets an
+outcome over its options (:func:`resolve_one`: the option that grew most by the family's measure, ties
+split; bottleneck: the rising option or "none of these"), and the family's own ``void_reason`` and target
+code run on the window's evidence: a set the builder would keep is *decisive* and gets exactly the hidden
+target a release at that cutoff would give the same option set; another is scored on its outcome alone
+(the gate kept as ``note``). ``void`` is left for outcome-blind reasons, named in the row
+(:data:`DATA_NEVER_ARRIVED`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl, read_json, write_json, write_jsonl
 from foresci.kb.models import VENUE_FAMILIES, Paper
 from foresci.kb.screen import CANDIDATE_STATUSES
-from foresci.rounds.bottleneck_tasks import BOTTLENECK, bottleneck_tasks, resolve_bottleneck
+from foresci.rounds.bottleneck_tasks import BOTTLENECK, add_none_option, bottleneck_tasks, resolve_bottleneck
+from foresci.rounds.option_scores import Resolved, split_outcome
 from foresci.tasks.builders.common import (
     Built,
     candidates_from,
@@ -61,6 +65,8 @@ SETTINGS_FILE = "task_settings.json"
 SNAPSHOT_DIR = "snapshots"
 DIRECTION, PLANNING, VENUE = "direction_forecasting", "strategic_planning", "venue_positioning"
 FAMILIES = (DIRECTION, PLANNING, VENUE, BOTTLENECK)
+DATA_NEVER_ARRIVED = "no paper of the domain was announced in the window: its data never arrived"
+"""The outcome-blind void: the KB holds no paper of the task's domain in the window."""
 
 
 class PreCutoffReader:
@@ -230,6 +236,8 @@ def freeze_tasks(kb: Any, cutoff: date, snapshots: Mapping[str, Snapshot], famil
                 for queue in queues:
                     if queue and taken < per_window:
                         item = queue.pop(0)
+                        if family == BOTTLENECK:
+                            item.task = add_none_option(item.task, item.record)
                         item.record.update({"task_id": item.task.task_id, "family": family,
                                             "domain": item.task.domain, "horizon": horizon})
                         frozen.append(item)
@@ -293,46 +301,58 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
         evidence = found[0]
         evidence.embed = embed
         for item in (item for item in chosen if item.task.domain == domain):
-            reason, hidden = resolve_one(item, evidence, settings)
-            rows.append({"task_id": item.task.task_id, "family": item.task.family, "domain": domain,
-                         "horizon": horizon, "status": "void" if hidden is None else "resolved",
-                         "reason": reason,
-                         "hidden": None if hidden is None else hidden.model_dump(mode="json")})
+            resolved = (Resolved.voided(DATA_NEVER_ARRIVED) if evidence.reference_window == 0
+                        else resolve_one(item, evidence, settings))
+            rows.append(resolution_row(item, item.task.family, horizon, resolved))
     return rows + (resolve_emergence_tasks(emergence, window, kb) if emergence else [])
 
 
-def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings
-                ) -> tuple[str | None, HiddenTarget | None]:
-    """(void reason, None) or (None, the family's hidden target) of one frozen task on window evidence."""
+def resolution_row(item: Frozen, family: str, horizon: str, resolved: Resolved) -> dict[str, Any]:
+    """The row ``resolutions/tasks-<window>.jsonl`` keeps of one task: ``status`` (``void`` only for an
+    outcome-blind ``reason``), ``outcome`` (option id -> share), ``decisive`` (a hidden target: top-1 and
+    FTA as a release scores them), ``note`` (why not decisive) and the ``hidden`` target."""
+    hidden = resolved.hidden
+    return {"task_id": item.task.task_id, "family": family, "domain": item.task.domain, "horizon": horizon,
+            "status": "void" if resolved.void is not None else "resolved", "reason": resolved.void,
+            "outcome": resolved.outcome, "decisive": hidden is not None, "note": resolved.note,
+            "hidden": None if hidden is None else hidden.model_dump(mode="json")}
+
+
+def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings) -> Resolved:
+    """One frozen task on window evidence: the outcome over its options (the option that grew most, ties
+    split), and the family's hidden target where the builder's gates find the window decisive."""
     task, record = item.task, item.record
     if task.family == BOTTLENECK:
         return resolve_bottleneck(task, record, evidence, settings)
     if task.family == VENUE:
         node = evidence.nodes[record["node_id"]]
+        outcome = split_outcome({option: float(node.window_venues.get(name, 0))
+                                 for name, option in dict(record["options"]).items()})
         reason = venue.void_reason(node, settings)
         if reason is not None:
-            return reason, None
+            return Resolved(None, outcome, note=reason)
         prior = venue.domain_window_venues(evidence)
         venue_hidden, _ = venue.venue_target(evidence, node, dict(record["options"]), prior, task.task_id)
-        return None, venue_hidden
+        return Resolved(None, outcome, venue_hidden)
     named = [(candidate, evidence.nodes[str(candidate.node_id)]) for candidate in task.candidates]
     options = sorted((node for _, node in named), key=lambda node: node.node_id)
+    outcome = split_outcome({candidate.option_id: node.growth for candidate, node in named})
     target: HiddenTarget
     if task.family == DIRECTION:
         reason = direction.void_reason(options, settings)
         if reason is not None:
-            return reason, None
+            return Resolved(None, outcome, note=reason)
         target, _, _ = direction.direction_target(evidence, options, named, settings, task.task_id)
     elif task.family == PLANNING:
         reason = planning.void_reason(options, settings)
         if reason is not None:
-            return reason, None
+            return Resolved(None, outcome, note=reason)
         target, _ = planning.planning_target(evidence, options, named, str(task.context["domain_name"]),
                                              task.task_id)
     else:
         raise UserError(f"no prospective resolution for family {task.family!r}", field="family")
     record_dropped_twins([Built(task=task, hidden=target, decision_key=())], evidence, settings)
-    return None, target
+    return Resolved(None, outcome, target)
 
 
 def read_task_resolutions(paths: Sequence[Path]) -> dict[str, dict[str, Any]]:

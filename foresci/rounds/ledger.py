@@ -48,7 +48,11 @@ class LedgerConfig(BaseModel):
     start: date | None = Field(default=None, description="no scheduled round before this day")
     end: date | None = Field(default=None, description="no scheduled round after this day (None: no end)")
     windows: list[str] = Field(default_factory=lambda: ["3m"], description="forecast windows per round")
-    questions: int = Field(default=12, ge=1, description="questions per window (stratified over families)")
+    questions: int | None = Field(
+        default=None, ge=1,
+        description="node and venue questions per window (None: the `rounds.questions` setting; stratified "
+        "rule in foresci.tasks.forecast.supply_questions)",
+    )
     families: list[str] = Field(
         default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning",
                                  "bottleneck_opportunity", "concept_emergence"],
@@ -56,11 +60,11 @@ class LedgerConfig(BaseModel):
         "foresci.rounds.emergence_items)",
     )
     family_tasks: int = Field(default=4, ge=0, description="tasks per family and window (0: none)")
-    emergence_questions: int = Field(
-        default=4,
+    emergence_questions: int | None = Field(
+        default=None,
         ge=0,
         description="concept_emergence binary (ceq-) questions per window, beside `questions` (when "
-        "concept_emergence is in `families`)",
+        "concept_emergence is in `families`; None: the `rounds.emergence_questions` setting)",
     )
     min_items: int = Field(default=50, ge=1, description="resolved items a method needs to be ranked")
     bootstrap: int = Field(

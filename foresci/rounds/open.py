@@ -40,7 +40,7 @@ from foresci.rounds.submit import (
     commit_version,
     round_questions,
 )
-from foresci.tasks.forecast import make_package
+from foresci.tasks.forecast import make_package, question_rule
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
 
@@ -148,6 +148,10 @@ def open_round(
             if emergence is not None:
                 frozen += emergence.tasks(emergence_windows(config.windows), config.family_tasks)
             write_frozen(staging / PUBLIC_DIR, frozen, used, settings.tasks)
+        supply = settings.rounds
+        wanted = supply.questions if config.questions is None else config.questions
+        pairs = (supply.emergence_questions if config.emergence_questions is None
+                 else config.emergence_questions)
         windows = {}
         for window in config.windows:
             make_package(
@@ -155,11 +159,13 @@ def open_round(
                 staging / PUBLIC_DIR / window,
                 cutoff,
                 window=window,
-                n=config.questions,
+                n=wanted,
                 settings=settings,
                 snapshots=used,
                 taxonomy_dir=taxonomy_dir,
-                extra_questions=emergence_questions(emergence, window, config.emergence_questions),
+                extra_questions=emergence_questions(emergence, window, pairs, supply.concept_cap),
+                supply=supply,
+                seed=f"{config.seed}:{round_id}:{window}",
             )
             frame = make_window(cutoff, window)
             windows[window] = {"start": frame.start.isoformat(), "end": frame.end.isoformat()}
@@ -188,6 +194,9 @@ def open_round(
             "tasks_by_family": dict(Counter(item.task.family for item in frozen)),
             "tasks_by_domain": dict(Counter(item.task.domain for item in frozen)),
             "tasks_by_window": dict(Counter(item.task.horizon for item in frozen)),
+            "by_rule": dict(Counter(question_rule(question) for question in questions)),
+            "supply": {"questions": wanted, "emergence_questions": pairs, "node_cap": supply.node_cap,
+                       "concept_cap": supply.concept_cap, "min_node_papers": supply.min_node_papers},
         }
         write_json(staging / ROUND_FILE, draft)
         source = {"kind": "baseline", "value": "answered at open"}

@@ -58,9 +58,13 @@ from foresci.tasks.models import ForecastQuestion
 
 BOARDS = {"brier": (CHANCE, 0.25), "crps": (BASE_RATE, None)}
 PERSISTENCE = "persistence"
-FAMILY_BOARDS = {"top1": (PERSISTENCE, None), "fta": (PERSISTENCE, None)}  # keyed by the rows' metric
-"""Family-task boards (higher is better): reference persistence at its raw mean (the first method by name
-where persistence did not answer); naive line: persistence; chance line (top-1): the mean of 1/options."""
+FAMILY_BOARDS = {
+    "top1": (PERSISTENCE, None), "fta": (PERSISTENCE, None), "mbrier": (PERSISTENCE, None),
+}  # keyed by the rows' metric
+"""Family-task boards: reference persistence at its raw mean (the first method by name where persistence
+did not answer); naive line: persistence; chance line (top-1): the mean of 1/options."""
+LOWER_IS_BETTER = frozenset({"brier", "crps", "mbrier"})
+"""Score rows' metrics whose boards rank the lowest first; every other board ranks the highest first."""
 
 
 def resolved_outcomes(folder: Path, manifest: RoundManifest) -> dict[str, tuple[str, float]]:
@@ -292,8 +296,9 @@ def board(
         "chance": None,
         "methods": [],
     }
+    higher = metric not in LOWER_IS_BETTER
     if family_board:
-        result["higher_is_better"] = True
+        result["higher_is_better"] = higher
     if not picked or reference not in methods:
         return result
     raw = {method: [row["score"] for row in picked if row["method"] == method] for method in methods}
@@ -336,7 +341,7 @@ def board(
         se = entries[-1]["se_vs_reference"]
         if precision is not None and method != reference and (se is None or se > precision):
             entries[-1]["ranked"] = False  # entry by precision: not yet measured closely enough
-    sign = -1.0 if family_board else 1.0
+    sign = -1.0 if higher else 1.0
     entries.sort(key=lambda entry: (sign * entry["score"], entry["method"]))
     ranked = [entry for entry in entries if entry["ranked"]]
     ranks, p_leader = shared_ranks([column[entry["method"]] for entry in ranked], draws, sign)
@@ -386,12 +391,13 @@ BOARD_SPECS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "top1": ("top1", None),
     "fta_ranking": ("fta", tuple(f"!{family}" for family in SLOT_FTA_FAMILIES)),
     "fta_slot": ("fta", SLOT_FTA_FAMILIES),
+    "mbrier": ("mbrier", None),
 }
 """Board name -> (score rows' metric, its task families or all; ``!family``: every family but these): one
 FTA board per FTA kind (the ranking FTA of planning, venue and emergence; the slot FTA of direction and
 bottleneck), since their scales differ."""
 FORECAST_BOARDS = ("brier", "crps")
-FAMILY_BOARD_NAMES = ("top1", "fta_ranking", "fta_slot")
+FAMILY_BOARD_NAMES = ("top1", "fta_ranking", "fta_slot", "mbrier")
 
 
 def board_sections(

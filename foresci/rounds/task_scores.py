@@ -1,21 +1,28 @@
-"""Per-item scores of the family tasks of a round: the family's top-1 and its deterministic FTA.
+"""Per-item scores of the family tasks of a round: a proper multi-class score on every resolved task, and the
+family's top-1 and its deterministic FTA.
 
-Per resolved (not void) task and submission version: ``top1`` (:meth:`TaskFamily.top_choice`: 1 for the
-primary direction, 0.5 for an acceptable neighbour; planning and venue: the first-ranked option right) and
-``fta`` where the family ranks its options (planning and venue: ranking-aware FTA against the hidden
-order, deterministic, no judge); direction and bottleneck get the offline slot FTA over the answer's
-sentences with the KB's embedder (:mod:`foresci.rounds.slot_fta`; none without an embedder). Bottleneck
-top-1 is :func:`foresci.rounds.bottleneck_tasks.bottleneck_top_choice`. A task a submission left
-unanswered (or answered with an error row) scores 0 (``imputed: true``), so skipping hard tasks does not
-pay; a family the submission answered no task of is left out for it (recency answers no venue task).
-Void tasks are not scored.
+Every resolved task (only an outcome-blind reason voids one: :mod:`foresci.rounds.family_tasks`) and
+submission version gets ``mbrier``: the multi-class Brier score of the answer's probability per option
+against the outcome (the option that in fact grew, rose or emerged most; ties split; "none of these" where
+none did), :mod:`foresci.rounds.option_scores` (a ranking or a single choice maps to a stated
+distribution there). ``top1``: on a *decisive* task (the builder's gates pass, so the family's hidden
+target exists) :meth:`TaskFamily.top_choice` (1 for the primary direction, 0.5 for an acceptable neighbour;
+planning and venue: the first-ranked option right; bottleneck:
+:func:`foresci.rounds.bottleneck_tasks.bottleneck_top_choice`); on another task the outcome mass on the
+answer's top option (1/m for one of m tied winners). ``fta`` on decisive tasks where the family ranks its
+options (planning, venue, emergence: ranking-aware FTA against the hidden order, deterministic, no judge);
+direction and bottleneck get the offline slot FTA over the answer's sentences with the KB's embedder
+(:mod:`foresci.rounds.slot_fta`; none without an embedder). A task a submission left unanswered (or
+answered with an error row) scores top-1 0 and the uniform distribution's Brier (``imputed: true``), so
+skipping hard tasks does not pay; a family the submission answered no task of is left out for it (recency
+answers no venue task).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +31,16 @@ from foresci.core.io import iter_jsonl
 from foresci.evaluation.fta import TextEncoder
 from foresci.rounds.bottleneck_tasks import BOTTLENECK, bottleneck_top_choice
 from foresci.rounds.ledger import RESOLUTIONS_DIR, RoundManifest
+from foresci.rounds.option_scores import answer_distribution, multiclass_brier, top_mass
 from foresci.rounds.slot_fta import SLOT_FTA_FAMILIES, slot_fta
 from foresci.rounds.submit import TASK_ANSWERS_FILE, all_submissions
 from foresci.tasks.models import Task
 
 TASK_METRICS = ("top1", "fta")
+"""The family boards' metrics (higher is better)."""
+MBRIER = "mbrier"
+"""Multi-class Brier of each task answer's per-option probabilities (lower is better; every resolved task,
+:mod:`foresci.rounds.option_scores`)."""
 
 
 def task_resolution_path(folder: Path, horizon: str) -> Path:
@@ -45,8 +57,35 @@ def resolved_tasks(folder: Path, manifest: RoundManifest) -> dict[str, dict[str,
     )
 
 
-def _metrics(task: Task, hidden: Any, answer: Answer | None,
+def outcome_of(row: Mapping[str, Any]) -> dict[str, float]:
+    """A resolution row's outcome over the options (rows written before outcomes were kept: the hidden
+    target's top option)."""
+    if row.get("outcome"):
+        return {str(option): float(share) for option, share in row["outcome"].items()}
+    hidden = row.get("hidden")
+    top = None if hidden is None else (hidden.top_option() or hidden.stats.get("option_id"))
+    return {} if top is None else {str(top): 1.0}
+
+
+def _metrics(task: Task, resolution: Mapping[str, Any], answer: Answer | None,
              encoder: TextEncoder | None = None) -> dict[str, tuple[float, bool]]:
+    """metric -> (value, imputed) of one answer on one resolved task: ``mbrier`` (multi-class Brier of the
+    answer's distribution, :mod:`foresci.rounds.option_scores`) and ``top1`` on every task; FTA where
+    the task is decisive; top-1 of a decisive task is the family's own, of another the outcome mass on the
+    answer's top option."""
+    outcome = outcome_of(resolution)
+    hidden = resolution.get("hidden")
+    imputed = answer is None or answer.status != "ok"
+    probabilities, _ = answer_distribution(task, None if imputed else answer)
+    result = {MBRIER: (multiclass_brier(probabilities, outcome), imputed)}
+    if hidden is None:
+        result["top1"] = (0.0, True) if imputed else (top_mass(probabilities, outcome), False)
+        return result
+    return {**result, **_decisive_metrics(task, hidden, answer, encoder)}
+
+
+def _decisive_metrics(task: Task, hidden: Any, answer: Answer | None,
+                      encoder: TextEncoder | None = None) -> dict[str, tuple[float, bool]]:
     from foresci.evaluation.config import EvaluationSettings
     from foresci.evaluation.loading import ReleaseData
     from foresci.evaluation.metrics.fta import ranking_result
@@ -91,8 +130,9 @@ def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task],
             continue  # a submission without task answers takes no part in the family boards
         families = {answer.family for answer in answers.values()}
         for task in (task for task in resolved if task.family in families):
-            hidden = resolutions[task.task_id]["hidden"]
-            metrics = _metrics(task, hidden, answers.get(task.task_id), encoder)
+            resolution = resolutions[task.task_id]
+            metrics = _metrics(task, resolution, answers.get(task.task_id), encoder)
+            outcome = outcome_of(resolution)
             for metric, (value, imputed) in metrics.items():
                 rows.append(
                     {
@@ -108,7 +148,9 @@ def score_tasks(folder: Path, manifest: RoundManifest, tasks: Sequence[Task],
                         "metric": metric,
                         "score": round(value, 10),
                         "imputed": imputed,
-                        "outcome": hidden.top_option() or hidden.stats.get("option_id"),
+                        "outcome": max(sorted(outcome), key=lambda option: outcome[option], default=None),
+                        "outcome_split": len(outcome),
+                        "decisive": resolution.get("hidden") is not None,
                         "options": len(task.candidates),
                     }
                 )
@@ -125,6 +167,8 @@ def task_counts(folder: Path, manifest: RoundManifest) -> dict[str, Any]:
     """Frozen, resolved and void family tasks of a round, with the void reasons (numbers as N) counted."""
     resolutions = resolved_tasks(folder, manifest)
     void = [row for row in resolutions.values() if row["status"] == "void"]
+    decisive = sum(row["status"] == "resolved" and row.get("hidden") is not None
+                   for row in resolutions.values())
     by_family: dict[str, dict[str, int]] = {}
     for row in resolutions.values():
         entry = by_family.setdefault(str(row["family"]), {"resolved": 0, "void": 0})
@@ -133,6 +177,7 @@ def task_counts(folder: Path, manifest: RoundManifest) -> dict[str, Any]:
         "frozen": manifest.tasks,
         "resolved": sum(row["status"] == "resolved" for row in resolutions.values()),
         "void": len(void),
+        "decisive": decisive,
         "by_family": dict(sorted(by_family.items())),
         "void_reasons": dict(
             sorted(Counter(f"{row['family']}: {_reason_kind(row['reason'])}" for row in void).items())

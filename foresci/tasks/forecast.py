@@ -8,8 +8,20 @@ over the four families, alternating numeric and binary kinds:
 - bottleneck_opportunity -> numeric: window papers of the node that mention one of its bottleneck signals
 - venue_positioning      -> binary: will a venue family lead the node's venue-tagged window papers?
 
-A round adds concept_emergence's binary ``ceq-`` questions after these (``extra_questions``), frozen and
-resolved by :mod:`foresci.rounds.emergence_items` (will two concepts be used together in >= k window papers?).
+A round's package uses the **question supply** instead (:func:`supply_questions`, sizes and caps in the
+``rounds`` settings, :class:`foresci.rounds.config.RoundSettings`): the rules of :data:`RULES`, the four above
+(``share_growth``, ``node_count``, ``bottleneck_mentions``, ``venue_lead``) and two more:
+
+- ``count_growth`` -> binary: will the node have more window papers than in the same-length period before
+  the cutoff? (naive answer: the share of the domain's supply nodes that grew one window earlier)
+- ``venue_count`` -> numeric: the node's window papers whose arXiv comment names an accepted venue (naive
+  answer: its count in the period before the cutoff)
+
+Stratified rule: each domain's supply nodes (:func:`supply_nodes`) shuffled with the round's seed and
+interleaved across the domains; layer by layer, every node takes its next rule that yields a question (the
+rule order rotated by the node's position), at most ``node_cap`` layers, until ``n`` questions. A round adds
+concept_emergence's binary ``ceq-`` questions after these (``extra_questions``), frozen and resolved by
+:mod:`foresci.rounds.emergence_items` (will two concepts be used together in >= k window papers?).
 
 The taxonomy snapshots are frozen in the package (``snapshots/<domain>.json``) so resolution routes new
 papers with the same centroids. Each question carries a naive persistence baseline.
@@ -45,6 +57,22 @@ RESOLUTIONS_FILE = "resolutions.jsonl"
 SNAPSHOT_DIR = "snapshots"
 GROWTH_THRESHOLD = 1.10
 MENTION_SHARE = 0.6
+
+
+SHARE_GROWTH, COUNT_GROWTH, NODE_COUNT = "share_growth", "count_growth", "node_count"
+VENUE_COUNT, MENTIONS, VENUE_LEAD = "venue_count", "bottleneck_mentions", "venue_lead"
+RULES: dict[str, tuple[str, str]] = {
+    SHARE_GROWTH: ("direction_forecasting", "binary"),
+    NODE_COUNT: ("strategic_planning", "numeric"),
+    COUNT_GROWTH: ("direction_forecasting", "binary"),
+    VENUE_COUNT: ("venue_positioning", "numeric"),
+    VENUE_LEAD: ("venue_positioning", "binary"),
+    MENTIONS: ("bottleneck_opportunity", "numeric"),
+}
+"""Supply rule -> (family, question kind); a question without ``params.rule`` follows its family's
+legacy rule (:data:`LEGACY_RULES`)."""
+LEGACY_RULES = {"direction_forecasting": SHARE_GROWTH, "strategic_planning": NODE_COUNT,
+                "bottleneck_opportunity": MENTIONS, "venue_positioning": VENUE_LEAD}
 
 
 class WindowNotClosedError(UserError):
@@ -137,11 +165,122 @@ def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEviden
     else:
         raise UserError(f"family {family!r} has forecast kind {kind!r} but foresci writes forecast questions "
                         "only for the shipped families", field="forecast_kind")
+    return _finish(text, rule, params, kind, item, evidence, baseline)
+
+
+def _finish(text: str, rule: str, params: dict[str, Any], kind: str, item: NodeEvidence,
+            evidence: DomainEvidence, baseline: float) -> ForecastQuestion:
+    window = evidence.window
     identifier = "fq-" + sha256_json({"text": text, "params": params})[:10]
     return ForecastQuestion(question_id=identifier, kind="binary" if kind == "binary" else "numeric",
                             domain=evidence.domain, cutoff=evidence.cutoff, window_start=window.start,
                             window_end=window.end, text=text, resolution_rule=rule,
                             node_id=item.node_id, params=params, baseline=baseline)
+
+
+def _rule_question(rule: str, item: NodeEvidence, evidence: DomainEvidence, rates: Mapping[str, float],
+                   domain_name: str, rng: random.Random,
+                   earlier: NodeEvidence | None) -> ForecastQuestion | None:
+    """One question of a supply rule (:data:`RULES`) about ``item``, its naive answer (``baseline``) from
+    pre-cutoff facts only (``earlier``: the node one window before, for the venue count's naive answer)."""
+    family, kind = RULES[rule]
+    if rule in LEGACY_RULES.values():
+        return _question(family, kind, item, evidence, rates[SHARE_GROWTH], domain_name, rng)
+    window = evidence.window
+    name = display_name(item.node)
+    span = f"between {window.start.isoformat()} and {window.end.isoformat()}"
+    params: dict[str, Any] = {"family": family, "rule": rule, "node_id": item.node_id,
+                              "domain": evidence.domain,
+                              "baseline_start": window.baseline_start.isoformat(),
+                              "baseline_end": window.baseline_end.isoformat(),
+                              "baseline_count": item.baseline,
+                              "baseline_share": round(item.baseline_share, 6)}
+    if rule == COUNT_GROWTH:
+        text = (f"Will more new {domain_name} papers on '{name}' be announced {span} than in the same-length "
+                f"period before the cutoff ({item.baseline})?")
+        rule_text = ("1 if the window papers routed to the node's subtree outnumber its baseline count, "
+                     "else 0; papers routed with the frozen snapshot")
+        params["threshold"] = 1.0  # what the share-reading baselines compare their projection with
+        baseline = rates[COUNT_GROWTH]
+    elif rule == VENUE_COUNT:
+        earlier_count = sum(earlier.window_venues.values()) if earlier is not None else 0
+        if not item.pre_venues:
+            return None
+        params["baseline_count"] = earlier_count
+        text = (f"How many {domain_name} papers on '{name}' announced {span} will name an accepted venue in "
+                "their arXiv comment? Give p10, p50 and p90.")
+        rule_text = ("number of window papers routed to the node's subtree whose arXiv comment names an "
+                     "accepted venue (any of the five venue families)")
+        baseline = float(earlier_count)
+    else:
+        raise UserError(f"unknown supply rule {rule!r}", field="params.rule")
+    return _finish(text, rule_text, params, kind, item, evidence, baseline)
+
+
+def question_rule(question: ForecastQuestion) -> str:
+    """The supply rule a question follows (its ``params.rule``, else its family's legacy rule; a ``ceq-``
+    question: ``pair_emergence``)."""
+    family = str(question.params.get("family"))
+    return str(question.params.get("rule") or LEGACY_RULES.get(family) or
+               ("pair_emergence" if family == "concept_emergence" else family))
+
+
+def _count_growth_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence) -> float:
+    """Share of the pool whose paper count grew in the last pre-cutoff period (window one earlier against
+    its own baseline), smoothed: the naive answer of every count-growth question of the domain."""
+    earlier = [previous.nodes[item.node_id] for item in pool if item.node_id in previous.nodes]
+    hits = sum(1 for item in earlier if item.window > item.baseline)
+    return round((hits + 0.5) / (len(earlier) + 1), 4)
+
+
+def supply_nodes(evidence: DomainEvidence, settings: Any, min_papers: int) -> list[NodeEvidence]:
+    """The nodes a round's supply may ask about: the task candidates' eligibility (named from pre-cutoff
+    words, not broader than ``max_breadth``, near-duplicate names merged) with ``min_papers`` pre-cutoff
+    papers and one baseline paper instead of the candidates' support."""
+    relaxed = settings.model_copy(update={"min_support": min_papers, "min_baseline": 1})
+    return eligible_nodes(evidence, relaxed)
+
+
+def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
+                     settings: Any, wanted: int, node_cap: int, min_papers: int,
+                     domain_names: Mapping[str, str], seed: str) -> list[ForecastQuestion]:
+    """Up to ``wanted`` questions of one window under the supply's stratified rule (module docstring):
+    layer by layer, each layer giving every node (domains interleaved, nodes in a seeded order) its next
+    rule that yields a question, at most ``node_cap`` layers. Reads the evidence's pre-cutoff facts only."""
+    rng = random.Random(f"{seed}:supply")
+    pools = {domain: supply_nodes(evidence, settings, min_papers) for domain, evidence in evidences.items()}
+    for domain in sorted(pools):
+        rng.shuffle(pools[domain])
+    rates = {domain: {SHARE_GROWTH: _growth_base_rate(pools[domain], previous[domain]),
+                      COUNT_GROWTH: _count_growth_rate(pools[domain], previous[domain])}
+             for domain in evidences}
+    order: list[tuple[str, NodeEvidence, int]] = []
+    for index in range(max((len(pool) for pool in pools.values()), default=0)):
+        for domain in sorted(pools):
+            if index < len(pools[domain]):
+                order.append((domain, pools[domain][index], index))
+    remaining = {(domain, item.node_id): _rotated(index) for domain, item, index in order}
+    questions: list[ForecastQuestion] = []
+    for _ in range(node_cap):
+        for domain, item, _index in order:
+            if len(questions) >= wanted:
+                return questions
+            rules = remaining[(domain, item.node_id)]
+            while rules:
+                made = _rule_question(rules.pop(0), item, evidences[domain], rates[domain],
+                                      domain_names[domain], rng, previous[domain].nodes.get(item.node_id))
+                if made is not None:
+                    questions.append(made)
+                    break
+    return questions
+
+
+def _rotated(index: int) -> list[str]:
+    """The rules in the order the ``index``-th node of a domain takes them (rotated by the index, so a cap
+    below the number of rules does not always leave out the same rules)."""
+    start = index % len(RULES)
+    names = list(RULES)
+    return names[start:] + names[:start]
 
 
 def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
@@ -186,9 +325,11 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
 
 def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
                      snapshots: Mapping[str, Snapshot] | None = None, domains: Sequence[str] | None = None,
-                     taxonomy_dir: Path | None = None) -> tuple[list[ForecastQuestion], dict[str, Snapshot],
-                                                                dict[str, str]]:
-    """``n`` questions about the ``window`` after ``cutoff``, made from papers on or before the cutoff only.
+                     taxonomy_dir: Path | None = None, supply: Any = None,
+                     seed: str = "") -> tuple[list[ForecastQuestion], dict[str, Snapshot], dict[str, str]]:
+    """``n`` questions about the ``window`` after ``cutoff``, made from papers on or before the cutoff only
+    (``supply``: a round's :class:`~foresci.rounds.config.RoundSettings`, whose stratified rule
+    :func:`supply_questions` then chooses them with ``seed``; without it, a release's family cycle).
 
     Returns the questions, the snapshot T(d, t) each domain's questions were routed with, and the domains
     skipped (no paper at the cutoff) with the reason.
@@ -211,21 +352,27 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
             continue
         evidences[domain], previous[domain] = found
         used[domain] = snapshot
-    questions = make_questions(evidences, previous, settings.tasks, n,
-                               {name: domain_name(name) for name in evidences})
+    names = {name: domain_name(name) for name in evidences}
+    if supply is not None:
+        questions = supply_questions(evidences, previous, settings.tasks, n, supply.node_cap,
+                                     supply.min_node_papers, names, seed)
+    else:
+        questions = make_questions(evidences, previous, settings.tasks, n, names)
     return questions, used, skipped
 
 
 def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: int = 12,
                  settings: Any = None, snapshots: Mapping[str, Snapshot] | None = None,
                  domains: Sequence[str] | None = None, taxonomy_dir: Path | None = None,
-                 extra_questions: Sequence[ForecastQuestion] = ()) -> Path:
+                 extra_questions: Sequence[ForecastQuestion] = (), supply: Any = None,
+                 seed: str = "") -> Path:
     """Freeze ``n`` forecast questions about the window after ``cutoff`` into a package folder.
 
     Reads only papers announced on or before the cutoff. The manifest records the content hash of the
     questions and snapshots and the creation time (the only wall-clock value of the package).
     ``extra_questions`` (frozen elsewhere from the same pre-cutoff papers: a round's ``ceq-`` questions,
-    :mod:`foresci.rounds.emergence_items`) follow the ``n`` questions.
+    :mod:`foresci.rounds.emergence_items`) follow the ``n`` questions. ``supply`` and ``seed``: as for
+    :func:`freeze_questions` (a round's stratified supply).
     """
     from foresci.core.settings import Settings
 
@@ -233,7 +380,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     out = Path(out)
     frame = make_window(cutoff, window)
     questions, used, skipped = freeze_questions(kb, cutoff, window, n, settings, snapshots, domains,
-                                                taxonomy_dir)
+                                                taxonomy_dir, supply, seed)
     questions = [*questions, *extra_questions]
     snapshot_files: list[str] = []
     for domain, snapshot in used.items():
@@ -347,18 +494,28 @@ def resolve_questions(questions: Sequence[ForecastQuestion], snapshots: Mapping[
         papers = kb.papers(since=first, until=window_end, domain=domain)
         embeddings = kb.embeddings([paper.paper_id for paper in papers])
         assignment = assign_papers(snapshot, papers, embeddings)
+        found: dict[tuple[date, str], DomainEvidence] = {}  # one evidence per window, not per question
         for question in (question for question in questions if question.domain == domain):
-            frame = make_window(question.cutoff, _horizon(question))
-            evidence = collect_evidence(snapshot, papers, assignment, frame)
-            resolutions.append(_resolve(question, evidence, str(getattr(kb, "fingerprint", ""))))
+            key = (question.cutoff, _horizon(question))
+            if key not in found:
+                found[key] = collect_evidence(snapshot, papers, assignment, make_window(*key))
+            resolutions.append(_resolve(question, found[key], str(getattr(kb, "fingerprint", ""))))
     # concept_emergence: its pair used together in >= k window papers (its forecasts module)
     return resolutions + resolve_emergence_questions(emergence, kb, str(getattr(kb, "fingerprint", "")))
 
 
 def _horizon(question: ForecastQuestion) -> str:
-    months = (question.window_end.year - question.window_start.year) * 12 + question.window_end.month \
-        - question.window_start.month + 1
-    return "3m" if months <= 3 else "6m"
+    """The horizon whose window after the question's cutoff is the question's window (a mid-month cutoff,
+    as in biweekly rounds, spans four calendar months in three months)."""
+    from foresci.tasks.windows import HORIZON_MONTHS
+
+    for horizon in HORIZON_MONTHS:
+        frame = make_window(question.cutoff, horizon)
+        if (frame.start, frame.end) == (question.window_start, question.window_end):
+            return horizon
+    raise UserError(f"question {question.question_id}: its window {question.window_start} to "
+                    f"{question.window_end} is no horizon after its cutoff {question.cutoff}",
+                    field="window_end")
 
 
 def _resolve(question: ForecastQuestion, evidence: DomainEvidence, fingerprint: str) -> Resolution:
@@ -366,7 +523,15 @@ def _resolve(question: ForecastQuestion, evidence: DomainEvidence, fingerprint: 
     family = question.params["family"]
     details: dict[str, Any] = {"window_papers": item.window,
                                "domain_window_papers": evidence.reference_window}
-    if family == "direction_forecasting":
+    rule = question.params.get("rule")
+    if rule == COUNT_GROWTH:
+        outcome = float(item.window > int(question.params["baseline_count"]))
+    elif rule == VENUE_COUNT:
+        details["window_venues"] = dict(item.window_venues)
+        outcome = float(sum(item.window_venues.values()))
+    elif rule is not None and rule not in LEGACY_RULES.values():
+        raise UserError(f"no resolution rule {rule!r}", field="params.rule")
+    elif family == "direction_forecasting":
         baseline_share = float(question.params["baseline_share"])
         details["window_share"] = round(item.window_share, 6)
         outcome = float(item.window_share >= float(question.params["threshold"]) * baseline_share

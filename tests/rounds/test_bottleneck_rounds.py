@@ -18,6 +18,7 @@ from foresci.core.io import iter_jsonl, write_jsonl
 from foresci.rounds.bottleneck_tasks import BOTTLENECK, chosen_option
 from foresci.rounds.family_tasks import FAMILIES, Frozen, freeze_tasks, resolve_tasks, write_frozen
 from foresci.rounds.ledger import round_dir
+from foresci.rounds.option_scores import NONE_OF_THESE
 from foresci.rounds.site import build_site
 from foresci.rounds.submit import round_tasks, submit
 from foresci.rounds.tick import tick
@@ -63,7 +64,8 @@ def test_options_are_the_nodes_pre_cutoff_bottlenecks_and_the_future_changes_not
     (item,) = _freeze(whole)
     assert whole.latest <= CUTOFF
     assert {candidate.name for candidate in item.task.candidates} == {"flux drift instability",
-                                                                      "token budget overrun"}
+                                                                      "token budget overrun", NONE_OF_THESE}
+    assert item.task.candidates[-1].option_id == item.record["none_option"]  # the last option
     assert item.record["node_id"] == "n_vorp" and item.task.window_start > CUTOFF
     (release,) = _release_built()
     for field in ("title", "question", "context", "deliverable", "window_end"):
@@ -106,7 +108,8 @@ def test_resolution_equals_the_release_target_for_the_node() -> None:
     ({"min_addressing_papers": 10_000}, "addressed by"),
     (None, "rises"),
 ])
-def test_void_exactly_where_the_builder_drops_the_node(change: dict[str, int] | None, reason: str) -> None:
+def test_none_of_these_exactly_where_the_builder_drops_the_node(change: dict[str, int] | None,
+                                                               reason: str) -> None:
     settings = toy_settings()
     (item,) = _freeze(ToyKB(until=CUTOFF))
     if change is None:  # only the limitation whose share falls in the window
@@ -116,7 +119,12 @@ def test_void_exactly_where_the_builder_drops_the_node(change: dict[str, int] | 
         settings.tasks = settings.tasks.model_copy(update=change)
         assert _release_built(settings) == []  # the release builds no task for the node either
     (row,) = resolve_tasks([item], "3m", ToyKB(), settings.tasks, {"toy": ToyKB(until=CUTOFF).snapshot})
-    assert row["status"] == "void" and row["hidden"] is None and reason in row["reason"]
+    assert row["status"] == "resolved" and row["hidden"] is None and reason in row["note"]
+    assert row["outcome"] == {item.record["none_option"]: 1.0}  # no option rose: "none of these"
+    record = {key: value for key, value in item.record.items() if key != "none_option"}
+    (old,) = resolve_tasks([Frozen(item.task, record)], "3m", ToyKB(), settings.tasks,
+                           {"toy": ToyKB(until=CUTOFF).snapshot})
+    assert old["status"] == "void" and reason in old["reason"]  # a task frozen without the option
 
 
 def test_chosen_option_reads_letters_phrases_and_most_words() -> None:

@@ -213,24 +213,29 @@ def test_open_tick_resolves_after_the_window_closes_and_never_before(opened: Pat
     assert f"resolved {ROUND} 3m (8 questions)" in actions
     assert any(action.startswith(f"resolved {ROUND} tasks-3m (6 tasks") for action in actions)
     rows = list(iter_jsonl(folder / "resolutions" / "tasks-3m.jsonl"))
-    statuses = {row["status"] for row in rows}
-    assert statuses == {"resolved", "void"}, rows  # this world gives both
+    assert {row["status"] for row in rows} == {"resolved"}, rows  # no outcome voids
+    assert {row["decisive"] for row in rows} == {True, False}, rows  # this world gives both
     frozen = load_frozen(folder / "public")[0]
     window = [paper for paper in closed.papers(until=WINDOW.end) if paper.announced > CUTOFF]
     for row, item in zip(rows, frozen, strict=True):
         named = [tuple(item.record["pairs"][option]) for option in sorted(item.record["pairs"])]
         counts = pair_window_counts(window, named, load_emergence_settings().vocabulary)
-        if row["status"] == "resolved":
+        if row["decisive"]:
             assert [row["hidden"]["window_papers"][o] for o in sorted(item.record["pairs"])] == counts
-        else:
-            assert row["hidden"] is None and row["reason"]
+            assert row["hidden"]["ranking"][-1] == item.record["none_option"]  # it did not happen
+        elif max(counts) < item.record["min_papers"]:  # nothing emerged: "none of these"
+            assert row["hidden"] is None and row["outcome"] == {item.record["none_option"]: 1.0}
+        else:  # the most-used pairs tie: the outcome is split among them
+            options = sorted(item.record["pairs"])
+            leaders = [o for o, c in zip(options, counts, strict=True) if c == max(counts)]
+            assert row["outcome"] == {o: 1.0 / len(leaders) for o in leaders}, row
     assert rows == resolve_emergence_tasks(frozen, WINDOW, closed)
     outcomes = {row["question_id"]: row["outcome"] for row in iter_jsonl(folder / "resolutions" / "3m.jsonl")}
     assert outcomes == {row.question_id: row.outcome for row in resolve_questions(questions, {}, closed)}
     assert 0 < sum(outcomes.values()) < len(outcomes)  # the strata give both outcomes here
     board = json.loads((ledger / "board.json").read_text())
     scored = {row["task_id"] for row in iter_jsonl(folder / "task_scores.jsonl")}
-    assert scored == {row["task_id"] for row in rows if row["status"] == "resolved"}
+    assert scored == {row["task_id"] for row in rows}  # every task scored
     top1 = {entry["method"] for entry in board["family_boards"]["top1"]["methods"]}
     fta = {entry["method"] for entry in board["family_boards"]["fta_ranking"]["methods"]}
     assert {"first-pick"} <= top1 and {"first-pick"} <= fta

@@ -95,7 +95,7 @@ def test_resolution_equals_the_release_for_the_same_option_set(horizon: str) -> 
         assert row["hidden"] == item.hidden.model_dump(mode="json")
 
 
-def test_void_rule_matches_the_builders_gates(tmp_path: Path) -> None:
+def test_decisive_rule_matches_the_builders_gates_and_every_task_is_scored(tmp_path: Path) -> None:
     ledger = make_ledger(tmp_path)
     toy_tick(ledger, CUTOFF)
     folder = round_dir(ledger, ROUND)
@@ -105,20 +105,24 @@ def test_void_rule_matches_the_builders_gates(tmp_path: Path) -> None:
     paths = sorted((folder / "resolutions").glob("tasks-*.jsonl"))
     rows = [row for path in paths for row in iter_jsonl(path)]
     assert len(rows) == load_round(ledger, ROUND).tasks
-    void = {row["task_id"] for row in rows if row["status"] == "void"}
-    assert void and all(row["reason"] and row["hidden"] is None for row in rows if row["task_id"] in void)
-    # a void set is one the release drops: no built task of the window has the same options
+    assert all(row["status"] == "resolved" and row["reason"] is None for row in rows)  # no outcome voids
+    loose = {row["task_id"] for row in rows if not row["decisive"]}
+    assert loose and all(row["note"] and row["hidden"] is None for row in rows if row["task_id"] in loose)
+    assert all(abs(sum(row["outcome"].values()) - 1.0) < 1e-9 for row in rows)
+    # a task that is not decisive is one the release drops: no built task of the window has its options
     built, _ = _release_pool("3m")
     built_sets = {(item.task.family, frozenset(c.node_id for c in item.task.candidates)) for item in built}
     for task in round_tasks(folder):  # (bottleneck tasks: tests/rounds/test_bottleneck_rounds.py)
         if task.horizon == "3m" and task.family in ("direction_forecasting", "strategic_planning"):
             key = (task.family, frozenset(c.node_id for c in task.candidates))
-            assert (key in built_sets) == (task.task_id not in void), task.task_id
-    scored = {row["task_id"] for row in iter_jsonl(folder / "task_scores.jsonl")}
-    assert scored == {row["task_id"] for row in rows} - void  # void tasks are not scored
+            assert (key in built_sets) == (task.task_id not in loose), task.task_id
+    scores = list(iter_jsonl(folder / "task_scores.jsonl"))
+    assert {row["task_id"] for row in scores} == {row["task_id"] for row in rows}  # every task scored
+    assert {row["task_id"] for row in scores if row["metric"] == "mbrier"} == {row["task_id"] for row in rows}
+    assert not any(row["metric"] == "fta" and row["task_id"] in loose for row in scores)
     counts = json.loads((ledger / "board.json").read_text())["rounds"][0]["tasks"]
-    assert (counts["frozen"], counts["void"]) == (len(rows), len(void))
-    assert counts["resolved"] == len(rows) - len(void)
+    assert (counts["frozen"], counts["void"], counts["resolved"]) == (len(rows), 0, len(rows))
+    assert counts["decisive"] == len(rows) - len(loose)
     top1 = json.loads((ledger / "board.json").read_text())["family_boards"]["top1"]
     assert {entry["method"] for entry in top1["methods"]} == {"mine", "recency"}
 

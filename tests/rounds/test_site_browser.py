@@ -63,7 +63,7 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
             page.on("pageerror", lambda error: problems.append(str(error)))
             page.goto(index.as_uri(), wait_until="load")
             boards = {**summary["boards"], **summary["family_boards"]}
-            assert set(boards) == {"brier", "crps", "top1", "fta_ranking", "fta_slot"}
+            assert set(boards) == {"brier", "crps", "top1", "fta_ranking", "fta_slot", "mbrier"}
             for metric, board in boards.items():
                 shown = shown_rows(page, metric)
                 assert shown == expected_rows(board)

@@ -189,9 +189,11 @@ def test_generated_world_rounds_through_the_cli(tmp_path: Path) -> None:
     scored = [json.loads(line) for line in (folder / "task_scores.jsonl").open()]
     resolved = [json.loads(line) for path in (folder / "resolutions").glob("tasks-*.jsonl")
                 for line in path.open()]
-    slot_tasks = {row["task_id"] for row in resolved if row["status"] == "resolved"
+    slot_tasks = {row["task_id"] for row in resolved if row["status"] == "resolved" and row["decisive"]
                   and row["family"] in ("direction_forecasting", "bottleneck_opportunity")}
     assert {row["task_id"] for row in scored if row["metric"] == "fta"} >= slot_tasks  # the KB's embedder
+    assert {row["task_id"] for row in scored if row["metric"] == "mbrier"} == {  # every task scored
+        row["task_id"] for row in resolved if row["status"] == "resolved"}
     three_months = [line for line in (folder / "public/tasks/options.jsonl").open() if '"3m"' in line]
     tasks = next(entry["tasks"] for entry in board["rounds"] if entry["round_id"] == round_id)
     assert tasks["resolved"] + tasks["void"] == len(three_months)  # the venue cycle has not closed

@@ -107,13 +107,21 @@ def resolve_emergence_questions(questions: Sequence[ForecastQuestion], kb: Any,
         groups.setdefault((question.domain, question.cutoff, question.window_end), []).append(question)
     for (name, cutoff, end), chosen in sorted(groups.items()):
         papers = domain_window_papers(kb, name, cutoff, end)
-        for question in chosen:
+        pairs: dict[tuple[int, int], list[tuple[ForecastQuestion, tuple[str, str]]]] = {}
+        for question in chosen:  # one concept extraction per vocabulary setting, not one per question
             params = question.params
             keys = params.get(KEYS_PARAM) or [phrase_key(str(params["first"])),
                                               phrase_key(str(params["second"]))]
             words = params.get(WORDS_PARAM) or [defaults.min_words, defaults.max_words]
-            count = pair_window_counts(papers, [(str(keys[0]), str(keys[1]))],
-                                       vocabulary_settings(words))[0]
+            pair = (str(keys[0]), str(keys[1]))
+            pairs.setdefault((int(words[0]), int(words[1])), []).append((question, pair))
+        counted: dict[str, int] = {}
+        for words, asked in pairs.items():
+            found = pair_window_counts(papers, [pair for _, pair in asked], vocabulary_settings(list(words)))
+            counted.update({question.question_id: count
+                            for (question, _), count in zip(asked, found, strict=True)})
+        for question in chosen:
+            params, count = question.params, counted[question.question_id]
             resolutions.append(Resolution(
                 question_id=question.question_id, outcome=float(count >= int(params["min_papers"])),
                 resolved_with=fingerprint or "kb", details={"window_papers": count}))

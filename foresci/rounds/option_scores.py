@@ -1,0 +1,173 @@
+"""Probability-per-option answers to a round's family tasks and their proper multi-class score.
+
+**What an answer states.** A task answer (``task_answers.jsonl``, an :class:`~foresci.contracts.Answer`
+row) may give a probability per option in its payload: ``"probabilities": {"A": 0.5, "B": 0.3, ...}``
+(option ids of the task, the "none of these" option included where the task has one; negative values
+count as 0, the rest is normalised to sum 1; options left out get 0; all zero or none readable: uniform).
+An answer without probabilities keeps being accepted and maps to a stated distribution
+(:func:`answer_distribution`):
+
+- a **ranking** (planning, venue, concept_emergence: ``payload.ranking``, or the text's ranking) gets
+  Borda weights: with N options, the option ranked i-th (from 0) weighs N - i; options the ranking leaves
+  out share the weights left equally (a tie); weights are normalised. Four options ranked A > B > C > D give
+  0.4, 0.3, 0.2, 0.1.
+- a **single choice** (direction's ``direction``, bottleneck's ``bottleneck``) is the ranking with that
+  option first and the others tied: 2 / (N + 1) on it, 1 / (N + 1) on each other option (four options:
+  0.4 and 0.2 each).
+- no readable choice: uniform (what an unanswered task is imputed with).
+
+**The score.** The multi-class Brier score ``sum_k (p_k - o_k)^2`` (0 best, 2 worst), where ``o`` is the
+resolved outcome as a distribution over the options: 1 on the option that in fact grew most (or emerged,
+or rose; "none of these" where none did), split equally over options tied in the outcome. Multi-class
+Brier rather than the ranked probability score: RPS needs ordered categories (its cumulative sums reward
+being near the outcome on a scale), and a task's options are unordered names, so RPS would credit an answer
+for the option that happens to be listed next to the winner. The Brier score is strictly proper for
+unordered outcomes: an answer's expected score is best when it states its own probabilities. With a split
+(tied) outcome it is the squared distance to the outcome vector, still minimised in expectation by the
+honest forecast of ``E[o]``.
+
+**Top-1 on every task.** ``top_mass``: the outcome mass on the answer's top option (the options tied at
+its highest probability share it): 1 for the winner, 1/m for one of m tied winners, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from foresci.tasks.models import Task
+from foresci.tasks.options import parse_answer_ranking, resolve_option
+
+NONE_OF_THESE = "none of these"
+"""The name of the extra option of families whose outcome can be empty (bottleneck, concept_emergence)."""
+PROBABILITIES = "probabilities"
+"""The payload key of a probability-per-option answer."""
+CHOICE_KEYS = {"direction_forecasting": "direction", "bottleneck_opportunity": "bottleneck"}
+"""Families answered with one option (the payload key naming it); the others rank their options."""
+
+
+def option_ids(task: Task) -> list[str]:
+    """The task's option ids, in the task's order."""
+    return [candidate.option_id for candidate in task.candidates]
+
+
+def uniform(task: Task) -> dict[str, float]:
+    """Equal probability on every option."""
+    ids = option_ids(task)
+    return {option: 1.0 / len(ids) for option in ids} if ids else {}
+
+
+def _normalised(weights: Mapping[str, float], ids: Sequence[str]) -> dict[str, float]:
+    clean = {option: max(0.0, float(weights.get(option, 0.0))) for option in ids}
+    total = sum(clean.values())
+    if total <= 0:
+        return {option: 1.0 / len(ids) for option in ids}
+    return {option: value / total for option, value in clean.items()}
+
+
+def ranking_distribution(ranking: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+    """Borda weights of a ranking of option ids (unknown ids ignored; options left out tied last)."""
+    known = [option for index, option in enumerate(ranking)
+             if option in ids and option not in ranking[:index]]
+    n = len(ids)
+    weights = {option: float(n - index) for index, option in enumerate(known)}
+    rest = [option for option in ids if option not in weights]
+    if rest:
+        left = [float(n - index) for index in range(len(known), n)]
+        for option in rest:
+            weights[option] = sum(left) / len(rest)
+    return _normalised(weights, ids)
+
+
+def _choice(task: Task, answer: Any) -> str | None:
+    """The option a single-choice answer names (None: none readable)."""
+    payload = answer.payload or {}
+    if task.family == "bottleneck_opportunity":
+        from foresci.rounds.bottleneck_tasks import chosen_option
+
+        return chosen_option(task, str(payload.get("bottleneck", "")))
+    label = payload.get(CHOICE_KEYS.get(task.family, ""))
+    if label is None:
+        ranked, _ = parse_answer_ranking({}, answer.text or "", task.candidates)
+        return ranked[0] if ranked else None
+    return resolve_option(label, task.candidates)
+
+
+def answer_distribution(task: Task, answer: Any) -> tuple[dict[str, float], str]:
+    """(probability per option id, how it was read: ``probabilities``, ``ranking``, ``choice`` or
+    ``uniform``) of one answer (None or an error row: uniform)."""
+    ids = option_ids(task)
+    if answer is None or getattr(answer, "status", "ok") != "ok":
+        return uniform(task), "uniform"
+    payload = answer.payload or {}
+    stated = payload.get(PROBABILITIES)
+    if isinstance(stated, Mapping):
+        weights: dict[str, float] = {}
+        for label, value in stated.items():
+            option = label if label in ids else resolve_option(label, task.candidates)
+            if option is not None and isinstance(value, int | float) and not isinstance(value, bool):
+                weights[option] = weights.get(option, 0.0) + float(value)
+        return _normalised(weights, ids), PROBABILITIES
+    if task.family in CHOICE_KEYS:
+        chosen = _choice(task, answer)
+        if chosen is None:
+            return uniform(task), "uniform"
+        return ranking_distribution([chosen], ids), "choice"
+    ranked, _ = parse_answer_ranking(payload, answer.text or "", task.candidates)
+    known = [option for option in ranked if option in ids]
+    if not known:
+        return uniform(task), "uniform"
+    return ranking_distribution(known, ids), "ranking"
+
+
+def multiclass_brier(probabilities: Mapping[str, float], outcome: Mapping[str, float]) -> float:
+    """sum over options of (p - o)^2 (0 best, 2 worst; module docstring)."""
+    options = set(probabilities) | set(outcome)
+    return float(sum((probabilities.get(option, 0.0) - outcome.get(option, 0.0)) ** 2 for option in options))
+
+
+def top_mass(probabilities: Mapping[str, float], outcome: Mapping[str, float]) -> float:
+    """Outcome mass on the answer's top option(s), shared among options tied at its highest probability."""
+    if not probabilities:
+        return 0.0
+    best = max(probabilities.values())
+    top = [option for option, value in probabilities.items() if value >= best - 1e-12]
+    return float(sum(outcome.get(option, 0.0) for option in top) / len(top))
+
+
+def split_outcome(scores: Mapping[str, float], tolerance: float = 1e-9) -> dict[str, float]:
+    """The outcome distribution of options measured by ``scores`` (higher won): 1 on the best, split
+    equally over options tied with it (within ``tolerance``)."""
+    if not scores:
+        return {}
+    best = max(scores.values())
+    winners = sorted(option for option, value in scores.items() if value >= best - tolerance)
+    return {option: 1.0 / len(winners) for option in winners}
+
+
+class Resolved:
+    """One frozen task resolved: ``void`` (an outcome-blind reason, or None), the ``outcome`` distribution
+    over option ids, the family's hidden target where the window is decisive (top-1 and FTA as a release
+    scores them; None otherwise) and ``note``: why the task is not decisive (the builder's gate)."""
+
+    __slots__ = ("hidden", "note", "outcome", "void")
+
+    def __init__(self, void: str | None, outcome: Mapping[str, float], hidden: Any = None,
+                 note: str | None = None) -> None:
+        self.void, self.outcome, self.hidden, self.note = void, dict(outcome), hidden, note
+
+    @classmethod
+    def voided(cls, reason: str) -> Resolved:
+        """A task that cannot be scored for an outcome-blind reason."""
+        return cls(reason, {})
+
+
+def with_none_option(task: Task, description: str) -> tuple[Task, str]:
+    """The task with a last option "none of these" (``description`` says when it is the outcome) and that
+    option's id."""
+    from foresci.tasks.builders.common import OPTION_IDS
+    from foresci.tasks.models import Candidate
+
+    option = OPTION_IDS[len(task.candidates)]
+    extra = Candidate(option_id=option, name=NONE_OF_THESE, description=description)
+    return task.model_copy(update={"candidates": [*task.candidates, extra]}), option

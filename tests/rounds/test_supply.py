@@ -1,0 +1,102 @@
+"""A round's question supply (foresci.tasks.forecast.supply_questions): every rule, the node cap, naive
+answers from pre-cutoff facts only, the resolution of the new rules, the concept cap of the ceq- questions
+and the ledger's override of the supply size."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+from foresci.rounds.emergence_items import EmergenceFreeze
+from foresci.rounds.family_tasks import PreCutoffReader
+from foresci.rounds.ledger import LedgerConfig, init_ledger, load_round
+from foresci.rounds.open import open_round
+from foresci.rounds.submit import round_questions
+from foresci.tasks.families.concept_emergence.forecasts import KEYS_PARAM
+from foresci.tasks.forecast import RULES, freeze_questions, question_rule, resolve_questions
+from tests.rounds.helpers import toy_settings
+from tests.tasks.toy import CUTOFF, ToyKB
+
+
+def _supply(kb: ToyKB, wanted: int = 200, cutoff: date = CUTOFF, node_cap: int = 4) -> list:
+    settings = toy_settings()
+    settings.rounds.node_cap = node_cap
+    snapshot = ToyKB(until=CUTOFF).snapshot
+    questions, _, _ = freeze_questions(kb, cutoff, "3m", wanted, settings, {"toy": snapshot},
+                                       supply=settings.rounds, seed="s")
+    return questions
+
+
+def test_supply_spans_every_rule_and_caps_each_node() -> None:
+    questions = _supply(ToyKB(until=CUTOFF), node_cap=3)
+    per_node = Counter(question.node_id for question in questions)
+    assert set(per_node.values()) == {3}  # every node reaches the cap and none passes it
+    assert {question_rule(question) for question in questions} == set(RULES)
+    assert len({question.question_id for question in questions}) == len(questions)
+    assert all(question.baseline is not None for question in questions)
+    more = _supply(ToyKB(until=CUTOFF), node_cap=5)
+    assert len(more) > len(questions)
+    assert max(Counter(question.node_id for question in more).values()) == 5
+
+
+def test_supply_is_outcome_blind_and_naive_answers_are_pre_cutoff() -> None:
+    whole = ToyKB()  # holds the window too
+    cut = ToyKB(until=CUTOFF)
+    dumps = [json.dumps([question.model_dump(mode="json") for question in _supply(kb)], sort_keys=True)
+             for kb in (whole, cut)]
+    assert dumps[0] == dumps[1]
+    first = _supply(cut, wanted=5)
+    assert [question.question_id for question in first] == [question.question_id for question in
+                                                            _supply(cut)[:5]]
+
+
+def test_new_rules_resolve_from_the_window() -> None:
+    questions = _supply(ToyKB(until=CUTOFF))
+    snapshot = ToyKB(until=CUTOFF).snapshot
+    resolutions = {row.question_id: row for row in resolve_questions(questions, {"toy": snapshot}, ToyKB())}
+    seen = Counter()
+    for question in questions:
+        row = resolutions[question.question_id]
+        rule = question_rule(question)
+        seen[rule] += 1
+        if rule == "count_growth":
+            expected = float(row.details["window_papers"] > question.params["baseline_count"])
+            assert row.outcome == expected
+        elif rule == "venue_count":
+            assert row.outcome == sum(row.details["window_venues"].values())
+    assert seen["count_growth"] and seen["venue_count"]
+    # the toy world's n_vorp triples and n_quel collapses in the window
+    growth = {question.node_id: resolutions[question.question_id].outcome for question in questions
+              if question_rule(question) == "count_growth"}
+    assert growth.get("n_vorp", 1.0) == 1.0 and growth.get("n_quel", 0.0) == 0.0
+
+
+def test_emergence_questions_cap_each_concept() -> None:
+    from tests.rounds.test_emergence_items import CUTOFF as WORLD_CUTOFF
+    from tests.rounds.test_emergence_items import DOMAIN, WorldKB
+
+    freeze = EmergenceFreeze(PreCutoffReader(WorldKB(until=WORLD_CUTOFF), WORLD_CUTOFF), [DOMAIN], "1:r")
+    capped = freeze.questions("3m", 40, concept_cap=1)
+    keys = Counter(key for question in capped for key in question.params[KEYS_PARAM])
+    assert capped and max(keys.values()) == 1
+    loose = EmergenceFreeze(PreCutoffReader(WorldKB(until=WORLD_CUTOFF), WORLD_CUTOFF), [DOMAIN], "1:r")
+    uncapped = Counter(key for question in loose.questions("3m", 40) for key in question.params[KEYS_PARAM])
+    assert max(uncapped.values()) > 1  # the cap, not the world, keeps the concepts apart
+
+
+def test_round_takes_supply_size_from_settings_unless_the_ledger_sets_it(tmp_path: Path) -> None:
+    settings = toy_settings()
+    settings.rounds.questions = 20
+    sizes = {}
+    for name, questions in (("default", None), ("ledger", 6)):
+        ledger = tmp_path / name
+        init_ledger(ledger, LedgerConfig(schedule="manual", windows=["3m"], questions=questions,
+                                         family_tasks=0, families=["direction_forecasting"], seed=1))
+        round_id = open_round(ledger, ToyKB(until=CUTOFF), settings,
+                              snapshots={"toy": ToyKB(until=CUTOFF).snapshot})
+        manifest = load_round(ledger, round_id)
+        sizes[name] = len(round_questions(ledger / "rounds" / round_id, manifest))
+        assert manifest.counts["supply"]["node_cap"] == settings.rounds.node_cap
+    assert sizes == {"default": 20, "ledger": 6}
