@@ -140,4 +140,17 @@ def call_forecast(spec: MethodSpec, question: ForecastQuestion, inputs: Forecast
     if answer.question_id != question.question_id:
         raise MethodOutputError(f"method {spec.name} answered question {answer.question_id!r}, asked "
                                 f"{question.question_id!r}")
+    check_forecast_fields(spec.name, question, answer)
     return answer.model_copy(update={"method": spec.name})
+
+
+def check_forecast_fields(name: str, question: ForecastQuestion, answer: ForecastAnswer) -> None:
+    """Refuse a forecast that lacks what its question's kind is scored on: p10, p50 and p90 for a numeric
+    question, the probability for a binary one. Checked when the answer arrives, so a half answer is an
+    error row (``run --retry-errors`` asks again), not an ``ok`` row that only ``eval`` finds wanting."""
+    needed = {"numeric": ("p10", "p50", "p90"), "binary": ("probability",)}.get(question.kind, ())
+    missing = [field for field in needed if getattr(answer, field) is None]
+    if missing:
+        raise MethodOutputError(
+            f"method {name}: forecast to the {question.kind} question {question.question_id} lacks "
+            f"{', '.join(missing)} ({question.kind} questions need {', '.join(needed)})")
