@@ -184,6 +184,15 @@ def kb_citation_dates(kb: Path, answers: list[Answer]) -> dict[str, Any]:
         knowledge_base.close()
 
 
+def kb_named_by_run(run_dir: Path) -> str | None:
+    """The KB path the run's manifest names (as written; it may no longer exist), or None."""
+    manifest_path = Path(run_dir) / "manifest.json"
+    if not manifest_path.is_file():
+        return None
+    value = (read_json(manifest_path).get("inputs") or {}).get("kb")
+    return value if isinstance(value, str) and value else None
+
+
 def kb_of_run(run_dir: Path) -> Path | None:
     """The KB folder named by the run's manifest, when it still exists."""
     manifest_path = Path(run_dir) / "manifest.json"
