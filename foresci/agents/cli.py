@@ -262,7 +262,7 @@ def write_run_manifest(
 ) -> None:
     """Write the run folder's manifest.json: release and KB inputs, methods, settings, row counts."""
     from foresci.agents.answers import read_answers, read_forecasts
-    from foresci.core.artifacts import sha256_file, write_manifest
+    from foresci.core.artifacts import run_input_paths, sha256_file, write_manifest
     from foresci.llm.capabilities import llm_capabilities
     from foresci.methods.runner import ANSWERS_FILE, FORECASTS_FILE
 
@@ -290,12 +290,3 @@ def write_run_manifest(
     files = [name for name in (ANSWERS_FILE, FORECASTS_FILE, SCORES_FILE) if (out / name).is_file()]
     write_manifest(out, "run", inputs=inputs, config=config, files=files, counts=counts)
 
-
-def run_input_paths(out: Path, name: str, path: Path) -> dict[str, str]:
-    """A run manifest's entries for an input folder: ``name``, its absolute path, and ``name_from_run``,
-    its path from the run folder, so `foresci eval RUN` finds it from any working directory, and after
-    the run and its inputs moved together (read by :func:`foresci.evaluation.loading.input_of_run`)."""
-    import os
-
-    absolute = Path(path).absolute()
-    return {name: str(absolute), f"{name}_from_run": os.path.relpath(absolute, Path(out).absolute())}
