@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from foresci.engines import ENGINE_HELP, with_engine
+
+if TYPE_CHECKING:
+    from foresci.methods.runner import RunSummary
 
 # what `foresci eval` writes into a run folder: it holds hidden targets (judge prompts, scores)
 JUDGED_OUTPUTS = ("scores.jsonl", "judge_transcripts.jsonl", "summary.json")
@@ -59,7 +63,8 @@ def run_command(
 
     Every task is checked first (cutoff before the window, known family, a domain of the KB, unique ids);
     a bad release is refused before any answer. A task that fails becomes an error row and the run goes
-    on; the command exits non-zero when it attempted rows and none succeeded. One run per --out folder at
+    on; a rerun keeps error rows (--retry-errors asks again) and says how many stand, and the command
+    exits non-zero while every row it covers stands as an error. One run per --out folder at
     a time, and a folder answered under other settings or prompts is refused. Each row records its
     method's version (a plug-in's source hash or declared version, an HTTP agent's /info version or URL);
     a method edited since it answered into --out is refused unless --new-version.
@@ -228,17 +233,31 @@ def run_command(
             f"  {name}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens, "
             f"{usage['cache_hits']} cache hits"
         )
-    if summary.attempted and not summary.answered:
-        console.print(
-            f"[red]error:[/red] none of the {summary.attempted} rows succeeded; see {out / 'answers.jsonl'}"
-        )
+    for count, total, file in ((summary.standing_errors, summary.rows, "answers.jsonl"),
+                               (summary.forecast_standing_errors, summary.forecast_rows, "forecasts.jsonl")):
+        if count:
+            console.print(retry_hint(count, total, out / file, retry_errors), markup=False, soft_wrap=True)
+    if failed(summary):
         raise typer.Exit(code=1)
-    if summary.forecasts and summary.forecast_errors == summary.forecasts and not summary.answered:
-        console.print(
-            f"[red]error:[/red] none of the {summary.forecasts} forecasts succeeded; see "
-            f"{out / 'forecasts.jsonl'}"
-        )
-        raise typer.Exit(code=1)
+
+
+def retry_hint(count: int, total: int, path: Path, retried: bool) -> str:
+    """The line that says how many error rows stand in ``path`` and how to ask again (a rerun keeps
+    them: resuming never re-asks a task that failed, see :func:`failed`)."""
+    head = "error: none" if count == total else "warning:"
+    what = f"of the {total} rows succeeded" if count == total else f"{count} of {total} rows are errors"
+    how = ("they failed again" if retried else
+           "a rerun keeps them; add --retry-errors to the same command to ask again")
+    return f"{head} {what} ({path}); {how}"
+
+
+def failed(summary: RunSummary) -> bool:
+    """Whether ``foresci run`` exits 1: every row of the command stands as an error (task rows, or, with
+    none, forecast rows), whether this run or an earlier one wrote them, so rerunning a failed run without
+    --retry-errors fails again instead of reporting "0 answered, 0 errors" and exiting 0."""
+    if summary.rows:
+        return summary.standing_errors == summary.rows
+    return bool(summary.forecast_rows) and summary.forecast_standing_errors == summary.forecast_rows
 
 
 def write_run_manifest(
@@ -252,18 +271,18 @@ def write_run_manifest(
 ) -> None:
     """Write the run folder's manifest.json: release and KB inputs, methods, settings, row counts."""
     from foresci.agents.answers import read_answers, read_forecasts
-    from foresci.core.artifacts import sha256_file, write_manifest
+    from foresci.core.artifacts import run_input_paths, sha256_file, write_manifest
     from foresci.llm.capabilities import llm_capabilities
     from foresci.methods.runner import ANSWERS_FILE, FORECASTS_FILE
 
     rows = read_answers(out / ANSWERS_FILE)
     forecasts = read_forecasts(out / FORECASTS_FILE)
-    inputs = {"release": str(release)}
+    inputs = run_input_paths(out, "release", release)
     for name, key in (("tasks.jsonl", "tasks_sha256"), ("forecast.jsonl", "forecast_sha256")):
         if (release / name).is_file():
             inputs[key] = sha256_file(release / name)
     if kb is not None:
-        inputs["kb"] = str(kb)
+        inputs.update(run_input_paths(out, "kb", kb))
     config = {"methods": methods, "models": models, "mode": mode, "settings": settings.public_dump()}  # type: ignore[attr-defined]
     config["llm_capabilities"] = llm_capabilities(settings, rows)  # type: ignore[arg-type]
     counts = {
@@ -279,3 +298,4 @@ def write_run_manifest(
 
     files = [name for name in (ANSWERS_FILE, FORECASTS_FILE, SCORES_FILE) if (out / name).is_file()]
     write_manifest(out, "run", inputs=inputs, config=config, files=files, counts=counts)
+

@@ -135,3 +135,14 @@ def is_reusable(folder: Path | str, kind: str, inputs: dict[str, Any], config: d
     except (FileNotFoundError, ValueError):
         return False
     return manifest.kind == kind and manifest.fingerprint == fingerprint(kind, inputs, config)
+
+
+def run_input_paths(out: Path | str, name: str, path: Path | str) -> dict[str, str]:
+    """A run manifest's entries for an input folder: ``name``, its absolute path, and ``name_from_run``,
+    its path from the run folder ``out``, so `foresci eval RUN` finds it from any working directory and
+    after the run and its inputs moved together (read by
+    :func:`foresci.evaluation.loading.input_of_run`)."""
+    import os
+
+    absolute = Path(path).absolute()
+    return {name: str(absolute), f"{name}_from_run": os.path.relpath(absolute, Path(out).absolute())}

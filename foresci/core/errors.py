@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,6 +69,11 @@ def _validation_message(error: object) -> tuple[str, str | None]:
 
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG, errno.EACCES,
                                   errno.EPERM, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.EIO})
+
+
+# numpy's message when the disk took only part of an array ("23424 requested and 19424 written"); it
+# carries no errno, so nothing else says the disk is full
+_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")
 
 
 class DatabaseFileError(UserError):
@@ -148,13 +154,17 @@ def naming_the_file(path: Path | str) -> Iterator[None]:
     """Re-raise an error of the disk's state met while writing ``path`` so that it names ``path``.
 
     A write that fails for a full disk, a read-only file system or a quota raises ``OSError`` without a
-    file name, and SQLite says only "database or disk is full": the message then names nothing.
+    file name, SQLite says only "database or disk is full" and numpy "N requested and M written"
+    (no errno at all): the message then names nothing, and numpy's does not say the disk is full.
     """
     try:
         yield
     except OSError as error:
         if error.filename is None and error.errno in _ENVIRONMENT_ERRNOS:
             raise OSError(error.errno, error.strerror or os.strerror(error.errno or 0), str(path)) from error
+        if error.errno is None and _SHORT_WRITE.fullmatch(str(error)):  # numpy's write cut short
+            raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} (a write was cut short: {error})",
+                          str(path)) from error
         raise
     except Exception as error:
         mapped = _sqlite_user_error(error)

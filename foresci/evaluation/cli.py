@@ -112,6 +112,9 @@ def eval_command(
             f"{counts.get('unknown_citations', 0)} unknown, "
             f"{counts.get('after_cutoff_citations', 0)} after the cutoff"
         )
+    if counts.get("citations_not_checked"):
+        reason = summary.get("citations_not_checked") or "citations not checked (no KB)"
+        console.print(f"{counts['citations_not_checked']} answer(s) with support: {reason}", markup=False)
     failure = evaluation_failure(counts, offline)
     if failure:
         console.print(f"[red]error:[/red] {failure}")

@@ -137,17 +137,30 @@ def release_of_run(run_dir: Path) -> Path | None:
         return None
     manifest: dict[str, Any] = read_json(manifest_path)
     for section in ("inputs", "config"):
-        value = (manifest.get(section) or {}).get("release")
-        if isinstance(value, dict):
-            value = value.get("path")
-        if isinstance(value, str) and value:
-            path = Path(value)
-            return (
-                path
-                if path.is_absolute()
-                else (Path(run_dir) / path if (Path(run_dir) / path).exists() else path)
-            )
+        found = input_of_run(run_dir, manifest.get(section) or {}, "release")
+        if found is not None:
+            return found
     return None
+
+
+def input_of_run(run_dir: Path, entries: dict[str, Any], name: str, exists: bool = False) -> Path | None:
+    """The input folder ``name`` a run manifest section names: its path from the run folder
+    (``name_from_run``) when that exists, else the path as written (absolute; an older run's relative
+    path from the run folder, else from here). With ``exists``, None when it is not there."""
+    value = entries.get(name)
+    if isinstance(value, dict):
+        value = value.get("path")
+    candidates: list[Path] = []
+    relative = entries.get(f"{name}_from_run")
+    if isinstance(relative, str) and relative:
+        candidates.append(Path(run_dir) / relative)
+    if isinstance(value, str) and value:
+        path = Path(value)
+        candidates += [path] if path.is_absolute() else [Path(run_dir) / path, path]
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    return None if exists or not candidates else candidates[-1]
 
 
 def answer_key(task_id: str, method: str, model: str | None, mode: str) -> str:
@@ -171,13 +184,22 @@ def kb_citation_dates(kb: Path, answers: list[Answer]) -> dict[str, Any]:
         knowledge_base.close()
 
 
+def kb_named_by_run(run_dir: Path) -> str | None:
+    """The KB path the run's manifest names (as written; it may no longer exist), or None."""
+    manifest_path = Path(run_dir) / "manifest.json"
+    if not manifest_path.is_file():
+        return None
+    value = (read_json(manifest_path).get("inputs") or {}).get("kb")
+    return value if isinstance(value, str) and value else None
+
+
 def kb_of_run(run_dir: Path) -> Path | None:
     """The KB folder named by the run's manifest, when it still exists."""
     manifest_path = Path(run_dir) / "manifest.json"
     if not manifest_path.is_file():
         return None
-    value = (read_json(manifest_path).get("inputs") or {}).get("kb")
-    return Path(value) if isinstance(value, str) and (Path(value) / "manifest.json").is_file() else None
+    found = input_of_run(run_dir, read_json(manifest_path).get("inputs") or {}, "kb", exists=True)
+    return found if found is not None and (found / "manifest.json").is_file() else None
 
 
 def require_targets(answers: list[Answer], release: ReleaseData) -> None:

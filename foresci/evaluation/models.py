@@ -6,6 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# the reason of a citation-based metric (Trace, Trace~off) not computed for want of a KB
+NO_KB = ("citations not checked: no KB to check them against (the run recorded none, or it cannot be "
+         "read; give `foresci eval --kb KB`)")
+
 
 class MetricResult(BaseModel):
     """The value of one metric on one answer (None = not applicable, shown as '–')."""

@@ -380,6 +380,9 @@ def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
         f"paper (evidence: none), {counts.get('unknown_citations', 0)} unknown and "
         f"{counts.get('after_cutoff_citations', 0)} after-cutoff citations.",
     ]
+    if counts.get("citations_not_checked"):
+        lines += ["", f"{counts['citations_not_checked']} answer(s) with support: citations not checked and "
+                  "Trace, Trace~off not computed, for want of a KB (give `foresci eval RUN --kb KB`)."]
     errors = summary.get("answer_errors") or []
     if errors:
         lines += ["", "## Answer errors", "", "| task | method · backbone | error |", "|---|---|---|"]

@@ -43,6 +43,7 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
  &middot; {{ counts.scored }} scored rows, {{ counts.answer_errors }} answer errors,
  {{ counts.missing_target }} without hidden target{% if counts.judge_errors %}, judge errors:
  {% for name, n in counts.judge_errors.items() %}{{ name }} {{ n }} {% endfor %}{% endif %}</p>
+{% if counts.citations_not_checked %}<p class="err">{{ counts.citations_not_checked }} answer(s) with support: citations not checked and Trace, Trace~off not computed, for want of a KB to check them against (give <code>foresci eval RUN --kb KB</code>)</p>{% endif %}
 {% for note in notes %}<p class="note">{{ note }}</p>{% endfor %}
 {% if any_offline %}<p class="note">{{ "Offline evaluation" if offline else "Offline rows (the evaluation column says which)" }}: <b>Pers</b> needs an LLM judge and is unavailable;
  Fact~off, FTA~off and Trace~off are embedding/citation approximations under their own names, not the judged

@@ -363,7 +363,8 @@ def _evaluate_locked(job: EvaluationJob) -> Path:
         "release": str(release.path),
         "offline": offline,
         "fingerprint": evaluation,
-        "citations_checked_against": str(kb) if kb is not None else "retrieved papers (no KB given)",
+        "citations_checked_against": str(kb) if kb is not None else None,
+        "citations_not_checked": None if kb is not None else citations_unchecked_reason(run_dir),
         "reused_rows": len(answers) - len(todo),
         "kept_judge_failures": sum(
             1 for score in reusable.values() if any(result.error for result in score.metrics.values())
@@ -382,3 +383,15 @@ def _evaluate_locked(job: EvaluationJob) -> Path:
     summary_path = run_dir / SUMMARY_NAME
     write_json(summary_path, summary)
     return summary_path
+
+
+def citations_unchecked_reason(run_dir: Path) -> str:
+    """Why an evaluation without a KB checks no citation (Trace and Trace~off not computed): the run
+    recorded no KB, or the one it recorded cannot be read."""
+    from foresci.evaluation.loading import kb_named_by_run
+
+    named = kb_named_by_run(run_dir)
+    where = (f"the run's KB {named} cannot be read" if named is not None
+             else "the run recorded no KB")
+    return (f"citations not checked and Trace, Trace~off not computed: {where}; give "
+            "`foresci eval RUN --kb KB` (an agent's own list of what it retrieved is not checked against)")

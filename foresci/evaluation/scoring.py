@@ -80,7 +80,7 @@ def score_task_answer(context: ScoringContext) -> Score:
         contract=answer.contract,
         contract_notes=list(answer.contract_notes),
         evidence=answer.evidence,
-        citations=citation_summary(context.citation_checks),
+        citations=citation_summary(context.citation_checks) if context.kb_dates is not None else None,
     )
 
 

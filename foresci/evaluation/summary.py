@@ -30,7 +30,7 @@ from foresci.evaluation.metrics import (
     metric_labels,
     task_metric_names,
 )
-from foresci.evaluation.models import Score
+from foresci.evaluation.models import NO_KB, Score
 from foresci.evaluation.stats import bootstrap_mean, paired_bootstrap_pvalue
 
 GroupKey = tuple[str, str | None, str]
@@ -296,6 +296,8 @@ def build_summary(
         "evidence_none": sum(1 for s in scores if s.evidence == "none"),
         "unknown_citations": sum(len((s.citations or {}).get("unknown_ids", [])) for s in scores),
         "after_cutoff_citations": sum(len((s.citations or {}).get("after_cutoff_ids", [])) for s in scores),
+        "citations_not_checked": sum(1 for s in scores if any(result.reason == NO_KB
+                                                              for result in s.metrics.values())),
         "judged_ok": sum(
             1
             for s in scores

@@ -1,9 +1,13 @@
 """Evidence traceability (ForeSci eq. 12): judged rubric, deterministic citation checks, offline proxy.
 
 Citation checks cover every id-like citation of an answer — in its text, its payload and its evidence
-links — against the KB at the task cutoff when the KB is known (else against the papers the method
-retrieved): ids the KB does not hold, ids announced after the cutoff and ids never retrieved are counted,
-lower ``trace_offline`` and are shown to the Trace judge.
+links — against the KB at the task cutoff: ids the KB does not hold, ids announced after the cutoff and
+ids never retrieved are counted, lower ``trace_offline`` and are shown to the Trace judge. The KB is the
+one the run recorded or ``eval --kb``, never the method's own list of what it retrieved (an agent may
+date a paper as it likes): where no KB can be read, Trace and Trace~off are not computed
+(:data:`~foresci.evaluation.models.NO_KB`). A citation that fails the checks never raises a score: a
+claim of the support artifact counts towards the internal-trace term only when it cites a valid paper,
+and the judge sees each claim's valid citations only.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from foresci.contracts import Answer, SupportArtifact
+from foresci.contracts import Answer, Evidence, SupportArtifact
 from foresci.evaluation.fta import TextEncoder, clipped_cosine_matrix, split_sentences
 from foresci.evaluation.judges import JudgeClient, TraceJudgement, public_task_json
-from foresci.evaluation.models import MetricResult
+from foresci.evaluation.models import NO_KB, MetricResult
 from foresci.evaluation.rubric import judged_rubric_metric
 from foresci.tasks.models import Task
 
@@ -36,6 +40,21 @@ def trace_score(linkage: float, specificity: float, internal: float) -> float:
 def not_applicable(name: str) -> MetricResult:
     """Trace of an answer without a support artifact: '–', excluded from aggregates."""
     return MetricResult(name=name, value=None, available=False, reason="no support artifact (not applicable)")
+
+
+def not_checked(name: str) -> MetricResult:
+    """Trace of an answer whose citations cannot be checked against a KB: '–', excluded from aggregates."""
+    return MetricResult(name=name, value=None, available=False, reason=NO_KB)
+
+
+def invalid_ids(checks: dict[str, Any]) -> set[str]:
+    """The cited ids that failed the checks: unknown, after the cutoff or never retrieved."""
+    return {*checks["unknown_ids"], *checks["after_cutoff_ids"], *checks["not_retrieved_ids"]}
+
+
+def validly_cited(evidence: Evidence, invalid: set[str]) -> bool:
+    """Whether a claim of the support artifact cites at least one paper that passed the checks."""
+    return any(pid not in invalid for pid in evidence.paper_ids)
 
 
 # new-style (2501.01234, 2501.1234v2) and old-style (cs/0501001, math.GT/0309136) arXiv ids
@@ -104,14 +123,15 @@ def citation_summary(checks: dict[str, Any]) -> dict[str, Any]:
 
 def support_brief(support: SupportArtifact, checks: dict[str, Any], limit: int = 40) -> str:
     """The evidence-content brief shown to the trace judge (JSON; long lists truncated)."""
+    invalid = invalid_ids(checks)
     brief = {
         "queries": support.queries[:limit],
         "retrieved": [
             {"paper_id": item.paper_id, "title": item.title, "announced": item.announced.isoformat()}
             for item in support.retrieved[:limit]
         ],
-        "evidence": [
-            {"claim": evidence.claim, "paper_ids": evidence.paper_ids}
+        "evidence": [  # only the citations that passed the checks: a failed one cannot raise the score
+            {"claim": evidence.claim, "paper_ids": [pid for pid in evidence.paper_ids if pid not in invalid]}
             for evidence in support.evidence[:limit]
         ],
         "notes": support.notes[:limit],
@@ -162,14 +182,22 @@ def offline_trace(
 
     e = share of evidence claims with at least one valid citation; s = share of all cited ids (evidence,
     text and payload) that are valid (known, dated <= cutoff, retrieved); t = mean over evidence claims
-    of their best clipped cosine to an answer sentence (is the evidence actually used in the answer?).
+    of their best clipped cosine to an answer sentence (is the evidence actually used in the answer?),
+    a claim without a valid citation counting 0 (it is no evidence: citing the future never adds).
     """
     if support is None:
         return not_applicable("trace_offline")
-    claims = [evidence.claim for evidence in support.evidence if evidence.claim.strip()]
+    invalid = invalid_ids(checks)
+    kept = [evidence for evidence in support.evidence if evidence.claim.strip()]
+    claims = [evidence.claim for evidence in kept]
     sentences = split_sentences(answer_text)
     similarity = clipped_cosine_matrix(encoder, claims, sentences)
-    internal = float(similarity.max(axis=1).mean()) if similarity.size else 0.0
+    if similarity.size:
+        valid = [validly_cited(evidence, invalid) for evidence in kept]
+        best = similarity.max(axis=1)
+        internal = float(sum(value for value, ok in zip(best, valid, strict=True) if ok) / len(kept))
+    else:
+        internal = 0.0
     linkage, specificity = checks["linked_claim_share"], checks["valid_share"]
     return MetricResult(
         name="trace_offline",

@@ -291,6 +291,31 @@ def _write_generation(
     copy_from: Path | None = None,
 ) -> Path:
     generation = _next_generation(out)
+    try:  # a failed write (a full disk) names its file and leaves no half-written generation behind
+        with naming_the_file(generation):
+            _fill_generation(generation, papers, vectors, decisions, bm25, domains, quarantined, summary,
+                             inputs, config, settings, copy_from)
+    except BaseException:
+        shutil.rmtree(generation, ignore_errors=True)
+        raise
+    return generation
+
+
+def _fill_generation(
+    generation: Path,
+    papers: Sequence[Paper],
+    vectors: np.ndarray,
+    decisions: Sequence[ScreenDecision],
+    bm25: BM25Index,
+    domains: Sequence[DomainSpec],
+    quarantined: Sequence[QuarantinedRow],
+    summary: BuildSummary,
+    inputs: dict[str, Any],
+    config: dict[str, Any],
+    settings: Settings,
+    copy_from: Path | None,
+) -> None:
+    """Write every file of the new ``generation`` folder."""
     meta = _generation_meta(settings, vectors.shape[1])
     with naming_the_file(generation / "papers.sqlite"):
         write_generation_db(generation, papers, decisions, domains, meta, copy_from=copy_from)
@@ -322,7 +347,6 @@ def _write_generation(
             "screens": summary.screen_counts,
         },
     )
-    return generation
 
 
 def _generation_meta(settings: Settings, dimension: int) -> dict[str, str]:

@@ -98,11 +98,38 @@ def tools_support(task: Task, answer: BaseModel, tools: Any) -> SupportArtifact 
     return artifact
 
 
+def merged_support(claimed: SupportArtifact, recorded: SupportArtifact) -> SupportArtifact:
+    """A plug-in's own support artifact merged into what foresci recorded of its KB tool calls.
+
+    The record stays whole: every recorded query, retrieved paper and tool call is kept. The claim adds
+    its evidence (the method's word on which paper supports which claim), its queries and notes; its
+    ``retrieved`` items and ``tool_calls`` that the record lacks are not retrieval foresci saw, so they
+    are left out and a note names how many (a claim never erases the record, and never forges it).
+    """
+    merged = recorded.model_copy(deep=True)
+    seen = {item.paper_id for item in merged.retrieved}
+    unseen = [item.paper_id for item in claimed.retrieved if item.paper_id not in seen]
+    merged.queries += [query for query in claimed.queries if query not in merged.queries]
+    recorded_claims = {(item.claim, tuple(item.paper_ids)) for item in merged.evidence}
+    merged.evidence = [*[item for item in claimed.evidence
+                         if (item.claim, tuple(item.paper_ids)) not in recorded_claims], *merged.evidence]
+    merged.notes += claimed.notes
+    if unseen:
+        merged.notes.append(f"the method claimed {len(unseen)} retrieved paper(s) its KB tool calls did not "
+                            f"return, left out: {', '.join(dict.fromkeys(unseen))}")
+    if claimed.tool_calls:
+        merged.notes.append(f"the method reported {len(claimed.tool_calls)} tool call(s) of its own; the "
+                            f"{len(recorded.tool_calls)} recorded by foresci are kept")
+    return merged
+
+
 def call_method(spec: MethodSpec, inputs: MethodInput) -> MethodResult:
     """Run ``spec`` on ``inputs`` (a non-shipped method behind the plug-in wall) and read its result.
 
-    A plug-in that used the KB tools and returned no support artifact gets the tools' log as one, so its
-    evidence is traceable like a shipped method's.
+    A plug-in (or HTTP agent) given KB tools gets the tools' log as its support artifact, so its evidence
+    is traceable like a shipped method's; a support artifact it returns itself is merged into that log
+    (:func:`merged_support`), never put in its place (issue 42.1: an agent's ``support`` erased 234
+    recorded tool calls and its Trace).
     """
     if _direct(spec):
         raw = spec.answer(inputs)
@@ -112,8 +139,10 @@ def call_method(spec: MethodSpec, inputs: MethodInput) -> MethodResult:
     result = raw if isinstance(raw, MethodResult) else MethodResult(answer=raw)
     answer = read_answer(spec.name, inputs.task, result.answer)
     support = read_support(spec.name, inputs.task, result.support)
-    if support is None and not spec.shipped and inputs.tools is not None:
-        support = tools_support(inputs.task, answer, inputs.tools)
+    if not spec.shipped and inputs.tools is not None:
+        recorded = tools_support(inputs.task, answer, inputs.tools)
+        if recorded is not None:
+            support = recorded if support is None else merged_support(support, recorded)
     return MethodResult(answer=answer, support=support, contract=result.contract,
                         contract_notes=list(result.contract_notes))
 
@@ -140,4 +169,17 @@ def call_forecast(spec: MethodSpec, question: ForecastQuestion, inputs: Forecast
     if answer.question_id != question.question_id:
         raise MethodOutputError(f"method {spec.name} answered question {answer.question_id!r}, asked "
                                 f"{question.question_id!r}")
+    check_forecast_fields(spec.name, question, answer)
     return answer.model_copy(update={"method": spec.name})
+
+
+def check_forecast_fields(name: str, question: ForecastQuestion, answer: ForecastAnswer) -> None:
+    """Refuse a forecast that lacks what its question's kind is scored on: p10, p50 and p90 for a numeric
+    question, the probability for a binary one. Checked when the answer arrives, so a half answer is an
+    error row (``run --retry-errors`` asks again), not an ``ok`` row that only ``eval`` finds wanting."""
+    needed = {"numeric": ("p10", "p50", "p90"), "binary": ("probability",)}.get(question.kind, ())
+    missing = [field for field in needed if getattr(answer, field) is None]
+    if missing:
+        raise MethodOutputError(
+            f"method {name}: forecast to the {question.kind} question {question.question_id} lacks "
+            f"{', '.join(missing)} ({question.kind} questions need {', '.join(needed)})")

@@ -42,6 +42,18 @@ def forecast_key(row: ForecastAnswer) -> ForecastKey:
 
 
 @dataclass(frozen=True)
+class ForecastTally:
+    """What :func:`answer_questions` did: rows written now and error rows among them, and over the
+    command's (question, method, model, mode) keys after it, the rows that stand and the errors among them
+    (an earlier run's error rows included: a rerun skips them unless ``retry_errors``)."""
+
+    written: int = 0
+    errors: int = 0
+    rows: int = 0
+    standing_errors: int = 0
+
+
+@dataclass(frozen=True)
 class ForecastJob:
     """One forecast row to produce."""
 
@@ -103,12 +115,12 @@ def answer_questions(
     retry_errors: bool = False,
     versions: dict[str, str] | None = None,
     label: str | None = None,
-) -> tuple[int, int]:
+) -> ForecastTally:
     """Append the forecasts of ``questions`` by ``specs`` (x ``models``) to ``out/forecasts.jsonl``.
 
-    Resumable: rows already there are skipped (error rows too, unless ``retry_errors``). Returns
-    (rows written, error rows among them). Rows record their method's version (of ``versions``) and
-    ``label``; a stored row of another version of its method is not counted as done.
+    Resumable: rows already there are skipped (error rows too, unless ``retry_errors``). Returns the
+    :class:`ForecastTally`. Rows record their method's version (of ``versions``) and ``label``; a stored
+    row of another version of its method is not counted as done.
     """
     path = out / FORECASTS_FILE
     repair_torn_tail(path)
@@ -119,7 +131,8 @@ def answer_questions(
     versions = versions or {}
     done = {forecast_key(row) for row in existing
             if row.version is None or versions.get(row.method, row.version) == row.version}
-    jobs = [job for job in plan_forecasts(questions, specs, models or [], mode) if job.key not in done]
+    planned = plan_forecasts(questions, specs, models or [], mode)
+    jobs = [job for job in planned if job.key not in done]
     log = AppendLog(path)
     transcripts = TranscriptLog(out / TRANSCRIPTS_FILE, secrets_of(settings))
 
@@ -149,4 +162,9 @@ def answer_questions(
 
     with ThreadPoolExecutor(max_workers=max(1, settings.agents.concurrency)) as pool:
         rows = list(pool.map(work, jobs))
-    return len(rows), sum(row.status == "error" for row in rows)
+    keys = {job.key for job in planned}
+    standing = {forecast_key(row): row.status for row in existing
+                if forecast_key(row) in keys and forecast_key(row) in done}
+    standing.update((forecast_key(row), row.status) for row in rows)
+    return ForecastTally(len(rows), sum(row.status == "error" for row in rows), len(standing),
+                         sum(status == "error" for status in standing.values()))

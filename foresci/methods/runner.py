@@ -118,6 +118,10 @@ class RunSummary:
     evidence_none: int = 0
     forecasts: int = 0
     forecast_errors: int = 0
+    rows: int = 0  # after the run: rows standing for this command's (task, method, model, mode) keys
+    standing_errors: int = 0  # error rows among them (an earlier run's too: a rerun skips them)
+    forecast_rows: int = 0
+    forecast_standing_errors: int = 0
     skipped: list[str] = field(default_factory=list)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -283,7 +287,8 @@ def answer_release(
     done = {answer_key(row) for row in existing if current(row.method, row.version, versions)}
     llm_methods = [spec for spec in specs if spec.uses_llm]
     model_names = models or ([role_model(settings, "agent")] if llm_methods else [])
-    jobs = [job for job in plan_jobs(tasks, specs, model_names, mode) if job.key not in done]
+    planned = plan_jobs(tasks, specs, model_names, mode)
+    jobs = [job for job in planned if job.key not in done]
     summary = RunSummary(done_before=len(done))
     if mode == "name_only":
         summary.skipped = [spec.name for spec in specs if not spec.uses_llm]
@@ -344,11 +349,19 @@ def answer_release(
             summary.evidence_none += row.evidence == "none"
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
+    keys = {job.key for job in planned}
+    standing = {answer_key(row): row.status for row in existing
+                if answer_key(row) in keys and answer_key(row) in done}
+    standing.update((answer_key(row), row.status) for row in finished)
+    summary.rows = len(standing)
+    summary.standing_errors = sum(status == "error" for status in standing.values())
     if questions:
-        summary.forecasts, summary.forecast_errors = answer_questions(
+        tally = answer_questions(
             questions, out, settings, specs, view_for, model_names, mode, clients, registry, retry_errors,
             versions, label,
         )
+        summary.forecasts, summary.forecast_errors = tally.written, tally.errors
+        summary.forecast_rows, summary.forecast_standing_errors = tally.rows, tally.standing_errors
     summary.usage = (
         {name: client.usage.as_dict() for name, client in clients.items()}
         if engine is None

@@ -372,7 +372,8 @@ def _failing_writes(monkeypatch: pytest.MonkeyPatch, under: Path, number: int) -
     monkeypatch.setattr(pathlib.Path, "mkdir", failing_mkdir)
 
 
-@pytest.mark.parametrize("command", ["kb build", "run", "eval", "read-only --out"])
+@pytest.mark.parametrize("command", ["kb build", "kb build short write", "kb build npz", "run", "eval",
+                                     "read-only --out"])
 def test_a_full_or_read_only_disk_is_one_line_naming_the_file(
     world: dict[str, Path], attacked: dict[str, Path], capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str
@@ -389,6 +390,26 @@ def test_a_full_or_read_only_disk_is_one_line_naming_the_file(
         monkeypatch.setattr("foresci.kb.build.write_generation_db", full)
         case = Case(command, ["kb", "build", str(world["corpus"]), "--out", str(out)],
                     ["papers.sqlite", "disk is full"])
+    elif command == "kb build short write":  # issue 39.9: numpy's cut-short write has no errno
+        import numpy as np
+
+        def short(file: Path, array: object, **kwargs: object) -> None:
+            Path(file).write_bytes(b"\x93NUMPY" + b"\0" * 100)
+            raise OSError("23424 requested and 19424 written")
+
+        monkeypatch.setattr(np, "save", short)
+        case = Case(command, ["kb", "build", str(world["corpus"]), "--out", str(out)],
+                    ["vectors.npy", "No space left on device", "cut short"])
+    elif command == "kb build npz":  # ENOSPC without a file name from inside zipfile
+        from foresci.kb.bm25 import BM25Index
+
+        def full_npz(self: object, folder: Path) -> None:
+            (folder / "bm25_counts.npz").write_bytes(b"PK")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(BM25Index, "save", full_npz)
+        case = Case(command, ["kb", "build", str(world["corpus"]), "--out", str(out)],
+                    [str(out / "gen-0001"), "No space left on device"])
     elif command == "run":
         _failing_writes(monkeypatch, out, errno.ENOSPC)
         case = Case(command, ["run", str(attacked["release"]), "--method", "native", "--out", str(out)],
@@ -402,6 +423,8 @@ def test_a_full_or_read_only_disk_is_one_line_naming_the_file(
         case = Case(command, ["schema", "export", str(out / "schemas")], [str(out), "Read-only file system"])
     code, stderr = _in_process(case, capsys, monkeypatch, world["cache"])
     _check(case, code, stderr)
+    if command.startswith("kb build"):
+        assert not list(out.glob("gen-*")), "a half-written generation was left on the full disk"
 
 
 def test_unknown_foresci_variables_are_warned_about_with_a_hint(

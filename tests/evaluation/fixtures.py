@@ -109,13 +109,44 @@ def release_rows() -> tuple[list[Task], list[HiddenTarget], list[ForecastQuestio
     return tasks, hidden, questions, resolutions
 
 
+P1, P9 = "2505.00001", "2508.00009"  # the fixture's cited papers: P1 before the cutoff, P9 after it
+_KB: list[Path] = []
+
+
+def fixture_kb() -> Path:
+    """A real KB holding :data:`P1` (2025-05-01) and :data:`P9` (2025-08-01), built once per process in a
+    temporary folder removed at exit: citations are checked against a KB, never against a method's own
+    list of what it retrieved (issue 39.7), so the fixture's runs record this one."""
+    if not _KB:
+        import atexit
+        import json
+        import shutil
+        import tempfile
+
+        from foresci.core.settings import Settings
+        from foresci.kb.build import build_kb
+
+        root = Path(tempfile.mkdtemp(prefix="foresci-eval-kb-"))
+        atexit.register(shutil.rmtree, root, True)
+        corpus = root / "corpus"
+        corpus.mkdir()
+        for day, ids in (("2025-05-01", [P1, "2505.00002"]), ("2025-08-01", [P9])):
+            rows = [{"id": pid, "title": f"Memory for agents {pid}", "summary": "Agents with memory.",
+                     "authors": ["A. Author"], "categories": ["cs.AI"], "comment": None, "pdf": "", "abs": ""}
+                    for pid in ids]
+            (corpus / f"{day}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+        build_kb([corpus], root / "kb", Settings(cache_dir=root / "cache"))
+        _KB.append(root / "kb")
+    return _KB[0]
+
+
 def support(cited: list[str]) -> SupportArtifact:
     """A support artifact with two retrieved papers (one after the cutoff) and one evidence entry."""
     return SupportArtifact(
         queries=["memory agents"],
         retrieved=[
-            RetrievedItem(paper_id="p1", title="Memory for agents", announced=date(2025, 5, 1)),
-            RetrievedItem(paper_id="p9", title="Late paper", announced=date(2025, 8, 1)),
+            RetrievedItem(paper_id=P1, title="Memory for agents", announced=date(2025, 5, 1)),
+            RetrievedItem(paper_id=P9, title="Late paper", announced=date(2025, 8, 1)),
         ],
         evidence=[Evidence(claim="Memory-augmented agents gain momentum.", paper_ids=cited)],
     )
@@ -135,7 +166,7 @@ def answers() -> list[Answer]:
             model="m1",
             text=direction_text,
             payload={"direction": "A", "trajectory": "accelerating", "rationale": "r"},
-            support=support(["p1"]),
+            support=support([P1]),
         ),
         dict(
             task_id="D1",
@@ -169,7 +200,7 @@ def answers() -> list[Answer]:
             method="aris",
             model="m1",
             text="Long-horizon credit assignment is unreliable. Fixing it enables self-improving agents.",
-            support=support(["p1", "p9", "zz"]),
+            support=support([P1, P9, "zz"]),
         ),
         dict(
             task_id="B1",
@@ -187,7 +218,7 @@ def answers() -> list[Answer]:
             model="m1",
             text="1. A\n2. C\n3. B",
             payload={"ranking": [{"option_id": "A"}, {"option_id": "C"}, {"option_id": "B"}]},
-            support=support(["p1"]),
+            support=support([P1]),
         ),
         dict(
             task_id="P1",
@@ -212,7 +243,7 @@ def answers() -> list[Answer]:
             model="m1",
             text="ACL/EMNLP/NAACL first.",
             payload={"ranking": [{"option_id": "acl"}, {"option_id": "ml"}]},
-            support=support(["p1"]),
+            support=support([P1]),
         ),
         dict(
             task_id="Q1",
@@ -257,7 +288,8 @@ def write_release(folder: Path) -> Path:
 
 
 def write_run(folder: Path, release: Path, rows: list[Answer] | None = None) -> Path:
-    """Write answers.jsonl (Q2's forecast goes to forecasts.jsonl, as the agents write it) and a manifest."""
+    """Write answers.jsonl (Q2's forecast goes to forecasts.jsonl, as the agents write it) and a manifest
+    naming the release and :func:`fixture_kb`."""
     if rows is None:
         rows = [row for row in answers() if row.task_id != "Q2"]
         write_jsonl(
@@ -265,5 +297,6 @@ def write_run(folder: Path, release: Path, rows: list[Answer] | None = None) -> 
             [ForecastAnswer(question_id="Q2", method="aris", model="m1", probability=0.8)],
         )
     write_jsonl(folder / "answers.jsonl", rows)
-    write_json(folder / "manifest.json", {"kind": "run", "inputs": {"release": str(release)}})
+    write_json(folder / "manifest.json", {"kind": "run", "inputs": {"release": str(release),
+                                                                    "kb": str(fixture_kb())}})
     return folder

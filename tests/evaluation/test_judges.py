@@ -230,3 +230,24 @@ def test_eval_command_offers_retry_errors() -> None:
 
     result = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0 and "--retry-errors" in result.output
+
+
+def test_trace_is_not_judged_without_a_kb_to_check_citations_against(
+    tmp_path: Path, release_dir: Path, server: ScriptedOpenAIServer
+) -> None:
+    """Issue 39.7: the judge would read citation checks made against the method's own retrieval list."""
+    from foresci.core.io import write_json
+    from foresci.evaluation.models import NO_KB
+
+    run_dir = write_run(tmp_path / "no-kb", release_dir, [answers()[0]])
+    write_json(run_dir / "manifest.json", {"kind": "run", "inputs": {"release": str(release_dir),
+                                                                    "kb": str(tmp_path / "gone")}})
+    settings = judged_settings(tmp_path, server, judge_concurrency=1)
+    summary_path = evaluate_run(run_dir, None, settings, offline=False, encoder=WordEncoder())
+    summary = json.loads(summary_path.read_text())
+    (row,) = _rows(run_dir).values()
+    assert row.metrics["trace"].value is None and row.metrics["trace"].reason == NO_KB
+    assert not any("TraceJudgement" in json.dumps(request) for request in server.requests)  # not asked
+    assert row.metrics["fact"].value is not None  # the other judged metrics are unaffected
+    assert summary["counts"]["citations_not_checked"] == 1
+    assert f"the run's KB {tmp_path / 'gone'} cannot be read" in summary["citations_not_checked"]

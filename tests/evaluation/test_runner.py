@@ -14,6 +14,7 @@ from foresci.evaluation.models import MetricResult, Score
 from foresci.evaluation.runner import evaluate_run
 from foresci.evaluation.summary import leaderboard_tables
 from tests.evaluation.conftest import WordEncoder
+from tests.evaluation.fixtures import P9
 
 
 def _rows(run_dir: Path) -> dict[str, Score]:
@@ -35,6 +36,7 @@ def test_offline_evaluation_writes_scores_and_summary(
         "evidence_none": 0,
         "unknown_citations": 1,
         "after_cutoff_citations": 1,
+        "citations_not_checked": 0,
         "judged_ok": 0,
         "judge_errors": {},
     }
@@ -60,7 +62,7 @@ def test_offline_evaluation_writes_scores_and_summary(
     assert direction["pers"].available is False and direction["pers"].value is None
     assert rows["D1|native|m1|full"].metrics["trace_offline"].value is None  # no support: not applicable
     bottleneck_trace = rows["B1|aris|m1|full"].metrics["trace_offline"]
-    assert bottleneck_trace.details["citations"]["after_cutoff_ids"] == ["p9"]
+    assert bottleneck_trace.details["citations"]["after_cutoff_ids"] == [P9]
     assert rows["Q2|aris|m1|full"].metrics["brier"].value == pytest.approx(0.04)
     assert rows["Q2|aris|m1|full"].metrics["brier_skill"].value == pytest.approx(0.84)
     overall = {entry["label"]: entry for entry in summary["leaderboard"] if entry["family"] == "all"}

@@ -24,7 +24,7 @@ from foresci.evaluation.stats import bootstrap_mean, delta_norm, low_score_weigh
 from foresci.evaluation.trace import citation_checks, offline_trace, trace_score
 from foresci.tasks.hidden import Claim
 from tests.evaluation.conftest import WordEncoder
-from tests.evaluation.fixtures import support
+from tests.evaluation.fixtures import P1, P9, support
 
 
 def test_fact_f1_with_partials() -> None:
@@ -62,19 +62,19 @@ def test_trace_weights() -> None:
 
 def test_citation_checks_flag_unknown_and_post_cutoff_ids() -> None:
     answer = Answer(
-        task_id="D1", family="direction_forecasting", method="aris", support=support(["p1", "p9", "zz"])
+        task_id="D1", family="direction_forecasting", method="aris", support=support([P1, P9, "zz"])
     )
     checks = citation_checks(answer, date(2025, 6, 30))
-    assert checks["unknown_ids"] == ["zz"] and checks["after_cutoff_ids"] == ["p9"]
+    assert checks["unknown_ids"] == ["zz"] and checks["after_cutoff_ids"] == [P9]
     assert checks["valid"] == 1 and checks["valid_share"] == pytest.approx(1 / 3)
-    assert checks["retrieved_after_cutoff"] == ["p9"]
+    assert checks["retrieved_after_cutoff"] == [P9]
 
 
 def test_offline_trace_is_not_applicable_without_support() -> None:
     bare = Answer(task_id="D1", family="direction_forecasting", method="native", text="text")
     result = offline_trace("text", None, citation_checks(bare, date(2025, 6, 30)), WordEncoder())
     assert result.value is None and not result.available
-    cited = bare.model_copy(update={"support": support(["p1"])})
+    cited = bare.model_copy(update={"support": support([P1])})
     linked = offline_trace(
         "Memory-augmented agents gain momentum.",
         cited.support,

@@ -30,10 +30,11 @@ def small_world(tmp_path_factory: pytest.TempPathFactory) -> SmallWorld:
 
 @pytest.fixture
 def foresci(small_world: SmallWorld) -> Foresci:
-    """Run ``python -m foresci ARGS`` in a subprocess; ``path`` folders go first on PYTHONPATH."""
+    """Run ``python -m foresci ARGS`` in a subprocess (in the world's folder unless ``cwd``); ``path``
+    folders go first on PYTHONPATH."""
 
     def run(*args: str, path: tuple[Path, ...] = (), env: dict[str, str] | None = None,
-            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+            timeout: float = 300, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         python_path = [str(folder) for folder in path] + [str(REPO_ROOT)]
         if os.environ.get("PYTHONPATH"):
             python_path.append(os.environ["PYTHONPATH"])
@@ -46,6 +47,6 @@ def foresci(small_world: SmallWorld) -> Foresci:
             **(env or {}),
         }
         return subprocess.run([sys.executable, "-m", "foresci", *args], capture_output=True, text=True,
-                              env=environment, timeout=timeout, cwd=small_world.root)
+                              env=environment, timeout=timeout, cwd=cwd or small_world.root)
 
     return run

@@ -103,7 +103,7 @@ def import_log(log_path: Path, release_dir: Path, out: Path, *, method: str = DE
     """Write the answers of the inspect log at ``log_path`` (``epoch``'s samples) into ``out`` as rows of
     ``method``; ``out/manifest.json`` names ``release_dir`` and ``kb`` (default: the KB the log's task
     searched, when it still exists) for ``foresci eval``."""
-    from foresci.core.artifacts import write_manifest
+    from foresci.core.artifacts import run_input_paths, write_manifest
     from foresci.core.locks import artifact_lock
 
     log = read_log(log_path)
@@ -136,9 +136,10 @@ def import_log(log_path: Path, release_dir: Path, out: Path, *, method: str = DE
         kept = [row for row in kept if _identity(row) not in replaced]
         everything = [*kept, *rows]
         write_jsonl(path, everything)
-        inputs = {"release": str(release_dir), "inspect_log": str(log_path)}
+        inputs = {**run_input_paths(out, "release", release_dir),
+                  "inspect_log": str(Path(log_path).absolute())}
         if kb is not None:
-            inputs["kb"] = str(kb)
+            inputs.update(run_input_paths(out, "kb", kb))
         write_manifest(out, "run", inputs=inputs,
                        config={"methods": sorted({row.method for row in everything}), "models": [model],
                                "mode": "full", "source": "inspect_ai", "inspect_task": log.eval.task,

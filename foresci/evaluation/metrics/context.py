@@ -109,7 +109,8 @@ class ScoringContext:
     judged: JudgedParts | None = None
     """What the judge phase returned, in the score phase of a judged evaluation (None offline)."""
     kb_dates: PaperDates | None = None
-    """The KB's announcement dates of the cited ids (None: citations checked against retrieved papers)."""
+    """The KB's announcement dates of the cited ids (None: no KB, citations are not checked and the
+    citation-based metrics are not computed)."""
     kb: KBSource | None = None
 
     @property

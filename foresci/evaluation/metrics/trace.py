@@ -5,7 +5,7 @@ from __future__ import annotations
 from foresci.evaluation.metrics.base import Metric, register_metric
 from foresci.evaluation.metrics.context import ScoringContext
 from foresci.evaluation.models import MetricResult
-from foresci.evaluation.trace import citation_note, judged_trace
+from foresci.evaluation.trace import citation_note, judged_trace, not_checked
 
 
 @register_metric
@@ -27,6 +27,8 @@ class Trace(Metric):
     def compute(self, context: ScoringContext) -> MetricResult:
         if context.judge is None:
             raise ValueError(f"{context.answer.task_id}: trace is judged in the judge phase only")
+        if context.answer.support is not None and context.kb_dates is None:
+            return not_checked(self.name)  # no judge call: the checks it would read cannot be made
         return judged_trace(
             context.judge,
             context.public_task,

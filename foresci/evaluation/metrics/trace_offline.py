@@ -5,7 +5,7 @@ from __future__ import annotations
 from foresci.evaluation.metrics.base import Metric, register_metric
 from foresci.evaluation.metrics.context import ScoringContext
 from foresci.evaluation.models import MetricResult
-from foresci.evaluation.trace import citation_note, offline_trace
+from foresci.evaluation.trace import citation_note, not_checked, offline_trace
 
 
 @register_metric
@@ -21,6 +21,8 @@ class OfflineTrace(Metric):
     families = ()
 
     def compute(self, context: ScoringContext) -> MetricResult:
+        if context.answer.support is not None and context.kb_dates is None:
+            return not_checked(self.name)
         return offline_trace(context.text, context.answer.support, context.citation_checks, context.embedder)
 
     def note(self, result: MetricResult) -> str:

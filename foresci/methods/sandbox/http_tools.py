@@ -8,6 +8,13 @@ public task). The agent POSTs ``{"tool": "search", "query": ..., "k": ...}`` (or
 its cutoff and tool budget, and is logged into its support artifact and transcript
 (:mod:`foresci.methods.sandbox.desk` checks the arguments). The token stops working when the answer
 arrives; an unknown token is refused with 403.
+
+One grant at a time (issue 39.8): an agent answering several tasks at once held every one's URL, and
+one task's answer could search through another's (its budget, its cutoff, logged in its support). A
+token cannot tell which of an agent's requests made a call, so the server holds at most one live grant:
+a request carrying KB tools waits for the one before it to be answered, and any URL but the live one is
+refused with 403. HTTP agents with KB tools therefore answer one task at a time (``agents.concurrency``
+still applies to everything else); with ``--engine ray`` each worker process holds its own.
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ class ToolServer:
 
     def __init__(self) -> None:
         self._grants: dict[str, Grant] = {}
+        self._one_at_a_time = threading.Lock()
         grants = self._grants
 
         class Handler(JSONHandler):
@@ -95,13 +103,15 @@ class ToolServer:
 
     @contextmanager
     def grant(self, tools: Any) -> Iterator[str]:
-        """A tools URL valid for the body of the ``with`` (calls recorded in the caller's transcript)."""
-        token = secrets.token_urlsafe(24)
-        self._grants[token] = Grant(tools, contextvars.copy_context())
-        try:
-            yield f"http://127.0.0.1:{self.port}/tools/{token}"
-        finally:
-            del self._grants[token]
+        """A tools URL valid for the body of the ``with`` (calls recorded in the caller's transcript); the
+        only live one: a second grant waits until this one ends."""
+        with self._one_at_a_time:
+            token = secrets.token_urlsafe(32)
+            self._grants[token] = Grant(tools, contextvars.copy_context())
+            try:
+                yield f"http://127.0.0.1:{self.port}/tools/{token}"
+            finally:
+                del self._grants[token]
 
 
 _SERVER: ToolServer | None = None
