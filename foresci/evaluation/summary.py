@@ -91,6 +91,29 @@ def _aggregate(rows: Sequence[Score], names: Sequence[str], settings: Evaluation
     return metrics
 
 
+LEADER_COVERAGE = 0.5
+"""An entry leads a column only if it was scored on at least this share of the column's largest task count:
+a method answered on 6 tasks is no leader over methods scored on 102 (its mean is another question's)."""
+DISPLAY_DECIMALS = 3
+"""Means are compared as they are shown (3 decimals): entries that print the same mean tie."""
+
+
+def _leaders(ranked: list[dict[str, Any]], name: str, sign: int) -> list[dict[str, Any]]:
+    """The entries that lead column ``name`` (``sign``: +1 higher is better, -1 lower): the best mean, as
+    shown, among the entries with enough coverage (:data:`LEADER_COVERAGE`). None when every covered entry
+    shows the same mean (a tie that separates nobody, such as 0.000 for all) or fewer than two are covered."""
+    largest = max(entry["metrics"][name].get("n", 0) for entry in ranked)
+    covered = [entry for entry in ranked if entry["metrics"][name].get("n", 0) >= LEADER_COVERAGE * largest]
+    for entry in ranked:
+        if entry not in covered:
+            entry["metrics"][name]["low_coverage"] = True
+    shown = {id(entry): round(entry["metrics"][name]["mean"] * sign, DISPLAY_DECIMALS) for entry in covered}
+    if len(covered) < 2 or len(set(shown.values())) == 1:
+        return []
+    best = max(shown.values())
+    return [entry for entry in covered if shown[id(entry)] == best]
+
+
 def _add_leader_pvalues(
     entries: list[dict[str, Any]],
     rows_by_key: dict[GroupKey, list[Score]],
@@ -99,8 +122,10 @@ def _add_leader_pvalues(
 ) -> None:
     """Mark the leader(s) of each metric and a paired-bootstrap p-value (shared tasks) for the others.
 
-    The leader has the best mean in the metric's direction (``Metric.higher_is_better``). Entries tied
-    with the best mean are all leaders (and get no p-value); with a single entry there is no leader.
+    The leader has the best mean in the metric's direction (``Metric.higher_is_better``) among the entries
+    scored on enough of the column's tasks (:func:`_leaders`; the others are marked ``low_coverage``).
+    Entries showing the best mean are all leaders (and get no p-value); with a single covered entry, or
+    when all covered entries show the same mean, there is no leader.
     """
     directions = {metric.name: metric.higher_is_better for metric in all_metrics()}
     for name in names:
@@ -109,8 +134,11 @@ def _add_leader_pvalues(
         ranked = [entry for entry in entries if name in entry["metrics"]]
         if len(ranked) < 2:
             continue
-        best = max(entry["metrics"][name]["mean"] * sign for entry in ranked)
-        leaders = [entry for entry in ranked if abs(entry["metrics"][name]["mean"] * sign - best) < 1e-12]
+        leaders = _leaders(ranked, name, sign)
+        if not leaders:
+            for entry in ranked:
+                entry["metrics"][name]["leader"] = False
+            continue
         leader = leaders[0]
         leader_rows = {
             s.task_id: v for s in rows_by_key[leader["key"]] for v in [metric_value(s, name)] if v is not None
@@ -338,7 +366,18 @@ def build_summary(
 
 def _cell(entry: dict[str, Any], name: str) -> str:
     cell = entry["metrics"].get(name)
-    return "–" if cell is None else f"{cell['mean']:.3f}" + ("*" if cell.get("leader") else "")
+    if cell is None:
+        return "–"
+    mark = "*" if cell.get("leader") else "°" if cell.get("low_coverage") else ""
+    return f"{cell['mean']:.3f}{mark}"
+
+
+def offline_legend(names: Sequence[str]) -> str:
+    """One line naming what each shown ``~off`` column stands in for ("FTA~off = FTA offline: ...")."""
+    info = metric_info()
+    parts = [f"{info[name]['label']} = {info[name]['description']}" for name in names
+             if name in info and info[name]["label"].endswith("~off")]
+    return "; ".join(parts)
 
 
 def _repair_cell(entry: dict[str, Any]) -> str:
@@ -352,7 +391,8 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     Every column keeps its header on one line; when the metric columns do not fit beside the entry
     label, they are split over several tables, each repeating the label column. Columns: entry, n,
     repair rate (answers re-asked or still breaking the task contract), evaluation (offline/judged/mixed,
-    when the entries differ), then the metric means (* = leader).
+    when the entries differ), then the metric means (* = leader, ° = too few tasks to lead).
+    The last table's caption says what each shown ``~off`` column approximates.
     """
     from rich import box
     from rich.table import Table
@@ -384,7 +424,12 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     tables = []
     for index, group in enumerate(groups):
         part = f", part {index + 1} of {len(groups)}" if len(groups) > 1 else ""
-        caption = "mean over tasks; * leader; repair = re-asked or invalid answers" if index == 0 else None
+        caption = None
+        if index == len(groups) - 1:
+            legend = offline_legend(names)
+            caption = (f"mean over tasks; * leader; ° scored on under {LEADER_COVERAGE:.0%} of the column's "
+                       "most tasks (never the leader); repair = re-asked or invalid answers"
+                       + (f"\n{legend}" if legend else ""))
         table = Table(
             title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False, caption=caption
         )
