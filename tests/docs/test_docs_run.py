@@ -146,6 +146,25 @@ def test_page_code_blocks_run(page: Path, page_runs: dict[Path, PageRun], docs_e
             assert summary["leaderboard"], f"{relative}: empty leaderboard"
 
 
+TUTORIAL_WORLD_PAGES = [REPO_ROOT / "README.md", REPO_ROOT / "docs" / "tutorials" / "first-benchmark.md"]
+FAMILIES = ("direction_forecasting", "strategic_planning", "bottleneck_opportunity", "venue_positioning",
+            "concept_emergence")
+MIN_TASKS_PER_FAMILY = 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", TUTORIAL_WORLD_PAGES, ids=[page.name for page in TUTORIAL_WORLD_PAGES])
+def test_the_tutorial_world_gives_every_family(page: Path, page_runs: dict[Path, PageRun],
+                                               docs_environment: dict[str, str],
+                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The README's and the first tutorial's world yields every task family, at least three tasks each."""
+    done = run_page(page, page_runs, docs_environment, tmp_path_factory)
+    rows = [json.loads(line) for line in (done.folder / "work/release/tasks.jsonl").read_text().splitlines()
+            if line.strip()]
+    counts = {family: sum(row["family"] == family for row in rows) for family in FAMILIES}
+    assert min(counts.values()) >= MIN_TASKS_PER_FAMILY, counts
+
+
 def test_a_failing_block_is_named_and_its_background_jobs_end(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text("<!-- docs-test: run -->\n```bash\nsleep 300 &\necho $! > sleeper.pid\n```\n\n"
