@@ -22,7 +22,7 @@ def run_command(
     method: list[str] = typer.Option(
         [], "--method", "-m",
         help="method to run (repeatable): a shipped method (listed below), an installed plug-in "
-        "(entry point group foresci.methods), package.module:object, or an http(s):// agent URL",
+        "(entry point group foresci.methods), a module:object reference, or an http(s):// agent URL",
     ),
     methods: str | None = typer.Option(
         None, "--methods", help="'all' (every shipped method) or a comma list of methods"
@@ -142,7 +142,8 @@ def run_command(
     wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
-            f"{', '.join(wanting_llm)} need an LLM endpoint: set FORESCI_LLM__BASE_URL "
+            f"{', '.join(wanting_llm)} {'needs' if len(wanting_llm) == 1 else 'need'} an LLM endpoint: "
+            "set FORESCI_LLM__BASE_URL "
             "(or llm.base_url in --config)",
             param_hint="--method",
         )

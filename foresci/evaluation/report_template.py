@@ -203,7 +203,7 @@ TABLE_MACRO = """{% macro table(entries, table_id) %}
 <td>{{ e.n_rows }}</td>
 <td class="repair" data-repair-rate="{{ '%.3f' % e.contract.rate if e.contract else '' }}">{% if e.contract %}{{ '%.0f' % (100 * e.contract.rate) }}&nbsp;%<span class="ci">{{ e.contract.repaired }} repaired, {{ e.contract.invalid }} invalid</span>{% else %}&ndash;{% endif %}</td>{% if mixed %}<td class="label">{{ e.evaluation }}</td>{% endif %}
 {% for name in metric_names %}{% set c = e.metrics.get(name) %}{% if c %}<td class="{{ 'leader' if c.leader else 'low-coverage' if c.low_coverage }}"
- data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}"{% if c.low_coverage %} title="scored on too few of the column's tasks to lead"{% endif %}>{{ '%.3f' % c.mean }}{% if c.low_coverage %}&deg;{% endif %}<span class="ci">[{{ '%.3f' % c.low }},
+ data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}"{% if c.low_coverage %} title="scored on too few of the column's tasks to lead"{% endif %}>{{ '%.3f' % c.mean }}{% if c.low_coverage %} <span class="mark">&deg;</span>{% endif %}<span class="ci">[{{ '%.3f' % c.low }},
  {{ '%.3f' % c.high }}] n={{ c.n }}{% if c.p_vs_leader is defined %} p={{ '%.3f' % c.p_vs_leader }}{% endif %}
  {% if c.variance is not none %} var={{ '%.4f' % c.variance }}{% endif %}</span></td>{% else %}<td class="na"
  data-metric="{{ name }}" data-value="">&ndash;</td>{% endif %}{% endfor %}</tr>

@@ -120,6 +120,15 @@ def test_cli_show_validate_audit(release: Path) -> None:
     assert audit.exit_code == 0 and "persistence match" in audit.output
 
 
+def test_show_at_80_columns_cuts_no_name(release: Path) -> None:
+    shown = CliRunner().invoke(app, ["tasks", "show", str(release)], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0, shown.output
+    assert "…" not in shown.output
+    words = set(shown.output.split())
+    for task in load_release(release).tasks:
+        assert {task.task_id, task.family, task.horizon} <= words
+
+
 def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_path: Path) -> None:
     from foresci.tasks.windows import make_window
 
