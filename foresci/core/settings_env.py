@@ -144,12 +144,13 @@ def _suggestion(location: tuple[Any, ...], variable: str | None) -> str:
 
     from foresci.core.settings import Settings
 
-    model: Any = Settings
+    model: type[BaseModel] = Settings
     for part in location[:-1]:
-        field = model.model_fields.get(str(part)) if isinstance(model, type) else None
-        model = field.annotation if field is not None else None
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return ""
+        model = annotation
     names = list(model.model_fields)
     wanted = str(location[-1]).lower()
     close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.6) or [
