@@ -386,13 +386,14 @@ def _repair_cell(entry: dict[str, Any]) -> str:
 
 
 def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int = 80) -> list[Any]:
-    """The leaderboard of one family as rich Tables that fit ``width`` columns.
+    """The leaderboard of one family as rich Tables that fit ``width`` columns (:func:`leaderboard_legend`
+    says what their marks mean).
 
     Every column keeps its header on one line; when the metric columns do not fit beside the entry
     label, they are split over several tables, each repeating the label column. Columns: entry, n,
     repair rate (answers re-asked or still breaking the task contract), evaluation (offline/judged/mixed,
     when the entries differ), then the metric means (* = leader, ° = too few tasks to lead).
-    The last table's caption says what each shown ``~off`` column approximates.
+    The label column is "method" unless an entry names a backbone.
     """
     from rich import box
     from rich.table import Table
@@ -409,7 +410,8 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     def column_width(header: str, cell: Any) -> int:
         return max([len(header), *(len(cell(entry)) for entry in entries)]) + 3  # padding and divider
 
-    label_width = min(max([len("method · backbone"), *(len(entry["label"]) for entry in entries)]), 26)
+    label_header = "method · backbone" if any(entry.get("model") for entry in entries) else "method"
+    label_width = min(max([len(label_header), *(len(entry["label"]) for entry in entries)]), 26)
     # a table is 1 narrower than the sum of its column widths (no padding at its outer edges, 2 edge chars)
     budget = width + 1 - (label_width + 3) - sum(column_width(header, cell) for header, cell in fixed)
     groups: list[list[tuple[str, Any]]] = [[]]
@@ -424,19 +426,23 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     tables = []
     for index, group in enumerate(groups):
         part = f", part {index + 1} of {len(groups)}" if len(groups) > 1 else ""
-        caption = None
-        if index == len(groups) - 1:
-            legend = offline_legend(names)
-            caption = (f"mean over tasks; * leader; ° scored on under {LEADER_COVERAGE:.0%} of the column's "
-                       "most tasks (never the leader); repair = re-asked or invalid answers"
-                       + (f"\n{legend}" if legend else ""))
-        table = Table(
-            title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False, caption=caption
-        )
-        table.add_column("method · backbone", overflow="fold", width=label_width)
+        table = Table(title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column(label_header, overflow="fold", width=label_width)
         for header, cell in [*fixed, *group]:
             table.add_column(header, justify="right", no_wrap=True, width=column_width(header, cell) - 3)
         for entry in entries:
             table.add_row(entry["label"], *(cell(entry) for _, cell in [*fixed, *group]))
         tables.append(table)
     return tables
+
+
+def leaderboard_legend(summary: dict[str, Any], family: str = "all") -> str:
+    """What :func:`leaderboard_tables` marks mean and what each shown ``~off`` column approximates: printed
+    after the tables at the terminal's width (a caption would wrap at the narrow table's)."""
+    entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
+    if not entries:
+        return ""
+    names = [name for name in task_metric_names() if any(name in entry["metrics"] for entry in entries)]
+    legend = offline_legend(names)
+    return (f"mean over tasks; * leader; ° scored on under {LEADER_COVERAGE:.0%} of the column's most tasks "
+            "(never the leader); repair = re-asked or invalid answers" + (f"\n{legend}" if legend else ""))

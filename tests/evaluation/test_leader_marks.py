@@ -8,7 +8,7 @@ from rich.console import Console
 
 from foresci.evaluation.config import EvaluationSettings
 from foresci.evaluation.models import MetricResult, Score
-from foresci.evaluation.summary import build_summary, leaderboard_tables
+from foresci.evaluation.summary import build_summary, leaderboard_legend, leaderboard_tables
 
 
 def _rows(method: str, values: list[float], metric: str = "fta") -> list[Score]:
@@ -50,5 +50,6 @@ def test_the_terminal_table_expands_its_offline_columns() -> None:
     console = Console(width=80, record=True)
     for table in leaderboard_tables(summary, "all", width=80):
         console.print(table)
+    console.print(leaderboard_legend(summary, "all"))
     printed = " ".join(console.export_text().split())
     assert "FTA~off = reference-guided FTA with answer sentences" in printed
