@@ -69,13 +69,16 @@ $(INSPECT_STAMP): $(STAMP)
 inspect: $(INSPECT_STAMP)
 
 # The documentation site (mkdocs-material) into site/; --strict: a broken link, a missing anchor or a page
-# left out of the nav fails the build. The reference pages are generated from the code by docs/hooks.
+# left out of the nav fails the build. The reference pages are generated from the code by docs/hooks, from
+# this checkout's code (PYTHONPATH), whichever checkout the venv's foresci was installed from. A venv that
+# already has mkdocs (`make docs VENV=../other/.venv` from a fresh clone) is used as it is: nothing is
+# installed into it (its install stamps are older than a fresh clone's pyproject.toml).
 $(DOCS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,docs]"
 	touch $(DOCS_STAMP)
 
-docs: $(DOCS_STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+docs: $(if $(wildcard $(BIN)/mkdocs),,$(DOCS_STAMP))
+	NO_MKDOCS_2_WARNING=1 PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(BIN)/mkdocs build --strict
 
 demo: $(STAMP) $(if $(filter local,$(LLM)),$(LLM_STAMP))
 	$(BIN)/foresci demo $(if $(LLM),--llm $(LLM))

@@ -100,8 +100,8 @@ class ForecastAnswer(BaseModel):
 
 class ForecastReply(BaseModel):
     """What a method or agent replies to a forecast question (``forecast_reply.schema.json``): for a
-    numeric question (``kind`` count or share) the 10th, 50th and 90th percentiles of the outcome, for a
-    binary one the probability that it resolves true. An HTTP agent may send it bare or as
+    question of ``kind`` numeric (a count of papers) the 10th, 50th and 90th percentiles of the outcome,
+    for a ``binary`` one the probability that it resolves true. An HTTP agent may send it bare or as
     ``{"answer": {...}}``. foresci stores it as a :class:`ForecastAnswer` row (``forecasts.jsonl``)."""
 
     model_config = ConfigDict(extra="forbid")

@@ -26,7 +26,7 @@ def run_command(
     method: list[str] = typer.Option(
         [], "--method", "-m",
         help="method to run (repeatable): a shipped method (listed below), an installed plug-in "
-        "(entry point group foresci.methods), package.module:object, or an http(s):// agent URL",
+        "(entry point group foresci.methods), a module:object reference, or an http(s):// agent URL",
     ),
     methods: str | None = typer.Option(
         None, "--methods", help="'all' (every shipped method) or a comma list of methods"
@@ -139,7 +139,7 @@ def run_command(
                                 settings=settings)
                  for name in dict.fromkeys(chosen)]
     except MethodLoadError as error:
-        raise typer.BadParameter(error.message, param_hint="--method") from error
+        raise typer.BadParameter(_did_you_mean(error.message, chosen), param_hint="--method") from error
     in_process = [spec.name for spec in specs if not spec.shipped and not spec.isolated]
     judged = [name for name in JUDGED_OUTPUTS if (out / name).exists()]
     if in_process and judged:
@@ -156,7 +156,8 @@ def run_command(
     wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
-            f"{', '.join(wanting_llm)} need an LLM endpoint: set FORESCI_LLM__BASE_URL "
+            f"{', '.join(wanting_llm)} {'needs' if len(wanting_llm) == 1 else 'need'} an LLM endpoint: "
+            "set FORESCI_LLM__BASE_URL "
             "(or llm.base_url in --config)",
             param_hint="--method",
         )
@@ -258,6 +259,24 @@ def failed(summary: RunSummary) -> bool:
     if summary.rows:
         return summary.standing_errors == summary.rows
     return bool(summary.forecast_rows) and summary.forecast_standing_errors == summary.forecast_rows
+
+
+def _did_you_mean(message: str, chosen: list[str]) -> str:
+    """``message`` led by "did you mean persistence?" when it refuses an unknown method whose name is close
+    to a shipped method or an installed plug-in (``--method persistance``)."""
+    import difflib
+
+    from foresci.methods import shipped_methods
+    from foresci.methods.loading import installed_plugins
+
+    if not message.startswith("unknown method"):
+        return message
+    known = [*shipped_methods(), *installed_plugins()]
+    for name in chosen:
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        if name not in known and close:
+            return f"did you mean {close[0]}? {message}"
+    return message
 
 
 def write_run_manifest(

@@ -103,7 +103,7 @@ def run_demo(
     from foresci.evaluation.quality import family_quality, quality_table
     from foresci.evaluation.report import write_report
     from foresci.evaluation.runner import evaluate_run
-    from foresci.evaluation.summary import leaderboard_tables
+    from foresci.evaluation.summary import leaderboard_legend, leaderboard_tables
     from foresci.kb.build import build_kb
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase
@@ -237,6 +237,8 @@ def run_demo(
             summary_data = read_json(out / "report" / "summary.json")
             for table in leaderboard_tables(summary_data, "all", width=console.width):
                 console.print(table)
+            if legend := leaderboard_legend(summary_data, "all"):
+                console.print(legend, style="dim", markup=False, highlight=False)
             console.print(f"  HTML report: {report_path}")
             console.print(f"  Markdown:    {out / 'report' / 'report.md'}")
             if judged_dirs:

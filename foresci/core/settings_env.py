@@ -116,13 +116,63 @@ def _yaml_has(location: tuple[Any, ...]) -> Path | None:
     return Path(config)
 
 
+def _yaml_line(path: Path, location: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the key at ``location`` in the YAML file (None when it cannot be found)."""
+    import yaml
+
+    try:
+        node: Any = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    line = None
+    for part in location:
+        if not isinstance(node, yaml.MappingNode):
+            return line
+        match = next(((key, value) for key, value in node.value if key.value == str(part)), None)
+        if match is None:
+            return line
+        line, node = match[0].start_mark.line + 1, match[1]
+    return line
+
+
+def _suggestion(location: tuple[Any, ...], variable: str | None) -> str:
+    """ "; did you mean llm.base_url?" (or the environment variable's spelling) for an unknown key that is
+    close to a known one of its section; "" when none is."""
+    import difflib
+
+    from pydantic import BaseModel
+
+    from foresci.core.settings import Settings
+
+    model: type[BaseModel] = Settings
+    for part in location[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    names = list(model.model_fields)
+    wanted = str(location[-1]).lower()
+    close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.6) or [
+        name for name in names if name.replace("_", "") == wanted.replace("_", "")]
+    if not close:
+        return ""
+    known = (*location[:-1], close[0])
+    if variable is not None:
+        return f"; did you mean {(ENV_PREFIX + ENV_DELIMITER.join(map(str, known))).upper()}?"
+    return f"; did you mean {'.'.join(map(str, known))}?"
+
+
 def _config_error(error: ValidationError, values: dict[str, Any]) -> ConfigError:
-    """Name the key and where it came from (environment variable, YAML file or argument)."""
+    """Name the key and where it came from (environment variable, YAML file and line, or argument), and
+    the known key an unknown one is close to."""
     first = error.errors()[0]
     location = tuple(first.get("loc", ()))
     key = ".".join(str(part) for part in location)
     unknown = first.get("type") == "extra_forbidden"
     message = "unknown setting" if unknown else f"{first.get('msg', 'invalid value')}"
+    if unknown and location:
+        message += _suggestion(location, _env_name(location))
     if not unknown and "input" in first:
         message += f" (got {str(first['input'])[:60]!r})"
     more = len(error.errors()) - 1
@@ -133,7 +183,7 @@ def _config_error(error: ValidationError, values: dict[str, Any]) -> ConfigError
         return ConfigError(message, path=f"environment variable {variable}", field=key)
     source = _yaml_has(location)
     if source is not None:
-        return ConfigError(message, path=source, field=key)
+        return ConfigError(message, path=source, line=_yaml_line(source, location), field=key)
     where = "argument" if location and location[0] in values else "settings"
     return ConfigError(f"{message} (from {where})", field=key)
 

@@ -17,8 +17,9 @@ from typing import Any
 ENGINES = ("local", "ray")
 
 ENGINE_HELP = (
-    "where the work runs: 'local' (this process) or 'ray' (a Ray cluster: RAY_ADDRESS or "
-    "runtime.ray_address, else a new local one; pip install 'foresci\\[ray]'). Default: runtime.engine"
+    "where the work runs: 'local' (this process) or 'ray' (a Ray cluster: RAY_ADDRESS or the runtime "
+    "setting ray_address, else a new local one; pip install 'foresci\\[ray]'). Default: the runtime "
+    "setting engine"
 )
 
 

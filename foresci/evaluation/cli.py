@@ -56,7 +56,7 @@ def eval_command(
     from foresci.core.io import read_json, write_json
     from foresci.core.settings import Settings
     from foresci.evaluation.runner import evaluate_run
-    from foresci.evaluation.summary import leaderboard_tables
+    from foresci.evaluation.summary import leaderboard_legend, leaderboard_tables
 
     settings = with_engine(Settings(), engine)
     console = Console()
@@ -85,6 +85,8 @@ def eval_command(
         write_json(summary_path, summary)
     for table in leaderboard_tables(summary, family, width=console.width):
         console.print(table)
+    if legend := leaderboard_legend(summary, family):
+        console.print(legend, style="dim", markup=False, highlight=False)
     from foresci.evaluation.forecast_table import forecast_table
 
     forecasts = forecast_table(summary)
@@ -154,7 +156,7 @@ def report_command(
     from foresci.core.io import read_json
     from foresci.core.settings import Settings
     from foresci.evaluation.report import write_report
-    from foresci.evaluation.summary import leaderboard_tables
+    from foresci.evaluation.summary import leaderboard_legend, leaderboard_tables
 
     console = Console()
     with console.status("writing the report"):
@@ -165,6 +167,8 @@ def report_command(
     pooled = read_json(index.parent / "summary.json")
     for table in leaderboard_tables(pooled, "all", width=console.width):
         console.print(table)
+    if legend := leaderboard_legend(pooled, "all"):
+        console.print(legend, style="dim", markup=False, highlight=False)
     from foresci.evaluation.forecast_table import forecast_table
 
     forecasts = forecast_table(pooled)

@@ -50,8 +50,9 @@ REPORT_TEMPLATE = """<!DOCTYPE html>
  metrics. FTA of planning and venue tasks is deterministic (ranking-aware) and is the real metric.</p>{% endif %}
 
 <h2 id="leaderboard-all">Leaderboard (all task families)</h2>
-<p class="meta">Mean over tasks with the 95 % bootstrap interval; bold = leader of the column; p = paired
- bootstrap p-value that the leader is not better; &ndash; = not applicable (e.g. Trace without a support artifact).</p>
+<p class="meta">Mean over tasks with the 95 % bootstrap interval; bold = leader of the column (among the
+ entries scored on at least half of the column's largest task count; &deg; = fewer, never the leader; no
+ leader when all show the same mean); p = paired bootstrap p-value that the leader is not better; &ndash; = not applicable (e.g. Trace without a support artifact).</p>
 {{ table(overall, "leaderboard") }}
 
 <details id="metric-legend"><summary class="meta">What each column measures</summary>
@@ -202,8 +203,8 @@ TABLE_MACRO = """{% macro table(entries, table_id) %}
 {% for e in entries %}<tr data-entry="{{ e.label }}" data-family="{{ e.family }}"><td class="label">{{ e.label }}{% if e.contamination_risk_rows %} <span class="pill err" title="backbone knowledge cutoff after the task cutoff (or unknown)">contamination risk: {{ e.contamination_risk_rows }} rows</span>{% endif %}</td>
 <td>{{ e.n_rows }}</td>
 <td class="repair" data-repair-rate="{{ '%.3f' % e.contract.rate if e.contract else '' }}">{% if e.contract %}{{ '%.0f' % (100 * e.contract.rate) }}&nbsp;%<span class="ci">{{ e.contract.repaired }} repaired, {{ e.contract.invalid }} invalid</span>{% else %}&ndash;{% endif %}</td>{% if mixed %}<td class="label">{{ e.evaluation }}</td>{% endif %}
-{% for name in metric_names %}{% set c = e.metrics.get(name) %}{% if c %}<td class="{{ 'leader' if c.leader }}"
- data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}">{{ '%.3f' % c.mean }}<span class="ci">[{{ '%.3f' % c.low }},
+{% for name in metric_names %}{% set c = e.metrics.get(name) %}{% if c %}<td class="{{ 'leader' if c.leader else 'low-coverage' if c.low_coverage }}"
+ data-metric="{{ name }}" data-value="{{ '%.3f' % c.mean }}"{% if c.low_coverage %} title="scored on too few of the column's tasks to lead"{% endif %}>{{ '%.3f' % c.mean }}{% if c.low_coverage %} <span class="mark">&deg;</span>{% endif %}<span class="ci">[{{ '%.3f' % c.low }},
  {{ '%.3f' % c.high }}] n={{ c.n }}{% if c.p_vs_leader is defined %} p={{ '%.3f' % c.p_vs_leader }}{% endif %}
  {% if c.variance is not none %} var={{ '%.4f' % c.variance }}{% endif %}</span></td>{% else %}<td class="na"
  data-metric="{{ name }}" data-value="">&ndash;</td>{% endif %}{% endfor %}</tr>

@@ -91,6 +91,29 @@ def _aggregate(rows: Sequence[Score], names: Sequence[str], settings: Evaluation
     return metrics
 
 
+LEADER_COVERAGE = 0.5
+"""An entry leads a column only if it was scored on at least this share of the column's largest task count:
+a method answered on 6 tasks is no leader over methods scored on 102 (its mean is another question's)."""
+DISPLAY_DECIMALS = 3
+"""Means are compared as they are shown (3 decimals): entries that print the same mean tie."""
+
+
+def _leaders(ranked: list[dict[str, Any]], name: str, sign: int) -> list[dict[str, Any]]:
+    """The entries that lead column ``name`` (``sign``: +1 higher is better, -1 lower): the best mean, as
+    shown, among the entries with enough coverage (:data:`LEADER_COVERAGE`). None when every covered entry
+    shows the same mean (a tie that separates nobody, such as 0.000 for all) or fewer than two are covered."""
+    largest = max(entry["metrics"][name].get("n", 0) for entry in ranked)
+    covered = [entry for entry in ranked if entry["metrics"][name].get("n", 0) >= LEADER_COVERAGE * largest]
+    for entry in ranked:
+        if entry not in covered:
+            entry["metrics"][name]["low_coverage"] = True
+    shown = {id(entry): round(entry["metrics"][name]["mean"] * sign, DISPLAY_DECIMALS) for entry in covered}
+    if len(covered) < 2 or len(set(shown.values())) == 1:
+        return []
+    best = max(shown.values())
+    return [entry for entry in covered if shown[id(entry)] == best]
+
+
 def _add_leader_pvalues(
     entries: list[dict[str, Any]],
     rows_by_key: dict[GroupKey, list[Score]],
@@ -99,8 +122,10 @@ def _add_leader_pvalues(
 ) -> None:
     """Mark the leader(s) of each metric and a paired-bootstrap p-value (shared tasks) for the others.
 
-    The leader has the best mean in the metric's direction (``Metric.higher_is_better``). Entries tied
-    with the best mean are all leaders (and get no p-value); with a single entry there is no leader.
+    The leader has the best mean in the metric's direction (``Metric.higher_is_better``) among the entries
+    scored on enough of the column's tasks (:func:`_leaders`; the others are marked ``low_coverage``).
+    Entries showing the best mean are all leaders (and get no p-value); with a single covered entry, or
+    when all covered entries show the same mean, there is no leader.
     """
     directions = {metric.name: metric.higher_is_better for metric in all_metrics()}
     for name in names:
@@ -109,8 +134,11 @@ def _add_leader_pvalues(
         ranked = [entry for entry in entries if name in entry["metrics"]]
         if len(ranked) < 2:
             continue
-        best = max(entry["metrics"][name]["mean"] * sign for entry in ranked)
-        leaders = [entry for entry in ranked if abs(entry["metrics"][name]["mean"] * sign - best) < 1e-12]
+        leaders = _leaders(ranked, name, sign)
+        if not leaders:
+            for entry in ranked:
+                entry["metrics"][name]["leader"] = False
+            continue
         leader = leaders[0]
         leader_rows = {
             s.task_id: v for s in rows_by_key[leader["key"]] for v in [metric_value(s, name)] if v is not None
@@ -340,7 +368,18 @@ def build_summary(
 
 def _cell(entry: dict[str, Any], name: str) -> str:
     cell = entry["metrics"].get(name)
-    return "–" if cell is None else f"{cell['mean']:.3f}" + ("*" if cell.get("leader") else "")
+    if cell is None:
+        return "–"
+    mark = "*" if cell.get("leader") else "°" if cell.get("low_coverage") else ""
+    return f"{cell['mean']:.3f}{mark}"
+
+
+def offline_legend(names: Sequence[str]) -> str:
+    """One line naming what each shown ``~off`` column stands in for ("FTA~off = FTA offline: ...")."""
+    info = metric_info()
+    parts = [f"{info[name]['label']} = {info[name]['description']}" for name in names
+             if name in info and info[name]["label"].endswith("~off")]
+    return "; ".join(parts)
 
 
 def _repair_cell(entry: dict[str, Any]) -> str:
@@ -349,12 +388,14 @@ def _repair_cell(entry: dict[str, Any]) -> str:
 
 
 def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int = 80) -> list[Any]:
-    """The leaderboard of one family as rich Tables that fit ``width`` columns.
+    """The leaderboard of one family as rich Tables that fit ``width`` columns (:func:`leaderboard_legend`
+    says what their marks mean).
 
     Every column keeps its header on one line; when the metric columns do not fit beside the entry
     label, they are split over several tables, each repeating the label column. Columns: entry, n,
     repair rate (answers re-asked or still breaking the task contract), evaluation (offline/judged/mixed,
-    when the entries differ), then the metric means (* = leader).
+    when the entries differ), then the metric means (* = leader, ° = too few tasks to lead).
+    The label column is "method" unless an entry names a backbone.
     """
     from rich import box
     from rich.table import Table
@@ -371,7 +412,8 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     def column_width(header: str, cell: Any) -> int:
         return max([len(header), *(len(cell(entry)) for entry in entries)]) + 3  # padding and divider
 
-    label_width = min(max([len("method · backbone"), *(len(entry["label"]) for entry in entries)]), 26)
+    label_header = "method · backbone" if any(entry.get("model") for entry in entries) else "method"
+    label_width = min(max([len(label_header), *(len(entry["label"]) for entry in entries)]), 26)
     # a table is 1 narrower than the sum of its column widths (no padding at its outer edges, 2 edge chars)
     budget = width + 1 - (label_width + 3) - sum(column_width(header, cell) for header, cell in fixed)
     groups: list[list[tuple[str, Any]]] = [[]]
@@ -386,14 +428,23 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     tables = []
     for index, group in enumerate(groups):
         part = f", part {index + 1} of {len(groups)}" if len(groups) > 1 else ""
-        caption = "mean over tasks; * leader; repair = re-asked or invalid answers" if index == 0 else None
-        table = Table(
-            title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False, caption=caption
-        )
-        table.add_column("method · backbone", overflow="fold", width=label_width)
+        table = Table(title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column(label_header, overflow="fold", width=label_width)
         for header, cell in [*fixed, *group]:
             table.add_column(header, justify="right", no_wrap=True, width=column_width(header, cell) - 3)
         for entry in entries:
             table.add_row(entry["label"], *(cell(entry) for _, cell in [*fixed, *group]))
         tables.append(table)
     return tables
+
+
+def leaderboard_legend(summary: dict[str, Any], family: str = "all") -> str:
+    """What :func:`leaderboard_tables` marks mean and what each shown ``~off`` column approximates: printed
+    after the tables at the terminal's width (a caption would wrap at the narrow table's)."""
+    entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
+    if not entries:
+        return ""
+    names = [name for name in task_metric_names() if any(name in entry["metrics"] for entry in entries)]
+    legend = offline_legend(names)
+    return (f"mean over tasks; * leader; ° scored on under {LEADER_COVERAGE:.0%} of the column's most tasks "
+            "(never the leader); repair = re-asked or invalid answers" + (f"\n{legend}" if legend else ""))

@@ -251,7 +251,7 @@ def harvest_command(
 
 
 def _print_summary(summary: dict[str, object]) -> None:
-    from rich.console import Console
-    from rich.pretty import Pretty
+    """The build or update summary as JSON (for ``jq`` and scripts; was a Python dict)."""
+    import json
 
-    Console().print(Pretty(summary))
+    typer.echo(json.dumps(summary, indent=2))

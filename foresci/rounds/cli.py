@@ -32,6 +32,30 @@ def _kb_and_view(path: Path) -> tuple[Any, Any]:
     return opened, view_for
 
 
+def url_method_name(method: str) -> str | None:
+    """A board name for an HTTP agent given by URL (None for any other method): its host, port and path,
+    ``http://127.0.0.1:8765/`` -> ``agent-127.0.0.1-8765``."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(method)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    where = "-".join(filter(None, [parts.hostname, str(parts.port or ""), *parts.path.strip("/").split("/")]))
+    return f"agent-{where}"
+
+
+def submission_line(version: Path) -> str:
+    """What a submission stored: its folder, the rows and how many of them are errors."""
+    from foresci.core.io import read_json
+    from foresci.rounds.submit import SUBMISSION_FILE
+
+    record = read_json(version / SUBMISSION_FILE)
+    errors = int(record.get("errors", 0)) + int(record.get("task_errors", 0))
+    rows = f"{record.get('rows', 0)} forecast rows, {record.get('task_rows', 0)} task rows"
+    line = f"submitted {version} as {record['method']} v{record['version']}: {rows}, {errors} errors"
+    return line + (" (error rows score as unanswered; submit again for a new version)" if errors else "")
+
+
 @app.command("init")
 def init_command(
     ledger: Path = typer.Argument(..., help="ledger folder"),
@@ -82,11 +106,18 @@ def open_command(
 ) -> None:
     """Freeze a round now (at the KB's last announcement day); the naive baselines answer it at once."""
     from foresci.core.locks import artifact_lock
+    from foresci.kb.store import last_announcement
+    from foresci.rounds.ledger import ROUND_FILE, round_dir, round_id_for
     from foresci.rounds.open import open_round
 
     opened, view_for = _kb_and_view(kb)
+    day = last_announcement(opened)
     with artifact_lock(ledger, timeout=None):
-        typer.echo(f"opened {open_round(ledger, opened, view_for=view_for)}")
+        if (round_dir(ledger, round_id_for(day)) / ROUND_FILE).is_file():
+            typer.echo(f"nothing to open: round {round_id_for(day)} is already frozen at the KB's last day "
+                       f"{day}; run `kb update` first for a later round")
+            return
+        typer.echo(f"opened {open_round(ledger, opened, view_for=view_for)} (frozen at {day})")
 
 
 @app.command("submit")
@@ -134,6 +165,10 @@ def submit_command(
     opened, view_for = _kb_and_view(kb)
     for folder in (ledger, kb):
         protect(folder)
+    if name is None and method is not None:
+        name = url_method_name(method)
+        if name is not None:
+            typer.echo(f"the agent at {method} goes on the board as {name} (--name NAME to choose)")
     version = submit(
         ledger,
         round_id,
@@ -148,7 +183,7 @@ def submit_command(
         settings=settings,
         engine=job_engine,
     )
-    typer.echo(f"submitted {version}")
+    typer.echo(submission_line(version))
 
 
 @app.command("inspect-task")
@@ -167,9 +202,15 @@ def inspect_task_command(
         inspect eval round.py --model openai/gpt-4o-mini --log-dir logs
     """
     from foresci.rounds.inspect_round import write_task_file
+    from foresci.rounds.ledger import round_dir
+    from foresci.rounds.submit import round_tasks
 
     written = write_task_file(ledger, round_id, out, kb)
-    typer.echo(f"wrote {written}; run: inspect eval {written} --model MODEL --log-dir logs")
+    count = len(round_tasks(round_dir(ledger, round_id)))
+    typer.echo(f"wrote {written}: an inspect task of round {round_id}'s {count} family tasks"
+               + ("" if kb else " (no --kb: the model gets no KB tools)"))
+    typer.echo(f"run: inspect eval {written} --model MODEL --log-dir logs, then: foresci rounds submit "
+               f"{ledger} {round_id} --kb KB --inspect-log LOG --name NAME")
 
 
 @app.command("tick")

@@ -108,8 +108,12 @@ def open_round(
     view_for: Callable[[date], Any] | None = None,
     taxonomy_dir: Path | None = None,
     encoder: TextEncoder | None = None,
+    cutoff: date | None = None,
+    round_id: str | None = None,
 ) -> str:
-    """Freeze the round at ``kb``'s last announcement day (kept as is when it exists); returns its id.
+    """Freeze the round at ``kb``'s last announcement day, or at ``cutoff`` (a missed scheduled round: the
+    KB read as it stood that day), kept as is when it exists; returns its id (``round_id``, by default
+    ``r-CUTOFF``).
 
     ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
     only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
@@ -122,8 +126,9 @@ def open_round(
     settings = settings or Settings()
     view_for = shared_views(view_for)  # one view per cutoff: the baselines induce T(d, t) from it once
     config = load_config(ledger)
-    cutoff = last_announcement(kb)
-    round_id = round_id_for(cutoff)
+    latest = last_announcement(kb)
+    cutoff = latest if cutoff is None else min(cutoff, latest)
+    round_id = round_id or round_id_for(cutoff)
     target = round_dir(ledger, round_id)
     if (target / ROUND_FILE).is_file():
         return round_id

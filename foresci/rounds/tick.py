@@ -1,7 +1,8 @@
 """``rounds tick``: do whatever is due, given the KB's clock; idempotent and safe to kill at any point.
 
-In order, under the ledger's write lock: (1) open the scheduled round when its day has come (the latest
-schedule day on or before the KB's last announcement day, if no round was opened for it); (2) record as
+In order, under the ledger's write lock: (1) open the scheduled rounds whose day has come (the latest
+schedule day on or before the KB's last announcement day, and any a gap between ticks missed; each named
+after its schedule day, :func:`open_due_rounds`); (2) record as
 closed every round whose cutoff the KB has passed; (3) resolve every window whose end the KB covers
 (forecast questions, then the family tasks of each horizon: resolved or void,
 :mod:`foresci.rounds.family_tasks`); (4) score every submission version of every round with resolutions
@@ -14,7 +15,7 @@ say is done, so a second tick changes nothing and a tick killed anywhere is comp
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from foresci.rounds.ledger import (
     load_config,
     load_round,
     round_dir,
+    round_id_for,
     round_ids,
     schedule_days,
 )
@@ -72,13 +74,43 @@ def write_json_if_changed(path: Path, value: dict[str, Any]) -> bool:
     return True
 
 
-def due_schedule_day(ledger: Path, day: date) -> date | None:
-    """The latest schedule day on or before ``day`` that opened no round yet (None when nothing is due)."""
+def due_schedule_days(ledger: Path, day: date) -> list[date]:
+    """The schedule days on or before ``day`` that opened no round yet, oldest first: the latest one, and
+    the days a gap between ticks missed (those after the ledger's latest scheduled round; a ledger that
+    opened none yet starts at the latest day, not at every day since ``--start``)."""
     days = schedule_days(load_config(ledger), day)
-    if not days:
-        return None
-    opened = {load_round(ledger, round_id).scheduled_for for round_id in round_ids(ledger)}
-    return None if days[-1] in opened else days[-1]
+    scheduled = [load_round(ledger, round_id).scheduled_for for round_id in round_ids(ledger)]
+    opened = {when for when in scheduled if when is not None}
+    if not days or days[-1] in opened:
+        return []
+    last = max(opened, default=days[-1] - timedelta(days=1))
+    return [when for when in days if when > last]
+
+
+def open_due_rounds(ledger: Path, kb: Any, day: date, open_one: Callable[..., str]) -> list[str]:
+    """Open every due scheduled round (:func:`due_schedule_days`), each named after its schedule day.
+
+    The latest is frozen at the KB's last day ``day``, so that it can still be answered; a missed one is
+    frozen at its own schedule day (the KB read as it stood then), and since the KB has passed that day its
+    deadline has passed too: only the baselines answer it, and it resolves and scores like any other."""
+    actions: list[str] = []
+    due = due_schedule_days(ledger, day)
+    for scheduled in due:
+        latest = scheduled == due[-1]
+        round_id = round_id_for(scheduled)
+        if round_dir(ledger, round_id).is_dir() or (latest and round_dir(ledger, round_id_for(day)).is_dir()):
+            continue  # a round opened by hand under that name, or at this KB day
+        cutoff = day if latest else scheduled
+        opened = open_one(scheduled_for=scheduled, cutoff=cutoff, round_id=round_id)
+        if latest and cutoff == scheduled:
+            actions.append(f"opened {opened} (scheduled {scheduled})")
+        elif latest:
+            actions.append(f"opened {opened} (scheduled {scheduled}, frozen at the KB's last day {cutoff})")
+        else:
+            actions.append(f"opened {opened} (scheduled {scheduled}, missed: frozen at {cutoff}, past its "
+                           "deadline: only the baselines answer it)")
+        fault_point("open")
+    return actions
 
 
 def board_inputs(ledger: Path) -> str:
@@ -223,19 +255,9 @@ def tick(
     actions: list[str] = []
     with artifact_lock(ledger, timeout=None):
         day = last_announcement(kb)
-        scheduled = due_schedule_day(ledger, day)
-        if scheduled is not None and not (round_dir(ledger, f"r-{day.isoformat()}")).is_dir():
-            round_id = open_round(
-                ledger,
-                kb,
-                settings,
-                snapshots=snapshots,
-                scheduled_for=scheduled,
-                view_for=view_for,
-                taxonomy_dir=taxonomy_dir,
-                encoder=encoder,
-            )
-            actions.append(f"opened {round_id} (scheduled {scheduled})")
+        actions.extend(open_due_rounds(ledger, kb, day, lambda **when: open_round(
+            ledger, kb, settings, snapshots=snapshots, view_for=view_for, taxonomy_dir=taxonomy_dir,
+            encoder=encoder, **when)))
         fault_point("open")
         for round_id in round_ids(ledger):
             manifest = check_round(ledger, round_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -133,6 +134,7 @@ def truth_command(
 
     Example: foresci sim truth worlds/default --chains
     """
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
@@ -144,45 +146,48 @@ def truth_command(
     except (FileNotFoundError, ValueError) as error:
         raise typer.BadParameter(str(error)) from error
     console = Console()
-    table = Table(
-        title=f"planted directions (cutoff {truth.cutoff}, window {truth.window_months[0]}.."
-        f"{truth.window_months[-1]})"
-    )
-    for column in (
-        "direction",
-        "name",
-        "trajectory",
-        "factor",
-        "observed before",
-        "observed window",
-        "children",
-        "top venue",
-    ):
-        table.add_column(column)
+    by_domain: dict[str, list[Any]] = {}
     for direction in truth.directions:
-        before, window = window_counts(truth, direction.direction_id)
-        table.add_row(
-            direction.direction_id,
-            direction.name,
-            direction.trajectory,
-            f"{direction.planted_factor:.2f}",
-            str(before),
-            str(window),
-            ", ".join(child.vocabulary.name for child in direction.children),
-            direction.venue_ranking[0],
-        )
-    console.print(table)
-    if chains:
-        chain_table = Table(title="bottleneck -> opportunity chains")
-        for column in ("direction", "bottleneck", "opportunity", "resolved", "after cutoff"):
-            chain_table.add_column(column)
-        for direction in truth.directions:
-            for chain in direction.bottlenecks:
-                chain_table.add_row(
-                    direction.direction_id,
-                    chain.bottleneck,
-                    chain.opportunity,
-                    chain.resolved,
-                    "yes" if chain.after_cutoff else "no",
-                )
-        console.print(chain_table)
+        by_domain.setdefault(direction.direction_id.rsplit("/", 1)[0], []).append(direction)
+    window_text = f"cutoff {truth.cutoff}, window {truth.window_months[0]}..{truth.window_months[-1]}"
+    # One table per domain, its directions by their number in it; names are never cut (a long one wraps
+    # inside its cell), so the tables fit 80 columns.
+    for domain, directions in by_domain.items():
+        table = Table(title=f"planted directions of {domain} ({window_text})", box=box.SIMPLE_HEAD,
+                      pad_edge=False)
+        table.add_column("dir", no_wrap=True)
+        table.add_column("name", overflow="fold")
+        table.add_column("trajectory", no_wrap=True)
+        table.add_column("before", justify="right", no_wrap=True)
+        table.add_column("window", justify="right", no_wrap=True)
+        table.add_column("top venue", no_wrap=True)
+        for direction in directions:
+            before, window = window_counts(truth, direction.direction_id)
+            table.add_row(
+                direction.direction_id.rsplit("/", 1)[-1],
+                direction.name,
+                f"{direction.trajectory} x{direction.planted_factor:.2f}",
+                str(before),
+                str(window),
+                direction.venue_ranking[0],
+            )
+            for child in direction.children:
+                table.add_row("", f"└ {child.vocabulary.name}", "child", "", "", "")
+        console.print(table)
+        if chains:
+            chain_table = Table(title=f"bottleneck -> opportunity chains of {domain}", box=box.SIMPLE_HEAD,
+                                pad_edge=False)
+            chain_table.add_column("dir", no_wrap=True)
+            for column in ("bottleneck", "opportunity"):
+                chain_table.add_column(column, overflow="fold")
+            chain_table.add_column("resolved", no_wrap=True)
+            chain_table.add_column("after cutoff", no_wrap=True)
+            for direction in directions:
+                for chain in direction.bottlenecks:
+                    after = "yes" if chain.after_cutoff else "no"
+                    chain_table.add_row(direction.direction_id.rsplit("/", 1)[-1], chain.bottleneck,
+                                        chain.opportunity, chain.resolved, after)
+            console.print(chain_table)
+    console.print("dir: the direction's number in its domain (id DOMAIN/N); before / window: papers "
+                  "observed in the window's length before the cutoff / in the window; x: the planted factor; "
+                  "└: the sub-directions a fragmenting direction splits into", markup=False, highlight=False)

@@ -145,14 +145,22 @@ def _chain_roles(
             )
             roles.append("opportunity")
             break
+    # The draws are made whether or not the chosen chain is reported yet (ChainPlan.reported), so the rest
+    # of the paper (and every later one) draws as it would without the reporting lead.
     if unresolved and rng.random() < LIMITATION_RATE:
-        truth = rng.choice(unresolved).truth
-        context.limitation = rng.choice([truth.bottleneck, truth.bottleneck, *truth.bottleneck_variants])
-        roles.append("limitation")
+        chosen = rng.choice(unresolved)
+        truth = chosen.truth
+        phrase = rng.choice([truth.bottleneck, truth.bottleneck, *truth.bottleneck_variants])
+        if chosen.reported(month):
+            context.limitation = phrase
+            roles.append("limitation")
     if unresolved and rng.random() < FUTURE_WORK_RATE:
-        truth = rng.choice(unresolved).truth
-        context.future_bottleneck = rng.choice([truth.bottleneck, *truth.bottleneck_variants])
-        roles.append("future_work")
+        chosen = rng.choice(unresolved)
+        truth = chosen.truth
+        phrase = rng.choice([truth.bottleneck, *truth.bottleneck_variants])
+        if chosen.reported(month):
+            context.future_bottleneck = phrase
+            roles.append("future_work")
     hint_rate = (1.0 - config.difficulty) * OPPORTUNITY_HINT_RATE
     for chain in unresolved:
         if chain.resolved_index - month <= OPPORTUNITY_HINT_MONTHS and rng.random() < hint_rate:
@@ -283,8 +291,10 @@ class Drafter:
         context.relation_cue = self._relation_cue(rng, child.child_id, month, CHILD_RELATION_RATE, roles)
         unresolved = [chain for chain in direction.chains if month < chain.resolved_index]
         if unresolved and rng.random() < LIMITATION_RATE / 2:
-            context.limitation = rng.choice(unresolved).truth.bottleneck
-            roles.append("limitation")
+            chosen = rng.choice(unresolved)
+            if chosen.reported(month):
+                context.limitation = chosen.truth.bottleneck
+                roles.append("limitation")
         self._add(
             key,
             month,

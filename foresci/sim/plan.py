@@ -31,6 +31,11 @@ RELATION_CYCLE: tuple[EvolutionRelation, ...] = ("extension", "replacement", "co
 BASE_RATE_SPREAD = (0.6, 1.4)
 TREND_STRENGTH_SPREAD = (0.75, 1.25)
 HISTORIC_RESOLUTION_LEAD = 4
+REPORTING_LEAD = 4
+"""Months before its resolution from which papers report a bottleneck (never before the first month): the
+field turns to a limitation as its fix nears, so the share of papers naming the upcoming chain's bottleneck
+rises into the window, which is what a bottleneck-opportunity task reads. Reported from the first month, its
+share fell after the cutoff and a one-domain tutorial world gave no bottleneck task."""
 AUTHORS_PER_DIRECTION = 10
 
 
@@ -51,6 +56,11 @@ class ChainPlan:
 
     truth: BottleneckTruth
     resolved_index: int
+    reported_index: int = 0
+
+    def reported(self, month: int) -> bool:
+        """Whether papers of month index ``month`` may name the bottleneck as a limitation."""
+        return month >= self.reported_index
 
 
 @dataclass
@@ -167,6 +177,7 @@ def _plan_chains(
     upcoming = min(config.months - 1, cutoff_index + 1 + rng.randint(0, 2))
     chains = []
     for resolved_index in (historic, upcoming):
+        reported_index = max(0, resolved_index - REPORTING_LEAD)
         bottleneck, bottleneck_variants = bottleneck_phrase(mint)
         opportunity, opportunity_variants = opportunity_phrase(mint)
         resolver = f"{mint.adjective()} {mint.noun()} {rng.choice(('module', 'objective', 'cache', 'prior'))}"
@@ -180,11 +191,11 @@ def _plan_chains(
             opportunity=opportunity,
             opportunity_variants=opportunity_variants,
             mechanism=mechanism,
-            reported_from=months[0],
+            reported_from=months[reported_index],
             resolved=months[resolved_index],
             after_cutoff=resolved_index > cutoff_index,
         )
-        chains.append(ChainPlan(truth=truth, resolved_index=resolved_index))
+        chains.append(ChainPlan(truth=truth, resolved_index=resolved_index, reported_index=reported_index))
     return chains
 
 

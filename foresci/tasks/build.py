@@ -134,6 +134,36 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
     return report
 
 
+def _families_with_closed_windows(chosen: list[Any], cutoff: date, windows: Sequence[str], latest: date,
+                                  asked: bool, progress: Callable[[str], None] | None,
+                                  kb_path: Any) -> list[Any]:
+    """The families whose own windows beyond the forecast ones (the venue cycle) have closed by ``latest``.
+
+    A family left out for an open window is named in a warning; one the user asked for (``asked``:
+    ``--families``) is an error naming the window: `--window 3m` on a KB three months past the cutoff
+    builds every family but venue_positioning, whose six-month venue cycle has not closed."""
+    kept = []
+    for family in chosen:
+        needed = [make_window(cutoff, horizon) for horizon in family.horizons
+                  if horizon not in windows and horizon not in HORIZON_MONTHS]
+        still_open = [window for window in needed if latest < window.end]
+        if not still_open:
+            kept.append(family)
+            continue
+        window = still_open[0]
+        text = (f"the KB ends on {latest}; {family.name} reads the {window.horizon} window ({window.start}.."
+                f"{window.end}), which has not closed in it")
+        if asked:
+            raise UserError(f"{text}: leave {family.name} out of --families or use a later KB", path=kb_path,
+                            field="--cutoff")
+        if progress:
+            progress(f"warning: left out {family.name}: {text}")
+    if not kept:
+        raise UserError(f"the KB ends on {latest}: no family's windows have closed in it", path=kb_path,
+                        field="--cutoff")
+    return kept
+
+
 @with_quiet_collector
 def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3m", "6m"),
                   domains: Sequence[str] | None = None, settings: Settings | None = None,
@@ -157,13 +187,17 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     settings = settings or Settings()
     task_settings = settings.tasks
     chosen = [get_family(name) for name in (family_names() if families is None else families)]
+    latest = last_announcement(kb)
+    for window in (make_window(cutoff, horizon) for horizon in windows):
+        if latest < window.end:
+            raise UserError(f"the KB ends on {latest}; the {window.horizon} window ({window.start}.."
+                            f"{window.end}) has not closed in it: use a later KB or an earlier --cutoff",
+                            path=getattr(kb, "path", None), field="--cutoff")
+    chosen = _families_with_closed_windows(chosen, cutoff, windows, latest, families is not None, progress,
+                                           getattr(kb, "path", None))
     extra = sorted({horizon for family in chosen for horizon in family.horizons} - set(windows)
                    - set(HORIZON_MONTHS))  # windows a family reads beyond the forecast ones (venue cycle)
     window_list = [make_window(cutoff, horizon) for horizon in (*windows, *extra)]
-    last_end = max(window.end for window in window_list)
-    if (latest := last_announcement(kb)) < last_end:
-        raise UserError(f"the KB ends on {latest}; the window to {last_end} has not closed in it",
-                        path=getattr(kb, "path", None), field="--cutoff")
     kept, skipped = domains_with_papers(kb, list(domains or kb.domains), cutoff,
                                         settings.taxonomy.member_statuses)
     freeze_loaded()  # the KB's papers, read by the line above

@@ -162,13 +162,27 @@ def show_command(
     if task:
         typer.echo(json.dumps(loaded.task(task).model_dump(mode="json"), indent=2, ensure_ascii=False))
         return
-    table = Table(title=f"{release} ({len(loaded.tasks)} tasks)")
-    for column in ("task_id", "family", "domain", "horizon", "options", "title"):
-        table.add_column(column)
+    console = Console()
+    domains = sorted({item.domain for item in loaded.tasks})
+    heading = f"{release} ({len(loaded.tasks)} tasks)"
+    heading += f" of domain {domains[0]}" if len(domains) == 1 else ""
+    if console.width < 140:  # ids, families and domains never cut: each task on two lines
+        console.print(heading, markup=False, highlight=False)
+        for item in loaded.tasks:
+            where = f"  {item.domain}" if len(domains) > 1 else ""
+            options = f"  {len(item.candidates)} options" if item.candidates else ""
+            console.print(f"{item.task_id}  {item.family}{where}  {item.horizon}{options}", markup=False,
+                          highlight=False, soft_wrap=True)
+            console.print(f"    {item.title}", markup=False, highlight=False)
+        return
+    table = Table(title=heading)
+    for column in ("task_id", "family", "domain", "horizon", "options"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("title", overflow="fold")
     for item in loaded.tasks:
         table.add_row(item.task_id, item.family, item.domain, item.horizon, str(len(item.candidates)),
                       item.title)
-    Console().print(table)
+    console.print(table)
 
 
 @app.command("families")

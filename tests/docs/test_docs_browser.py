@@ -133,6 +133,10 @@ def test_reference_pages_in_headless_chromium(served: str, tmp_path: Path) -> No
             assert [row[5] for row in rows] == ["higher" if metric.higher_is_better else "lower"
                                                 for metric in registered]
             assert metrics.locator("nav").get_by_text("Task families").count() >= 1
+            # every column, the description last, within the page: no horizontal scroll hides it
+            right = metrics.evaluate("(t) => Math.max(...[...t.querySelectorAll('th')].map("
+                                     "c => c.getBoundingClientRect().right))", table)
+            assert right <= metrics.viewport_size["width"], right
             assert _screenshot(metrics, tmp_path / "docs-metrics.png") > 0.03
 
             settings = _open(browser, served + "reference/settings.html", problems, outside)

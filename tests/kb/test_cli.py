@@ -23,10 +23,10 @@ def test_build_update_search_stats(tmp_path: Path, daily_corpus: tuple[Path, dic
     out = tmp_path / "kb"
     built = runner.invoke(app, ["kb", "build", *map(str, days[:3]), "--out", str(out)])
     assert built.exit_code == 0, built.output
-    assert "'papers': 36" in built.output
+    assert '"papers": 36' in built.output  # JSON, not a Python dict
     updated = runner.invoke(app, ["kb", "update", str(out), str(days[3])])
     assert updated.exit_code == 0, updated.output
-    assert "'mode': 'append'" in updated.output and "'added': 12" in updated.output
+    assert '"mode": "append"' in updated.output and '"added": 12' in updated.output
     kb = KnowledgeBase.open(out)
     cutoff = kb.papers()[20].announced
     searched = runner.invoke(

@@ -150,5 +150,8 @@ def test_board_entry_rule_and_reference(tmp_path: Path) -> None:
         and not entries["few"]["ranked"]
         and entries["few"]["rank"] is None
     )
-    assert entries["few"]["items"] == entries["always-0.5"]["items"]  # unanswered items are imputed
-    assert round_ids(ledger) == [ROUND, "r-2026-06-30"]
+    # unanswered items are imputed: few counts every resolved item of its round (always-0.5 also answered
+    # the rounds the jump to 2026-06-30 missed, opened by the same tick)
+    assert entries["few"]["answered_items"] < entries["few"]["items"] < entries["always-0.5"]["items"]
+    assert round_ids(ledger) == [ROUND, *(f"r-2026-{month}" for month in
+                                          ("01-31", "02-28", "03-31", "04-30", "05-31", "06-30"))]

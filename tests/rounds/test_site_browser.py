@@ -41,7 +41,10 @@ def test_site_files_match_the_summary(tmp_path: Path) -> None:
     board_csv = (tmp_path / "site" / "data" / "board.csv").read_text().splitlines()
     boards = {**summary["boards"], **summary["family_boards"]}
     assert len(board_csv) == 1 + sum(len(board["methods"]) for board in boards.values())
-    assert summary["family_boards"]["top1"]["items"] == summary["rounds"][0]["tasks"]["resolved"] > 0
+    # the jump to the toy world's end also opened (and resolved) the rounds it missed: the board counts
+    # the first round's resolved tasks and theirs
+    assert summary["family_boards"]["top1"]["items"] >= summary["rounds"][0]["tasks"]["resolved"] > 0
+    assert len(summary["rounds"]) > 1
     assert (tmp_path / "site" / "rounds" / f"r-{CUTOFF.isoformat()}.html").is_file()
     assert (tmp_path / "site" / "methods" / "outside-team.html").is_file()
     assert "<svg" in index.read_text()

@@ -42,8 +42,9 @@ def test_generate_then_truth(tmp_path: Path) -> None:
     assert f"{truth.paper_count} papers" in result.output
     shown = runner.invoke(app, ["sim", "truth", str(out), "--chains"], env={"COLUMNS": "250"})
     assert shown.exit_code == 0, shown.output
-    for direction in truth.directions:
-        assert direction.direction_id in shown.output
+    for direction in truth.directions:  # one table per domain, its directions by number (DOMAIN/N)
+        domain, number = direction.direction_id.rsplit("/", 1)
+        assert f"planted directions of {domain}" in shown.output and f"\n {number} " in shown.output
         assert direction.bottlenecks[-1].bottleneck in shown.output
 
 

@@ -120,6 +120,15 @@ def test_cli_show_validate_audit(release: Path) -> None:
     assert audit.exit_code == 0 and "persistence match" in audit.output
 
 
+def test_show_at_80_columns_cuts_no_name(release: Path) -> None:
+    shown = CliRunner().invoke(app, ["tasks", "show", str(release)], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0, shown.output
+    assert "…" not in shown.output
+    words = set(shown.output.split())
+    for task in load_release(release).tasks:
+        assert {task.task_id, task.family, task.horizon} <= words
+
+
 def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_path: Path) -> None:
     from foresci.tasks.windows import make_window
 
@@ -127,8 +136,17 @@ def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_pa
     settings.tasks.min_support = 5
     settings.tasks.enforce_gates = False
     kb = ToyKB(until=make_window(CUTOFF, "3m").end)  # the 3m window closed, the venue cycle not yet
-    with pytest.raises(ValueError, match="has not closed"):
-        build_release(kb, tmp_path / "all", CUTOFF, windows=("3m",), settings=settings, per_family=6,
+    warnings: list[str] = []
+    out = build_release(kb, tmp_path / "all", CUTOFF, windows=("3m",), settings=settings, per_family=6,
+                        snapshots={"toy": kb.snapshot}, progress=warnings.append)
+    families = {task.family for task in load_release(out).tasks}
+    assert "venue_positioning" not in families and {"strategic_planning", "direction_forecasting"} <= families
+    assert any("left out venue_positioning" in line and "venue_cycle window" in line for line in warnings)
+    with pytest.raises(ValueError, match=r"venue_positioning reads the venue_cycle window .* has not closed"):
+        build_release(kb, tmp_path / "venue", CUTOFF, windows=("3m",), settings=settings, per_family=6,
+                      snapshots={"toy": kb.snapshot}, families=["venue_positioning"])
+    with pytest.raises(ValueError, match=r"the 6m window \(2026-01-01\.\.2026-06-30\) has not closed"):
+        build_release(kb, tmp_path / "six", CUTOFF, windows=("3m", "6m"), settings=settings, per_family=6,
                       snapshots={"toy": kb.snapshot})
     chosen = ["strategic_planning", "bottleneck_opportunity"]
     out = build_release(kb, tmp_path / "two", CUTOFF, windows=("3m",), settings=settings, per_family=6,

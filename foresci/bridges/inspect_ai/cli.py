@@ -30,7 +30,7 @@ app = typer.Typer(
 TASK_FILE = '''"""The foresci release {release} as an inspect task (written by `foresci inspect task`).
 
     inspect eval {name} --model openai/gpt-4o-mini --log-dir logs     # any inspect model
-    inspect eval {name} --model mockllm/model --limit 2               # offline smoke test
+    inspect eval {name} --model foresci/scripted --limit 2            # offline smoke test
     inspect view --log-dir logs                                        # browse samples, tools, scores
     foresci inspect import logs/LOG.eval --release {release} --out runs/inspect
 """
@@ -93,7 +93,9 @@ def task_command(
 @app.command("eval")
 def eval_command(
     release: Path = typer.Argument(..., help="release folder (tasks.jsonl, hidden.jsonl for the scorer)"),
-    model: str = typer.Option(..., "--model", help="inspect model, e.g. openai/gpt-4o-mini, mockllm/model"),
+    model: str = typer.Option(
+        ..., "--model", help="inspect model, e.g. openai/gpt-4o-mini, foresci/scripted (offline)"
+    ),
     kb: Path | None = typer.Option(None, "--kb", help="KB folder the tools search; none: no tools"),
     log_dir: Path = typer.Option(Path("logs"), "--log-dir", help="where inspect writes its log"),
     limit: int | None = typer.Option(None, "--limit", help="only the first N tasks"),
@@ -109,7 +111,7 @@ def eval_command(
 
     Examples:
 
-        foresci inspect eval work/release --kb work/kb --model mockllm/model --limit 2
+        foresci inspect eval work/release --kb work/kb --model foresci/scripted --limit 2
 
         foresci inspect eval work/release --kb work/kb --model openai/gpt-4o-mini --import-to runs/gpt
     """
