@@ -22,6 +22,7 @@ from foresci.tasks.families.base import get_family
 from foresci.tasks.families.concept_emergence.family import NAME, emergence_question
 from foresci.tasks.families.concept_emergence.target import EmergenceTarget
 from foresci.tasks.models import Candidate, Task
+from foresci.tasks.release_checks import count_z, domain_index, pair_filter, record_refusals
 from foresci.tasks.windows import Window
 
 _SETS: dict[int, tuple[DomainEvidence, EmergenceSet]] = {}
@@ -61,7 +62,19 @@ def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain
     window = domain.window
     target = window_target(domain)
     seed = zlib.crc32(f"{settings.seed}:{NAME}:{domain.domain}:{window.horizon}".encode())
-    return [_built(domain, option_set, domain_name) for option_set in option_sets(target, wanted, seed)]
+    refused: list[str] = []
+    allowed = pair_filter(target.snapshot.vocabulary.names, target.snapshot.candidates.pairs,
+                          domain_index(domain), refused)
+    built: list[Built] = []
+    for option_set in option_sets(target, wanted, seed, allowed=allowed):
+        top, second = sorted(option_set.window_papers, reverse=True)[:2]
+        if top < settings.min_window_papers or count_z(top, second) < settings.min_count_z:
+            refused.append(f"check:thin_target: {domain.domain} {window.horizon}: top pair {top} window "
+                           f"papers vs {second} ({count_z(top, second):.2f} standard errors)")
+            continue
+        built.append(_built(domain, option_set, domain_name))
+    record_refusals(domain.domain, window.horizon, refused)
+    return built
 
 
 def option_ids(count: int) -> list[str]:
