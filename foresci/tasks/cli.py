@@ -235,7 +235,9 @@ def audit_command(
     release: Path = typer.Argument(..., help="release folder (ours or an imported one)"),
     as_json: bool = typer.Option(False, "--json", help="print the audit as JSON"),
     kb: Path | None = typer.Option(None, "--kb", help="KB to count each option's pre-cutoff papers at "
-                                                      "its task's own cutoff where no counts are recorded"),
+                                                      "its task's own cutoff where no counts are recorded, "
+                                                      "and to check concept-pair premises against each "
+                                                      "domain's pre-cutoff title+abstract text"),
     run: Path | None = typer.Option(None, "--run", help="a run folder whose trend and persistence answers "
                                                         "are compared per family (does the family separate "
                                                         "methods?)"),
@@ -271,12 +273,26 @@ def audit_command(
         tasks = [task for task in loaded.tasks if task.task_id in hidden]
         add_pre_cutoff_counts(tasks, targets, _open_kb(kb).papers(), f"KB {kb}")
     decisions = _run_decisions(run, ("trend", "persistence")) if run is not None else None
-    report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions)
+    indexes = _domain_indexes(_open_kb(kb), loaded.tasks) if kb is not None else None
+    report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions, indexes)
     if scores is not None and control is not None:
         from foresci.evaluation.proxy_control import proxy_separation
 
         report.proxy_checks = proxy_separation(scores, control)
     typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
+
+
+def _domain_indexes(store: Any, tasks: list[Any]) -> dict[str, Any]:
+    """domain -> the text index of its papers up to the tasks' cutoff (title + abstract), for the
+    release checks that read text."""
+    from foresci.tasks.text_index import TextIndex
+
+    cutoffs: dict[str, Any] = {}
+    for task in tasks:
+        cutoffs[task.domain] = max(cutoffs.get(task.domain, task.cutoff), task.cutoff)
+    return {domain: TextIndex((paper.paper_id, paper.text)
+                              for paper in store.papers(until=cutoff, domain=domain))
+            for domain, cutoff in sorted(cutoffs.items())}
 
 
 @app.command("blind-copy")

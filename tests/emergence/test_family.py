@@ -22,7 +22,7 @@ from foresci.tasks.text import content_tokens, vocabulary
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
 
-CONFIG = EmergenceWorldConfig(seed=6, difficulty=0.0, planted_pairs=40, papers_per_pair=4,
+CONFIG = EmergenceWorldConfig(seed=6, difficulty=0.0, planted_pairs=40, papers_per_pair=8,
                               min_papers_per_pair=1)
 
 

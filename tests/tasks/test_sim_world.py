@@ -59,7 +59,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     direction_of = {node_id: counts.most_common(1)[0][0] for node_id, counts in votes.items()
                     if counts.most_common(1)[0][1] >= PURITY * sum(counts.values())}
     return {"truth": truth, "tasks": load_release(release).tasks, "hidden": load_hidden(release),
-            "direction_of": direction_of, "snapshot": snapshot}
+            "direction_of": direction_of, "snapshot": snapshot, "manifest": load_release(release).manifest}
 
 
 def test_saved_taxonomy_is_reused(world: dict[str, object]) -> None:
@@ -166,3 +166,14 @@ def test_bottleneck_and_opportunity_phrases_are_planted_ones(world: dict[str, ob
         planted = _words(" ".join([chain.opportunity, *chain.opportunity_variants]))
         opportunity_hits += any(_words(text) <= planted for text in hidden.opportunity[:3])
     assert opportunity_hits >= 0.6 * len(built)
+
+
+def test_release_records_its_checks_and_keeps_none_failing(world: dict[str, object]) -> None:
+    """#44: the build records what the release checks dropped and repaired, and no kept task fails one
+    (trajectories agree with the targets' growth, counts agree, no node wins above the cap)."""
+    from foresci.tasks.release_checks import audit_checks
+
+    record = world["manifest"]["counts"]["checks"]  # type: ignore[index]
+    assert set(record) == {"dropped", "repaired"}
+    figures = audit_checks(world["tasks"], world["hidden"], Settings().tasks)  # type: ignore[arg-type]
+    assert {check: count for check, count in figures["counts"].items() if count} == {}

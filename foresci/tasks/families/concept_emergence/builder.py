@@ -4,6 +4,11 @@ The domain's papers up to the cutoff fix the concept vocabulary and the co-occur
 (:mod:`foresci.emergence`); each task shows one candidate pair per outcome bucket (0, 1, 2, 3+ window
 papers using both concepts, :func:`foresci.emergence.questions.option_sets`) with a one-line pre-cutoff
 context, and hides their order by window papers.
+
+The draw refuses (#44, :mod:`foresci.tasks.release_checks`): pairs two of whose concepts some pre-cutoff
+title or abstract already uses together (the question's premise would be false), fragment concept keys,
+two names of one concept, and top pairs whose window count would lead the 2-paper runner-up by less than
+``min_count_z`` Poisson standard errors (:func:`top_floor`: 5 papers at the default 1.0).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Sequence
 from foresci.emergence.build import EmergenceSet, emergence_set
 from foresci.emergence.concepts import ConceptPaper, concept_papers
 from foresci.emergence.config import load_emergence_settings
-from foresci.emergence.questions import OptionSet, PairOption, option_sets
+from foresci.emergence.questions import BUCKETS, OptionSet, PairOption, option_sets
 from foresci.tasks.builders.common import Built, task_id
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence
@@ -63,8 +68,19 @@ def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain
     target = window_target(domain)
     seed = zlib.crc32(f"{settings.seed}:{NAME}:{domain.domain}:{window.horizon}".encode())
     refused: list[str] = []
-    allowed = pair_filter(target.snapshot.vocabulary.names, target.snapshot.candidates.pairs,
+    checked = pair_filter(target.snapshot.vocabulary.names, target.snapshot.candidates.pairs,
                           domain_index(domain), refused)
+    floor = top_floor(settings)
+    counts = target.counts
+
+    def allowed(row: int) -> bool:
+        count = int(counts[row])
+        if BUCKETS[0] <= count < floor:  # a top pair the runner-up's BUCKETS[1] papers would tie in noise
+            refused.append(f"check:thin_target: {domain.domain} {window.horizon}: a top pair with {count} "
+                           f"window papers (< {floor})")
+            return False
+        return bool(checked(row))
+
     built: list[Built] = []
     for option_set in option_sets(target, wanted, seed, allowed=allowed):
         top, second = sorted(option_set.window_papers, reverse=True)[:2]
@@ -75,6 +91,15 @@ def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain
         built.append(_built(domain, option_set, domain_name))
     record_refusals(domain.domain, window.horizon, refused)
     return built
+
+
+def top_floor(settings: TaskSettings) -> int:
+    """Window papers a task's top pair needs: at least ``min_window_papers`` and a lead over the next
+    bucket's floor (:data:`BUCKETS`, 2 papers) of ``min_count_z`` Poisson standard errors."""
+    floor = max(settings.min_window_papers, BUCKETS[0])
+    while count_z(floor, BUCKETS[1]) < settings.min_count_z:
+        floor += 1
+    return floor
 
 
 def option_ids(count: int) -> list[str]:
