@@ -133,7 +133,9 @@ def winner_counts(task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
         values = sorted((int(value) for value in counts.values()), reverse=True)
     elif task.family == "venue_positioning":
         venues = dict(stats.get("window_venues") or {})
-        values = sorted((int(value) for value in venues.values()), reverse=True)
+        names = {candidate.option_id: candidate.name for candidate in task.candidates}
+        values = ([int(venues.get(names.get(option, ""), 0)) for option in ranking[:2]] if "fit" in stats
+                  else sorted((int(value) for value in venues.values()), reverse=True))
     elif isinstance(stats.get("options"), dict) and ranking:
         options = stats["options"]
         values = [int(options[option].get("window", 0)) for option in ranking[:2] if option in options]
@@ -141,6 +143,11 @@ def winner_counts(task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
         return None
     values = [*values, 0, 0]
     return values[0], values[1]
+
+
+def _top_name(task: Task, ranking: Sequence[str]) -> str:
+    names = {candidate.option_id: candidate.name for candidate in task.candidates}
+    return names.get(ranking[0], "") if ranking else ""
 
 
 def task_findings(task: Task, hidden: HiddenTarget | None, settings: Any,
@@ -196,6 +203,11 @@ def _target_findings(task: Task, hidden: HiddenTarget, settings: Any) -> list[tu
         top, second = counts
         if top < settings.min_window_papers:
             found.append(("thin_target", f"winner has {top} window papers < {settings.min_window_papers}"))
+        elif task.family == "venue_positioning" and "fit" in stats:
+            z = float(dict(stats["fit"]).get(_top_name(task, ranking), {}).get("z", 0.0))
+            if z < settings.min_count_z:
+                found.append(("thin_target", f"best-fit venue exceeds the domain mix by {z:.2f} < "
+                              f"{settings.min_count_z} Poisson standard errors"))
         elif task.family in ("concept_emergence", "venue_positioning") and count_z(top, second) < \
                 settings.min_count_z:
             found.append(("thin_target", f"lead {top} vs {second} is {count_z(top, second):.2f} < "
