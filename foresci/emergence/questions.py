@@ -91,11 +91,11 @@ def pair_option(snapshot: Snapshot, row: int, columns: sp.csc_matrix | None = No
                       paper_ids=ids)
 
 
-def buckets(counts: np.ndarray) -> np.ndarray:
-    """Outcome bucket of each count: its position in :data:`BUCKETS`."""
-    result = np.full(len(counts), len(BUCKETS) - 1)
-    for index in reversed(range(len(BUCKETS) - 1)):
-        result[counts >= BUCKETS[index]] = index
+def buckets(counts: np.ndarray, floors: Sequence[int] = BUCKETS) -> np.ndarray:
+    """Outcome bucket of each count: its position in ``floors`` (default :data:`BUCKETS`)."""
+    result = np.full(len(counts), len(floors) - 1)
+    for index in reversed(range(len(floors) - 1)):
+        result[counts >= floors[index]] = index
     return result
 
 
@@ -133,7 +133,8 @@ def _take(pool: list[int], taken: set[int], pairs: np.ndarray, keys: Sequence[st
 
 def option_sets(target: EmergenceSet, wanted: int, seed: int,
                 max_persistence_share: float = 0.4,
-                allowed: Callable[[int], bool] | None = None) -> list[OptionSet]:
+                allowed: Callable[[int], bool] | None = None,
+                floors: Sequence[int] = BUCKETS) -> list[OptionSet]:
     """Up to ``wanted`` option sets, each one candidate per outcome bucket, options in a seeded order.
 
     No candidate is used twice, no concept twice within a set (options sharing a concept read as
@@ -143,12 +144,12 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
     most ``max_persistence_share`` of those kept (otherwise its top pair is set aside and the next one
     tried), so "pick the most popular pair" cannot solve the family. ``allowed``: a candidate-row test
     the caller adds (the release checks: a true premise, no fragment, no synonym pair); refused rows are
-    never drawn.
+    never drawn. ``floors``: the buckets' window-paper floors, best first (one option per bucket).
     """
     rng = np.random.default_rng(seed)
-    bucket_of = buckets(target.counts)
+    bucket_of = buckets(target.counts, floors)
     pools = [[int(row) for row in rng.permutation(np.flatnonzero(bucket_of == index))]
-             for index in range(len(BUCKETS))]
+             for index in range(len(floors))]
     pairs = target.snapshot.candidates.pairs
     columns = target.snapshot.paper_concepts.tocsc()
     popularity = target.snapshot.features.baseline("preferential_attachment")

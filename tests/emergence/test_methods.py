@@ -40,10 +40,7 @@ def world() -> tuple[list[Built], DomainEvidence, list[Paper]]:
                               papers={paper.paper_id: paper for paper in papers}, assignment={}, nodes={},
                               reference_baseline=0, reference_window=0, reference_monthly={},
                               pre_vocabulary=vocabulary(pre_texts))
-    # min_count_z 0: the shared world's top pairs hold 3-4 window papers; these tests read the methods,
-    # not the noise floor of a release (tests/tasks/test_release_checks.py)
-    return (build_emergence_tasks(evidence, TaskSettings(min_count_z=0.0), "synthetic systems", 8), evidence,
-            papers)
+    return build_emergence_tasks(evidence, TaskSettings(), "synthetic systems", 8), evidence, papers
 
 
 def test_network_methods_rank_by_the_stated_measure(world: tuple[list[Built], DomainEvidence, list[Paper]]
