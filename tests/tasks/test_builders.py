@@ -91,6 +91,9 @@ def test_planning_ranking_follows_newcomer_entry_not_growth() -> None:
             assert nodes[item.hidden.ranking[0]] == "n_sarn"
             assert item.hidden.stats["options"][item.hidden.ranking[0]]["newcomers"] == evidence.nodes[
                 "n_sarn"].window
+            # the key's evidence: the top option's papers by newcomers
+            assert item.hidden.evidence_ids and set(item.hidden.evidence_ids) <= set(
+                evidence.nodes["n_sarn"].window_ids)
     assert with_sarn >= 1
     direction = build_direction_tasks(evidence, SETTINGS, "toy", 10)
     assert any(item.hidden.stats["node_ids"][item.hidden.ranking[0]] == "n_vorp" for item in direction)

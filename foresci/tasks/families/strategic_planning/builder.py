@@ -84,6 +84,7 @@ class Entry:
     newcomers: int
     baseline: int
     baseline_newcomers: int
+    newcomer_ids: tuple[str, ...] = ()
 
     @property
     def share(self) -> float:
@@ -112,9 +113,11 @@ def entry(domain: DomainEvidence, item: NodeEvidence) -> Entry:
     known = earlier | {author for paper in pre for author in paper.authors}
     recent = [paper for paper in pre if paper.announced >= window.baseline_start]
     after = [papers[paper_id] for paper_id in item.window_ids if paper_id in papers]
-    found = Entry(window=len(after), newcomers=sum(not set(paper.authors) & known for paper in after),
+    newcomers = tuple(paper.paper_id for paper in after if not set(paper.authors) & known)
+    found = Entry(window=len(after), newcomers=len(newcomers),
                   baseline=len(recent), baseline_newcomers=sum(not set(paper.authors) & earlier
-                                                               for paper in recent))
+                                                               for paper in recent),
+                  newcomer_ids=newcomers)
     if len(_ENTRIES) >= 4096:
         _ENTRIES.clear()
     _ENTRIES[(id(domain), item.node_id)] = (domain, found)
@@ -223,7 +226,7 @@ def planning_target(domain: DomainEvidence, options: Sequence[NodeEvidence],
                for index, (first, second) in enumerate(zip(ranked, ranked[1:], strict=False), start=2)]
     hidden = PlanningTarget(
         task_id=identifier, family=FAMILY, ranking=ranking, rationale=rationale, slots=slots, claims=claims,
-        evidence_ids=top.window_ids[:20],
+        evidence_ids=list(entries[top.node_id].newcomer_ids[:20]),
         stats={"normalised_by": domain.normalised_by, "milestones": milestones, "dependencies": dependencies,
                "risks": risks, "go_no_go": go_no_go,
                "target": "newcomer share of the window papers",
