@@ -30,11 +30,21 @@ Prints, and exits non-zero when a goal is missed:
    distribution, naive recency-rule rate (gate <= 60 %), and three tasks per family quoted from the first
    release that has every family (e.g. 2025-06-30 may have no bottleneck task).
    ``--skip-layer`` skips sections 1, 2 and 5.
+7. Release checks (``--checks RELEASE ...`` with ``--kb``, #44; :mod:`foresci.tasks.release_checks`):
+   per release, goals 0 false premises (pairs used together in a pre-cutoff title or abstract of the
+   domain, read from the KB), 0 synonym or fragment pairs, 0 mismatched counts, 0 umbrella options, 0
+   keyed trajectories inconsistent with the target's growth; no venue family the answer in more than half
+   the venue tasks; planning and direction winners (node, domain, window) shared in at most a third of
+   the planning tasks whose domain and window have direction tasks. ``--quote N`` prints N tasks per
+   family of the last release (public side, key, evidence titles), drawn with random.Random(44).sample
+   from the family's task ids sorted.
 
     .venv/bin/python benchmarks/quality.py                                   # 1, 2 and 5 only
     .venv/bin/python benchmarks/quality.py --skip-layer --defects /tmp/r-0630 /tmp/r-0930 /tmp/r-1231
     .venv/bin/python benchmarks/quality.py --kb /work/data/realkb-title --cutoff 2025-12-31 \\
         --taxonomy-dir /tmp/release/taxonomy --release /tmp/release
+    .venv/bin/python benchmarks/quality.py --skip-layer --kb /work/kbs/real \\
+        --checks /tmp/r-0630 /tmp/r-0930 /tmp/r-1231 --quote 10
 """
 
 from __future__ import annotations
@@ -401,6 +411,106 @@ def _quote_tasks(tasks: list[Any], hidden: dict[str, Any], per_family: int = 3) 
                 print(f"       hidden: {json.dumps(answer, ensure_ascii=False)[:400]}")
 
 
+def winner_share(tasks: list[Any], hidden: dict[str, Any]) -> tuple[int, int]:
+    """(planning tasks whose top node is a direction winner of the same domain and window, planning tasks
+    whose domain and window have direction tasks)."""
+    from foresci.tasks.release_checks import winner_node
+
+    direction: dict[tuple[str, str], set[str]] = {}
+    for task in tasks:
+        if task.family == "direction_forecasting" and task.task_id in hidden:
+            node = winner_node(task, hidden[task.task_id])
+            direction.setdefault((task.domain, task.horizon), set()).update([node] if node else [])
+    shared = matching = 0
+    for task in tasks:
+        if task.family != "strategic_planning" or task.task_id not in hidden:
+            continue
+        if (task.domain, task.horizon) in direction:
+            matching += 1
+            shared += winner_node(task, hidden[task.task_id]) in direction[(task.domain, task.horizon)]
+    return shared, matching
+
+
+def checks_section(releases: list[Path], kb: Any, quote: int) -> list[str]:
+    """Section 7: the release checks' goals per release (see the module text); return missed goals."""
+    from collections import Counter
+
+    from foresci.core.settings import Settings
+    from foresci.tasks.hidden_io import load_hidden
+    from foresci.tasks.release_checks import audit_checks, render_checks
+    from foresci.tasks.text_index import TextIndex
+
+    missed: list[str] = []
+    last: tuple[list[Any], dict[str, Any]] | None = None
+    for release in releases:
+        tasks, hidden = load_release_tasks(release), load_hidden(release)
+        indexes = None
+        if kb is not None:
+            cutoffs: dict[str, Any] = {}
+            for task in tasks:
+                cutoffs[task.domain] = max(cutoffs.get(task.domain, task.cutoff), task.cutoff)
+            started = time.perf_counter()
+            indexes = {domain: TextIndex((paper.paper_id, paper.text)
+                                         for paper in kb.papers(until=cutoff, domain=domain))
+                       for domain, cutoff in cutoffs.items()}
+            print(f"\n(text of {len(indexes)} domains indexed in {time.perf_counter() - started:.0f} s)")
+        figures = audit_checks(tasks, hidden, Settings().tasks, indexes)
+        families = sorted(Counter(task.family for task in tasks).items())
+        print(f"\n== 7. release checks of {release}: by family "
+              + ", ".join(f"{family}={count}" for family, count in families))
+        for line in render_checks(figures):
+            print(f"  {line}")
+        counts = figures["counts"]
+        for check in ("false_premise", "synonym_pair", "fragment_concept", "count_mismatch",
+                      "umbrella_option", "trajectory_inconsistent"):
+            if counts[check]:
+                missed.append(f"{release}: {check} in {counts[check]} tasks (goal 0)")
+        if indexes is None:
+            missed.append(f"{release}: premises not checked (pass --kb)")
+        names = {task.task_id: {c.option_id: c.name for c in task.candidates} for task in tasks}
+        venue = [names[task.task_id][hidden[task.task_id].ranking[0]] for task in tasks
+                 if task.family == "venue_positioning" and getattr(hidden.get(task.task_id), "ranking", None)]
+        if venue:
+            family, top = Counter(venue).most_common(1)[0]
+            print(f"  venue answers: {dict(Counter(venue).most_common())} (goal: none above half)")
+            if top > len(venue) / 2:
+                missed.append(f"{release}: {family} is the venue answer in {top} of {len(venue)} tasks")
+        shared, matching = winner_share(tasks, hidden)
+        print(f"  planning winners that are direction winners of the same domain and window: {shared} of "
+              f"{matching} (goal <= 1/3)")
+        if matching and shared > matching / 3:
+            missed.append(f"{release}: planning and direction winners shared in {shared} of {matching}")
+        last = (tasks, hidden)
+    if quote and last is not None:
+        quote_sampled(*last, kb, quote)
+    return missed
+
+
+def quote_sampled(tasks: list[Any], hidden: dict[str, Any], kb: Any, per_family: int) -> None:
+    """Print ``per_family`` tasks per family drawn with random.Random(44).sample from sorted ids: public
+    side, key (review.key_text) and the evidence papers' titles."""
+    from foresci.tasks.review import key_text
+
+    by_family: dict[str, list[Any]] = {}
+    for task in sorted(tasks, key=lambda item: item.task_id):
+        by_family.setdefault(task.family, []).append(task)
+    for family, members in sorted(by_family.items()):
+        chosen = random.Random(44).sample(members, min(per_family, len(members)))
+        print(f"\n  -- {family}: {len(chosen)} of {len(members)} (random.Random(44).sample of sorted ids)")
+        for task in chosen:
+            target = hidden.get(task.task_id)
+            print(f"   {task.task_id}: {task.question}")
+            for candidate in task.candidates:
+                print(f"     {candidate.option_id}. {candidate.name}" + (f" — {candidate.description[:160]}"
+                                                                        if candidate.description else ""))
+            print(f"     key: {key_text(task, target)[:300]}")
+            ids = list(getattr(target, "evidence_ids", []) or [])[:3]
+            for paper_id in ids:
+                row = kb.row_of(paper_id) if kb is not None else None
+                title = kb.paper_at(row).title if row is not None else ""
+                print(f"     evidence {paper_id}: {title}")
+
+
 def main() -> int:
     """Run the sections asked for; exit 1 when a goal is missed."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -416,9 +526,17 @@ def main() -> int:
     parser.add_argument("--defects", type=Path, nargs="+", default=[], metavar="RELEASE",
                         help="release folders for the release-defect section (6)")
     parser.add_argument("--skip-layer", action="store_true", help="skip sections 1, 2 and 5")
+    parser.add_argument("--checks", type=Path, nargs="+", default=[], metavar="RELEASE",
+                        help="release folders for the release-check goals (section 7; premises need --kb)")
+    parser.add_argument("--quote", type=int, default=0, help="tasks per family to quote in section 7")
     args = parser.parse_args()
     if args.skip_layer:
         missed = defects_section(args.defects)
+        if args.checks:
+            from foresci.kb.store import KnowledgeBase
+
+            store = KnowledgeBase.open(args.kb) if args.kb else None
+            missed += checks_section(args.checks, store, args.quote)
         print("\nmissed goals: " + ("; ".join(missed) if missed else "none"))
         return 1 if missed else 0
     from foresci.embedders.embedder import Embedder

@@ -10,7 +10,7 @@ the family.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -91,11 +91,11 @@ def pair_option(snapshot: Snapshot, row: int, columns: sp.csc_matrix | None = No
                       paper_ids=ids)
 
 
-def buckets(counts: np.ndarray) -> np.ndarray:
-    """Outcome bucket of each count: its position in :data:`BUCKETS`."""
-    result = np.full(len(counts), len(BUCKETS) - 1)
-    for index in reversed(range(len(BUCKETS) - 1)):
-        result[counts >= BUCKETS[index]] = index
+def buckets(counts: np.ndarray, floors: Sequence[int] = BUCKETS) -> np.ndarray:
+    """Outcome bucket of each count: its position in ``floors`` (default :data:`BUCKETS`)."""
+    result = np.full(len(counts), len(floors) - 1)
+    for index in reversed(range(len(floors) - 1)):
+        result[counts >= floors[index]] = index
     return result
 
 
@@ -117,9 +117,13 @@ def variant_pair(first: str, second: str) -> bool:
 
 
 def _take(pool: list[int], taken: set[int], pairs: np.ndarray, keys: Sequence[str],
-          scan: int = 200) -> int | None:
+          scan: int = 200, allowed: Callable[[int], bool] | None = None) -> int | None:
     """The first row among the pool's first ``scan`` whose concepts are not in ``taken`` and are no
-    :func:`variant_pair` (removed from the pool), or None."""
+    :func:`variant_pair` (removed from the pool), or None. Rows ``allowed`` refuses leave the pool."""
+    if allowed is not None:
+        refused = [row for row in pool[:scan] if not allowed(row)]
+        for row in refused:
+            pool.remove(row)
     for position, row in enumerate(pool[:scan]):
         first, second = int(pairs[row, 0]), int(pairs[row, 1])
         if first not in taken and second not in taken and not variant_pair(keys[first], keys[second]):
@@ -128,7 +132,9 @@ def _take(pool: list[int], taken: set[int], pairs: np.ndarray, keys: Sequence[st
 
 
 def option_sets(target: EmergenceSet, wanted: int, seed: int,
-                max_persistence_share: float = 0.4) -> list[OptionSet]:
+                max_persistence_share: float = 0.4,
+                allowed: Callable[[int], bool] | None = None,
+                floors: Sequence[int] = BUCKETS) -> list[OptionSet]:
     """Up to ``wanted`` option sets, each one candidate per outcome bucket, options in a seeded order.
 
     No candidate is used twice, no concept twice within a set (options sharing a concept read as
@@ -136,12 +142,14 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
     uniformly within a bucket (the draw sees the window, the options' texts do not). A set whose
     most-studied pair is also preferential attachment's first pick is kept only while such sets stay at
     most ``max_persistence_share`` of those kept (otherwise its top pair is set aside and the next one
-    tried), so "pick the most popular pair" cannot solve the family.
+    tried), so "pick the most popular pair" cannot solve the family. ``allowed``: a candidate-row test
+    the caller adds (the release checks: a true premise, no fragment, no synonym pair); refused rows are
+    never drawn. ``floors``: the buckets' window-paper floors, best first (one option per bucket).
     """
     rng = np.random.default_rng(seed)
-    bucket_of = buckets(target.counts)
+    bucket_of = buckets(target.counts, floors)
     pools = [[int(row) for row in rng.permutation(np.flatnonzero(bucket_of == index))]
-             for index in range(len(BUCKETS))]
+             for index in range(len(floors))]
     pairs = target.snapshot.candidates.pairs
     columns = target.snapshot.paper_concepts.tocsc()
     popularity = target.snapshot.features.baseline("preferential_attachment")
@@ -150,13 +158,14 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
     keys = target.snapshot.vocabulary.keys
     while len(sets) < wanted and all(pools):
         top = pools[0][0]
-        if variant_pair(keys[int(pairs[top, 0])], keys[int(pairs[top, 1])]):
+        if variant_pair(keys[int(pairs[top, 0])], keys[int(pairs[top, 1])]) or (
+                allowed is not None and not allowed(top)):
             pools[0].pop(0)
             continue
         taken = {int(pairs[top, 0]), int(pairs[top, 1])}
         rows = [top]
         for pool in pools[1:]:
-            row = _take(pool, taken, pairs, keys)
+            row = _take(pool, taken, pairs, keys, allowed=allowed)
             if row is None:
                 break
             rows.append(row)

@@ -328,6 +328,19 @@ def _repair(entry: dict[str, Any]) -> str:
     return f"{100 * contract['rate']:.0f}% ({contract['repaired']} repaired, {contract['invalid']} invalid)"
 
 
+def _review_notes(summaries: Sequence[dict[str, Any]]) -> list[str]:
+    """Each scored release's review line (foresci.tasks.review): reviewed by whom, or not reviewed."""
+    from foresci.core.io import read_json
+    from foresci.tasks.review import review_line
+
+    notes = []
+    for release in sorted({str(summary.get("release")) for summary in summaries if summary.get("release")}):
+        manifest = Path(release) / "manifest.json"
+        if manifest.is_file():
+            notes.append(f"{release}: {review_line(read_json(manifest))}")
+    return notes
+
+
 def _markdown(summary: dict[str, Any], metric_names: list[str]) -> str:
     labels = metric_labels()
     lines = [
@@ -468,7 +481,7 @@ def write_report(
     combined["runs"] = [str(path) for path in run_dirs]
     combined["evaluations"] = evaluations
     combined["evaluation_text"] = evaluation_text(evaluations)
-    combined["notes"] = notes
+    combined["notes"] = [*notes, *_review_notes(summaries)]
     if len(run_dirs) > 1 or len({score.method for score in all_scores}) > 1:
         from foresci.evaluation.paired import paired_differences
 

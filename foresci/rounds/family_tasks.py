@@ -344,7 +344,7 @@ def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings) 
             return Resolved(None, outcome, note=reason)
         target, _, _ = direction.direction_target(evidence, options, named, settings, task.task_id)
     elif task.family == PLANNING:
-        reason = planning.void_reason(options, settings)
+        reason = planning.void_reason(options, settings, evidence)
         if reason is not None:
             return Resolved(None, outcome, note=reason)
         target, _ = planning.planning_target(evidence, options, named, str(task.context["domain_name"]),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +34,9 @@ from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import near_duplicate_pairs
 from foresci.tasks.proxy_checks import ProxyCheck, render_checks
+from foresci.tasks.release_checks import audit_checks
+from foresci.tasks.release_checks import render_checks as render_release_checks
+from foresci.tasks.text_index import TextIndex
 
 HOW = {
     "labels": "trajectory label of every task whose hidden target carries one, any family",
@@ -110,6 +114,10 @@ class AuditReport(BaseModel):
     proxy_checks: list[ProxyCheck] = Field(
         default_factory=list, description="offline proxies against a zero-evidence control"
     )
+    release_checks: dict[str, Any] = Field(
+        default_factory=dict, description="the researcher's checks (foresci.tasks.release_checks): per "
+        "check, failing tasks and examples"
+    )
 
 
 def decision_signature(task: Task, hidden: HiddenTarget | None) -> tuple[object, ...]:
@@ -139,11 +147,13 @@ def audit_tasks(
     hidden: Mapping[str, HiddenTarget],
     settings: TaskSettings | None = None,
     decisions: Mapping[str, Mapping[str, str | None]] | None = None,
+    indexes: Mapping[str, TextIndex] | None = None,
 ) -> AuditReport:
     """Audit public tasks with their hidden targets; gates use ``settings`` (defaults when None).
 
     ``decisions``: method -> task id -> decision of two methods (e.g. trend and persistence) whose
-    agreement per family is reported.
+    agreement per family is reported. ``indexes``: domain -> its pre-cutoff text, for the release checks
+    that read text (concept-pair premises); without them those are reported as not checked.
     """
     settings = settings or TaskSettings()
     grouped: dict[str, list[Task]] = {}
@@ -163,6 +173,7 @@ def audit_tasks(
         missing_hidden=missing,
         sources=sources,
         gates_enforced="researchforesight" not in sources,
+        release_checks=audit_checks(tasks, hidden, settings, indexes),
     )
 
 
@@ -375,6 +386,8 @@ def render_audit(report: AuditReport) -> str:
     gates = "PASS" if report.passed else "FAIL"
     enforced = "" if report.gates_enforced else " (reported, not enforced: imported release)"
     lines = [f"tasks: {report.tasks}    gates: {gates}{enforced}"]
+    if report.release_checks:
+        lines.extend(render_release_checks(report.release_checks))
     if report.missing_hidden:
         lines.append(f"tasks without a hidden target: {len(report.missing_hidden)}")
     for family, audit in report.families.items():

@@ -32,6 +32,7 @@ from foresci.tasks.hidden_io import write_forecast_hidden, write_hidden
 from foresci.tasks.lint import lint_task
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.release import write_public
+from foresci.tasks.release_checks import check_record, screen, take_refusals
 from foresci.tasks.text import content_tokens
 from foresci.tasks.windows import HORIZON_MONTHS, make_window
 from foresci.taxonomy.models import Snapshot
@@ -47,6 +48,10 @@ def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, 
                    seconds: dict[str, float] | None = None) -> tuple[dict[str, list[Built]], list[str]]:
     """Run every family's builder (default: every registered family) on the evidence of each window the
     family reads (its ``horizons``); drop tasks the leakage lint flags.
+
+    Every candidate that passes the lint then meets the release checks (:func:`foresci.tasks.
+    release_checks.screen`); one that fails any is dropped, and its findings join the problems as
+    "check:NAME: task id: detail" (with the builders' own refusals, e.g. concept pairs never drawn).
 
     Returns the candidates per family and the lint problems of dropped tasks. ``seconds``: where to add
     each family's build time (builder and lint, summed over domains and windows).
@@ -67,7 +72,13 @@ def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, 
                 if found:
                     problems.extend(found)
                     continue
+                failed = screen(item.task, item.hidden, evidence, settings)
+                if failed:
+                    problems.extend(f"check:{check}: {item.task.task_id}: {detail}"
+                                    for check, detail in failed)
+                    continue
                 pools[family.name].append(item)
+            problems.extend(take_refusals(evidence.domain, evidence.window.horizon))
             if seconds is not None:
                 seconds[family.name] = seconds.get(family.name, 0.0) + time.perf_counter() - started
     return pools, problems
@@ -216,6 +227,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
         progress("built candidates: " + ", ".join(f"{family} {value:.1f} s"
                                                   for family, value in family_seconds.items()))
     selected = select_tasks(pools, per_family, task_settings)
+    lint = [problem for problem in problems if not problem.startswith("check:")]
+    checks = [problem for problem in problems if problem.startswith("check:")]
     inputs = {"kb": str(getattr(kb, "path", "")), "kb_fingerprint": str(getattr(kb, "fingerprint", "")),
               "cutoff": cutoff.isoformat(), "windows": list(windows), "domains": list(domains or kb.domains),
               "per_family": per_family}
@@ -235,7 +248,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     write_release(out, selected, task_settings, inputs=inputs,
                   extra_counts={"candidates_by_family": {family: len(items) for family,
                                                          items in pools.items()},
-                                "lint_dropped": len(problems), "lint_examples": problems[:10],
+                                "lint_dropped": len(lint), "lint_examples": lint[:10],
+                                "checks": check_record(checks, selected),
                                 "skipped_domains": skipped},
                   questions=questions, resolutions=resolutions, parts=parts)
     return out

@@ -162,9 +162,11 @@ def show_command(
     if task:
         typer.echo(json.dumps(loaded.task(task).model_dump(mode="json"), indent=2, ensure_ascii=False))
         return
+    from foresci.tasks.review import review_line
+
     console = Console()
     domains = sorted({item.domain for item in loaded.tasks})
-    heading = f"{release} ({len(loaded.tasks)} tasks)"
+    heading = f"{release} ({len(loaded.tasks)} tasks; {review_line(loaded.manifest)})"
     heading += f" of domain {domains[0]}" if len(domains) == 1 else ""
     if console.width < 140:  # ids, families and domains never cut: each task on two lines
         console.print(heading, markup=False, highlight=False)
@@ -229,7 +231,10 @@ def validate_command(release: Path = typer.Argument(..., help="release folder"))
     if problems:
         typer.echo(f"{len(problems)} problem(s)", err=True)
         raise typer.Exit(1)
-    typer.echo("valid")
+    from foresci.tasks.release import load_release
+    from foresci.tasks.review import review_line
+
+    typer.echo(f"valid; {review_line(load_release(release).manifest)}")
 
 
 def _run_decisions(run: Path, methods: tuple[str, str]) -> dict[str, dict[str, str | None]]:
@@ -249,7 +254,9 @@ def audit_command(
     release: Path = typer.Argument(..., help="release folder (ours or an imported one)"),
     as_json: bool = typer.Option(False, "--json", help="print the audit as JSON"),
     kb: Path | None = typer.Option(None, "--kb", help="KB to count each option's pre-cutoff papers at "
-                                                      "its task's own cutoff where no counts are recorded"),
+                                                      "its task's own cutoff where no counts are recorded, "
+                                                      "and to check concept-pair premises against each "
+                                                      "domain's pre-cutoff title+abstract text"),
     run: Path | None = typer.Option(None, "--run", help="a run folder whose trend and persistence answers "
                                                         "are compared per family (does the family separate "
                                                         "methods?)"),
@@ -285,12 +292,75 @@ def audit_command(
         tasks = [task for task in loaded.tasks if task.task_id in hidden]
         add_pre_cutoff_counts(tasks, targets, _open_kb(kb).papers(), f"KB {kb}")
     decisions = _run_decisions(run, ("trend", "persistence")) if run is not None else None
-    report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions)
+    indexes = _domain_indexes(_open_kb(kb), loaded.tasks) if kb is not None else None
+    report = audit_tasks(loaded.tasks, hidden, Settings().tasks, decisions, indexes)
     if scores is not None and control is not None:
         from foresci.evaluation.proxy_control import proxy_separation
 
         report.proxy_checks = proxy_separation(scores, control)
-    typer.echo(report.model_dump_json(indent=2) if as_json else render_audit(report))
+    from foresci.tasks.review import review_line
+
+    typer.echo(report.model_dump_json(indent=2) if as_json
+               else render_audit(report) + "\n" + review_line(loaded.manifest))
+
+
+def _domain_indexes(store: Any, tasks: list[Any]) -> dict[str, Any]:
+    """domain -> the text index of its papers up to the tasks' cutoff (title + abstract), for the
+    release checks that read text."""
+    from foresci.tasks.text_index import TextIndex
+
+    cutoffs: dict[str, Any] = {}
+    for task in tasks:
+        cutoffs[task.domain] = max(cutoffs.get(task.domain, task.cutoff), task.cutoff)
+    return {domain: TextIndex((paper.paper_id, paper.text)
+                              for paper in store.papers(until=cutoff, domain=domain))
+            for domain, cutoff in sorted(cutoffs.items())}
+
+
+@app.command("review")
+def review_command(
+    release: Path = typer.Argument(..., help="release folder"),
+    apply: Path | None = typer.Option(None, "--apply", help="a filled review sheet (CSV) to record on the "
+                                                            "release"),
+    reviewer: str = typer.Option("", "--reviewer", help="who reviewed (recorded with --apply; required "
+                                                        "there)"),
+    kb: Path | None = typer.Option(None, "--kb", help="KB to show the evidence papers' titles"),
+    out: Path | None = typer.Option(None, "--out", help="folder of the sheet (default RELEASE/review)"),
+) -> None:
+    """Curate a release: write a review sheet, or record a filled one.
+
+    Without --apply: writes sheet.html (each task's public side, hidden key, evidence titles and the
+    release checks' flags) and sheet.csv (decision: approve, reject or edit; note; question for an
+    edit). With --apply: rejected tasks leave the release, edited ones get the new question, the
+    decisions go to review.jsonl and the manifest records the review's hash (every report then says the
+    release was reviewed).
+
+    Examples:
+
+        foresci tasks review workspace/release --kb workspace/kb
+
+        foresci tasks review workspace/release --apply workspace/release/review/sheet.csv --reviewer ada
+    """
+    from foresci.core.errors import UserError
+    from foresci.tasks.review import apply_sheet, review_line, write_sheet
+
+    if apply is not None:
+        if not reviewer.strip():
+            raise UserError("name the reviewer", field="--reviewer")
+        apply_sheet(release, apply, reviewer.strip())
+        from foresci.tasks.release import load_release
+
+        typer.echo(review_line(load_release(release).manifest))
+        return
+    titles = None
+    if kb is not None:
+        store = _open_kb(kb)
+
+        def titles(ids):  # type: ignore[no-untyped-def]
+            rows = {paper_id: store.row_of(paper_id) for paper_id in ids}
+            return {paper_id: store.paper_at(row).title for paper_id, row in rows.items() if row is not None}
+    page, sheet = write_sheet(release, out, titles)
+    typer.echo(f"wrote {page} and {sheet}")
 
 
 @app.command("blind-copy")

@@ -36,6 +36,14 @@ class TaskSettings(SettingsSection):
                                                                "are acceptable neighbours")
     min_window_papers: int = Field(default=3, description="window papers the winning/target node needs")
     min_addressing_papers: int = Field(default=2, description="window papers that must address a bottleneck")
+    min_count_z: float = Field(default=1.0, ge=0.0,
+                               description="a concept-pair or venue target's winner must lead the "
+                                           "runner-up by this many Poisson standard errors ((a - b) / "
+                                           "sqrt(a + b) of the two window counts); below it the ranking "
+                                           "turns on one paper")
+    max_node_wins: int = Field(default=3, ge=1,
+                               description="a taxonomy node may be the keyed winner of at most this many "
+                                           "tasks of one family in a release")
     min_venue_papers: int = Field(default=3, description="venue-tagged window papers a venue task needs")
     max_label_share: float = Field(default=0.5,
                                    description="gate: no trajectory label above this share of a family")

@@ -85,8 +85,10 @@ def build_domain(job: DomainJob, domain: str,
         progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
     embeddings = kb.embeddings([paper.paper_id for paper in papers])
     evidences = evidence_for_windows(snapshot, papers, embeddings, list(job.windows))
+    text = premise_index(kb, domain, job.cutoff)
     for evidence in evidences:
         evidence.embed = kb_embed_function(kb, settings)
+        evidence.text_cache.text_index = text
     if progress:
         progress(f"{domain}: building tasks")
     seconds: dict[str, float] = {}
@@ -95,6 +97,15 @@ def build_domain(job: DomainJob, domain: str,
              for name in job.families]
     return DomainBuild(domain=domain, snapshot=snapshot, pools=pools, problems=problems, seconds=seconds,
                        parts=parts)
+
+
+def premise_index(kb: Any, domain: str, cutoff: date) -> Any:
+    """The text index the release checks read (:mod:`foresci.tasks.release_checks`): titles and abstracts
+    of every paper screened into the domain (core or support) up to the cutoff, wider than the core papers
+    the taxonomy is built from, so a concept pair's premise is checked against the domain's whole text."""
+    from foresci.tasks.text_index import TextIndex
+
+    return TextIndex((paper.paper_id, paper.text) for paper in kb.papers(until=cutoff, domain=domain))
 
 
 def merge_parts(parts: Sequence[ReleaseParts]) -> ReleaseParts:

@@ -100,6 +100,7 @@ class PaperTextCache:
     pre_counts: tuple[Counter[str], int] | None = None
     common: frozenset[str] | None = None
     pre_vocabulary: frozenset[str] | None = None
+    text_index: Any = None  # foresci.tasks.text_index.TextIndex of the pre-cutoff papers, built on first use
 
 
 @dataclass

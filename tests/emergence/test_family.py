@@ -48,8 +48,9 @@ def test_tasks_are_clean_and_hide_the_window_order(built: tuple[list[Built], Dom
         hidden = parse_hidden_target(item.hidden.model_dump(mode="json"))
         assert hidden == item.hidden and hidden.top_option() == hidden.ranking[0]
         counts = [hidden.window_papers[option] for option in hidden.ranking]  # type: ignore[attr-defined]
-        assert counts == sorted(counts, reverse=True) and len(set(min(c, 3) for c in counts)) == 4
-        assert item.task.task_id.startswith("ce-") and len(item.task.candidates) == 4
+        # #44: three buckets, 3+ / exactly 1 / none, so the top leads by >= 1 Poisson standard error
+        assert counts == sorted(counts, reverse=True) and counts[0] >= 3 and counts[1:] == [1, 0]
+        assert item.task.task_id.startswith("ce-") and len(item.task.candidates) == 3
         assert "window_papers" not in str(item.task.model_dump())
 
 
@@ -62,7 +63,7 @@ def test_baselines_rank_by_public_signals_and_score_against_the_hidden_order(
         for kind in ("persistence", "trend"):
             answer, support = family.baseline_answer(SimpleNamespace(kind=kind), item.task)
             assert isinstance(answer, EmergenceAnswer) and support.notes
-            assert len(support.evidence) == 4 and all(entry.paper_ids for entry in support.evidence)
+            assert len(support.evidence) == 3 and all(entry.paper_ids for entry in support.evidence)
             cited = {paper_id for entry in support.evidence for paper_id in entry.paper_ids}
             assert all(papers[paper_id].announced <= item.task.cutoff for paper_id in cited)
             assert family.check_contract(item.task, answer).problems == []

@@ -68,14 +68,35 @@ def test_bottleneck_target_is_the_planted_pair(evidence: DomainEvidence) -> None
     assert {slot.name for slot in hidden.slots} == {"bottleneck", "opportunity", "mechanism"}
 
 
-def test_planning_ranking_follows_window_growth(evidence: DomainEvidence) -> None:
+def test_planning_ranking_follows_newcomer_entry_not_growth() -> None:
+    """#44: planning asks where a new team can get in. Authors are planted so that only ``n_sarn`` (steady)
+    gets window papers by authors new to it while ``n_vorp`` (tripling its share) stays with its teams:
+    every planning set holding n_sarn ranks it first, though direction forecasting's winner is n_vorp."""
+    snapshot, papers, assignment = toy_world()
+    def authors(paper_id: str, after: bool) -> list[str]:
+        node = assignment[paper_id]
+        return [f"new-{paper_id}"] if after and node == "n_sarn" else [f"team-{node}"]
+
+    authored = [paper.model_copy(update={"authors": authors(paper.paper_id, paper.announced > CUTOFF)})
+                for paper in papers]
+    evidence = collect_evidence(snapshot, authored, assignment, make_window(CUTOFF, "3m"), classify)
     built = build_planning_tasks(evidence, SETTINGS, "toy", 10)
-    assert built
+    with_sarn = 0
     for item in built:
         nodes = {candidate.option_id: str(candidate.node_id) for candidate in item.task.candidates}
-        growth = [evidence.nodes[nodes[option]].growth for option in item.hidden.ranking]
-        assert growth == sorted(growth, reverse=True)
-        assert sorted(item.hidden.ranking) == sorted(nodes)
+        shares = [item.hidden.stats["options"][option]["newcomer_share"] for option in item.hidden.ranking]
+        assert shares == sorted(shares, reverse=True)
+        if "n_sarn" in nodes.values():
+            with_sarn += 1
+            assert nodes[item.hidden.ranking[0]] == "n_sarn"
+            assert item.hidden.stats["options"][item.hidden.ranking[0]]["newcomers"] == evidence.nodes[
+                "n_sarn"].window
+            # the key's evidence: the top option's papers by newcomers
+            assert item.hidden.evidence_ids and set(item.hidden.evidence_ids) <= set(
+                evidence.nodes["n_sarn"].window_ids)
+    assert with_sarn >= 1
+    direction = build_direction_tasks(evidence, SETTINGS, "toy", 10)
+    assert any(item.hidden.stats["node_ids"][item.hidden.ranking[0]] == "n_vorp" for item in direction)
 
 
 def test_venue_ranking_matches_planted_preferences() -> None:

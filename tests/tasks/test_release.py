@@ -111,11 +111,13 @@ def test_validate_catches_mismatch_and_leak(release: Path, tmp_path: Path) -> No
 def test_cli_show_validate_audit(release: Path) -> None:
     runner = CliRunner()
     shown = runner.invoke(app, ["tasks", "show", str(release)])
-    assert shown.exit_code == 0 and f"({len(load_release(release).tasks)} tasks)" in shown.output
+    assert shown.exit_code == 0 and f"({len(load_release(release).tasks)} tasks;" in shown.output
+    assert "not reviewed" in " ".join(shown.output.split())
     first = load_release(release).tasks[0].task_id
     one = runner.invoke(app, ["tasks", "show", str(release), "--task", first])
     assert one.exit_code == 0 and first in one.output and "post_cutoff_terms" not in one.output
-    assert runner.invoke(app, ["tasks", "validate", str(release)]).output.strip() == "valid"
+    assert runner.invoke(app, ["tasks", "validate", str(release)]).output.strip() == (
+        "valid; review: not reviewed (foresci tasks review)")
     audit = runner.invoke(app, ["tasks", "audit", str(release)])
     assert audit.exit_code == 0 and "persistence match" in audit.output
 

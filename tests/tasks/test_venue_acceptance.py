@@ -66,3 +66,18 @@ def test_a_tie_at_the_top_drops_the_task() -> None:
     assert surplus > 0
     tied = _relabel(papers, assignment, "n_vorp", CV, "Accepted at the CVPR 2026 Workshop on X", surplus)
     assert "n_vorp" not in _built(tied)
+
+
+def test_venue_key_is_fit_against_the_domain_mix_not_the_calendar() -> None:
+    """#44: in a window where CVPR acceptances flood the whole domain (the calendar), a node with most of
+    its papers at CVPR but NeurIPS-family papers well above the domain's share is keyed NeurIPS; a node
+    mirroring the domain's mix has no family above noise."""
+    from foresci.tasks.families.venue_positioning.builder import venue_fit, venue_order
+
+    domain = Counter({CV: 80, ML: 10, "ACL/EMNLP/NAACL": 10})
+    node = Counter({CV: 6, ML: 5})
+    assert venue_order(node, domain)[0] == ML
+    fit = venue_fit(node, domain)
+    assert fit[ML]["z"] >= 1.0 > fit[CV]["z"]
+    mirror = venue_fit(Counter({CV: 8, ML: 1, "ACL/EMNLP/NAACL": 1}), domain)
+    assert max(value["z"] for value in mirror.values()) < 1.0

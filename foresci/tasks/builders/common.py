@@ -17,6 +17,7 @@ from foresci.tasks.families.base import get_family
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.option_similarity import cosine, names_near_duplicate
+from foresci.tasks.release_checks import winner_node
 from foresci.tasks.text import content_tokens
 from foresci.taxonomy.models import Node
 from foresci.taxonomy.naming import display_name as node_name
@@ -241,7 +242,8 @@ def is_duplicate(key: tuple[str, ...], kept: Sequence[tuple[str, ...]], overlap:
 
 def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
                     group_of: Callable[[Built], str] | None = None) -> list[Built]:
-    """Pick up to ``wanted`` non-duplicate tasks keeping labels and persistence matches under their caps.
+    """Pick up to ``wanted`` non-duplicate tasks keeping labels and persistence matches under their caps, and
+    no node the keyed winner of more than ``max_node_wins`` of them.
 
     Labels are interleaved (so rarer labels get picked first) and, within a label, ``group_of`` groups
     (domains, horizons) are interleaved. Greedy in that order with caps computed on ``wanted``; then trims
@@ -261,11 +263,15 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
     chosen: list[Built] = []
     keys: list[tuple[str, ...]] = []
     labels: Counter[str] = Counter()
+    wins: Counter[tuple[str, str]] = Counter()
     matches = 0
     for item in ordered:
         if len(chosen) >= wanted:
             break
         if is_duplicate(item.decision_key, keys):
+            continue
+        winner = _winner(item)
+        if winner is not None and wins[winner] >= settings.max_node_wins:
             continue
         if item.label is not None and labels[item.label] >= label_cap:
             continue
@@ -273,6 +279,8 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
             continue
         chosen.append(item)
         keys.append(item.decision_key)
+        if winner is not None:
+            wins[winner] += 1
         if item.label is not None:
             labels[item.label] += 1
         matches += bool(item.persistence_match)
@@ -283,6 +291,12 @@ def select_balanced(items: Sequence[Built], wanted: int, settings: TaskSettings,
             break
         result = settled
     return result
+
+
+def _winner(item: Built) -> tuple[str, str] | None:
+    """(domain, node) of a task's keyed winner, for the cap ``max_node_wins``; None where no node wins."""
+    node = winner_node(item.task, item.hidden)
+    return None if node is None else (item.task.domain, node)
 
 
 def _domain_constant_hits(chosen: Sequence[Built]) -> list[bool | None]:
@@ -365,8 +379,11 @@ def _swap(result: list[Built], position: int, spare: list[Built],
     keys = [item.decision_key for item in rest]
     labels = Counter(item.label for item in rest if item.label is not None)
     matches = sum(bool(item.persistence_match) for item in rest)
+    wins = Counter(winner for item in rest if (winner := _winner(item)) is not None)
     for candidate in spare:
         if candidate.task.domain != dropped.task.domain or is_duplicate(candidate.decision_key, keys):
+            continue
+        if (winner := _winner(candidate)) is not None and wins[winner] >= settings.max_node_wins:
             continue
         if (candidate.persistence_match and matches + 1 > settings.max_persistence_share * len(result)) or (
                 candidate.label is not None

@@ -1,9 +1,15 @@
 """Concept-emergence tasks from a domain's window evidence.
 
 The domain's papers up to the cutoff fix the concept vocabulary and the co-occurrence network
-(:mod:`foresci.emergence`); each task shows one candidate pair per outcome bucket (0, 1, 2, 3+ window
-papers using both concepts, :func:`foresci.emergence.questions.option_sets`) with a one-line pre-cutoff
-context, and hides their order by window papers.
+(:mod:`foresci.emergence`); each task shows one candidate pair per outcome bucket (:data:`FLOORS`: 3 or
+more window papers using both concepts, exactly 1, none; :func:`foresci.emergence.questions.option_sets`)
+with a one-line pre-cutoff context, and hides their order by window papers.
+
+The draw refuses (#44, :mod:`foresci.tasks.release_checks`): pairs two of whose concepts some pre-cutoff
+title or abstract already uses together (the question's premise would be false), fragment concept keys,
+two names of one concept, and pairs whose window count would put the top within ``min_count_z`` Poisson
+standard errors of the runner-up (:func:`top_floor`: 3 against 1 at the default 1.0; pairs with 2 window
+papers are never drawn).
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.families.base import get_family
 from foresci.tasks.families.concept_emergence.family import NAME, emergence_question
 from foresci.tasks.families.concept_emergence.target import EmergenceTarget
+from foresci.tasks.hidden import Slot
 from foresci.tasks.models import Candidate, Task
+from foresci.tasks.release_checks import count_z, domain_index, pair_filter, record_refusals
 from foresci.tasks.windows import Window
 
 _SETS: dict[int, tuple[DomainEvidence, EmergenceSet]] = {}
@@ -61,7 +69,44 @@ def build_emergence_tasks(domain: DomainEvidence, settings: TaskSettings, domain
     window = domain.window
     target = window_target(domain)
     seed = zlib.crc32(f"{settings.seed}:{NAME}:{domain.domain}:{window.horizon}".encode())
-    return [_built(domain, option_set, domain_name) for option_set in option_sets(target, wanted, seed)]
+    refused: list[str] = []
+    checked = pair_filter(target.snapshot.vocabulary.names, target.snapshot.candidates.pairs,
+                          domain_index(domain), refused)
+    floor = top_floor(settings)
+    counts = target.counts
+
+    def allowed(row: int) -> bool:
+        count = int(counts[row])
+        if FLOORS[1] < count < floor:  # too few for the top, too many for the runner-up's exact FLOORS[1]
+            refused.append(f"check:thin_target: {domain.domain} {window.horizon}: a pair with {count} "
+                           f"window papers (a top pair needs {floor}, the runner-up holds {FLOORS[1]})")
+            return False
+        return bool(checked(row))
+
+    built: list[Built] = []
+    for option_set in option_sets(target, wanted, seed, allowed=allowed, floors=(floor, *FLOORS[1:])):
+        top, second = sorted(option_set.window_papers, reverse=True)[:2]
+        if top < settings.min_window_papers or count_z(top, second) < settings.min_count_z:
+            refused.append(f"check:thin_target: {domain.domain} {window.horizon}: top pair {top} window "
+                           f"papers vs {second} ({count_z(top, second):.2f} standard errors)")
+            continue
+        built.append(_built(domain, option_set, domain_name))
+    record_refusals(domain.domain, window.horizon, refused)
+    return built
+
+
+FLOORS: tuple[int, ...] = (3, 1, 0)
+"""Window papers of the three options' buckets, best first: 3 or more (at least :func:`top_floor`), exactly
+1, none. The questions' four buckets (3+, 2, 1, 0) put a 2-paper runner-up within one paper of the top."""
+
+
+def top_floor(settings: TaskSettings) -> int:
+    """Window papers a task's top pair needs: at least ``min_window_papers`` and a lead over the runner-up
+    bucket (exactly ``FLOORS[1]`` papers) of ``min_count_z`` Poisson standard errors (3 at the defaults)."""
+    floor = max(settings.min_window_papers, FLOORS[0])
+    while count_z(floor, FLOORS[1]) < settings.min_count_z:
+        floor += 1
+    return floor
 
 
 def option_ids(count: int) -> list[str]:
@@ -98,7 +143,9 @@ def _built(domain: DomainEvidence, option_set: OptionSet, domain_name: str) -> B
     pre_counts = {option_id: int(option.signals["papers_first"] + option.signals["papers_second"])
                   for option_id, option in zip(ids, option_set.options, strict=True)}
     ranking = [ids[position] for position in option_set.hidden_order()]
+    top_label = option_set.options[option_set.hidden_order()[0]].label
     hidden = EmergenceTarget(task_id=identifier, ranking=ranking, window_papers=counts,
+                             slots=[Slot(name="top_pair", variants=[top_label, f"option {ranking[0]}"])],
                              stats={"persistence_match": option_set.persistence_match,
                                     "option_pre_counts": pre_counts})
     return Built(task=task, hidden=hidden, decision_key=decision,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import cast
 
 from foresci.tasks.builders.common import (
     Built,
@@ -21,6 +22,8 @@ from foresci.tasks.families.direction_forecasting.family import direction_questi
 from foresci.tasks.families.direction_forecasting.target import DirectionTarget
 from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Candidate, Task
+from foresci.tasks.release_checks import implied_trajectory, trajectory_consistent
+from foresci.taxonomy.models import Trajectory
 
 FAMILY = "direction_forecasting"
 TRAJECTORY_VARIANTS = {
@@ -115,8 +118,13 @@ def direction_target(domain: DomainEvidence, options: list[NodeEvidence],
                   if winner.growth - item.growth <= settings.neighbour_tolerance]
     persistence = max(options, key=lambda item: (item.pre_total, item.node_id))
     winner_name = next(candidate.name for candidate, item in named if item is winner)
+    assert winner.trajectory is not None  # void_reason refuses a winner without a trajectory
     label = winner.trajectory
-    assert label is not None  # void_reason refuses a winner without a trajectory
+    repaired = []
+    if not trajectory_consistent(label, winner.growth):  # the key must agree with the target's own growth
+        label = cast(Trajectory, implied_trajectory(winner.growth))
+        repaired.append(f"trajectory_inconsistent: winner's {winner.trajectory} (share growth "
+                        f"{winner.growth:+.2f}) keyed {label}")
     slots = [Slot(name="primary_direction",
                   variants=[winner_name, *(f"{winner_name}: {term}" for term in winner.node.key_terms[:3])]),
              Slot(name="trajectory", variants=list(TRAJECTORY_VARIANTS[label]))]
@@ -148,6 +156,8 @@ def direction_target(domain: DomainEvidence, options: list[NodeEvidence],
                "persistence_answer": option_of[persistence.node_id],
                "persistence_match": persistence is winner,
                "node_ids": {option_of[item.node_id]: item.node_id for item in options}})
+    if repaired:
+        hidden.stats["repaired"] = repaired
     return hidden, label, persistence is winner
 
 

@@ -1,16 +1,23 @@
 """Strategic research planning: rank a fixed set of options for a team planning the window.
 
 Options are sibling sub-directions (children of one node, or top-level nodes of the domain), so the team's
-scope is real. The hidden order is by share growth in the window, and the top option must gain share (a
-set where every option loses ground has no priority to find); persistence would rank by pre-cutoff
-volume. Rationale units, milestones, dependencies, risks and a go/no-go criterion are drawn from the
-window evidence (growth), the taxonomy's edges (dependencies) and the node's bottleneck signals (risks).
+scope is real. Planning asks what direction forecasting does not (#44): where a team new to a direction
+can still get in. The hidden order is by *entry* in the window: the share of each option's window papers
+none of whose authors had published in that option before the cutoff (newcomer papers; smoothed (n + 1) /
+(w + 2)). A crowded direction, held by the teams already in it, ranks low however fast it grows. The top
+option needs ``min_window_papers`` window papers and a lead over the runner-up of ``min_count_z`` standard
+errors (two-proportion); persistence ranks by the same share in the baseline period before the cutoff
+(papers none of whose authors published in the option earlier). Rationale units, milestones,
+dependencies, risks and a go/no-go criterion are drawn from the window evidence (entry), the taxonomy's
+edges (dependencies) and the node's bottleneck signals (risks).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from foresci.tasks.builders.common import (
     Built,
@@ -69,18 +76,81 @@ def _dependencies(domain: DomainEvidence, node_id: str) -> list[str]:
             for edge in domain.snapshot.edges if edge.target == node_id][:3]
 
 
-def void_reason(options: Sequence[NodeEvidence], settings: TaskSettings) -> str | None:
-    """Why the window leaves an option set without a priority (None: it has one): the top option's margin
-    or window papers below the thresholds, or no option gaining share. The builder drops such sets; a
-    round that froze one prospectively resolves it as void."""
-    ranked = sorted(options, key=lambda item: (-item.growth, item.node_id))
-    top = ranked[0]
-    if top.growth - ranked[1].growth < settings.min_margin:
-        return f"margin {top.growth - ranked[1].growth:.4f} < min_margin {settings.min_margin}"
+@dataclass(frozen=True)
+class Entry:
+    """Newcomer papers of one option: in the window, and in the baseline period before the cutoff."""
+
+    window: int
+    newcomers: int
+    baseline: int
+    baseline_newcomers: int
+    newcomer_ids: tuple[str, ...] = ()
+
+    @property
+    def share(self) -> float:
+        """Smoothed newcomer share of the window papers: (newcomers + 1) / (window + 2)."""
+        return (self.newcomers + 1) / (self.window + 2)
+
+    @property
+    def baseline_share(self) -> float:
+        """The same share in the baseline period (the persistence answer's measure)."""
+        return (self.baseline_newcomers + 1) / (self.baseline + 2)
+
+
+_ENTRIES: dict[tuple[int, str], tuple[DomainEvidence, Entry]] = {}
+
+
+def entry(domain: DomainEvidence, item: NodeEvidence) -> Entry:
+    """The option's :class:`Entry`: a window (baseline) paper is a newcomer paper when none of its authors
+    is an author of the option's papers announced before the window (before the baseline period)."""
+    remembered = _ENTRIES.get((id(domain), item.node_id))
+    if remembered is not None and remembered[0] is domain:
+        return remembered[1]
+    papers = domain.papers
+    window = domain.window
+    pre = [papers[paper_id] for paper_id in item.pre_ids if paper_id in papers]
+    earlier = {author for paper in pre if paper.announced < window.baseline_start for author in paper.authors}
+    known = earlier | {author for paper in pre for author in paper.authors}
+    recent = [paper for paper in pre if paper.announced >= window.baseline_start]
+    after = [papers[paper_id] for paper_id in item.window_ids if paper_id in papers]
+    newcomers = tuple(paper.paper_id for paper in after if not set(paper.authors) & known)
+    found = Entry(window=len(after), newcomers=len(newcomers),
+                  baseline=len(recent), baseline_newcomers=sum(not set(paper.authors) & earlier
+                                                               for paper in recent),
+                  newcomer_ids=newcomers)
+    if len(_ENTRIES) >= 4096:
+        _ENTRIES.clear()
+    _ENTRIES[(id(domain), item.node_id)] = (domain, found)
+    return found
+
+
+def entry_order(domain: DomainEvidence, options: Sequence[NodeEvidence],
+                baseline: bool = False) -> list[NodeEvidence]:
+    """Options by newcomer share, highest first (``baseline``: the pre-cutoff share), ties by node id."""
+    def share(item: NodeEvidence) -> float:
+        found = entry(domain, item)
+        return found.baseline_share if baseline else found.share
+    return sorted(options, key=lambda item: (-share(item), item.node_id))
+
+
+def entry_z(first: Entry, second: Entry) -> float:
+    """Two-proportion z of two options' newcomer shares (pooled)."""
+    pooled = (first.newcomers + second.newcomers + 2) / (first.window + second.window + 4)
+    spread = math.sqrt(pooled * (1 - pooled) * (1 / (first.window + 2) + 1 / (second.window + 2)))
+    return (first.share - second.share) / spread if spread > 0 else 0.0
+
+
+def void_reason(options: Sequence[NodeEvidence], settings: TaskSettings,
+                domain: DomainEvidence) -> str | None:
+    """Why the window leaves an option set without a priority (None: it has one): the top option's window
+    papers under ``min_window_papers`` or its entry lead within ``min_count_z`` standard errors. The
+    builder drops such sets; a round that froze one prospectively resolves it as void."""
+    ranked = entry_order(domain, options)
+    top, second = entry(domain, ranked[0]), entry(domain, ranked[1])
     if top.window < settings.min_window_papers:
         return f"top option has {top.window} window papers < min_window_papers {settings.min_window_papers}"
-    if top.growth <= 0:
-        return "no option gains share"
+    if (z := entry_z(top, second)) < settings.min_count_z:
+        return f"entry lead {z:.2f} < min_count_z {settings.min_count_z} standard errors"
     return None
 
 
@@ -95,11 +165,11 @@ def name_options(domain: DomainEvidence, options: Sequence[NodeEvidence],
 
 def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: str, settings: TaskSettings,
                domain_name: str, rng: random.Random) -> Built | None:
-    if void_reason(options, settings) is not None:
+    if void_reason(options, settings, domain) is not None:
         return None
     window = domain.window
     named = name_options(domain, options, rng)
-    top = sorted(options, key=lambda item: (-item.growth, item.node_id))[0]
+    top = entry_order(domain, options)[0]
     key = (f"{window.horizon}:{top.node_id}", *sorted(item.node_id for item in options if item is not top))
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     task = public_task(domain, options, named, scope, domain_name, identifier)
@@ -128,20 +198,24 @@ def planning_target(domain: DomainEvidence, options: Sequence[NodeEvidence],
     """The hidden target of a decisive option set (:func:`void_reason` None) and whether persistence (the
     most pre-cutoff papers) picks its top option."""
     window = domain.window
-    ranked = sorted(options, key=lambda item: (-item.growth, item.node_id))
+    ranked = entry_order(domain, options)
     top = ranked[0]
     option_of = {item.node_id: candidate.option_id for candidate, item in named}
     name_of = {item.node_id: candidate.name for candidate, item in named}
-    persistence = sorted(options, key=lambda item: (-item.pre_total, item.node_id))
+    persistence = entry_order(domain, options, baseline=True)
+    entries = {item.node_id: entry(domain, item) for item in options}
     risks = [signal.text for signal in top.node.signals if signal.kind == "bottleneck"][:3]
     dependencies = _dependencies(domain, top.node_id)
-    rationale = [f"{name_of[item.node_id]}: share of new {domain_name} papers {item.level_share:.1%} -> "
-                 f"{item.window_share:.1%}" for item in ranked]
+    rationale = [f"{name_of[item.node_id]}: {entries[item.node_id].newcomers} of its "
+                 f"{entries[item.node_id].window} window papers by authors new to it (before the cutoff "
+                 f"{entries[item.node_id].baseline_newcomers} of {entries[item.node_id].baseline})"
+                 for item in ranked]
     milestones = [f"a first result in {name_of[top.node_id]} within {window.months // 2 or 1} month(s)",
                   f"a comparison against the strongest pre-cutoff work in {name_of[top.node_id]} by "
                   f"{window.end.isoformat()}"]
-    go_no_go = (f"continue if {name_of[top.node_id]} keeps growing its share of the domain "
-                f"(it reached {top.window_share:.1%}); stop if it falls back under {top.level_share:.1%}")
+    go_no_go = (f"continue if newcomers keep publishing in {name_of[top.node_id]} (they wrote "
+                f"{entries[top.node_id].share:.0%} of its window papers); stop if its papers come back to "
+                "the teams already in it")
     ranking = [option_of[item.node_id] for item in ranked]
     slots = [Slot(name="top_priority", variants=[name_of[top.node_id], f"option {option_of[top.node_id]}"])]
     if risks:
@@ -152,10 +226,15 @@ def planning_target(domain: DomainEvidence, options: Sequence[NodeEvidence],
                for index, (first, second) in enumerate(zip(ranked, ranked[1:], strict=False), start=2)]
     hidden = PlanningTarget(
         task_id=identifier, family=FAMILY, ranking=ranking, rationale=rationale, slots=slots, claims=claims,
-        evidence_ids=top.window_ids[:20],
+        evidence_ids=list(entries[top.node_id].newcomer_ids[:20]),
         stats={"normalised_by": domain.normalised_by, "milestones": milestones, "dependencies": dependencies,
                "risks": risks, "go_no_go": go_no_go,
+               "target": "newcomer share of the window papers",
                "options": {option_of[item.node_id]: {"pre_total": item.pre_total, "window": item.window,
+                                                     "newcomers": entries[item.node_id].newcomers,
+                                                     "newcomer_share": round(entries[item.node_id].share, 4),
+                                                     "baseline_newcomer_share":
+                                                         round(entries[item.node_id].baseline_share, 4),
                                                      "log_share_growth": round(item.growth, 4)}
                            for item in options},
                "persistence_answer": [option_of[item.node_id] for item in persistence],

@@ -43,8 +43,11 @@ def planning_question(domain_name: str, scope: str, cutoff: date, start: date, e
     title = f"Prioritising research options in {scope}"
     question = (f"{when(cutoff, start, end)} A research team working on {scope} ({domain_name}) can pursue "
                 f"the "
-                "options listed below during the window. Rank them from highest to lowest priority, where "
-                "priority means the option whose line of work will most clearly gain ground in the window. "
+                "options listed below during the window. Rank them from highest to lowest priority for a "
+                "team new to them, where priority means the option most open to new teams in the window: "
+                "the largest share of its new papers written by authors who had not published in it "
+                "before (a crowded option, held by the teams already in it, ranks low however fast it "
+                "grows). "
                 "Give the rationale, milestones, dependencies, risks and a go/no-go criterion for your top "
                 "choice.")
     return title, question

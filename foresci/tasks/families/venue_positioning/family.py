@@ -46,7 +46,10 @@ def venue_question(domain_name: str, contribution: str, cutoff: date, start: dat
                 f"'{contribution}' and "
                 "will submit during the next venue cycle. Rank the venue families listed below from best to "
                 "worst "
-                "fit for this contribution, and for the top choice explain the framing, the reviewer risks "
+                f"fit for this contribution. Fit is read against {domain_name or 'the domain'}'s own venue "
+                "mix in the same months: the family that accepts this kind of work more often than the "
+                "domain's work at large fits best (the conference calendar, which lifts every topic at "
+                "once, is not fit). For the top choice explain the framing, the reviewer risks "
                 "and "
                 "the evidence upgrades that would make the submission credible.")
     return title, question

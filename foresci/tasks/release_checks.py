@@ -1,0 +1,412 @@
+"""Checks a researcher makes when reading a release (#44), each a function of the public task, its hidden
+target and, where the check reads text, the domain's pre-cutoff title+abstract (:class:`TextIndex`).
+
+``tasks build`` runs them on every candidate (:func:`screen`: drop or repair, counted in the manifest
+with examples) and ``tasks audit`` reports them on a written release (:func:`audit_checks`; the text
+checks need ``--kb``). The checks:
+
+- ``false_premise``: a concept pair that some pre-cutoff paper's title or abstract uses together (the task
+  says no paper did);
+- ``fragment_concept``: a concept key that is a broken phrase: it starts or ends with a function word,
+  starts with a generic word ("model agents", "models via reinforcement learning"), or is, in at least
+  ``TAIL_SHARE`` of its pre-cutoff uses, the tail of a longer name while ending in a generic word
+  ("generation models" in "image generation models", "learning for language model" in "reinforcement
+  learning for language model"; a specific phrase always preceded by a word is kept: a vocabulary of
+  at most so many words may only have its tail);
+- ``synonym_pair`` / ``near_synonym_options``: two names of one concept in a pair or side by side as options:
+  equal content stems after acronyms are spelled out and generic words dropped, one's stems inside the
+  other's ("LLM reasoning" / "reasoning models"), or :func:`names_near_duplicate`;
+- ``umbrella_option``: an option whose content stems all lie in the domain's name (the domain itself);
+- ``count_mismatch``: an option description's "N papers" differing from the stored ``pre_cutoff_papers``;
+- ``trajectory_inconsistent``: a keyed trajectory the target's own share growth contradicts (a winner
+  gaining share keyed ``cooling``, ``steady`` for a growth beyond the steady band);
+- ``thin_target``: a winner resting on fewer than ``min_window_papers`` window papers, or a lead over the
+  runner-up within ``min_count_z`` Poisson standard errors of the two counts;
+- ``label_mismatch``: an option whose name's words occur in fewer than ``MIN_LABEL_SHARE`` of its node's
+  pre-cutoff papers, or less often there than in another option's papers (recorded at build time);
+- ``node_win_cap``: one node winning more than ``max_node_wins`` tasks of a family (the selection's cap).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from foresci.tasks.hidden import HiddenTarget
+from foresci.tasks.models import Task
+from foresci.tasks.option_similarity import names_near_duplicate
+from foresci.tasks.text_index import GENERIC, STOP, TextIndex, content_stems, phrase_stems
+
+CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "umbrella_option", "near_synonym_options",
+          "count_mismatch", "trajectory_inconsistent", "thin_target", "label_mismatch", "node_win_cap")
+TAIL_SHARE = 0.8
+MIN_TAIL_USES = 5
+MIN_LABEL_SHARE = 0.2
+STEADY_BAND = math.log(1.3)
+"""Share growth (log) past which a trajectory is not ``steady``: the trajectory rules' accelerating lift."""
+COUNT = re.compile(r"(?:^|; )(\d+) papers; most central")
+EXAMPLES = 5
+
+
+def fragment_reason(name: str, index: TextIndex | None = None) -> str | None:
+    """Why a concept key is a fragment, None when it reads as a concept."""
+    words = [word for word in re.findall(r"[a-z0-9]+", name.lower())]
+    if not words:
+        return "empty"
+    if words[0] in STOP or words[-1] in STOP:
+        return f"'{name}' starts or ends with a function word"
+    stems = phrase_stems(name)
+    if len(stems) >= 2 and stems[0] in GENERIC:
+        return f"'{name}' starts with the generic word '{words[0]}'"
+    if index is not None and len(stems) >= 2:
+        uses, share, top = index.tail_share(name)
+        if uses >= MIN_TAIL_USES and share >= TAIL_SHARE and stems[-1] in GENERIC:
+            return (f"'{name}' follows another content word in {share:.0%} of its {uses} pre-cutoff uses "
+                    f"(one word in {top:.0%})")
+    return None
+
+
+def _specific(name: str) -> frozenset[str]:
+    return frozenset(value for value in content_stems(name) if value not in GENERIC)
+
+
+def same_concept(first: str, second: str) -> bool:
+    """Whether two names name one concept (see the module text)."""
+    if names_near_duplicate(first, second):
+        return True
+    one, two = _specific(first), _specific(second)
+    return bool(one and two) and (one <= two or two <= one)
+
+
+def is_umbrella(name: str, domain_name: str) -> bool:
+    """Whether an option says no more than its domain's name (every specific stem of it is the domain's)."""
+    words, domain = _specific(name), _specific(domain_name)
+    return bool(words and domain) and words <= domain
+
+
+def stated_count(description: str) -> int | None:
+    """The "N papers" of an option description ("N papers; most central: ..."), None when absent."""
+    found = COUNT.search(description)
+    return int(found.group(1)) if found else None
+
+
+def implied_trajectory(growth: float) -> str:
+    """The label a share growth implies on its own: accelerating above the steady band, cooling below it."""
+    if growth >= STEADY_BAND:
+        return "accelerating"
+    if growth <= -STEADY_BAND:
+        return "cooling"
+    return "steady"
+
+
+def trajectory_consistent(label: str | None, growth: float) -> bool:
+    """Whether a keyed trajectory agrees with the target's own share growth (``fragmenting`` is a shape,
+    accepted unless the share falls beyond the band)."""
+    if label is None:
+        return True
+    if label == "fragmenting":
+        return growth > -STEADY_BAND
+    return label == implied_trajectory(growth)
+
+
+def count_z(top: float, second: float) -> float:
+    """Lead of one count over another in Poisson standard errors: (a - b) / sqrt(a + b)."""
+    return (top - second) / math.sqrt(top + second) if top + second > 0 else 0.0
+
+
+def pair_names(task: Task) -> list[tuple[str, str]]:
+    """The (first, second) concept names of a concept-emergence task's options."""
+    found = [tuple(candidate.name.split(" + ", 1)) for candidate in task.candidates]
+    return [(pair[0], pair[1]) for pair in found if len(pair) == 2]
+
+
+def winner_counts(task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
+    """Window papers of the keyed winner and the runner-up, from the hidden target; None when the family
+    records none."""
+    ranking = list(getattr(hidden, "ranking", []) or [])
+    stats = hidden.stats
+    if task.family == "concept_emergence":
+        counts = dict(getattr(hidden, "window_papers", {}) or {})
+        values = sorted((int(value) for value in counts.values()), reverse=True)
+    elif task.family == "venue_positioning":
+        venues = dict(stats.get("window_venues") or {})
+        names = {candidate.option_id: candidate.name for candidate in task.candidates}
+        values = ([int(venues.get(names.get(option, ""), 0)) for option in ranking[:2]] if "fit" in stats
+                  else sorted((int(value) for value in venues.values()), reverse=True))
+    elif isinstance(stats.get("options"), dict) and ranking:
+        options = stats["options"]
+        values = [int(options[option].get("window", 0)) for option in ranking[:2] if option in options]
+    else:
+        return None
+    values = [*values, 0, 0]
+    return values[0], values[1]
+
+
+def _top_name(task: Task, ranking: Sequence[str]) -> str:
+    names = {candidate.option_id: candidate.name for candidate in task.candidates}
+    return names.get(ranking[0], "") if ranking else ""
+
+
+def task_findings(task: Task, hidden: HiddenTarget | None, settings: Any,
+                  index: TextIndex | None = None) -> list[tuple[str, str]]:
+    """(check, detail) for every check one task fails; ``settings``: the tasks settings (min_window_papers,
+    min_count_z); ``index``: the domain's pre-cutoff text (premise and fragment-tail checks need it)."""
+    found: list[tuple[str, str]] = []
+    domain_name = str(task.context.get("domain_name") or task.domain)
+    if task.family == "concept_emergence":
+        for first, second in pair_names(task):
+            for name in (first, second):
+                reason = fragment_reason(name, index)
+                if reason:
+                    found.append(("fragment_concept", reason))
+            if same_concept(first, second):
+                found.append(("synonym_pair", f"'{first}' / '{second}'"))
+            if index is not None and (together := index.together(first, second)):
+                found.append(("false_premise", f"'{first} + {second}' together in {len(together)} pre-cutoff "
+                              f"papers, e.g. {together[0]}"))
+    elif task.family in ("direction_forecasting", "strategic_planning"):
+        names = [candidate.name for candidate in task.candidates]
+        for name in names:
+            if is_umbrella(name, domain_name):
+                found.append(("umbrella_option", f"'{name}' in domain '{domain_name}'"))
+        for position, first in enumerate(names):
+            for second in names[position + 1:]:
+                if same_concept(first, second):
+                    found.append(("near_synonym_options", f"'{first}' / '{second}'"))
+        stored = task.context.get("candidates") or task.context.get("options") or {}
+        for candidate in task.candidates:
+            stated = stated_count(candidate.description)
+            known = dict(stored.get(candidate.option_id) or {}).get("pre_cutoff_papers")
+            if stated is not None and known is not None and stated != int(known):
+                found.append(("count_mismatch",
+                              f"'{candidate.name}': {stated} papers stated, {known} stored"))
+    if hidden is not None:
+        found.extend(_target_findings(task, hidden, settings))
+    return found
+
+
+def _target_findings(task: Task, hidden: HiddenTarget, settings: Any) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    stats = hidden.stats
+    label = getattr(hidden, "trajectory", None)
+    ranking = list(getattr(hidden, "ranking", []) or [])
+    options = stats.get("options")
+    if label and ranking and isinstance(options, dict) and ranking[0] in options:
+        growth = float(options[ranking[0]].get("log_share_growth", 0.0))
+        if not trajectory_consistent(str(label), growth):
+            found.append(("trajectory_inconsistent", f"winner keyed {label} with share growth {growth:+.2f}"))
+    counts = winner_counts(task, hidden)
+    if counts is not None:
+        top, second = counts
+        if top < settings.min_window_papers:
+            found.append(("thin_target", f"winner has {top} window papers < {settings.min_window_papers}"))
+        elif task.family == "venue_positioning" and "fit" in stats:
+            z = float(dict(stats["fit"]).get(_top_name(task, ranking), {}).get("z", 0.0))
+            if z < settings.min_count_z:
+                found.append(("thin_target", f"best-fit venue exceeds the domain mix by {z:.2f} < "
+                              f"{settings.min_count_z} Poisson standard errors"))
+        elif task.family in ("concept_emergence", "venue_positioning") and count_z(top, second) < \
+                settings.min_count_z:
+            found.append(("thin_target", f"lead {top} vs {second} is {count_z(top, second):.2f} < "
+                          f"{settings.min_count_z} Poisson standard errors"))
+    for option, shares in dict(stats.get("label_share") or {}).items():
+        own, other = float(shares.get("own", 0.0)), float(shares.get("best_other", 0.0))
+        if own < MIN_LABEL_SHARE or other > own:
+            found.append(("label_mismatch", f"option {option}: its name's words in {own:.0%} of its node's "
+                          f"papers, {other:.0%} of another option's"))
+    return found
+
+
+def node_wins(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> Counter[tuple[str, str, str]]:
+    """(family, domain, winning node id) -> tasks it wins."""
+    wins: Counter[tuple[str, str, str]] = Counter()
+    for task in tasks:
+        target = hidden.get(task.task_id)
+        node = winner_node(task, target) if target is not None else None
+        if node is not None:
+            wins[(task.family, task.domain, node)] += 1
+    return wins
+
+
+def winner_node(task: Task, hidden: HiddenTarget) -> str | None:
+    """The taxonomy node of a task's keyed winner (direction and planning), None elsewhere."""
+    ranking = list(getattr(hidden, "ranking", []) or [])
+    node_ids = hidden.stats.get("node_ids")
+    if not ranking or not isinstance(node_ids, dict):
+        return None
+    value = node_ids.get(ranking[0])
+    return str(value) if value is not None else None
+
+
+def audit_checks(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget], settings: Any,
+                 indexes: Mapping[str, TextIndex] | None = None) -> dict[str, Any]:
+    """Per check: how many tasks fail it, their ids and example details; ``indexes``: domain -> its
+    pre-cutoff text (the premise and fragment-tail checks read "not checked" without it)."""
+    flagged: dict[str, list[str]] = {check: [] for check in CHECKS}
+    examples: dict[str, list[str]] = {check: [] for check in CHECKS}
+    for task in tasks:
+        index = (indexes or {}).get(task.domain)
+        for check, detail in task_findings(task, hidden.get(task.task_id), settings, index):
+            if task.task_id not in flagged[check]:
+                flagged[check].append(task.task_id)
+            if len(examples[check]) < EXAMPLES:
+                examples[check].append(f"{task.task_id}: {detail}")
+    for (family, domain, node), count in sorted(node_wins(tasks, hidden).items()):
+        if count > settings.max_node_wins:
+            flagged["node_win_cap"].append(f"{family}:{domain}:{node}")
+            if len(examples["node_win_cap"]) < EXAMPLES:
+                examples["node_win_cap"].append(f"{family} {domain} node {node} wins {count} tasks")
+    text_checked = bool(indexes) or not any(task.family == "concept_emergence" for task in tasks)
+    return {"tasks": len(tasks), "text_checked": text_checked,
+            "counts": {check: len(ids) for check, ids in flagged.items()},
+            "flagged": flagged, "examples": examples}
+
+
+def render_checks(figures: Mapping[str, Any]) -> list[str]:
+    """Plain lines of :func:`audit_checks` figures."""
+    lines = [f"release checks (#44) on {figures['tasks']} tasks" + (
+        "" if figures["text_checked"] else "; premises not checked against text (pass --kb)")]
+    for check in CHECKS:
+        count = figures["counts"].get(check, 0)
+        shown = "; ".join(figures["examples"].get(check, [])[:2])
+        lines.append(f"  {check}: {count}" + (f"  e.g. {shown}" if shown else ""))
+    return lines
+
+
+def domain_index(domain: Any) -> TextIndex:
+    """The :class:`TextIndex` of a domain evidence's papers announced up to its cutoff (title + abstract),
+    built once per domain and cutoff (kept on the evidence's shared text cache)."""
+    cache = domain.text_cache
+    if cache.text_index is None:
+        cache.text_index = TextIndex((paper_id, paper.text)
+                                     for paper_id, paper in sorted(domain.papers.items())
+                                     if paper.announced <= domain.cutoff)
+    return cache.text_index  # type: ignore[no-any-return]
+
+
+def record_label_shares(task: Task, hidden: HiddenTarget, domain: Any, index: TextIndex) -> None:
+    """Store on a direction or planning target, per option, the share of its node's pre-cutoff papers whose
+    text holds every specific word of the option's name (``own``) and the highest such share of the same
+    name among the other options' nodes (``best_other``): ``stats.label_share``, read by the audit."""
+    node_ids = hidden.stats.get("node_ids")
+    if not isinstance(node_ids, dict):
+        return
+    papers = {option: domain.nodes[node].pre_ids for option, node in node_ids.items() if node in domain.nodes}
+    shares: dict[str, dict[str, float]] = {}
+    for candidate in task.candidates:
+        if candidate.option_id not in papers:
+            continue
+        own = index.word_share(candidate.name, papers[candidate.option_id])
+        other = max((index.word_share(candidate.name, ids) for option, ids in papers.items()
+                     if option != candidate.option_id), default=0.0)
+        shares[candidate.option_id] = {"own": round(own, 3), "best_other": round(other, 3)}
+    hidden.stats["label_share"] = shares
+
+
+def repair_counts(task: Task, hidden: HiddenTarget) -> None:
+    """Make every option description's "N papers" the stored ``pre_cutoff_papers`` (the taxonomy counted the
+    node's papers at its own build, the task counts them at the cutoff); each repair is listed in
+    ``stats.repaired``."""
+    stored = task.context.get("candidates") or task.context.get("options") or {}
+    for candidate in task.candidates:
+        stated = stated_count(candidate.description)
+        known = dict(stored.get(candidate.option_id) or {}).get("pre_cutoff_papers")
+        if stated is None or known is None or stated == int(known):
+            continue
+        found = COUNT.search(candidate.description)
+        assert found is not None
+        start, end = found.span(1)
+        candidate.description = candidate.description[:start] + str(int(known)) + candidate.description[end:]
+        hidden.stats.setdefault("repaired", []).append(
+            f"count_mismatch: {candidate.option_id} said {stated} papers, stored {int(known)}")
+
+
+def screen(task: Task, hidden: HiddenTarget, domain: Any, settings: Any) -> list[tuple[str, str]]:
+    """The checks a candidate task fails at build time (empty: keep it), reading the domain's pre-cutoff
+    text; repairs the option counts and records the option label shares on the target first."""
+    index = domain_index(domain)
+    repair_counts(task, hidden)
+    if task.family in ("direction_forecasting", "strategic_planning"):
+        record_label_shares(task, hidden, domain, index)
+    return task_findings(task, hidden, settings, index)
+
+
+def pair_filter(names: Sequence[str], pairs: Any, index: TextIndex,
+                refused: list[str]) -> Any:
+    """A candidate-row test for concept-pair drawing: both concepts no fragment, not one concept twice and
+    never together in the pre-cutoff text. Each refusal is appended to ``refused`` as
+    "check:NAME: detail"; results are remembered per row and per concept."""
+    concept_ok: dict[int, bool] = {}
+    rows_of: dict[int, frozenset[int]] = {}
+    decided: dict[int, bool] = {}
+
+    reasons: dict[int, str | None] = {}
+
+    def concept(value: int) -> bool:
+        if value not in concept_ok:
+            reasons[value] = fragment_reason(names[value], index)
+            concept_ok[value] = reasons[value] is None
+        return concept_ok[value]
+
+    def rows(value: int) -> frozenset[int]:
+        if value not in rows_of:
+            rows_of[value] = frozenset(index.containing(names[value]))
+        return rows_of[value]
+
+    def allowed(row: int) -> bool:
+        if row in decided:
+            return decided[row]
+        first, second = int(pairs[row, 0]), int(pairs[row, 1])
+        verdict = concept(first) & concept(second)
+        if not verdict:
+            refused.append(f"check:fragment_concept: {reasons[first] or reasons[second]}")
+        if verdict and same_concept(names[first], names[second]):
+            refused.append(f"check:synonym_pair: '{names[first]}' / '{names[second]}'")
+            verdict = False
+        if verdict and (both := rows(first) & rows(second)):
+            refused.append(f"check:false_premise: '{names[first]} + {names[second]}' together in {len(both)} "
+                           f"pre-cutoff papers, e.g. {index.ids[min(both)]}")
+            verdict = False
+        decided[row] = verdict
+        return verdict
+
+    return allowed
+
+
+_REFUSALS: dict[tuple[str, str], list[str]] = {}
+
+
+def record_refusals(domain: str, horizon: str, lines: Sequence[str]) -> None:
+    """Keep a builder's "check:NAME: detail" refusals of candidates that never became tasks (concept pairs
+    refused while drawing), for :func:`take_refusals` in the same process."""
+    _REFUSALS.setdefault((domain, horizon), []).extend(lines)
+
+
+def take_refusals(domain: str, horizon: str) -> list[str]:
+    """The refusals recorded for one domain and window (removed)."""
+    return _REFUSALS.pop((domain, horizon), [])
+
+
+def check_record(refusals: Sequence[str], selected: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """The manifest's record of the checks: per check, candidates dropped (count and examples, from the
+    "check:NAME: detail" lines) and, per kind, repairs made on the selected tasks (``stats.repaired``)."""
+    dropped: dict[str, dict[str, Any]] = {}
+    for line in refusals:
+        name, _, detail = line.removeprefix("check:").partition(": ")
+        entry = dropped.setdefault(name, {"count": 0, "examples": []})
+        entry["count"] += 1
+        if len(entry["examples"]) < EXAMPLES:
+            entry["examples"].append(detail)
+    repaired: dict[str, dict[str, Any]] = {}
+    for items in selected.values():
+        for item in items:
+            for line in item.hidden.stats.get("repaired", []):
+                name, _, detail = str(line).partition(": ")
+                entry = repaired.setdefault(name, {"count": 0, "examples": []})
+                entry["count"] += 1
+                if len(entry["examples"]) < EXAMPLES:
+                    entry["examples"].append(f"{item.task.task_id}: {detail}")
+    return {"dropped": dict(sorted(dropped.items())), "repaired": dict(sorted(repaired.items()))}
