@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
+import traceback
 from functools import lru_cache
 from importlib.metadata import entry_points
+from pathlib import Path
 
 from foresci.core.errors import UserError
 
@@ -52,8 +55,52 @@ def named_extensions() -> list[tuple[str, str]]:
     return list(unique.items())
 
 
+_FORESCI_FOLDER = Path(__file__).resolve().parents[1]
+_LIBRARY_FOLDERS = tuple(str(Path(folder).resolve()) for folder in {sys.prefix, sys.base_prefix,
+                                                                      sys.exec_prefix})
+
+
+def _failing_line(error: BaseException) -> str | None:
+    """``file:line`` of the deepest frame of ``error``'s traceback in the extension's own code (not
+    foresci, not the interpreter's import machinery or libraries), or None when there is none."""
+    found = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        name = frame.f_code.co_filename
+        if name.startswith("<"):
+            continue
+        path = Path(name).resolve()
+        if path.is_relative_to(_FORESCI_FOLDER) or str(path).startswith(_LIBRARY_FOLDERS):
+            continue
+        found = f"{path}:{line}"
+    return found
+
+
+def _reason(module: str, error: BaseException) -> str:
+    """One line: where in the extension it failed (when it got that far), the error, and a hint for
+    a module that is not found at all (a typo, or its folder missing from PYTHONPATH)."""
+    reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+    failing = _failing_line(error)
+    if failing is not None:
+        return f"{failing}: {reason}"
+    missing = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    if missing and (module == missing or module.startswith(missing + ".")):
+        return f"{reason} (a typo in the name, or the folder holding it is not on PYTHONPATH)"
+    return reason
+
+
+def loaded_extensions() -> frozenset[str]:
+    """The extension modules imported so far in this process."""
+    return frozenset(_loaded)
+
+
 def load_extensions() -> list[str]:
-    """Import every extension not imported yet; returns the modules imported by this call."""
+    """Import every extension not imported yet; returns the modules imported by this call.
+
+    Commands call it once at their entry (``foresci.cli.run_cli``); the registries call it again
+    before they are read (a no-op then) so that code using foresci as a library sees extensions too.
+    An extension that fails is an :class:`ExtensionError` naming it, where it was named, and the line
+    of its code that failed.
+    """
     imported: list[str] = []
     for module, where in named_extensions():
         if module in _loaded:
@@ -61,8 +108,8 @@ def load_extensions() -> list[str]:
         try:
             importlib.import_module(module)
         except Exception as error:  # an extension may fail in any way: one line naming it
-            reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
-            raise ExtensionError(f"cannot import extension {module!r}: {reason}", path=where) from error
+            raise ExtensionError(f"cannot import extension {module!r}: {_reason(module, error)}",
+                                 path=where) from error
         _loaded.add(module)
         imported.append(module)
     return imported

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from foresci.core.errors import UserError
 from foresci.sim.knobs import WorldConfig
 
 DEFAULTS = WorldConfig()
@@ -84,7 +85,7 @@ def generate_command(
             counterfactual=counterfactual,
             gzip=gzip,
         )
-    except ValueError as error:
+    except (ValueError, UserError) as error:
         raise typer.BadParameter(str(error)) from error
     console = Console()
     with Progress(
@@ -141,7 +142,7 @@ def truth_command(
 
     try:
         truth = load_ground_truth(out)
-    except (FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, ValueError, UserError) as error:
         raise typer.BadParameter(str(error)) from error
     console = Console()
     table = Table(

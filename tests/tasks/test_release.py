@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.cli import app
+from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl, write_jsonl
 from foresci.core.settings import Settings
 from foresci.tasks.build import build_release
@@ -86,7 +87,7 @@ def test_gates_drop_a_family_whose_winners_all_share_a_label(tmp_path: Path,
 
 def test_build_refuses_an_open_window(tmp_path: Path) -> None:
     kb = ToyKB(until=CUTOFF)
-    with pytest.raises(ValueError, match="has not closed"):
+    with pytest.raises(UserError, match="has not closed"):
         build_release(kb, tmp_path, CUTOFF, snapshots={"toy": kb.snapshot})
 
 
@@ -127,7 +128,7 @@ def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_pa
     settings.tasks.min_support = 5
     settings.tasks.enforce_gates = False
     kb = ToyKB(until=make_window(CUTOFF, "3m").end)  # the 3m window closed, the venue cycle not yet
-    with pytest.raises(ValueError, match="has not closed"):
+    with pytest.raises(UserError, match="has not closed"):
         build_release(kb, tmp_path / "all", CUTOFF, windows=("3m",), settings=settings, per_family=6,
                       snapshots={"toy": kb.snapshot})
     chosen = ["strategic_planning", "bottleneck_opportunity"]
