@@ -215,3 +215,20 @@ def test_a_run_of_non_llm_methods_needs_no_prompt_texts_for_a_family_without_the
             run_release([], tmp_path / "llm", settings, ["native"])
     finally:
         _load_prompts_cached.cache_clear()
+
+
+def test_registration_checks_the_family_as_a_whole_and_names_every_problem() -> None:
+    class HalfDone(_NoBaseline):
+        name = "half_done"
+        abbreviation = "hd"
+        answer_schema = dict  # type: ignore[assignment]
+        hidden_target = "half_done.target"  # no ':Class'
+        contract = "Rank the options."  # rubric and evidence_focus missing
+
+    with pytest.raises(FamilyDefinitionError) as caught:
+        register_family(HalfDone)
+    message = str(caught.value)
+    assert message.startswith("family 'half_done' (")
+    assert "answer_schema" in message and "hidden_target 'half_done.target'" in message
+    assert "['rubric', 'evidence_focus'] missing" in message
+    assert "half_done" not in family_names()
