@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 import traceback
 from functools import lru_cache
 from importlib.metadata import entry_points
-from pathlib import Path
 
 from foresci.core.errors import UserError
 
@@ -55,23 +53,15 @@ def named_extensions() -> list[tuple[str, str]]:
     return list(unique.items())
 
 
-_FORESCI_FOLDER = Path(__file__).resolve().parents[1]
-_LIBRARY_FOLDERS = tuple(str(Path(folder).resolve()) for folder in {sys.prefix, sys.base_prefix,
-                                                                      sys.exec_prefix})
-
-
-def _failing_line(error: BaseException) -> str | None:
-    """``file:line`` of the deepest frame of ``error``'s traceback in the extension's own code (not
-    foresci, not the interpreter's import machinery or libraries), or None when there is none."""
+def _failing_line(error: BaseException, module: str) -> str | None:
+    """``file:line`` of the deepest frame of ``error``'s traceback in the extension's own code (a module
+    of the extension's top-level package, wherever it is installed), or None when there is none."""
+    package = module.partition(".")[0]
     found = None
     for frame, line in traceback.walk_tb(error.__traceback__):
-        name = frame.f_code.co_filename
-        if name.startswith("<"):
-            continue
-        path = Path(name).resolve()
-        if path.is_relative_to(_FORESCI_FOLDER) or str(path).startswith(_LIBRARY_FOLDERS):
-            continue
-        found = f"{path}:{line}"
+        name = str(frame.f_globals.get("__name__", ""))
+        if name == package or name.startswith(package + "."):
+            found = f"{frame.f_code.co_filename}:{line}"
     return found
 
 
@@ -79,7 +69,7 @@ def _reason(module: str, error: BaseException) -> str:
     """One line: where in the extension it failed (when it got that far), the error, and a hint for
     a module that is not found at all (a typo, or its folder missing from PYTHONPATH)."""
     reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
-    failing = _failing_line(error)
+    failing = _failing_line(error, module)
     if failing is not None:
         return f"{failing}: {reason}"
     missing = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
