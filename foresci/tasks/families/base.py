@@ -16,12 +16,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
 
 from foresci.core.errors import UserError
+from foresci.core.registry import Registry
 
 if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
@@ -211,8 +211,9 @@ class TaskFamily:
         return f"<TaskFamily {self.name}>"
 
 
-_REGISTRY: dict[str, TaskFamily] = {}
-_builtins_loaded = False
+_FAMILIES: Registry[TaskFamily] = Registry("task family", BUILTIN_FAMILIES,
+                                           lambda family: type(family).__module__)
+_REGISTRY = _FAMILIES.entries  # name -> family, in registration order
 REQUIRED = ("name", "abbreviation", "answer_schema", "deliverables", "metrics", "hidden_target")
 FamilyT = TypeVar("FamilyT", bound=TaskFamily | type[TaskFamily])
 
@@ -240,8 +241,7 @@ def register_family(family: FamilyT) -> FamilyT:
         if other.abbreviation == instance.abbreviation and other.name != instance.name:
             raise FamilyDefinitionError(f"family {instance.name!r}: abbreviation {instance.abbreviation!r} "
                                         f"is taken by {other.name!r}")
-    _REGISTRY[instance.name] = instance
-    _family_tuple.cache_clear()
+    _FAMILIES.add(instance.name, instance)
     return family
 
 
@@ -287,26 +287,21 @@ def definition_problems(family: TaskFamily) -> list[str]:
 
 
 def _ensure_loaded() -> None:
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        for module in BUILTIN_FAMILIES:
-            importlib.import_module(module)
-    from foresci.core.extensions import load_extensions
-
-    if load_extensions():
-        _family_tuple.cache_clear()
+    _FAMILIES.load()
 
 
-@lru_cache(maxsize=1)
-def _family_tuple() -> tuple[TaskFamily, ...]:
-    """The shipped families in BUILTIN_FAMILIES order (whatever imported them first), then the others in
-    registration order."""
-    def rank(family: TaskFamily) -> int:
-        module = type(family).__module__
-        return BUILTIN_FAMILIES.index(module) if module in BUILTIN_FAMILIES else len(BUILTIN_FAMILIES)
+class _OrderedFamilies:
+    """``_family_tuple()``: the families registered so far, shipped ones in BUILTIN_FAMILIES order, then
+    the others in registration order; ``cache_clear()`` after editing ``_REGISTRY`` directly (tests)."""
 
-    return tuple(sorted(_REGISTRY.values(), key=rank))
+    def __call__(self) -> tuple[TaskFamily, ...]:
+        return _FAMILIES.ordered_now()
+
+    def cache_clear(self) -> None:
+        _FAMILIES.forget_order()
+
+
+_family_tuple = _OrderedFamilies()
 
 
 def all_families() -> tuple[TaskFamily, ...]:
