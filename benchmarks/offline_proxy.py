@@ -19,11 +19,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from foresci.agents.render import render_text  # noqa: E402
-from foresci.contracts import PlanningAnswer, RankedOption, VenueAnswer  # noqa: E402
+from foresci.contracts import RankedOption  # noqa: E402
 from foresci.core.io import read_models  # noqa: E402  # noqa: E402
 from foresci.core.settings import Settings  # noqa: E402  # noqa: E402
 from foresci.embedders.embedder import embedder_from_settings  # noqa: E402
 from foresci.evaluation.fact import offline_fact, public_texts  # noqa: E402
+from foresci.tasks.families.strategic_planning.family import PlanningAnswer  # noqa: E402
+from foresci.tasks.families.venue_positioning.family import VenueAnswer  # noqa: E402
 from foresci.tasks.hidden_io import read_hidden  # noqa: E402
 from foresci.tasks.models import Task  # noqa: E402
 

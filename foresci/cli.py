@@ -132,6 +132,15 @@ def _run_direct(args: list[str]) -> int | None:
         return ERROR_EXIT
 
 
+def _load_extensions() -> None:
+    """Import the extensions (``FORESCI_EXTENSIONS``, entry points) once, at the command's entry: one
+    that fails is reported as itself (naming it and its failing line), not as the first row or
+    setting that happens to read a registry."""
+    from foresci.core.extensions import load_extensions
+
+    load_extensions()
+
+
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
     global _quick_exit
@@ -157,6 +166,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         args = [DEBUG_FLAG] + [arg for arg in args if arg != DEBUG_FLAG]
     command = typer.main.get_command(build_app(command_name(args)))
     try:
+        if not completing:
+            _load_extensions()
         result = command.main(args, prog_name="foresci", standalone_mode=False)
     except typer.Exit as stop:
         return stop.exit_code

@@ -2,30 +2,26 @@
 
 ``Answer`` (one row of ``answers.jsonl``), its ``SupportArtifact`` (queries, retrieved items, ``Evidence``
 per claim, tool calls) and ``ForecastAnswer``. Each family's answer schema is the family's
-(:mod:`foresci.tasks.families`, ``family_schema(name)``); the five shipped ones are named here too, for
-``AgentReply``. Both ``foresci.agents``
-and ``foresci.evaluation`` import these; neither imports the other. ``foresci schema export DIR`` writes
-them as JSON Schemas for agents written in other languages (:mod:`foresci.app.schemas`).
+(:mod:`foresci.tasks.families`, ``family_schema(name)``); ``AgentReply`` (:func:`agent_reply_model`) is
+built from the family registry, extensions' families included, so this module names no family. Both
+``foresci.agents`` and ``foresci.evaluation`` import these; neither imports the other.
+``foresci schema export DIR`` writes them as JSON Schemas for agents written in other languages
+(:mod:`foresci.app.schemas`).
 """
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from foresci.tasks.families import family_schema
-from foresci.tasks.families.bottleneck_opportunity.family import BottleneckAnswer
-from foresci.tasks.families.concept_emergence.family import EmergenceAnswer
-from foresci.tasks.families.direction_forecasting.family import DirectionAnswer
+from foresci.tasks.families.base import all_families, family_schema
 from foresci.tasks.families.parts import RankedOption
-from foresci.tasks.families.strategic_planning.family import PlanningAnswer
-from foresci.tasks.families.venue_positioning.family import VenueAnswer
 
-__all__ = ["AgentReply", "Answer", "BottleneckAnswer", "ContractStatus", "DirectionAnswer", "Evidence",
-           "ForecastAnswer", "PlanningAnswer", "RankedOption", "RetrievedItem", "SupportArtifact", "ToolCall",
-           "VenueAnswer", "family_schema"]
+__all__ = ["Answer", "ContractStatus", "Evidence", "ForecastAnswer", "RankedOption",
+           "RetrievedItem", "SupportArtifact", "ToolCall", "agent_reply_model", "family_schema"]
 
 
 class RetrievedItem(BaseModel):
@@ -167,15 +163,38 @@ class Answer(BaseModel):
     label: str | None = Field(default=None, description="the run's label (foresci run --label)")
 
 
-class AgentReply(BaseModel):
-    """What an agent outside Python (``--method http://...``) returns for one task: its answer in the
+_REPLY_DOC = """What an agent outside Python (``--method http://...``) returns for one task: its answer in the
     task family's schema, and optionally what the answer rests on. A bare family answer is accepted too."""
 
-    model_config = ConfigDict(extra="forbid")
 
-    answer: DirectionAnswer | BottleneckAnswer | PlanningAnswer | VenueAnswer | EmergenceAnswer = Field(
-        description="the answer in the schema of the task's family (answer/<family>.schema.json)"
+def agent_reply_model() -> type[BaseModel]:
+    """``AgentReply``: what an agent outside Python returns for one task, its ``answer`` one of the
+    answer schemas of every registered family (in registry order: the shipped ones, then extensions')."""
+    return _agent_reply(tuple(family.answer_schema for family in all_families()))
+
+
+@lru_cache(maxsize=4)
+def _agent_reply(schemas: tuple[type[BaseModel], ...]) -> type[BaseModel]:
+    answer_type: Any = schemas[0] if len(schemas) == 1 else Union[schemas]  # noqa: UP007 - a runtime tuple
+    return create_model(
+        "AgentReply",
+        __config__=ConfigDict(extra="forbid"),
+        __doc__=_REPLY_DOC,
+        __module__=__name__,
+        answer=(answer_type, Field(
+            description="the answer in the schema of the task's family (answer/<family>.schema.json)")),
+        support=(SupportArtifact | None, Field(
+            default=None,
+            description="queries, retrieved papers with dates, evidence per claim; None: no KB read")),
     )
-    support: SupportArtifact | None = Field(
-        default=None, description="queries, retrieved papers with dates, evidence per claim; None: no KB read"
-    )
+
+
+def __getattr__(name: str) -> Any:
+    """``AgentReply`` (built from the registry on first use), and, for code written before the family
+    answer schemas moved to their families, a family answer schema by its class name."""
+    if name == "AgentReply":
+        return agent_reply_model()
+    for family in all_families():
+        if family.answer_schema.__name__ == name:
+            return family.answer_schema
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

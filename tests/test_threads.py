@@ -10,6 +10,7 @@ import time
 import pytest
 
 from foresci.core import threads
+from foresci.core.errors import UserError
 from foresci.core.settings import Settings
 from tests.conftest import REPO_ROOT
 
@@ -66,7 +67,7 @@ def test_settings_change_loaded_libraries(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_negative_thread_setting_is_rejected() -> None:
-    with pytest.raises(ValueError, match="threads"):
+    with pytest.raises(UserError, match="threads"):
         Settings(runtime={"threads": -1})
 
 

@@ -29,7 +29,7 @@ from langchain_core.tools import StructuredTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.agents.briefs import evidence_block
-from foresci.agents.tools import KBTools, ToolBudgetExceeded
+from foresci.agents.tool_budget import ToolBudgetExceeded
 from foresci.core.fencing import fence
 from foresci.kb.models import Paper
 
@@ -96,7 +96,7 @@ def _cutoff_of(tools: Any) -> str:
     return str(cutoff.isoformat())
 
 
-def kb_langchain_tools(tools: KBTools | Any) -> list[StructuredTool]:
+def kb_langchain_tools(tools: Any) -> list[StructuredTool]:
     """``search_papers``, ``get_paper``, ``related_papers`` and ``timeline`` over ``tools`` (one task):
     foresci's :class:`KBTools`, or the ``inputs.tools`` a plug-in gets (in its sandbox, behind the wall)
     whose calls foresci answers at the task's cutoff and budget (``inputs.tools.as_langchain()``)."""

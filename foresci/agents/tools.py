@@ -18,6 +18,7 @@ from datetime import date
 from functools import wraps
 from typing import Any, Protocol, TypeVar
 
+from foresci.agents.tool_budget import ToolBudgetExceeded as ToolBudgetExceeded  # its home before
 from foresci.contracts import RetrievedItem, SupportArtifact, ToolCall
 from foresci.core.transcripts import record
 from foresci.kb.models import Paper, SearchHit
@@ -39,10 +40,6 @@ class KBViewLike(Protocol):
     def monthly_counts(self, domain: str | None = None) -> dict[str, int]: ...
 
     def embeddings(self, paper_ids: Any) -> Any: ...
-
-
-class ToolBudgetExceeded(RuntimeError):
-    """A method asked for more tool calls than ``settings.agents.tool_budget`` allows."""
 
 
 def month_of(day: date) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 import typer
 from pydantic import BaseModel
 
-from foresci.contracts import AgentReply, ForecastAnswer, ForecastReply, SupportArtifact
+from foresci.contracts import ForecastAnswer, ForecastReply, SupportArtifact, agent_reply_model
 from foresci.methods.sandbox.http_tools import ToolRequest
 from foresci.tasks.families import all_families
 from foresci.tasks.models import ForecastQuestion, Task
@@ -38,7 +38,7 @@ def schema_files() -> dict[str, dict[str, object]]:
     files = {
         "task.schema.json": schema_of(Task),
         "forecast_question.schema.json": schema_of(ForecastQuestion),
-        "reply.schema.json": schema_of(AgentReply),
+        "reply.schema.json": schema_of(agent_reply_model()),
         "support_artifact.schema.json": schema_of(SupportArtifact),
         "forecast_reply.schema.json": schema_of(ForecastReply, title="ForecastReply (what an agent replies)"),
         "forecast_answer.schema.json": schema_of(ForecastAnswer, title="ForecastAnswer (the stored row)"),

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from foresci.app.signal_purity import mixed_direction_tasks
+from foresci.core.errors import UserError
 from foresci.core.settings import Settings
 from foresci.evaluation.quality import CHANCE, FamilyQuality, chance_level, family_quality
 from foresci.sim.knobs import WorldConfig
@@ -200,7 +201,7 @@ def seed_pool(difficulty: float, start: int, count: int, config_of: Callable[[in
             continue
         try:
             outcome = run_world(config, folder, keep=keep, settings=settings)
-        except ValueError as error:
+        except (ValueError, UserError) as error:
             if "has not closed" not in str(error):
                 raise
             print(f"  seed {config.seed:>3}: skipped, {error}", flush=True)

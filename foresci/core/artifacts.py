@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci import __version__
+from foresci.core.errors import UserError
 from foresci.core.io import read_json, write_json
 
 MANIFEST_NAME = "manifest.json"
@@ -132,7 +133,7 @@ def is_reusable(folder: Path | str, kind: str, inputs: dict[str, Any], config: d
     """True when ``folder`` holds a complete artifact made from the same inputs and config."""
     try:
         manifest = read_manifest(folder)
-    except (FileNotFoundError, ValueError):
+    except (FileNotFoundError, ValueError, UserError):
         return False
     return manifest.kind == kind and manifest.fingerprint == fingerprint(kind, inputs, config)
 

@@ -20,7 +20,7 @@ class ForesciError(Exception):
     """Base class of foresci's user-facing errors."""
 
 
-class UserError(ForesciError, ValueError):
+class UserError(ForesciError):
     """A user error located at ``path:line`` and ``field`` where those are known.
 
     ``str(error)`` is one line: ``path:line: field: message`` with the parts that are known.

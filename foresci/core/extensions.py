@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import traceback
 from functools import lru_cache
 from importlib.metadata import entry_points
 
@@ -52,8 +53,44 @@ def named_extensions() -> list[tuple[str, str]]:
     return list(unique.items())
 
 
+def _failing_line(error: BaseException, module: str) -> str | None:
+    """``file:line`` of the deepest frame of ``error``'s traceback in the extension's own code (a module
+    of the extension's top-level package, wherever it is installed), or None when there is none."""
+    package = module.partition(".")[0]
+    found = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        name = str(frame.f_globals.get("__name__", ""))
+        if name == package or name.startswith(package + "."):
+            found = f"{frame.f_code.co_filename}:{line}"
+    return found
+
+
+def _reason(module: str, error: BaseException) -> str:
+    """One line: where in the extension it failed (when it got that far), the error, and a hint for
+    a module that is not found at all (a typo, or its folder missing from PYTHONPATH)."""
+    reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+    failing = _failing_line(error, module)
+    if failing is not None:
+        return f"{failing}: {reason}"
+    missing = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    if missing and (module == missing or module.startswith(missing + ".")):
+        return f"{reason} (a typo in the name, or the folder holding it is not on PYTHONPATH)"
+    return reason
+
+
+def loaded_extensions() -> frozenset[str]:
+    """The extension modules imported so far in this process."""
+    return frozenset(_loaded)
+
+
 def load_extensions() -> list[str]:
-    """Import every extension not imported yet; returns the modules imported by this call."""
+    """Import every extension not imported yet; returns the modules imported by this call.
+
+    Commands call it once at their entry (``foresci.cli.run_cli``); the registries call it again
+    before they are read (a no-op then) so that code using foresci as a library sees extensions too.
+    An extension that fails is an :class:`ExtensionError` naming it, where it was named, and the line
+    of its code that failed.
+    """
     imported: list[str] = []
     for module, where in named_extensions():
         if module in _loaded:
@@ -61,8 +98,8 @@ def load_extensions() -> list[str]:
         try:
             importlib.import_module(module)
         except Exception as error:  # an extension may fail in any way: one line naming it
-            reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
-            raise ExtensionError(f"cannot import extension {module!r}: {reason}", path=where) from error
+            raise ExtensionError(f"cannot import extension {module!r}: {_reason(module, error)}",
+                                 path=where) from error
         _loaded.add(module)
         imported.append(module)
     return imported

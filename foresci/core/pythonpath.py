@@ -39,9 +39,13 @@ def _installed_names() -> set[str]:
 
 def used_names() -> set[str]:
     """The module names a file on ``PYTHONPATH`` must not take: Python's start-up hooks, every module
-    loaded so far, the standard library's and the installed packages' top-level names."""
-    return ({*STARTUP_MODULES, "foresci"} | {name.split(".", 1)[0] for name in sys.modules}
-            | set(sys.stdlib_module_names) | _installed_names())
+    loaded so far (but the extensions the user named, which ``foresci.cli`` imports at the command's
+    entry from ``PYTHONPATH`` by design), the standard library's and the installed packages' names."""
+    from foresci.core.extensions import loaded_extensions
+
+    extensions = {name.split(".", 1)[0] for name in loaded_extensions()}
+    loaded = {name.split(".", 1)[0] for name in sys.modules} - extensions
+    return ({*STARTUP_MODULES, "foresci"} | loaded | set(sys.stdlib_module_names) | _installed_names())
 
 
 def _own_folder() -> Path:

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from foresci.core.errors import user_error_from
+from foresci.core.errors import UserError, user_error_from
 from foresci.engines import ENGINE_HELP, with_engine
 
 
@@ -162,7 +162,7 @@ def report_command(
     with console.status("writing the report"):
         try:
             index = write_report(run_dirs, out, Settings(), taxonomy_dirs=tuple(taxonomy))
-        except (FileNotFoundError, ValueError) as error:
+        except (FileNotFoundError, ValueError, UserError) as error:
             raise user_error_from(error) from error
     pooled = read_json(index.parent / "summary.json")
     for table in leaderboard_tables(pooled, "all", width=console.width):

@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import Environment, Undefined
 
 from foresci.contracts import Answer
+from foresci.core.errors import UserError
 from foresci.core.io import read_json, read_models, write_json
 from foresci.core.settings import Settings
 from foresci.core.transcript_log import (
@@ -308,7 +309,7 @@ def _taxonomy_figures(
                 plot_taxonomy_growth(history, work_dir / f"taxonomy_growth_{index}.png"),
                 plot_node_growth(history.final, work_dir / f"node_growth_{index}.png"),
             ]
-        except (FileNotFoundError, ValueError) as error:
+        except (FileNotFoundError, ValueError, UserError) as error:
             notes.append(f"{folder}: no growth plots ({error})")
             continue
         for path in paths:

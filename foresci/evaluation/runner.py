@@ -127,7 +127,7 @@ def _score_plain(answer: Answer, session: EvaluationSession) -> Score | None:
             )
         try:
             return score_forecast_answer(session.context(answer))
-        except ValueError as error:  # unordered quantiles, missing probability, invalid payload
+        except (ValueError, UserError) as error:  # unordered quantiles, missing probability, invalid payload
             return _unscored(answer, FORECAST_FAMILY, question.domain, "error", f"invalid forecast: {error}")
     task = release.tasks.get(answer.task_id)
     family, domain = (task.family, task.domain) if task else (answer.family, "")

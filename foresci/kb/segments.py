@@ -38,6 +38,16 @@ SEGMENTS_NAME = "segments.json"
 SEGMENT_FILES = ("papers.sqlite", "vectors.npy", "bm25_counts.npz")
 BASE = "."
 MERGE_FANIN = 8
+# the tables of a segment's papers.sqlite (the KB store reads and writes them; foresci.kb.store)
+SCHEMA = """
+CREATE TABLE papers (row INTEGER PRIMARY KEY, paper_id TEXT NOT NULL UNIQUE, announced TEXT NOT NULL,
+                     data TEXT NOT NULL);
+CREATE TABLE screens (paper_id TEXT NOT NULL, domain TEXT NOT NULL, status TEXT NOT NULL,
+                      reason TEXT NOT NULL, similarity REAL, PRIMARY KEY (paper_id, domain)) WITHOUT ROWID;
+CREATE INDEX screens_by_domain ON screens (domain, status);
+CREATE TABLE domains (slug TEXT PRIMARY KEY, spec TEXT NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
 
 
 class Segment(BaseModel):
@@ -119,8 +129,6 @@ def merge_plan(segments: Sequence[Segment]) -> list[Segment]:
 def write_merged_segment(source: Path, parts: Sequence[Segment], target: Path, merged: Segment) -> None:
     """Write segment ``merged`` into generation ``target`` from the ``parts`` stored in ``source``."""
     import scipy.sparse as sp
-
-    from foresci.kb.store import SCHEMA
 
     folder = segment_folder(target, merged.name)
     folder.mkdir(parents=True, exist_ok=True)

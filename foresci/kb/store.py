@@ -42,6 +42,7 @@ from foresci.core.errors import UserError
 from foresci.kb.models import Paper, ScreenDecision
 from foresci.kb.segments import (
     BASE,
+    SCHEMA,
     SEGMENTS_NAME,
     load_counts,
     read_segments,
@@ -57,15 +58,6 @@ if TYPE_CHECKING:
     from foresci.kb.postings import BM25Postings
 
 CURRENT_NAME = "CURRENT"
-SCHEMA = """
-CREATE TABLE papers (row INTEGER PRIMARY KEY, paper_id TEXT NOT NULL UNIQUE, announced TEXT NOT NULL,
-                     data TEXT NOT NULL);
-CREATE TABLE screens (paper_id TEXT NOT NULL, domain TEXT NOT NULL, status TEXT NOT NULL,
-                      reason TEXT NOT NULL, similarity REAL, PRIMARY KEY (paper_id, domain)) WITHOUT ROWID;
-CREATE INDEX screens_by_domain ON screens (domain, status);
-CREATE TABLE domains (slug TEXT PRIMARY KEY, spec TEXT NOT NULL);
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
 
 
 def live_generation(path: Path) -> Path:

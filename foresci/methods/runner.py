@@ -292,7 +292,8 @@ def answer_release(
     summary = RunSummary(done_before=len(done))
     if mode == "name_only":
         summary.skipped = [spec.name for spec in specs if not spec.uses_llm]
-    prompt_book()  # a broken prompt file fails the run before any answer
+    if llm_methods:  # a broken prompt file fails an LLM run before any answer; the non-LLM methods read
+        prompt_book()  # no prompt, so a family without prompt texts does not stop them
     registry = load_model_registry(settings.llm.registry)
     clients = {name: LLMClient(settings, "agent", name) for name in model_names} if llm_methods else {}
     views: dict[date, KBViewLike] = {}

@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from foresci.core.errors import UserError
 from foresci.sim.knobs import WorldConfig
 
 DEFAULTS = WorldConfig()
@@ -85,7 +86,7 @@ def generate_command(
             counterfactual=counterfactual,
             gzip=gzip,
         )
-    except ValueError as error:
+    except (ValueError, UserError) as error:
         raise typer.BadParameter(str(error)) from error
     console = Console()
     with Progress(
@@ -143,7 +144,7 @@ def truth_command(
 
     try:
         truth = load_ground_truth(out)
-    except (FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, ValueError, UserError) as error:
         raise typer.BadParameter(str(error)) from error
     console = Console()
     by_domain: dict[str, list[Any]] = {}

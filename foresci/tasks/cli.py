@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from foresci.app.cli_options import known_windows, parse_date_option
+from foresci.core.errors import UserError
 
 app = typer.Typer(help="Build, show, validate and audit foresight task releases.", no_args_is_help=True)
 forecast_app = typer.Typer(help="Prospective forecast packages: make now, resolve later.",
@@ -223,7 +224,7 @@ def validate_command(release: Path = typer.Argument(..., help="release folder"))
 
     try:
         problems = validate_release(release)
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, UserError, FileNotFoundError) as error:
         typer.echo(f"invalid: {error}", err=True)
         raise typer.Exit(1) from error
     for problem in problems:

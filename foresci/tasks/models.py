@@ -54,9 +54,14 @@ class Task(BaseModel):
     @field_validator("family")
     @classmethod
     def _registered_family(cls, value: str) -> str:
-        from foresci.tasks.families import get_family
+        """An unknown family is this field's error (a ValueError pydantic locates at ``family``); an
+        extension that fails to load is not caught here: it is its own error, naming the extension."""
+        from foresci.tasks.families import UnknownFamilyError, get_family
 
-        get_family(value)
+        try:
+            get_family(value)
+        except UnknownFamilyError as error:
+            raise ValueError(error.message) from None
         return value
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from foresci.core.artifacts import write_manifest
+from foresci.core.errors import UserError
 from foresci.core.io import atomic_path, read_json, write_json
 from foresci.taxonomy.graph import from_node_link, to_node_link
 from foresci.taxonomy.induce import TaxonomyHistory
@@ -69,7 +70,7 @@ def load_taxonomy(folder: Path | str) -> TaxonomyHistory:
         path = folder / f"{name}.json"
         try:
             snapshot = from_node_link(read_json(path))
-        except (KeyError, ValueError) as error:
+        except (KeyError, ValueError, UserError) as error:
             raise ValueError(f"{path}: invalid snapshot: {error}") from error
         centroid_path = folder / f"{name}.centroids.npy"
         if centroid_path.is_file():

@@ -174,8 +174,9 @@ def test_difficulty_adjustment_separates_method_skill_from_question_difficulty()
 def test_offline_fact_gives_nothing_for_restating_the_candidate_names() -> None:
     """The offline-proxy case a real model produced: a ranking that only lists the candidates by name."""
     from foresci.agents.render import render_text
-    from foresci.contracts import PlanningAnswer, RankedOption
+    from foresci.contracts import RankedOption
     from foresci.evaluation.fact import public_texts
+    from foresci.tasks.families.strategic_planning.family import PlanningAnswer
     from tests.evaluation.fixtures import release_rows
 
     task = release_rows()[0][2]

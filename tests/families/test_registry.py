@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from foresci.agents.render import check_contract, render_text
-from foresci.contracts import Answer, PlanningAnswer, RankedOption
+from foresci.contracts import Answer, RankedOption
 from foresci.core.io import JsonlError, dumps_line
 from foresci.tasks.families import (
     FamilyDefinitionError,
@@ -24,6 +24,7 @@ from foresci.tasks.families import (
     register_family,
 )
 from foresci.tasks.families import base as registry
+from foresci.tasks.families.strategic_planning.family import PlanningAnswer
 from foresci.tasks.hidden import LEGACY_FIELDS, make_hidden_target, parse_hidden_target
 from foresci.tasks.hidden_io import load_hidden
 from foresci.tasks.models import Candidate, Task
@@ -187,3 +188,47 @@ def test_tasks_families_lists_the_registry() -> None:
     assert result.exit_code == 0, result.output
     for family in all_families():
         assert family.name in result.output and family.answer_schema.__name__ in result.output
+
+
+def test_the_reply_union_and_its_exported_schema_include_an_extension_family(
+        extra_family: TaskFamily) -> None:
+    from foresci.app.schemas import schema_files
+    from foresci.contracts import agent_reply_model
+
+    reply = agent_reply_model().model_validate({"answer": {"note": "from a third-party family"}})
+    assert isinstance(reply.answer, _Bare)  # type: ignore[attr-defined]
+    schema = json.dumps(schema_files()["reply.schema.json"])
+    assert '"_Bare"' in schema and '"DirectionAnswer"' in schema
+
+
+def test_a_run_of_non_llm_methods_needs_no_prompt_texts_for_a_family_without_them(
+        extra_family: TaskFamily, tmp_path: Path) -> None:
+    from foresci.agents.prompts import PromptError, _load_prompts_cached
+    from foresci.core.settings import Settings
+    from foresci.methods.runner import run_release
+
+    settings = Settings(cache_dir=tmp_path / "cache")
+    _load_prompts_cached.cache_clear()
+    try:
+        run_release([], tmp_path / "baselines", settings, ["trend", "persistence"])
+        with pytest.raises(PromptError, match="no_baseline_family"):  # an LLM method still needs them
+            run_release([], tmp_path / "llm", settings, ["native"])
+    finally:
+        _load_prompts_cached.cache_clear()
+
+
+def test_registration_checks_the_family_as_a_whole_and_names_every_problem() -> None:
+    class HalfDone(_NoBaseline):
+        name = "half_done"
+        abbreviation = "hd"
+        answer_schema = dict  # type: ignore[assignment]
+        hidden_target = "half_done.target"  # no ':Class'
+        contract = "Rank the options."  # rubric and evidence_focus missing
+
+    with pytest.raises(FamilyDefinitionError) as caught:
+        register_family(HalfDone)
+    message = str(caught.value)
+    assert message.startswith("family 'half_done' (")
+    assert "answer_schema" in message and "hidden_target 'half_done.target'" in message
+    assert "['rubric', 'evidence_focus'] missing" in message
+    assert "half_done" not in family_names()

@@ -9,7 +9,7 @@ import shutil
 from functools import cache
 from pathlib import Path
 
-from tests.support.layering import LAYERS, place, violations
+from tests.support.layering import KNOWN_CYCLES, LAYERS, import_cycles, place, violations
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,3 +111,24 @@ def test_answer_contracts_are_importable_from_foresci_contracts_only() -> None:
                 found += [f"{path.relative_to(REPO)}:{node.lineno}: {alias.name} from {node.module}"
                           for alias in node.names if alias.name in contracts and alias.name not in own]
     assert not found, "import these from foresci.contracts:\n" + "\n".join(found)
+
+
+def test_no_import_cycle_among_foresci_modules_but_the_listed_ones() -> None:
+    found = import_cycles(REPO)
+    new = sorted(found - KNOWN_CYCLES)
+    gone = sorted(KNOWN_CYCLES - found)
+    assert not new, "import cycles (function-level imports included): break them\n" + "\n".join(
+        " <-> ".join(cycle) for cycle in new)
+    assert not gone, "no longer cycles (or changed): update KNOWN_CYCLES in tests/support/layering.py\n" + \
+        "\n".join(" <-> ".join(cycle) for cycle in gone)
+
+
+def test_the_cycle_checker_finds_a_function_level_cycle_and_only_it(tmp_path: Path) -> None:
+    _write(tmp_path, "foresci/__init__.py", "")
+    _write(tmp_path, "foresci/kb/__init__.py", "")
+    _write(tmp_path, "foresci/kb/store.py", "from foresci.kb.segments import SCHEMA\n")
+    _write(tmp_path, "foresci/kb/segments.py", "def merge():\n    from foresci.kb.store import open_it\n")
+    _write(tmp_path, "foresci/kb/models.py", "from foresci.kb import store\n")
+    assert import_cycles(tmp_path) == {("foresci.kb.segments", "foresci.kb.store")}
+    _write(tmp_path, "foresci/kb/segments.py", "SCHEMA = ''\n")
+    assert import_cycles(tmp_path) == set()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from foresci.core.errors import UserError
 from foresci.core.settings import Settings, load_settings, load_yaml_config
 
 
@@ -32,14 +33,14 @@ def test_yaml_file_and_env_precedence(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_yaml_errors_name_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("- just\n- a list\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="bad.yaml"):
+    with pytest.raises(UserError, match="bad.yaml"):
         load_yaml_config(bad)
     with pytest.raises(FileNotFoundError, match="missing.yaml"):
         load_yaml_config(tmp_path / "missing.yaml")
 
 
 def test_unknown_setting_is_an_error() -> None:
-    with pytest.raises(ValueError, match="no_such_field"):
+    with pytest.raises(UserError, match="no_such_field"):
         Settings(no_such_field=1)  # type: ignore[call-arg]
 
 

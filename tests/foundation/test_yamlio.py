@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from foresci.core.errors import UserError
 from foresci.core.yamlio import load_yaml_model, read_yaml_mapping
 
 
@@ -29,14 +30,14 @@ def test_model_loads_and_section_is_optional(tmp_path: Path) -> None:
 def test_invalid_yaml_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("months: 3\nnames: [a, b\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"broken\.yaml:\d+: invalid YAML"):
+    with pytest.raises(UserError, match=r"broken\.yaml:\d+: invalid YAML"):
         read_yaml_mapping(path)
 
 
 def test_wrong_field_is_named(tmp_path: Path) -> None:
     path = tmp_path / "policy.yaml"
     path.write_text("months: many\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"policy\.yaml: invalid policy: field 'months'"):
+    with pytest.raises(UserError, match=r"policy\.yaml: invalid policy: field 'months'"):
         load_yaml_model(path, _Policy, "policy")
 
 

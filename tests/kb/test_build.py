@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from foresci.core.errors import UserError
 from foresci.core.settings import Settings
 from foresci.kb import build as build_module
 from foresci.kb.build import build_kb, update_kb
@@ -153,13 +154,13 @@ def test_sources_with_bad_rows_still_build(
 def test_domain_yaml_errors_name_file_and_field(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("name: Broken\nslug: broken\ndescription: x\nseed_descriptions: []\n")
-    with pytest.raises(ValueError, match=r"broken\.yaml.*seed_descriptions"):
+    with pytest.raises(UserError, match=r"broken\.yaml.*seed_descriptions"):
         load_domain_file(path)
     path.write_text("name: X\nslug: other\ndescription: x\nseed_descriptions: [a]\n")
-    with pytest.raises(ValueError, match=r"broken\.yaml.*slug"):
+    with pytest.raises(UserError, match=r"broken\.yaml.*slug"):
         load_domain_file(path)
     path.write_text("name: X\nslug: broken\ndescription: x\nseed_descriptions: [a]\ntypo_field: 1\n")
-    with pytest.raises(ValueError, match="typo_field"):
+    with pytest.raises(UserError, match="typo_field"):
         load_domain_file(path)
 
 

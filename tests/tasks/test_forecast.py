@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl
 from foresci.core.settings import Settings
 from foresci.tasks.forecast import WindowNotClosedError, load_package, make_package, resolve_package
@@ -57,5 +58,5 @@ def test_resolve_against_the_full_kb(package: Path) -> None:
 def test_tampered_package_is_refused(package: Path) -> None:
     path = package / "forecast.jsonl"
     path.write_text(path.read_text().replace("papers", "paper", 1))
-    with pytest.raises(ValueError, match="hash mismatch"):
+    with pytest.raises(UserError, match="hash mismatch"):
         resolve_package(package, ToyKB())

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from foresci.agents.render import check_contract
-from foresci.contracts import PlanningAnswer, RankedOption
+from foresci.contracts import RankedOption
+from foresci.tasks.families.strategic_planning.family import PlanningAnswer
 from foresci.tasks.models import Candidate
 from foresci.tasks.options import parse_answer_ranking, resolve_option
 from tests.agents.toy import toy_tasks

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from foresci.cli import app
+from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl, write_jsonl
 from foresci.core.settings import Settings
 from foresci.tasks.build import build_release
@@ -86,7 +87,7 @@ def test_gates_drop_a_family_whose_winners_all_share_a_label(tmp_path: Path,
 
 def test_build_refuses_an_open_window(tmp_path: Path) -> None:
     kb = ToyKB(until=CUTOFF)
-    with pytest.raises(ValueError, match="has not closed"):
+    with pytest.raises(UserError, match="has not closed"):
         build_release(kb, tmp_path, CUTOFF, snapshots={"toy": kb.snapshot})
 
 
@@ -144,10 +145,10 @@ def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_pa
     families = {task.family for task in load_release(out).tasks}
     assert "venue_positioning" not in families and {"strategic_planning", "direction_forecasting"} <= families
     assert any("left out venue_positioning" in line and "venue_cycle window" in line for line in warnings)
-    with pytest.raises(ValueError, match=r"venue_positioning reads the venue_cycle window .* has not closed"):
+    with pytest.raises(UserError, match=r"venue_positioning reads the venue_cycle window .* has not closed"):
         build_release(kb, tmp_path / "venue", CUTOFF, windows=("3m",), settings=settings, per_family=6,
                       snapshots={"toy": kb.snapshot}, families=["venue_positioning"])
-    with pytest.raises(ValueError, match=r"the 6m window \(2026-01-01\.\.2026-06-30\) has not closed"):
+    with pytest.raises(UserError, match=r"the 6m window \(2026-01-01\.\.2026-06-30\) has not closed"):
         build_release(kb, tmp_path / "six", CUTOFF, windows=("3m", "6m"), settings=settings, per_family=6,
                       snapshots={"toy": kb.snapshot})
     chosen = ["strategic_planning", "bottleneck_opportunity"]

@@ -8,6 +8,7 @@ from datetime import date
 import numpy as np
 import pytest
 
+from foresci.core.errors import UserError
 from foresci.kb.models import Paper
 from foresci.taxonomy.assign import assign_papers
 from foresci.taxonomy.evidence import monthly_counts
@@ -75,7 +76,7 @@ def test_rules_come_from_the_yaml_and_can_be_overridden(tmp_path) -> None:
     assert classify_trajectory(rising, reference, WINDOW, BASELINE, rules) == "steady"
     broken = tmp_path / "broken.yaml"
     broken.write_text("rules:\n  accelerating_lift: 0.5\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="broken.yaml"):
+    with pytest.raises(UserError, match="broken.yaml"):
         TrajectoryRules.load(broken)
 
 

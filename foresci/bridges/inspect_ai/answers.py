@@ -18,6 +18,7 @@ from typing import Any
 from foresci.agents.evidence_links import link_evidence
 from foresci.agents.render import check_contract, render_text
 from foresci.contracts import Answer
+from foresci.core.errors import UserError
 from foresci.llm import contamination_risk, load_model_registry
 from foresci.methods.calling import read_answer, read_support
 from foresci.tasks.models import Task
@@ -85,6 +86,6 @@ def answer_row(task: Task, reply: str, support: dict[str, Any] | None, *, method
             contract_notes=[*check.notes, *check.problems],
             evidence=None if artifact is None else ("retrieved" if artifact.retrieved else "none"),
         )
-    except ValueError as error:  # no JSON object, or one outside the family schema
+    except (ValueError, UserError) as error:  # no JSON object, or one outside the family schema
         message = " ".join(str(error).split())[:2000]
         return Answer(**base, status="error", error=f"task {task.task_id}: {type(error).__name__}: {message}")

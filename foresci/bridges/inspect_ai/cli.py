@@ -123,7 +123,7 @@ def eval_command(
     release = _release_dir(release)
     try:
         task = release_task(release, kb=kb, families=list(family) or None, limit=limit)
-    except ValueError as error:
+    except (ValueError, UserError) as error:
         raise UserError(str(error)) from error
     log = inspect_eval(task, model=model, log_dir=str(log_dir), display="none")[0]
     typer.echo(f"inspect log ({log.status}): {log.location}")

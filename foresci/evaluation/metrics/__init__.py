@@ -3,7 +3,8 @@
 Every list of metrics (score rows, leaderboard columns, the Table-2 pivot, heatmaps, diagnostics, the
 metric legend and docs, the scoring revision) derives from the registry. A new metric is one module
 that subclasses :class:`Metric` and decorates it with ``@register_metric``; outside foresci it is loaded
-as an extension (``FORESCI_EXTENSIONS=my_module``). Shipped metrics, one module each:
+as an extension (``FORESCI_EXTENSIONS=my_module``). Shipped metrics, one module each
+(``SHIPPED_MODULES``, their order stated once in :mod:`foresci.evaluation.metrics.base`):
 
   fact, fta, trace, pers                     the ForeSci metrics (fact, trace, pers: judge phase)
   fact_offline, fta_offline_claims,
@@ -16,6 +17,7 @@ import importlib
 
 from foresci.evaluation.metrics.base import (
     FORECAST_FAMILY,
+    SHIPPED_MODULES,
     Metric,
     MetricError,
     all_metrics,
@@ -35,14 +37,7 @@ from foresci.evaluation.metrics.base import (
 )
 from foresci.evaluation.metrics.context import JudgedParts, ScoringContext, answer_text, judge_failed
 
-SHIPPED_MODULES = (
-    "fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline", "top_choice",
-    "crps", "brier", "coverage",
-)
-"""The shipped metric modules, imported (so registered) in this order: the order of the metric legend
-and the leaderboard columns (score rows are written with sorted keys)."""
-
-for _module in SHIPPED_MODULES:
+for _module in SHIPPED_MODULES:  # registered on import (the order is base.SHIPPED_MODULES')
     importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = [

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from foresci.core.errors import UserError
+from foresci.core.registry import Registry
 
 if TYPE_CHECKING:
     from foresci.evaluation.config import EvaluationSettings
@@ -118,7 +119,17 @@ def family_metric_names(family: str) -> tuple[str, ...]:
     return tuple(get_family(family).metrics)
 
 
-_REGISTRY: dict[str, Metric] = {}
+SHIPPED_MODULES = (
+    "fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline", "top_choice",
+    "crps", "brier", "coverage",
+)
+"""The shipped metric modules of :mod:`foresci.evaluation.metrics`, in the order of the metric legend and
+the leaderboard columns (score rows are written with sorted keys): stated here once."""
+
+_METRICS: Registry[Metric] = Registry("metric", tuple(f"foresci.evaluation.metrics.{name}"
+                                                      for name in SHIPPED_MODULES),
+                                      lambda metric: type(metric).__module__)
+_REGISTRY = _METRICS.entries  # name -> metric, in registration order
 MetricT = TypeVar("MetricT", bound=type[Metric])
 
 
@@ -152,21 +163,18 @@ def register_metric(metric: MetricT) -> MetricT:
             f"{type(known).__module__}.{type(known).__qualname__}",
             field="name",
         )
-    _REGISTRY[instance.name] = instance
+    _METRICS.add(instance.name, instance)
     return metric
 
 
 def unregister_metric(name: str) -> None:
     """Remove a metric from the registry (tests that register toy metrics restore it this way)."""
-    _REGISTRY.pop(name, None)
+    _METRICS.remove(name)
 
 
 def all_metrics() -> list[Metric]:
     """Every registered metric, shipped ones first, in registration order (extensions loaded first)."""
-    from foresci.core.extensions import load_extensions
-
-    load_extensions()
-    return list(_REGISTRY.values())
+    return list(_METRICS.ordered())
 
 
 def get_metric(name: str) -> Metric:

@@ -11,9 +11,11 @@ from typing import Any
 from foresci.agents.baselines.forecasters import Forecaster, Kind
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.tools import KBTools
-from foresci.contracts import DirectionAnswer, ForecastAnswer, PlanningAnswer, RankedOption
+from foresci.contracts import ForecastAnswer, RankedOption
 from foresci.core.transcripts import record
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, method
+from foresci.tasks.families.direction_forecasting.family import DirectionAnswer
+from foresci.tasks.families.strategic_planning.family import PlanningAnswer
 from foresci.tasks.models import ForecastQuestion, Task
 from foresci.tasks.public_counts import public_option_counts
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
 
 from foresci.core.errors import UserError
+from foresci.core.registry import Registry
 
 if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
@@ -211,8 +211,9 @@ class TaskFamily:
         return f"<TaskFamily {self.name}>"
 
 
-_REGISTRY: dict[str, TaskFamily] = {}
-_builtins_loaded = False
+_FAMILIES: Registry[TaskFamily] = Registry("task family", BUILTIN_FAMILIES,
+                                           lambda family: type(family).__module__)
+_REGISTRY = _FAMILIES.entries  # name -> family, in registration order
 REQUIRED = ("name", "abbreviation", "answer_schema", "deliverables", "metrics", "hidden_target")
 FamilyT = TypeVar("FamilyT", bound=TaskFamily | type[TaskFamily])
 
@@ -229,6 +230,10 @@ def register_family(family: FamilyT) -> FamilyT:
     missing = [attribute for attribute in REQUIRED if not hasattr(instance, attribute)]
     if missing:
         raise FamilyDefinitionError(f"family class {type(instance).__name__}: missing {missing}")
+    problems = definition_problems(instance)
+    if problems:
+        raise FamilyDefinitionError(f"family {instance.name!r} ({type(instance).__module__}."
+                                    f"{type(instance).__qualname__}): {'; '.join(problems)}")
     for other in _REGISTRY.values():
         if other.name == instance.name and type(other) is not type(instance):
             raise FamilyDefinitionError(f"family {instance.name!r} is already registered by "
@@ -236,32 +241,67 @@ def register_family(family: FamilyT) -> FamilyT:
         if other.abbreviation == instance.abbreviation and other.name != instance.name:
             raise FamilyDefinitionError(f"family {instance.name!r}: abbreviation {instance.abbreviation!r} "
                                         f"is taken by {other.name!r}")
-    _REGISTRY[instance.name] = instance
-    _family_tuple.cache_clear()
+    _FAMILIES.add(instance.name, instance)
     return family
 
 
+_HORIZONS = ("3m", "6m", "venue_cycle")
+_TEXTS = ("contract", "rubric", "evidence_focus")
+
+
+def _dotted(value: object) -> bool:
+    module, colon, name = str(value).partition(":")
+    return bool(colon) and all(part.isidentifier() for part in module.split(".")) and name.isidentifier()
+
+
+def definition_problems(family: TaskFamily) -> list[str]:
+    """What is wrong with a family's definition as a whole, read without importing its hidden code: the
+    answer schema, deliverables, metrics, the ``module:name`` paths, horizons, forecast kind and the
+    prompt texts (all three or none; a family without them is answered by the non-LLM methods only)."""
+    problems: list[str] = []
+    if not (isinstance(family.name, str) and family.name.isidentifier()):
+        problems.append(f"name {family.name!r} is not an identifier")
+    if not (isinstance(family.abbreviation, str) and family.abbreviation.isalnum()
+            and family.abbreviation.islower()):
+        problems.append(f"abbreviation {family.abbreviation!r} is not short lower-case letters or digits")
+    if not (isinstance(family.answer_schema, type) and issubclass(family.answer_schema, BaseModel)):
+        problems.append(f"answer_schema {family.answer_schema!r} is not a pydantic model class")
+    for attribute in ("deliverables", "metrics"):
+        value = getattr(family, attribute)
+        if isinstance(value, str) or not value or not all(isinstance(item, str) and item for item in value):
+            problems.append(f"{attribute} must be a non-empty sequence of non-empty strings, got {value!r}")
+    for attribute in ("hidden_target", "builder", "release_parts"):
+        value = getattr(family, attribute)
+        if (value is not None or attribute == "hidden_target") and not _dotted(value):
+            problems.append(f"{attribute} {value!r} is not 'module:name'")
+    unknown = [horizon for horizon in family.horizons if horizon not in _HORIZONS]
+    if unknown:
+        problems.append(f"horizons {unknown} are not among {list(_HORIZONS)}")
+    if family.forecast_kind not in (None, "numeric", "binary"):
+        problems.append(f"forecast_kind {family.forecast_kind!r} is not None, 'numeric' or 'binary'")
+    texts = {key: str(getattr(family, key, "") or "").strip() for key in _TEXTS}
+    if any(texts.values()) and not all(texts.values()):
+        problems.append(f"prompt texts: {[key for key, text in texts.items() if not text]} missing (give "
+                        f"all of {list(_TEXTS)} or none)")
+    return problems
+
+
 def _ensure_loaded() -> None:
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        for module in BUILTIN_FAMILIES:
-            importlib.import_module(module)
-    from foresci.core.extensions import load_extensions
-
-    if load_extensions():
-        _family_tuple.cache_clear()
+    _FAMILIES.load()
 
 
-@lru_cache(maxsize=1)
-def _family_tuple() -> tuple[TaskFamily, ...]:
-    """The shipped families in BUILTIN_FAMILIES order (whatever imported them first), then the others in
-    registration order."""
-    def rank(family: TaskFamily) -> int:
-        module = type(family).__module__
-        return BUILTIN_FAMILIES.index(module) if module in BUILTIN_FAMILIES else len(BUILTIN_FAMILIES)
+class _OrderedFamilies:
+    """``_family_tuple()``: the families registered so far, shipped ones in BUILTIN_FAMILIES order, then
+    the others in registration order; ``cache_clear()`` after editing ``_REGISTRY`` directly (tests)."""
 
-    return tuple(sorted(_REGISTRY.values(), key=rank))
+    def __call__(self) -> tuple[TaskFamily, ...]:
+        return _FAMILIES.ordered_now()
+
+    def cache_clear(self) -> None:
+        _FAMILIES.forget_order()
+
+
+_family_tuple = _OrderedFamilies()
 
 
 def all_families() -> tuple[TaskFamily, ...]:
