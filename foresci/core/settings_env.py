@@ -142,8 +142,6 @@ def _suggestion(location: tuple[Any, ...], variable: str | None) -> str:
 
     from pydantic import BaseModel
 
-    from foresci.core.settings import Settings
-
     model: type[BaseModel] = Settings
     for part in location[:-1]:
         field = model.model_fields.get(str(part))

@@ -41,9 +41,9 @@ deterministic slot FTA of :mod:`foresci.rounds.slot_fta`.
 from __future__ import annotations
 
 import random
-import re
 from typing import Any
 
+from foresci.rounds.bottleneck_choice import chosen_option
 from foresci.rounds.option_scores import Resolved, with_none_option
 from foresci.tasks.builders.common import OPTION_IDS, display_name, eligible_nodes
 from foresci.tasks.config import TaskSettings
@@ -65,15 +65,12 @@ from foresci.tasks.families.bottleneck_opportunity.builder import (
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate as Option
 from foresci.tasks.models import Task
-from foresci.tasks.text import content_tokens
 from foresci.taxonomy.phrases import CLOSED, phrase_key
 
 BOTTLENECK = "bottleneck_opportunity"
 NONE_DESCRIPTION = ("no listed limitation: none is addressed by enough window papers with a rising share "
                     "(or the sub-direction has too few window papers)")
 MIN_OPTIONS = 2
-MATCH_SHARE = 0.6  # the builder's MATCH_THRESHOLD: most of a phrase's content words name it
-_LETTER = re.compile(r"^\s*(?i:option\s+)?\(?([A-Z])\)?(?:\s*[:.)\-]|\s*$)")
 
 
 def _words(phrase: str) -> frozenset[str]:
@@ -178,30 +175,6 @@ def resolve_bottleneck(task: Task, record: dict[str, Any], evidence: DomainEvide
     hidden.stats.update({"option_id": winner, "opportunity_void": why,
                          "option_order": sorted(options, key=lambda option: (-growth[option], option))})
     return Resolved(None, {winner: 1.0}, hidden)
-
-
-def chosen_option(task: Task, text: str) -> str | None:
-    """The option a stated bottleneck names: its letter ("B", "Option B: ..."), its phrase (same phrase
-    key), or the one option whose content words it holds at least ``MATCH_SHARE`` of, most covered first
-    (None: none, or a tie)."""
-    ids = {option.option_id for option in task.candidates}
-    letter = _LETTER.match(text)
-    if letter is not None and letter.group(1) in ids:
-        return letter.group(1)
-    key = phrase_key(text)
-    for option in task.candidates:
-        if phrase_key(option.name) == key:
-            return option.option_id
-    words = set(content_tokens(text))
-    cover = []
-    for option in task.candidates:
-        wanted = set(content_tokens(option.name))
-        if wanted:
-            cover.append((len(wanted & words) / len(wanted), option.option_id))
-    cover.sort(reverse=True)
-    if not cover or cover[0][0] < MATCH_SHARE or (len(cover) > 1 and cover[1][0] == cover[0][0]):
-        return None
-    return cover[0][1]
 
 
 def bottleneck_top_choice(answer: Any, task: Task, hidden: HiddenTarget) -> TopChoice:

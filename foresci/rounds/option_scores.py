@@ -83,7 +83,7 @@ def _choice(task: Task, answer: Any) -> str | None:
     """The option a single-choice answer names (None: none readable)."""
     payload = answer.payload or {}
     if task.family == "bottleneck_opportunity":
-        from foresci.rounds.bottleneck_tasks import chosen_option
+        from foresci.rounds.bottleneck_choice import chosen_option
 
         return chosen_option(task, str(payload.get("bottleneck", "")))
     label = payload.get(CHOICE_KEYS.get(task.family, ""))

@@ -38,6 +38,7 @@ from typing import Any
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import names_near_duplicate
+from foresci.tasks.task_winner import winner_node
 from foresci.tasks.text_index import GENERIC, STOP, TextIndex, content_stems, phrase_stems
 
 CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "umbrella_option", "near_synonym_options",
@@ -229,16 +230,6 @@ def node_wins(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> Coun
         if node is not None:
             wins[(task.family, task.domain, node)] += 1
     return wins
-
-
-def winner_node(task: Task, hidden: HiddenTarget) -> str | None:
-    """The taxonomy node of a task's keyed winner (direction and planning), None elsewhere."""
-    ranking = list(getattr(hidden, "ranking", []) or [])
-    node_ids = hidden.stats.get("node_ids")
-    if not ranking or not isinstance(node_ids, dict):
-        return None
-    value = node_ids.get(ranking[0])
-    return str(value) if value is not None else None
 
 
 def audit_checks(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget], settings: Any,

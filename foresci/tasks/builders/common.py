@@ -17,7 +17,7 @@ from foresci.tasks.families.base import get_family
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.option_similarity import cosine, names_near_duplicate
-from foresci.tasks.release_checks import winner_node
+from foresci.tasks.task_winner import winner_node
 from foresci.tasks.text import content_tokens
 from foresci.taxonomy.models import Node
 from foresci.taxonomy.naming import display_name as node_name
