@@ -176,13 +176,14 @@ def main() -> int:
     rows = []
     table = []
     for source, papers in sources.items():
+        trained: dict = {}  # one model per cutoff, shared by its windows
         for cutoff in CUTOFFS:
             vocabulary = mine_vocabulary(papers, cutoff, settings.vocabulary)
             merged = sum(map(len, vocabulary.aliases))
             print(f"\n{source} vocabulary at {cutoff}: {len(vocabulary)} concepts ({merged} near-synonym "
                   f"keys merged into them)")
             for months in settings.targets.window_months:
-                for result in evaluate_window(papers, cutoff, months, settings, embed):
+                for result in evaluate_window(papers, cutoff, months, settings, embed, trained):
                     failures.extend(report(source, months, result))
                     table.append(table_line(source, months, result))
                     rows.append({"source": source, "window_months": months, **result.as_dict()})

@@ -145,14 +145,17 @@ def evaluate(target: EmergenceSet, model: LearnedModel, min_papers: int,
 
 
 def evaluate_window(papers: Sequence[ConceptPaper], cutoff: date, months: int, settings: EmergenceSettings,
-                    embed: NameEmbedder | None = None) -> list[Evaluation]:
-    """Every ``targets.positive_min_papers`` evaluation of the window of ``months`` after ``cutoff``."""
+                    embed: NameEmbedder | None = None,
+                    trained: dict[tuple[date, int], LearnedModel] | None = None) -> list[Evaluation]:
+    """Every ``targets.positive_min_papers`` evaluation of the window of ``months`` after ``cutoff``
+    (``trained``: models by (cutoff, training k) to reuse across the windows of one cutoff and papers:
+    the training period does not depend on the window)."""
     target = emergence_set(papers, cutoff, shift_months(cutoff, months), settings, embed=embed)
     results = []
-    trained: dict[int, LearnedModel] = {}
+    models = trained if trained is not None else {}
     for min_papers in settings.targets.positive_min_papers:
-        train_k = settings.learned.train_min_papers or min_papers
-        if train_k not in trained:
-            trained[train_k] = train_learned(papers, cutoff, train_k, settings, embed)
-        results.append(evaluate(target, trained[train_k], min_papers, settings))
+        key = (cutoff, settings.learned.train_min_papers or min_papers)
+        if key not in models:
+            models[key] = train_learned(papers, cutoff, key[1], settings, embed)
+        results.append(evaluate(target, models[key], min_papers, settings))
     return results
