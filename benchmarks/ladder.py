@@ -92,7 +92,7 @@ def task_payload(task: Task, target: HiddenTarget, skilled: bool, rng: np.random
         rationale = _claims(target) if skilled else ""
         key = "go_no_go" if family == "strategic_planning" else "rationale"
         if family == "venue_positioning":
-            return {"ranking": [{"option_id": option} for option in order]}
+            return {"ranking": [{"option_id": option} for option in order], "framing": rationale}
         return {"ranking": [{"option_id": option} for option in order], key: rationale}
     if family == "bottleneck_opportunity":
         bottlenecks = list(getattr(target, "bottleneck", []))
@@ -215,7 +215,7 @@ def _difference(high: dict[str, list[float]], low: dict[str, list[float]], sampl
 def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
     """Print the table and return the metrics found flat or non-monotone."""
     findings = []
-    print(f"\n{'metric':<46} " + "  ".join(f"p={level:<4g} mean [95 % CI]     " for level in LEVELS)
+    print(f"\n{'metric':<56} " + "  ".join(f"p={level:<4g} mean [95 % CI]     " for level in LEVELS)
           + " p0.1-p0 separates")
     for metric in sorted(ladder.values):
         by_level = ladder.values[metric]
@@ -232,7 +232,7 @@ def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
         flat = not (top.low > bottom.high or top.high < bottom.low)
         marks = ([] if monotone else ["NON-MONOTONE"]) + (["FLAT"] if flat else [])
         count = sum(len(values) for values in by_level[0.0].values())
-        line = (f"{metric[:46]:<46} " + "  ".join(f"{cells[level].mean:.3f} [{cells[level].low:.3f},"
+        line = (f"{metric[:56]:<56} " + "  ".join(f"{cells[level].mean:.3f} [{cells[level].low:.3f},"
                                                   f"{cells[level].high:.3f}]" for level in LEVELS)
                 + f"  {'yes' if separates else 'no'}"
                 + (f" ({step.mean:+.3f} [{step.low:+.3f}, {step.high:+.3f}])" if step else "")

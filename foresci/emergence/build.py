@@ -64,16 +64,18 @@ NameEmbedder = Callable[[Sequence[str]], np.ndarray]
 
 def snapshot_at(papers: Sequence[ConceptPaper], cutoff: date, recent_months: int,
                 settings: EmergenceSettings, limit: int | None = None,
-                embed: NameEmbedder | None = None) -> Snapshot:
+                embed: NameEmbedder | None = None, vocabulary: Vocabulary | None = None) -> Snapshot:
     """The snapshot at ``cutoff`` from ``papers`` announced on or before it (later papers are dropped).
 
     ``recent_months`` sets the span before the cutoff whose papers count as recent (a feature);
     ``limit`` caps the candidates (default ``targets.max_candidates``, a seeded uniform sample above it);
-    ``embed`` gives the concept names' vectors (without it the semantic closeness feature is 0).
+    ``embed`` gives the concept names' vectors (without it the semantic closeness feature is 0);
+    ``vocabulary`` replaces the one mined at ``cutoff`` (the learned baseline's training snapshot reads its
+    application cutoff's concepts, known at that later cutoff).
     """
     before = sorted((paper for paper in papers if paper.announced <= cutoff),
                     key=lambda paper: paper.announced)
-    vocabulary = mine_vocabulary(before, cutoff, settings.vocabulary)
+    vocabulary = vocabulary or mine_vocabulary(before, cutoff, settings.vocabulary)
     paper_concepts = incidence(before, vocabulary)
     network = build_network(before, paper_concepts, cutoff, shift_months(cutoff, -recent_months))
     targets = settings.targets
@@ -107,10 +109,11 @@ def window_counts(snapshot: Snapshot, window: Sequence[ConceptPaper]) -> np.ndar
 
 
 def emergence_set(papers: Sequence[ConceptPaper], cutoff: date, window_end: date, settings: EmergenceSettings,
-                  limit: int | None = None, embed: NameEmbedder | None = None) -> EmergenceSet:
+                  limit: int | None = None, embed: NameEmbedder | None = None,
+                  vocabulary: Vocabulary | None = None) -> EmergenceSet:
     """The snapshot at ``cutoff`` and its targets in ``(cutoff, window_end]`` (papers after that ignored)."""
     months = (window_end.year - cutoff.year) * 12 + window_end.month - cutoff.month
-    snapshot = snapshot_at(papers, cutoff, max(months, 1), settings, limit, embed)
+    snapshot = snapshot_at(papers, cutoff, max(months, 1), settings, limit, embed, vocabulary)
     window = [paper for paper in papers if cutoff < paper.announced <= window_end]
     return EmergenceSet(snapshot=snapshot, window_end=window_end, window_papers=len(window),
                         counts=window_counts(snapshot, window))
