@@ -162,6 +162,7 @@ def main() -> int:
 
         with args.mined.open("rb") as handle:
             sources = pickle.load(handle)
+        sources = {name: papers for name, papers in sources.items() if not args.domain or name in args.domain}
     else:
         sources = kb_sources(args.kb, end, args.domain) if args.kb else corpus_sources(args.corpus, end)
     if args.save_mined:

@@ -74,6 +74,8 @@ class LearnedSettings(_Section):
         "less the model is not trainable (named, never scored)")
     min_training_positives: int = Field(default=10, ge=1, description="fewest positive training pairs (and "
                                         "as many negatives) a trainable model needs")
+    features: list[str] | None = Field(default=None, description="the pair features the model reads "
+                                       "(foresci.emergence.features.FEATURE_NAMES; None: all)")
 
 
 class ScoringSettings(_Section):

@@ -15,7 +15,7 @@ import numpy as np
 from foresci.emergence.build import EmergenceSet, NameEmbedder, emergence_set, shift_months
 from foresci.emergence.concepts import ConceptPaper
 from foresci.emergence.config import EmergenceSettings
-from foresci.emergence.features import BASELINES
+from foresci.emergence.features import BASELINES, feature_columns
 from foresci.emergence.learned import LearnedModel, fit_learned, not_trainable
 from foresci.emergence.scoring import Interval, auc_difference, degree_strata, score_pairs, stratified_aucs
 
@@ -88,8 +88,10 @@ def train_learned(papers: Sequence[ConceptPaper], cutoff: date, min_papers: int,
         return not_trainable(period.reason, training_cutoff=period.cutoff, training_end=period.end)
     training = emergence_set(visible, period.cutoff, period.end, settings,
                              settings.learned.max_training_pairs, embed)
+    history = (period.cutoff.year - first.year) * 12 + period.cutoff.month - first.month + 1 if first else 0
     return fit_learned(training.snapshot.features.matrix(), training.labels(min_papers), settings.learned,
-                       period.cutoff, period.end)
+                       period.cutoff, period.end,
+                       feature_columns(history, settings.learned.features))
 
 
 def method_scores(target: EmergenceSet, model: LearnedModel) -> dict[str, np.ndarray]:

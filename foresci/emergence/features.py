@@ -9,6 +9,7 @@ gained in them, the days since each concept's first paper, and the cosine of the
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,32 @@ FEATURE_NAMES: tuple[str, ...] = (
     "max_new_neighbour_share", "log_common_neighbours_gained", "log_min_age_days", "log_max_age_days",
     "name_similarity",
 )
+HISTORY_FEATURES: frozenset[str] = frozenset({
+    "log_min_growth", "log_max_growth", "min_acceleration", "max_acceleration", "log_min_last_month",
+    "log_max_last_month", "log_min_new_neighbours", "log_max_new_neighbours", "min_new_neighbour_share",
+    "max_new_neighbour_share", "log_common_neighbours_gained", "log_min_age_days", "log_max_age_days",
+})
+"""Features that read the months before a snapshot (growth, acceleration, neighbours gained, age). They
+mean the same at a training snapshot and at the cutoff only when the papers cover at least
+:data:`HISTORY_MONTHS` before the training snapshot; a KB that starts later makes every concept look new
+and growing there, so the learned baseline leaves them out (``feature_columns``)."""
+HISTORY_MONTHS = 2 * GROWTH_MONTHS
+
+
+def feature_columns(history_months: float, chosen: Sequence[str] | None = None) -> tuple[int, ...]:
+    """The columns of :meth:`PairFeatures.matrix` a model trained with ``history_months`` of papers up to
+    its training snapshot reads (calendar months holding papers, the snapshot's own included): those
+    ``chosen`` (None: all), without the history ones below :data:`HISTORY_MONTHS`. An unknown name raises
+    ValueError."""
+    unknown = sorted(set(chosen or ()) - set(FEATURE_NAMES))
+    if unknown:
+        raise ValueError(f"unknown learned feature(s) {', '.join(unknown)}; expected some of "
+                         f"{', '.join(FEATURE_NAMES)}")
+    return tuple(index for index, name in enumerate(FEATURE_NAMES)
+                 if (chosen is None or name in chosen)
+                 and (history_months >= HISTORY_MONTHS or name not in HISTORY_FEATURES))
+
+
 _CHUNK = 20_000  # pairs per sparse product (bounds the memory of the common-neighbour rows)
 
 

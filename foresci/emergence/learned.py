@@ -28,6 +28,7 @@ class LearnedModel:
     note: str
     training_cutoff: date | None = None  # the training snapshot's cutoff
     training_end: date | None = None  # the end of the window its labels read
+    columns: tuple[int, ...] | None = None  # the feature columns it reads (None: all)
 
     @property
     def trainable(self) -> bool:
@@ -38,7 +39,8 @@ class LearnedModel:
         """Probability of emergence of each row (a constant 0.5 for a model that is not trainable)."""
         if self.estimator is None or len(features) == 0:
             return np.full(len(features), 0.5)
-        probabilities = self.estimator.predict_proba(features)  # type: ignore[attr-defined]
+        chosen = features if self.columns is None else features[:, list(self.columns)]
+        probabilities = self.estimator.predict_proba(chosen)  # type: ignore[attr-defined]
         return np.asarray(probabilities[:, 1], dtype=np.float64)
 
 
@@ -61,14 +63,18 @@ def _estimator(settings: LearnedSettings) -> object:
 
 
 def fit_learned(features: np.ndarray, labels: np.ndarray, settings: LearnedSettings,
-                training_cutoff: date | None = None, training_end: date | None = None) -> LearnedModel:
-    """Fit the classifier on (a seeded sample of at most ``max_training_pairs``) training pairs; not
-    trainable with fewer than ``min_training_positives`` positives or negatives."""
+                training_cutoff: date | None = None, training_end: date | None = None,
+                columns: tuple[int, ...] | None = None) -> LearnedModel:
+    """Fit the classifier on (a seeded sample of at most ``max_training_pairs``) training pairs, reading
+    ``columns`` of ``features`` (None: all); not trainable with fewer than ``min_training_positives``
+    positives or negatives."""
     rows = np.arange(len(labels))
     if len(rows) > settings.max_training_pairs:
         rows = np.sort(np.random.default_rng(settings.seed).choice(len(rows), settings.max_training_pairs,
                                                                     replace=False))
     x, y = features[rows], labels[rows].astype(int)
+    if columns is not None:
+        x = x[:, list(columns)]
     positives = int(y.sum())
     fewest = settings.min_training_positives
     if positives < fewest or len(y) - positives < fewest:
@@ -77,5 +83,7 @@ def fit_learned(features: np.ndarray, labels: np.ndarray, settings: LearnedSetti
                              f"{fewest} of each class)", len(y), positives, training_cutoff, training_end)
     estimator = _estimator(settings)
     estimator.fit(x, y)  # type: ignore[attr-defined]
-    note = f"{settings.model} on {len(y)} pairs, {positives} positive ({training_cutoff} -> {training_end})"
-    return LearnedModel(estimator, len(y), positives, note, training_cutoff, training_end)
+    read = "" if columns is None else f", {len(columns)} features"
+    note = (f"{settings.model} on {len(y)} pairs, {positives} positive ({training_cutoff} -> {training_end})"
+            f"{read}")
+    return LearnedModel(estimator, len(y), positives, note, training_cutoff, training_end, columns)

@@ -103,3 +103,25 @@ def test_degree_stratified_auc_reads_what_a_score_knows_beyond_size() -> None:
     assert overall > 0.7 and abs(found["size"].value - 0.5) < abs(overall - 0.5) / 2  # little within strata
     lift = found["beyond-size"]
     assert found["beyond"].value > 0.75 and lift.low is not None and lift.low > 0
+
+
+def test_history_features_are_left_out_where_the_papers_do_not_cover_them() -> None:
+    import pytest
+
+    from foresci.emergence.features import HISTORY_FEATURES, feature_columns
+
+    short = {FEATURE_NAMES[column] for column in feature_columns(3.4)}
+    assert short and not short & HISTORY_FEATURES and "name_similarity" in short
+    assert {FEATURE_NAMES[column] for column in feature_columns(6.5)} == set(FEATURE_NAMES)
+    chosen = ["log_preferential_attachment", "log_min_age_days", "log_min_growth"]
+    kept = [FEATURE_NAMES[column] for column in feature_columns(3.0, chosen)]
+    assert kept == ["log_preferential_attachment"]
+    with pytest.raises(ValueError, match="unknown learned feature"):
+        feature_columns(9.0, ["no_such_feature"])
+    # papers in the six calendar months up to the training snapshot (January-June): age is read
+    config = EmergenceWorldConfig(seed=5, difficulty=0.0)
+    (result,) = evaluate_window(_papers(config), config.cutoff, 3, FAST)
+    assert FAST.learned.features and "log_min_age_days" in FAST.learned.features
+    assert f", {len(FAST.learned.features)} features" in result.audit["learned"]
+    # on the arXiv corpus (from 2025-03-18) a 2025-09-30 model trains at 2025-06-30: four months, no age
+    assert "log_min_age_days" not in {FEATURE_NAMES[column] for column in feature_columns(4, chosen)}
