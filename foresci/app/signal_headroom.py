@@ -9,7 +9,8 @@ rule's pick) when the hidden top is among them, else 0. The rules read only what
 - ``rule:largest``: the most pre-cutoff papers.
 
 Persistence is a scored method already (it reads the KB's pre-cutoff counts, which the public counts
-restate). A family whose tasks state no counts gets no rule rows; persistence then stands alone.
+restate), and so are the five link measures of concept emergence (each ranks a task's pairs by the value
+its public ``pair_signals`` state). A family whose tasks state no counts gets no rule rows.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from foresci.tasks.models import Task
 from foresci.tasks.public_counts import public_option_counts
 
 RULES = ("rule:recency", "rule:largest")
-PUBLIC_READERS = ("persistence", *RULES)
-"""The fixed rules compared with trend: each reads only what a task states (or restates) publicly."""
+PUBLIC_READERS = ("persistence", *RULES, "preferential_attachment", "common_neighbours", "adamic_adar",
+                  "jaccard", "resource_allocation")
+"""The fixed rules compared with trend: each reads only what a task states (or restates) publicly. The
+five link measures are methods that rank a concept-emergence task's pairs by the measure its public
+``pair_signals`` state (scored only where a run asked them)."""
 
 
 def _tie_share(values: Mapping[str, float], top: str) -> float:
