@@ -70,8 +70,8 @@ class LearnedSettings(_Section):
         "the papers up to the cutoff (the latest window of this length closed at the cutoff, whatever the "
         "task's window)")
     min_history_months: int = Field(
-        default=3, ge=0, description="months of papers the KB must hold before the training snapshot; with "
-        "less the model is not trainable (named, never scored)")
+        default=3, ge=0, description="calendar months holding papers the KB must have up to the training "
+        "snapshot (its own month included); with fewer the model is not trainable (named, never scored)")
     min_training_positives: int = Field(default=10, ge=1, description="fewest positive training pairs (and "
                                         "as many negatives) a trainable model needs")
     features: list[str] | None = Field(default=None, description="the pair features the model reads "

@@ -63,18 +63,23 @@ class TrainingPeriod:
 
 def training_period(cutoff: date, first_paper: date | None, settings: EmergenceSettings) -> TrainingPeriod:
     """The latest ``learned.train_window_months`` window closed at ``cutoff`` (whatever the task's window),
-    usable when the papers begin at least ``learned.min_history_months`` before its snapshot."""
+    usable when the papers fill at least ``learned.min_history_months`` calendar months up to its snapshot
+    (the snapshot's own month included)."""
     learned = settings.learned
     start = shift_months(cutoff, -learned.train_window_months)
-    needed = shift_months(start, -learned.min_history_months)
     reason = None
     if first_paper is None:
         reason = f"no papers up to {cutoff}"
-    elif first_paper > needed:
-        reason = (f"the training window ({start}, {cutoff}] needs papers from {needed} "
-                  f"({learned.min_history_months} months before its snapshot); the papers begin "
-                  f"{first_paper}")
+    elif history_months(first_paper, start) < learned.min_history_months:
+        reason = (f"the training window ({start}, {cutoff}] needs papers in {learned.min_history_months} "
+                  f"calendar months up to its snapshot; the papers begin {first_paper} "
+                  f"({max(history_months(first_paper, start), 0)})")
     return TrainingPeriod(start, cutoff, reason)
+
+
+def history_months(first_paper: date, snapshot: date) -> int:
+    """Calendar months from the first paper's month to the snapshot's month, both included."""
+    return (snapshot.year - first_paper.year) * 12 + snapshot.month - first_paper.month + 1
 
 
 def train_learned(papers: Sequence[ConceptPaper], cutoff: date, min_papers: int, settings: EmergenceSettings,
@@ -88,7 +93,7 @@ def train_learned(papers: Sequence[ConceptPaper], cutoff: date, min_papers: int,
         return not_trainable(period.reason, training_cutoff=period.cutoff, training_end=period.end)
     training = emergence_set(visible, period.cutoff, period.end, settings,
                              settings.learned.max_training_pairs, embed)
-    history = (period.cutoff.year - first.year) * 12 + period.cutoff.month - first.month + 1 if first else 0
+    history = history_months(first, period.cutoff) if first else 0
     return fit_learned(training.snapshot.features.matrix(), training.labels(min_papers), settings.learned,
                        period.cutoff, period.end,
                        feature_columns(history, settings.learned.features))
