@@ -15,8 +15,8 @@ the offline Fact / Trace / Pers stand-ins, CRPS and Brier on forecast questions)
 link-prediction set, when the release carries one, by AUC (pair score: its label when skilled, else
 uniform). Printed: metric x p, mean with a 95 % bootstrap interval (resampling releases when there are
 several, each counting once, else tasks), and per metric whether it separates p = 0.1 from p = 0 (paired
-difference's interval above 0 in the metric's good direction); a metric whose p = 0.4 interval overlaps
-p = 0's is named FLAT, one whose means are not monotone in p NON-MONOTONE.
+difference's interval above 0 in the metric's good direction); a metric whose paired p = 0.4 - p = 0
+difference's interval holds 0 is named FLAT, one whose means are not monotone in p NON-MONOTONE.
 
 Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5]``; synthetic worlds are the
 releases of ``foresci demo`` or of ``benchmarks/foresight_signal.py --keep`` (``KEEP/d0.6-s*/release``).
@@ -228,8 +228,8 @@ def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
         means = [sign * cells[level].mean for level in LEVELS]
         tolerance = 1e-6 * max(1.0, max(abs(mean) for mean in means))
         monotone = all(later >= earlier - tolerance for earlier, later in zip(means, means[1:], strict=False))
-        top, bottom = cells[LEVELS[-1]], cells[LEVELS[0]]
-        flat = not (top.low > bottom.high or top.high < bottom.low)
+        span = _difference(by_level[LEVELS[-1]], by_level[0.0], samples, seed)
+        flat = span is None or not (span.low > 0 if sign > 0 else span.high < 0)
         marks = ([] if monotone else ["NON-MONOTONE"]) + (["FLAT"] if flat else [])
         count = sum(len(values) for values in by_level[0.0].values())
         line = (f"{metric[:56]:<56} " + "  ".join(f"{cells[level].mean:.3f} [{cells[level].low:.3f},"
