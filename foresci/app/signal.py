@@ -27,6 +27,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from foresci.app.signal_purity import mixed_direction_tasks
 from foresci.core.errors import UserError
@@ -136,12 +137,21 @@ def run_world(config: WorldConfig, folder: Path, keep: bool = False,
     result = run_demo(folder, config=config, quiet=True, report=False, settings=settings or pooled_settings())
     tasks = {task.task_id: task for task in load_release(result.release).tasks}
     quality = family_quality(read_models(result.runs[0] / "scores.jsonl", Score), tasks)
+    _add_rules(quality, tasks, result.release)
     papers = load_ground_truth(result.world).paper_count
     mixed, _ = mixed_direction_tasks(result.world, result.taxonomies, result.release)
     if not keep:
         shutil.rmtree(folder, ignore_errors=True)
     return WorldOutcome(config.difficulty, config.seed, quality, time.perf_counter() - started, papers,
                         dict(result.timings), mixed)
+
+
+def _add_rules(quality: dict[str, FamilyQuality], tasks: dict[str, Any], release: Path) -> None:
+    """The public-reading rules' top-1 beside the methods (:mod:`foresci.app.signal_headroom`)."""
+    from foresci.app.signal_headroom import add_public_rules
+    from foresci.tasks.hidden_io import load_hidden
+
+    add_public_rules(quality, tasks, load_hidden(release))
 
 
 def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | None:
@@ -159,6 +169,7 @@ def kept_world(folder: Path, difficulty: float, seed: int) -> WorldOutcome | Non
         return None
     tasks = {task.task_id: task for task in load_release(folder / "release").tasks}
     quality = family_quality(read_models(scores, Score), tasks)
+    _add_rules(quality, tasks, folder / "release")
     taxonomies = sorted(path for path in (folder / "taxonomy").iterdir() if path.is_dir())
     mixed, _ = mixed_direction_tasks(folder / "world", taxonomies, folder / "release")
     return WorldOutcome(difficulty, seed, quality, 0.0, load_ground_truth(folder / "world").paper_count,
@@ -238,6 +249,7 @@ def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from:
 def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
     """Lines: per world (direction tasks, trend / persistence hits), then per family and method, top-1
     and FTA with 95 % intervals (worlds resampled)."""
+    from foresci.app.signal_headroom import headroom
     from foresci.evaluation.quality import quality_rows
 
     lines = [f"== difficulty {pool.difficulty:g}: {len(pool.worlds)} worlds =="]
@@ -275,4 +287,7 @@ def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
         if cells:
             lines.append("    world-weighted top-1 (each world once; the goals read these): "
                          + "; ".join(cells))
+        room = headroom(quality, world_of, samples)
+        if room is not None:
+            lines.append(room.line())
     return lines

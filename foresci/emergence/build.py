@@ -9,7 +9,7 @@ candidate, the window papers that use both of its concepts.
 from __future__ import annotations
 
 import calendar
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -58,22 +58,32 @@ class Snapshot:
         }
 
 
+NameEmbedder = Callable[[Sequence[str]], np.ndarray]
+"""Vectors of concept names ((n, d), one row per name): the KB's embedder, for a pair's semantic closeness."""
+
+
 def snapshot_at(papers: Sequence[ConceptPaper], cutoff: date, recent_months: int,
-                settings: EmergenceSettings, limit: int | None = None) -> Snapshot:
+                settings: EmergenceSettings, limit: int | None = None,
+                embed: NameEmbedder | None = None, vocabulary: Vocabulary | None = None) -> Snapshot:
     """The snapshot at ``cutoff`` from ``papers`` announced on or before it (later papers are dropped).
 
     ``recent_months`` sets the span before the cutoff whose papers count as recent (a feature);
-    ``limit`` caps the candidates (default ``targets.max_candidates``, a seeded uniform sample above it).
+    ``limit`` caps the candidates (default ``targets.max_candidates``, a seeded uniform sample above it);
+    ``embed`` gives the concept names' vectors (without it the semantic closeness feature is 0);
+    ``vocabulary`` replaces the one mined at ``cutoff`` (the learned baseline's training snapshot reads its
+    application cutoff's concepts, known at that later cutoff).
     """
     before = sorted((paper for paper in papers if paper.announced <= cutoff),
                     key=lambda paper: paper.announced)
-    vocabulary = mine_vocabulary(before, cutoff, settings.vocabulary)
+    vocabulary = vocabulary or mine_vocabulary(before, cutoff, settings.vocabulary)
     paper_concepts = incidence(before, vocabulary)
     network = build_network(before, paper_concepts, cutoff, shift_months(cutoff, -recent_months))
     targets = settings.targets
     candidates = candidate_pairs(network, limit or targets.max_candidates, targets.sample_seed)
+    vectors = np.asarray(embed(list(vocabulary.names)), dtype=np.float64) \
+        if embed and len(vocabulary) else None
     return Snapshot(cutoff=cutoff, vocabulary=vocabulary, network=network, candidates=candidates,
-                    features=pair_features(network, candidates.pairs), paper_concepts=paper_concepts,
+                    features=pair_features(network, candidates.pairs, vectors), paper_concepts=paper_concepts,
                     titles=tuple(paper.title for paper in before),
                     paper_ids=tuple(paper.paper_id for paper in before))
 
@@ -99,10 +109,11 @@ def window_counts(snapshot: Snapshot, window: Sequence[ConceptPaper]) -> np.ndar
 
 
 def emergence_set(papers: Sequence[ConceptPaper], cutoff: date, window_end: date, settings: EmergenceSettings,
-                  limit: int | None = None) -> EmergenceSet:
+                  limit: int | None = None, embed: NameEmbedder | None = None,
+                  vocabulary: Vocabulary | None = None) -> EmergenceSet:
     """The snapshot at ``cutoff`` and its targets in ``(cutoff, window_end]`` (papers after that ignored)."""
     months = (window_end.year - cutoff.year) * 12 + window_end.month - cutoff.month
-    snapshot = snapshot_at(papers, cutoff, max(months, 1), settings, limit)
+    snapshot = snapshot_at(papers, cutoff, max(months, 1), settings, limit, embed, vocabulary)
     window = [paper for paper in papers if cutoff < paper.announced <= window_end]
     return EmergenceSet(snapshot=snapshot, window_end=window_end, window_papers=len(window),
                         counts=window_counts(snapshot, window))

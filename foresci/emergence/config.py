@@ -65,6 +65,17 @@ class LearnedSettings(_Section):
     train_min_papers: int | None = Field(
         default=1, ge=1, description="training positives co-occur in at least this many papers, whatever the "
         "k evaluated (None: the evaluated k)")
+    train_window_months: int = Field(
+        default=3, ge=1, description="the training window: pairs at cutoff - this many months, labelled from "
+        "the papers up to the cutoff (the latest window of this length closed at the cutoff, whatever the "
+        "task's window)")
+    min_history_months: int = Field(
+        default=3, ge=0, description="calendar months holding papers the KB must have up to the training "
+        "snapshot (its own month included); with fewer the model is not trainable (named, never scored)")
+    min_training_positives: int = Field(default=10, ge=1, description="fewest positive training pairs (and "
+                                        "as many negatives) a trainable model needs")
+    features: list[str] | None = Field(default=None, description="the pair features the model reads "
+                                       "(foresci.emergence.features.FEATURE_NAMES; None: all)")
 
 
 class ScoringSettings(_Section):
@@ -73,6 +84,8 @@ class ScoringSettings(_Section):
     precision_at: list[int] = Field(default_factory=lambda: [100], description="k of precision@k")
     bootstrap_resamples: int = Field(default=200, ge=0, description="bootstrap resamples")
     bootstrap_seed: int = Field(default=11, description="bootstrap seed")
+    degree_strata: int = Field(default=5, ge=1, description="quantile strata of the preferential-attachment "
+                               "score the degree-stratified AUC is read within")
     bootstrap_unit: Literal["concepts", "pairs"] = Field(
         default="concepts", description="what a resample draws with replacement: concepts (a pair weighs "
         "the product of its concepts' draws; pairs sharing a concept are not independent) or pairs")

@@ -1,24 +1,59 @@
 """Network features of candidate pairs at a cutoff: the link-prediction baselines and the learned model's
-inputs. Everything here reads one :class:`ConceptNetwork` (papers up to its cutoff) and nothing else."""
+inputs. Everything here reads one :class:`ConceptNetwork` (papers up to its cutoff) and, for the semantic
+closeness of a pair, the vectors of the concepts' names (the KB's embedder; a fixed model, no papers).
+
+Beyond degree (baseline II): each concept's papers in the last three calendar months and the three before
+(growth and acceleration), its neighbours gained in the last three months, the pair's common neighbours
+gained in them, the days since each concept's first paper, and the cosine of the two names' vectors."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.stats import rankdata
 
-from foresci.emergence.network import ConceptNetwork
+from foresci.emergence.network import GROWTH_BUCKETS, GROWTH_MONTHS, ConceptNetwork
 
 BASELINES: tuple[str, ...] = ("preferential_attachment", "common_neighbours", "adamic_adar", "jaccard",
                               "resource_allocation")
 FEATURE_NAMES: tuple[str, ...] = (
     "log_preferential_attachment", "log_common_neighbours", "adamic_adar", "jaccard", "resource_allocation",
-    "log_min_degree", "log_max_degree", "log_min_frequency", "log_max_frequency", "min_recent_share",
-    "max_recent_share",
+    "log_min_degree", "log_max_degree", "log_min_frequency", "log_max_frequency",
+    "log_min_growth", "log_max_growth", "min_acceleration", "max_acceleration", "log_min_last_month",
+    "log_max_last_month", "log_min_new_neighbours", "log_max_new_neighbours", "min_new_neighbour_share",
+    "max_new_neighbour_share", "log_common_neighbours_gained", "log_min_age_days", "log_max_age_days",
+    "name_similarity",
 )
+HISTORY_FEATURES: frozenset[str] = frozenset({
+    "log_min_growth", "log_max_growth", "min_acceleration", "max_acceleration", "log_min_last_month",
+    "log_max_last_month", "log_min_new_neighbours", "log_max_new_neighbours", "min_new_neighbour_share",
+    "max_new_neighbour_share", "log_common_neighbours_gained", "log_min_age_days", "log_max_age_days",
+})
+"""Features that read the months before a snapshot (growth, acceleration, neighbours gained, age). They
+mean the same at a training snapshot and at the cutoff only when the papers cover at least
+:data:`HISTORY_MONTHS` before the training snapshot; a KB that starts later makes every concept look new
+and growing there, so the learned baseline leaves them out (``feature_columns``)."""
+HISTORY_MONTHS = 2 * GROWTH_MONTHS
+
+
+def feature_columns(history_months: float, chosen: Sequence[str] | None = None) -> tuple[int, ...]:
+    """The columns of :meth:`PairFeatures.matrix` a model trained with ``history_months`` of papers up to
+    its training snapshot reads (calendar months holding papers, the snapshot's own included): those
+    ``chosen`` (None: all), without the history ones below :data:`HISTORY_MONTHS`. An unknown name raises
+    ValueError."""
+    unknown = sorted(set(chosen or ()) - set(FEATURE_NAMES))
+    if unknown:
+        raise ValueError(f"unknown learned feature(s) {', '.join(unknown)}; expected some of "
+                         f"{', '.join(FEATURE_NAMES)}")
+    return tuple(index for index, name in enumerate(FEATURE_NAMES)
+                 if (chosen is None or name in chosen)
+                 and (history_months >= HISTORY_MONTHS or name not in HISTORY_FEATURES))
+
+
 _CHUNK = 20_000  # pairs per sparse product (bounds the memory of the common-neighbour rows)
 
 
@@ -35,6 +70,18 @@ class PairFeatures:
     frequency_right: np.ndarray
     recent_left: np.ndarray
     recent_right: np.ndarray
+    growth_left: np.ndarray  # papers in the last GROWTH_MONTHS calendar months before the cutoff
+    growth_right: np.ndarray
+    previous_left: np.ndarray  # papers in the GROWTH_MONTHS months before those
+    previous_right: np.ndarray
+    last_month_left: np.ndarray  # papers in the last calendar month before the cutoff
+    last_month_right: np.ndarray
+    new_degree_left: np.ndarray  # neighbours gained since cutoff - GROWTH_MONTHS
+    new_degree_right: np.ndarray
+    common_gained: np.ndarray  # common neighbours gained since cutoff - GROWTH_MONTHS
+    age_left: np.ndarray  # days from the concept's first paper to the cutoff
+    age_right: np.ndarray
+    similarity: np.ndarray  # cosine of the two names' vectors (0 without an embedder)
 
     def baseline(self, name: str) -> np.ndarray:
         """The score of baseline ``name`` (one of :data:`BASELINES`, or ``degree``: d_i + d_j)."""
@@ -61,14 +108,29 @@ class PairFeatures:
         mean the same at training and at application."""
         low_degree = np.minimum(self.degree_left, self.degree_right)
         high_degree = np.maximum(self.degree_left, self.degree_right)
-        share_left = self.recent_left / np.maximum(self.frequency_left, 1)
-        share_right = self.recent_right / np.maximum(self.frequency_right, 1)
+
+        def both(left: np.ndarray, right: np.ndarray) -> list[np.ndarray]:
+            return [np.minimum(left, right), np.maximum(left, right)]
+
+        def acceleration(recent: np.ndarray, previous: np.ndarray) -> np.ndarray:
+            return (recent - previous) / (recent + previous + 1.0)
+
+        def new_share(new: np.ndarray, degree: np.ndarray) -> np.ndarray:
+            return new / np.maximum(degree, 1)
+
         columns = [
             np.log1p(self.baseline("preferential_attachment")), np.log1p(self.common), self.adamic_adar,
             self.baseline("jaccard"), self.resource_allocation, np.log1p(low_degree), np.log1p(high_degree),
             np.log1p(np.minimum(self.frequency_left, self.frequency_right)),
             np.log1p(np.maximum(self.frequency_left, self.frequency_right)),
-            np.minimum(share_left, share_right), np.maximum(share_left, share_right),
+            *np.log1p(both(self.growth_left, self.growth_right)),
+            *both(acceleration(self.growth_left, self.previous_left),
+                  acceleration(self.growth_right, self.previous_right)),
+            *np.log1p(both(self.last_month_left, self.last_month_right)),
+            *np.log1p(both(self.new_degree_left, self.new_degree_right)),
+            *both(new_share(self.new_degree_left, self.degree_left),
+                  new_share(self.new_degree_right, self.degree_right)),
+            np.log1p(self.common_gained), *np.log1p(both(self.age_left, self.age_right)), self.similarity,
         ]
         raw = np.stack([np.asarray(column, dtype=np.float64) for column in columns], axis=1)
         if len(raw) == 0:
@@ -80,8 +142,25 @@ class PairFeatures:
         return hashlib.sha256(np.ascontiguousarray(self.matrix()).tobytes()).hexdigest()
 
 
-def pair_features(network: ConceptNetwork, pairs: np.ndarray) -> PairFeatures:
-    """Degrees, common neighbours, Adamic–Adar and resource allocation of ``pairs`` in ``network``."""
+def _common_counts(adjacency: sp.csr_matrix, pairs: np.ndarray) -> np.ndarray:
+    """(n,) common neighbours of each pair in the 0/1 ``adjacency``."""
+    counts = [np.asarray(sp.csr_matrix(adjacency[chunk[:, 0]].multiply(adjacency[chunk[:, 1]])).sum(axis=1))
+              .ravel() for chunk in (pairs[start:start + _CHUNK] for start in range(0, len(pairs), _CHUNK))]
+    return np.concatenate(counts) if counts else np.zeros(0, dtype=np.float64)
+
+
+def name_similarity(vectors: np.ndarray | None, pairs: np.ndarray) -> np.ndarray:
+    """(n,) cosine of the two concepts' name vectors (rows of ``vectors``, normalised); zeros without."""
+    if vectors is None or len(pairs) == 0:
+        return np.zeros(len(pairs), dtype=np.float64)
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return np.einsum("ij,ij->i", unit[pairs[:, 0]], unit[pairs[:, 1]]).astype(np.float64)
+
+
+def pair_features(network: ConceptNetwork, pairs: np.ndarray,
+                  name_vectors: np.ndarray | None = None) -> PairFeatures:
+    """Degrees, common neighbours, Adamic–Adar, resource allocation and the growth measures of ``pairs`` in
+    ``network`` (``name_vectors``: (V, d) vectors of the concepts' names, for their semantic closeness)."""
     adjacency = (network.weights > 0).astype(np.float64).tocsr()
     degree = network.degree
     safe = np.maximum(degree, 2).astype(np.float64)  # a common neighbour has degree >= 2
@@ -96,11 +175,27 @@ def pair_features(network: ConceptNetwork, pairs: np.ndarray) -> PairFeatures:
         resource.append(shared @ inverse)
     empty = np.zeros(0, dtype=np.float64)
     left, right = pairs[:, 0], pairs[:, 1]
+    size = len(degree)
+    monthly = network.monthly if network.monthly is not None else np.zeros((size, GROWTH_BUCKETS), np.int64)
+    growth = monthly[:, :GROWTH_MONTHS].sum(axis=1).astype(np.float64)
+    previous = monthly[:, GROWTH_MONTHS:2 * GROWTH_MONTHS].sum(axis=1).astype(np.float64)
+    last_month = monthly[:, 0].astype(np.float64) if monthly.shape[1] else np.zeros(size)
+    earlier = network.earlier_weights if network.earlier_weights is not None else sp.csr_matrix((size, size))
+    new_degree = (degree - np.diff(earlier.indptr)).astype(np.float64)
+    common_all = np.concatenate(common) if common else empty
+    common_before = _common_counts((earlier > 0).astype(np.float64).tocsr(), pairs)
+    first = network.first_seen if network.first_seen is not None else np.zeros(size, np.int64)
+    age = np.where(first > 0, network.cutoff.toordinal() - first, 0).astype(np.float64)
     return PairFeatures(
         degree_left=degree[left], degree_right=degree[right],
-        common=np.concatenate(common) if common else empty,
+        common=common_all,
         adamic_adar=np.concatenate(adamic) if adamic else empty,
         resource_allocation=np.concatenate(resource) if resource else empty,
         frequency_left=network.frequency[left], frequency_right=network.frequency[right],
         recent_left=network.recent_frequency[left], recent_right=network.recent_frequency[right],
+        growth_left=growth[left], growth_right=growth[right], previous_left=previous[left],
+        previous_right=previous[right], last_month_left=last_month[left], last_month_right=last_month[right],
+        new_degree_left=new_degree[left], new_degree_right=new_degree[right],
+        common_gained=np.maximum(common_all - common_before, 0.0), age_left=age[left], age_right=age[right],
+        similarity=name_similarity(name_vectors, pairs),
     )

@@ -51,6 +51,9 @@ class ConceptNetwork:
     recent_frequency: np.ndarray  # (V,) papers using each concept in the recent span before the cutoff
     papers: int  # papers read
     last_read: date | None  # announcement date of the latest paper read
+    monthly: np.ndarray | None = None  # (V, GROWTH_BUCKETS) papers per calendar month before the cutoff
+    first_seen: np.ndarray | None = None  # (V,) ordinal day of each concept's first paper (0: never used)
+    earlier_weights: sp.csr_matrix | None = None  # (V, V) co-occurrence up to cutoff - GROWTH_MONTHS
 
     @property
     def degree(self) -> np.ndarray:
@@ -60,8 +63,11 @@ class ConceptNetwork:
     def digest(self) -> str:
         """SHA-256 of the network's arrays (what the leakage test compares)."""
         buffer = io.BytesIO()
+        growth = {} if self.monthly is None or self.first_seen is None or self.earlier_weights is None else {
+            "monthly": self.monthly, "first_seen": self.first_seen, "earlier_data": self.earlier_weights.data,
+            "earlier_indices": self.earlier_weights.indices, "earlier_indptr": self.earlier_weights.indptr}
         np.savez(buffer, data=self.weights.data, indices=self.weights.indices, indptr=self.weights.indptr,
-                 frequency=self.frequency, recent=self.recent_frequency)
+                 frequency=self.frequency, recent=self.recent_frequency, **growth)
         header = f"{self.cutoff.isoformat()}|{self.papers}|{self.weights.shape}".encode()
         return hashlib.sha256(header + buffer.getvalue()).hexdigest()
 
@@ -78,6 +84,7 @@ def build_network(papers: Sequence[ConceptPaper], paper_concepts: sp.csr_matrix,
     rows = paper_concepts[np.flatnonzero(visible)]
     recent_rows = paper_concepts[np.flatnonzero(visible & (days > recent_since.toordinal()))]
     last = date.fromordinal(int(days[visible].max())) if visible.any() else None
+    monthly, first_seen, earlier = growth_arrays(days, paper_concepts, cutoff)
     return ConceptNetwork(
         cutoff=cutoff,
         weights=cooccurrence(rows),
@@ -85,4 +92,41 @@ def build_network(papers: Sequence[ConceptPaper], paper_concepts: sp.csr_matrix,
         recent_frequency=np.asarray(recent_rows.sum(axis=0)).ravel().astype(np.int64),
         papers=int(visible.sum()),
         last_read=last,
+        monthly=monthly,
+        first_seen=first_seen,
+        earlier_weights=earlier,
     )
+
+
+GROWTH_BUCKETS = 6
+"""Calendar months before the cutoff whose papers per concept the growth features read (bucket b: papers
+announced in ``(cutoff - (b + 1) months, cutoff - b months]``)."""
+GROWTH_MONTHS = 3
+"""The span of 'recent' growth: neighbours and common neighbours gained since ``cutoff - GROWTH_MONTHS``."""
+
+
+def growth_arrays(days: np.ndarray, paper_concepts: sp.csr_matrix,
+                  cutoff: date) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+    """(monthly counts (V, GROWTH_BUCKETS), first-use ordinal (V,), co-occurrence at cutoff - GROWTH_MONTHS)
+    of the rows of ``paper_concepts`` announced (``days``: ordinals) on or before ``cutoff``; later rows are
+    never read. Fixed spans, whatever the window: a model trained at one cutoff reads the same at another."""
+    from foresci.emergence.build import shift_months
+
+    end = cutoff.toordinal()
+    visible = days <= end
+    bounds = [shift_months(cutoff, -months).toordinal() for months in range(GROWTH_BUCKETS + 1)]
+    columns = []
+    for bucket in range(GROWTH_BUCKETS):
+        inside = visible & (days > bounds[bucket + 1]) & (days <= bounds[bucket])
+        columns.append(np.asarray(paper_concepts[np.flatnonzero(inside)].sum(axis=0)).ravel())
+    size = paper_concepts.shape[1]
+    monthly = np.stack(columns, axis=1).astype(np.int64) if columns else np.zeros((size, 0), np.int64)
+    first_seen = np.zeros(size, dtype=np.int64)
+    coo = paper_concepts[np.flatnonzero(visible)].tocoo()
+    if coo.nnz:
+        seen_days = days[np.flatnonzero(visible)][coo.row]
+        first = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, coo.col, seen_days)
+        first_seen = np.where(first == np.iinfo(np.int64).max, 0, first)
+    before = visible & (days <= shift_months(cutoff, -GROWTH_MONTHS).toordinal())
+    return monthly, first_seen, cooccurrence(paper_concepts[np.flatnonzero(before)])

@@ -1,8 +1,9 @@
 """The learned link predictor of one domain at one cutoff, for answering methods (pre-cutoff data only).
 
 :func:`domain_model` builds, from the papers a ``KBView`` at the cutoff shows for a domain (core papers,
-as the family's builder reads them), the snapshot at the cutoff and the learned baseline trained on
-``cutoff - months`` with labels up to the cutoff (:func:`foresci.emergence.evaluate.train_learned`); it
+as the family's builder reads them), the snapshot at the cutoff and the learned baseline trained on the
+latest window the cutoff closes (:func:`foresci.emergence.evaluate.train_learned`; a model that is not
+trainable scores every pair 0.5); it
 then scores any candidate pair named by its two concepts. Results are kept per (KB, domain, cutoff,
 months) for the process, so a run's tasks and questions of one window share one computation.
 """
@@ -61,7 +62,7 @@ def fit_domain_model(view: Any, domain: str | None, cutoff: date, months: int,
     concepts = concept_papers(papers, settings.vocabulary)
     snapshot = snapshot_at(concepts, cutoff, max(months, 1), settings, settings.targets.question_candidates)
     train_k = settings.learned.train_min_papers or settings.release.forecast_min_papers
-    model = train_learned(concepts, cutoff, months, train_k, settings)
+    model = train_learned(concepts, cutoff, train_k, settings)
     pairs = snapshot.candidates.pairs
     codes = pairs[:, 0] * len(snapshot.vocabulary) + pairs[:, 1] if len(pairs) else np.zeros(0, np.int64)
     return DomainModel(snapshot=snapshot, model=model, probabilities=model.score(snapshot.features.matrix()),

@@ -1,0 +1,261 @@
+"""Known-skill ladder: does every metric rise with an answerer's real foresight on the same tasks?
+
+A benchmark-only answerer (never a shipped method) with planted skill p answers each task *from its hidden
+target* with probability p and otherwise makes a uniform guess: a random order of the options (the
+direction's trajectory at random), for a bottleneck task a limitation the task lists publicly, for a
+binary forecast a uniform probability, for a numeric one the observed value of another question of the
+release. The skilled answer ranks the target's ranking first, names its trajectory, bottleneck and
+opportunity, and writes the target's claims as its rationale; a skilled forecast states the outcome
+(binary: 0.98 / 0.02; numeric: p10-p50-p90 at 0.9x, 1x, 1.1x of the observed value). Draws are common
+across p (one uniform per task: skilled at p when it is below p, the same guess otherwise), so a task
+skilled at p = 0.1 is skilled at every higher p.
+
+Each release's answers are scored offline by the evaluation code (``score_answers``: strict top-1, FTA and
+the offline Fact / Trace / Pers stand-ins, CRPS and Brier on forecast questions), and the bulk
+link-prediction set, when the release carries one, by AUC (pair score: its label when skilled, else
+uniform). Printed: metric x p, mean with a 95 % bootstrap interval (resampling releases when there are
+several, each counting once, else tasks), and per metric whether it separates p = 0.1 from p = 0 (paired
+difference's interval above 0 in the metric's good direction); a metric whose paired p = 0.4 - p = 0
+difference's interval holds 0 is named FLAT, one whose means are not monotone in p NON-MONOTONE.
+
+Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5]``; synthetic worlds are the
+releases of ``foresci demo`` or of ``benchmarks/foresight_signal.py --keep`` (``KEEP/d0.6-s*/release``).
+Exit 1 when a metric is flat or non-monotone (a finding to read, not a failure of the code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from foresci.contracts import Answer  # noqa: E402
+from foresci.evaluation.loading import ReleaseData, load_release  # noqa: E402
+from foresci.evaluation.stats import MeanWithInterval, cluster_bootstrap_mean  # noqa: E402
+from foresci.tasks.hidden import HiddenTarget  # noqa: E402
+from foresci.tasks.models import Task  # noqa: E402
+
+LEVELS = (0.0, 0.1, 0.2, 0.4)
+LOWER_IS_BETTER = frozenset({"crps", "brier", "log_loss"})
+"""Metric names (after the family) where lower is better; every other metric reads higher as better."""
+TRAJECTORIES = ("accelerating", "fragmenting", "steady", "cooling")
+RANKING_FAMILIES = ("strategic_planning", "venue_positioning", "concept_emergence")
+
+
+@dataclass
+class Draws:
+    """One task's common random numbers: the skill uniform and the guess's generator seed."""
+
+    skill: float
+    seed: int
+
+
+def _order(task: Task, first: Sequence[str], rng: np.random.Generator) -> list[str]:
+    options = [candidate.option_id for candidate in task.candidates]
+    head = [option for option in first if option in options]
+    rest = [option for option in options if option not in head]
+    return head + [rest[index] for index in rng.permutation(len(rest))]
+
+
+def _claims(target: HiddenTarget) -> str:
+    return " ".join(claim.text.rstrip(".") + "." for claim in target.claims)
+
+
+def _public_limitations(task: Task) -> list[str]:
+    found: list[str] = []
+    for key, value in task.context.items():
+        if "limitation" in key and isinstance(value, list):
+            found.extend(str(item.get("text", item.get("name", item))) if isinstance(item, dict)
+                         else str(item) for item in value)
+    return found or [task.title]
+
+
+def task_payload(task: Task, target: HiddenTarget, skilled: bool, rng: np.random.Generator) -> dict[str, Any]:
+    """The family answer of the planted answerer (skilled: from the hidden target; else a uniform guess)."""
+    ranking = list(getattr(target, "ranking", []) or [])
+    top = target.top_option()
+    family = task.family
+    if family == "direction_forecasting":
+        order = _order(task, ([top] if top else []) + ranking if skilled else [], rng)
+        trajectory = getattr(target, "trajectory", None) if skilled else None
+        return {"direction": order[0], "trajectory": trajectory or TRAJECTORIES[int(rng.integers(4))],
+                "rationale": _claims(target) if skilled else f"{order[0]} looks likely to grow."}
+    if family in RANKING_FAMILIES:
+        order = _order(task, ranking if skilled else [], rng)
+        rationale = _claims(target) if skilled else ""
+        key = "go_no_go" if family == "strategic_planning" else "rationale"
+        if family == "venue_positioning":
+            return {"ranking": [{"option_id": option} for option in order], "framing": rationale}
+        return {"ranking": [{"option_id": option} for option in order], key: rationale}
+    if family == "bottleneck_opportunity":
+        bottlenecks = list(getattr(target, "bottleneck", []))
+        opportunities = list(getattr(target, "opportunity", []))
+        if skilled and bottlenecks and opportunities:
+            return {"bottleneck": bottlenecks[0], "opportunity": opportunities[0],
+                    "mechanism": getattr(target, "mechanism", None) or _claims(target),
+                    "evidence_summary": _claims(target)}
+        limits = _public_limitations(task)
+        return {"bottleneck": limits[int(rng.integers(len(limits)))], "opportunity": task.title,
+                "mechanism": "", "evidence_summary": ""}
+    raise ValueError(f"the ladder has no answer for family {family}")
+
+
+def answers_of(release: ReleaseData, level: float, draws: dict[str, Draws]) -> list[Answer]:
+    """Every task and forecast answer of the planted answerer at skill ``level``."""
+    from foresci.agents.render import render_text
+    from foresci.tasks.families import get_family
+
+    method = f"ladder_p{level:g}"
+    answers = []
+    for task_id, task in sorted(release.tasks.items()):
+        target = release.hidden.get(task_id)
+        if target is None or not task.candidates and task.family != "bottleneck_opportunity":
+            continue
+        draw = draws[task_id]
+        payload = task_payload(task, target, draw.skill < level, np.random.default_rng(draw.seed))
+        model = get_family(task.family).answer_schema.model_validate(payload)
+        answers.append(Answer(task_id=task_id, family=task.family, method=method, payload=payload,
+                              text=render_text(task, model)))
+    observed = [resolution.outcome for resolution in release.resolutions.values()]
+    for question_id, question in sorted(release.questions.items()):
+        resolution = release.resolutions.get(question_id)
+        if resolution is None:
+            continue
+        draw = draws[question_id]
+        rng = np.random.default_rng(draw.seed)
+        skilled = draw.skill < level
+        forecast: dict[str, Any] = {"question_id": question_id, "method": method}
+        if question.kind == "binary":
+            forecast["probability"] = (0.98 if resolution.outcome >= 0.5 else 0.02) if skilled \
+                else float(rng.uniform())
+        else:
+            value = resolution.outcome if skilled else float(observed[int(rng.integers(len(observed)))])
+            forecast.update({"p10": 0.9 * value, "p50": value, "p90": 1.1 * value + 1e-6})
+        answers.append(Answer(task_id=question_id, family="forecast", method=method, payload=forecast))
+    return answers
+
+
+def bulk_aucs(folder: Path, level: float, seed: int) -> dict[str, float]:
+    """AUC of the planted pair scores on each bulk set of ``folder`` (empty without one)."""
+    from foresci.emergence.bulk import HIDDEN_FILE, hidden_groups
+    from foresci.emergence.scoring import score_pairs
+
+    if not (folder / HIDDEN_FILE).is_file():
+        return {}
+    found = {}
+    for group, (ids, counts) in sorted(hidden_groups(folder).items()):
+        rng = np.random.default_rng(seed)
+        skill, guess = rng.uniform(size=len(ids)), rng.uniform(size=len(ids))
+        labels = counts >= 1
+        scores = np.where(skill < level, labels.astype(float), guess)
+        found[f"emergence:{group}"] = score_pairs(scores, labels, [], 0, 0)["auc"].value
+    return found
+
+
+@dataclass
+class Ladder:
+    """metric -> level -> cluster -> values (a cluster: a release, or a task of a single release)."""
+
+    values: dict[str, dict[float, dict[str, list[float]]]] = field(default_factory=dict)
+
+    def add(self, metric: str, level: float, cluster: str, value: float) -> None:
+        self.values.setdefault(metric, {}).setdefault(level, {}).setdefault(cluster, []).append(value)
+
+
+def collect(releases: Sequence[Path], seed: int) -> Ladder:
+    """Score the planted answerer at every level on every release."""
+    from foresci.core.settings import Settings
+    from foresci.embedders.embedder import embedder_from_settings
+    from foresci.evaluation.runner import score_answers
+    from foresci.evaluation.session import EvaluationSession
+
+    settings = Settings()
+    encoder = embedder_from_settings(settings)
+    ladder = Ladder()
+    for number, folder in enumerate(releases):
+        release = load_release(folder)
+        rng = np.random.default_rng([seed, number])
+        keys = sorted(release.tasks) + sorted(release.questions)
+        draws = {key: Draws(float(rng.uniform()), int(rng.integers(2 ** 31))) for key in keys}
+        session = EvaluationSession(release=release, settings=settings, encoder=encoder)
+        for level in LEVELS:
+            for score in score_answers(answers_of(release, level, draws), session):
+                cluster = f"r{number}" if len(releases) > 1 else score.task_id
+                for name, metric in score.metrics.items():
+                    if metric.value is not None and np.isfinite(metric.value):
+                        ladder.add(f"{score.family}:{name}", level, cluster, float(metric.value))
+            for name, value in bulk_aucs(folder, level, seed + number).items():
+                ladder.add(f"{name}:auc", level, f"r{number}" if len(releases) > 1 else name, value)
+        print(f"  {folder}: {len(release.tasks)} tasks, {len(release.questions)} forecast questions",
+              flush=True)
+    return ladder
+
+
+def _interval(clusters: dict[str, list[float]], samples: int, seed: int) -> MeanWithInterval:
+    """Mean with a bootstrap interval resampling clusters, each counting once (a task of one release is
+    its own cluster: the plain bootstrap over tasks)."""
+    return cluster_bootstrap_mean([clusters[name] for name in sorted(clusters)], samples, seed,
+                                  equal_weights=True)
+
+
+def _difference(high: dict[str, list[float]], low: dict[str, list[float]], samples: int,
+                seed: int) -> MeanWithInterval | None:
+    shared = sorted(set(high) & set(low))
+    pairs = {name: [np.mean(high[name]) - np.mean(low[name])] for name in shared}
+    return _interval(pairs, samples, seed) if pairs else None
+
+
+def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
+    """Print the table and return the metrics found flat or non-monotone."""
+    findings = []
+    print(f"\n{'metric':<56} " + "  ".join(f"p={level:<4g} mean [95 % CI]     " for level in LEVELS)
+          + " p0.1-p0 separates")
+    for metric in sorted(ladder.values):
+        by_level = ladder.values[metric]
+        if any(level not in by_level for level in LEVELS):
+            continue
+        sign = -1.0 if metric.rsplit(":", 1)[-1] in LOWER_IS_BETTER else 1.0
+        cells = {level: _interval(by_level[level], samples, seed) for level in LEVELS}
+        step = _difference(by_level[0.1], by_level[0.0], samples, seed)
+        separates = step is not None and (step.low > 0 if sign > 0 else step.high < 0)
+        means = [sign * cells[level].mean for level in LEVELS]
+        tolerance = 1e-6 * max(1.0, max(abs(mean) for mean in means))
+        monotone = all(later >= earlier - tolerance for earlier, later in zip(means, means[1:], strict=False))
+        span = _difference(by_level[LEVELS[-1]], by_level[0.0], samples, seed)
+        flat = span is None or not (span.low > 0 if sign > 0 else span.high < 0)
+        marks = ([] if monotone else ["NON-MONOTONE"]) + (["FLAT"] if flat else [])
+        count = sum(len(values) for values in by_level[0.0].values())
+        line = (f"{metric[:56]:<56} " + "  ".join(f"{cells[level].mean:.3f} [{cells[level].low:.3f},"
+                                                  f"{cells[level].high:.3f}]" for level in LEVELS)
+                + f"  {'yes' if separates else 'no'}"
+                + (f" ({step.mean:+.3f} [{step.low:+.3f}, {step.high:+.3f}])" if step else "")
+                + f"  n={count}" + (f"  {' '.join(marks)}" if marks else ""))
+        print(line)
+        if marks:
+            findings.append(f"{metric}: {' and '.join(marks).lower()}")
+    return findings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--release", type=Path, action="append", required=True, help="release folder")
+    parser.add_argument("--seed", type=int, default=5, help="seed of the skill draws and guesses")
+    parser.add_argument("--samples", type=int, default=2000, help="bootstrap resamples")
+    args = parser.parse_args()
+    print(f"ladder on {len(args.release)} release(s), p in {', '.join(f'{level:g}' for level in LEVELS)}")
+    ladder = collect(args.release, args.seed)
+    findings = report(ladder, args.samples)
+    for finding in findings:
+        print(f"NAMED: {finding}")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

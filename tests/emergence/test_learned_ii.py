@@ -1,0 +1,127 @@
+"""Learned baseline II: trained only on the latest window the cutoff closes, named (never scored) when the
+papers do not cover it, and its growth features read papers up to the cutoff only."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+
+from benchmarks.emergence import report, table_line
+from foresci.emergence.build import shift_months
+from foresci.emergence.candidates import candidate_pairs
+from foresci.emergence.concepts import ConceptPaper, concept_papers, mine_vocabulary
+from foresci.emergence.config import EmergenceSettings, VocabularySettings, load_emergence_settings
+from foresci.emergence.evaluate import LEARNED, evaluate_window, training_period
+from foresci.emergence.features import FEATURE_NAMES, pair_features
+from foresci.emergence.network import build_network, incidence
+from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
+
+SETTINGS = load_emergence_settings()
+FAST = SETTINGS.model_copy(update={
+    "targets": SETTINGS.targets.model_copy(update={"positive_min_papers": [1]}),
+    "scoring": SETTINGS.scoring.model_copy(update={"bootstrap_resamples": 30}),
+})
+
+
+def _papers(config: EmergenceWorldConfig) -> list[ConceptPaper]:
+    return concept_papers(generate_emergence_world(config).papers, FAST.vocabulary)
+
+
+def test_an_untrainable_row_is_named_and_not_scored(capsys) -> None:  # type: ignore[no-untyped-def]
+    # four months of papers: the 3-month training window needs papers from 6 months before the cutoff
+    config = EmergenceWorldConfig(seed=5, difficulty=0.0, months_before=4)
+    (result,) = evaluate_window(_papers(config), config.cutoff, config.window_months, FAST)
+    assert result.not_trainable is not None and result.not_trainable.startswith("not trainable")
+    assert "the papers begin" in result.not_trainable
+    assert LEARNED not in result.scores and LEARNED not in result.stratified
+    assert result.audit["learned_minus_preferential_attachment_auc"] is None
+    failures = report("world", config.window_months, result)
+    assert not any("learned" in failure for failure in failures)
+    assert "NOT TRAINABLE" in capsys.readouterr().out and "NOT TRAINABLE" in table_line("world", 3, result)
+
+
+def test_the_training_period_is_the_latest_closed_window_whatever_the_task_window() -> None:
+    corpus_start = date(2025, 3, 18)
+    six = training_period(date(2025, 9, 30), corpus_start, SETTINGS)
+    assert (six.cutoff, six.end, six.reason) == (date(2025, 6, 30), date(2025, 9, 30), None)
+    early = training_period(date(2025, 6, 30), corpus_start, SETTINGS)
+    assert early.reason is not None and "2025-03-18" in early.reason
+    config = EmergenceWorldConfig(seed=5, difficulty=0.0)  # nine months of papers
+    (result,) = evaluate_window(_papers(config), config.cutoff, 6, FAST)  # a 6-month task window
+    assert result.not_trainable is None and LEARNED in result.scores
+    assert result.audit["learned_training"] == {"cutoff": shift_months(config.cutoff, -3).isoformat(),
+                                                "window_end": config.cutoff.isoformat()}
+
+
+def _paper(index: int, day: date, *keys: str) -> ConceptPaper:
+    return ConceptPaper(paper_id=f"p{index}", announced=day, phrases={key: {key: 1} for key in keys})
+
+
+def test_growth_features_read_only_papers_up_to_the_cutoff() -> None:
+    cutoff = date(2025, 6, 30)
+    edges = [("a", "b"), ("a", "c"), ("b", "c"), ("c", "d"), ("d", "e"), ("a", "f"), ("f", "e"), ("b", "f")]
+    before = [_paper(i, date(2025, 1 + i % 6, 1 + i), *edge) for i, edge in enumerate(edges)]
+    later = [_paper(50 + i, date(2025, 7, 1 + i), "a", "e", "d") for i in range(4)]
+    settings = EmergenceSettings(vocabulary=VocabularySettings(min_document_frequency=1, min_words=1))
+    vocabulary = mine_vocabulary(before, cutoff, settings.vocabulary)
+
+    def features(papers: list[ConceptPaper]):  # type: ignore[no-untyped-def]
+        network = build_network(papers, incidence(papers, vocabulary), cutoff, shift_months(cutoff, -3))
+        pairs = candidate_pairs(network, 1000, 1).pairs
+        return network, pair_features(network, pairs)
+
+    network, alone = features(before)
+    _, seen = features([*before, *later])  # the window's papers are handed in too: never read
+    assert np.array_equal(alone.matrix(), seen.matrix()) and alone.matrix().shape[1] == len(FEATURE_NAMES)
+    for name in ("growth_left", "previous_left", "last_month_left", "new_degree_left", "common_gained",
+                 "age_left"):
+        assert np.array_equal(getattr(alone, name), getattr(seen, name)), name
+    names = list(vocabulary.keys)
+    assert network.monthly is not None and network.first_seen is not None
+    # 'a' is used on Jan 1, Feb 2 and Jun 6: buckets are calendar months back from June
+    assert network.monthly[names.index("a")].tolist() == [1, 0, 0, 0, 1, 1]
+    assert network.first_seen[names.index("a")] == date(2025, 1, 1).toordinal()
+    # a pre-cutoff paper of the last month moves the growth: the features can fail
+    _, moved = features([*before, _paper(99, date(2025, 6, 20), "a", "e")])
+    assert not np.array_equal(alone.last_month_left + alone.last_month_right,
+                              moved.last_month_left + moved.last_month_right)
+
+
+def test_degree_stratified_auc_reads_what_a_score_knows_beyond_size() -> None:
+    from foresci.emergence.scoring import degree_strata, score_pairs, stratified_aucs
+
+    rng = np.random.default_rng(3)
+    size = rng.lognormal(2.0, 1.0, 4000)  # d_i * d_j
+    hidden = rng.normal(size=4000)  # what emerges beyond size
+    labels = (np.log(size) + 1.5 * hidden + rng.normal(size=4000)) > 3.5
+    strata = degree_strata(size, 5)
+    assert sorted(set(strata.tolist())) == [0, 1, 2, 3, 4]
+    found = stratified_aucs({"size": size, "beyond": hidden + 0.01 * np.log(size)}, labels, strata, 50, 1,
+                            differences=(("beyond", "size"),))
+    overall = score_pairs(size, labels, [], 0, 0)["auc"].value
+    assert overall > 0.7 and abs(found["size"].value - 0.5) < abs(overall - 0.5) / 2  # little within strata
+    lift = found["beyond-size"]
+    assert found["beyond"].value > 0.75 and lift.low is not None and lift.low > 0
+
+
+def test_history_features_are_left_out_where_the_papers_do_not_cover_them() -> None:
+    import pytest
+
+    from foresci.emergence.features import HISTORY_FEATURES, feature_columns
+
+    short = {FEATURE_NAMES[column] for column in feature_columns(3.4)}
+    assert short and not short & HISTORY_FEATURES and "name_similarity" in short
+    assert {FEATURE_NAMES[column] for column in feature_columns(6.5)} == set(FEATURE_NAMES)
+    chosen = ["log_preferential_attachment", "log_min_age_days", "log_min_growth"]
+    kept = [FEATURE_NAMES[column] for column in feature_columns(3.0, chosen)]
+    assert kept == ["log_preferential_attachment"]
+    with pytest.raises(ValueError, match="unknown learned feature"):
+        feature_columns(9.0, ["no_such_feature"])
+    # papers in the six calendar months up to the training snapshot (January-June): age is read
+    config = EmergenceWorldConfig(seed=5, difficulty=0.0)
+    (result,) = evaluate_window(_papers(config), config.cutoff, 3, FAST)
+    assert FAST.learned.features and "log_min_age_days" in FAST.learned.features
+    assert f", {len(FAST.learned.features)} features" in result.audit["learned"]
+    # on the arXiv corpus (from 2025-03-18) a 2025-09-30 model trains at 2025-06-30: four months, no age
+    assert "log_min_age_days" not in {FEATURE_NAMES[column] for column in feature_columns(4, chosen)}
