@@ -151,11 +151,16 @@ def submit_command(
 
         foresci rounds submit ledger r-2025-06-30 --kb kb --inspect-log logs/x.eval --name my-agent
     """
+    from foresci.core.errors import UserError
+    from foresci.core.pythonpath import shadowing_files, shadowing_message
     from foresci.core.settings import Settings
     from foresci.engines import with_engine
     from foresci.methods.wall import protect
     from foresci.rounds.submit import submit
 
+    shadowing = shadowing_files()
+    if shadowing:  # that code already ran in this process: go no further with the ledger and the KB
+        raise UserError(shadowing_message(shadowing))
     settings = with_engine(Settings(), engine)
     job_engine = None
     if settings.runtime.engine == "ray" and method is not None:

@@ -238,3 +238,26 @@ def test_trust_plugin_with_a_file_imports_it_here(tmp_path: Path) -> None:
     spec = resolve_method(f"{tmp_path / 'trusted_file_agent.py'}:answer", trust_plugin=True)
     assert spec.name == "trusted_file_agent" and not spec.isolated
     assert "trusted_file_agent" in sys.modules  # imported in this process: the trusted path
+
+
+def test_rounds_submit_refuses_a_pythonpath_that_shadows_foresci_s_modules(tmp_path: Path) -> None:
+    """`rounds submit` runs plug-ins too: a sitecustomize.py or typer.py on PYTHONPATH stops it before it
+    opens the ledger or the KB, naming both files."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text("")
+    (folder / "rank_bm25.py").write_text("")  # an installed dependency's name
+    (folder / "my_agent.py").write_text(textwrap.dedent(AGENT))
+    environment = {
+        **{key: value for key, value in os.environ.items() if not key.startswith("FORESCI_")},
+        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(folder)]),
+    }
+    command = [sys.executable, "-c", "import sys; from foresci.cli import main; sys.exit(main())", "rounds",
+               "submit", str(tmp_path / "ledger"), "r-2025-06-30", "--kb", str(tmp_path / "kb"), "--method",
+               str(folder / "my_agent.py") + ":answer"]
+    result = subprocess.run(command, capture_output=True, text=True, env=environment, cwd=tmp_path,
+                            timeout=120)
+    message = " ".join(result.stderr.split())
+    assert result.returncode != 0 and "PYTHONPATH shadows modules foresci uses" in message
+    assert str(folder / "sitecustomize.py") in message and str(folder / "rank_bm25.py") in message
+    assert "Traceback" not in result.stderr and not (tmp_path / "ledger").exists()
