@@ -8,7 +8,6 @@ candidate, the window papers that use both of its concepts.
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -20,16 +19,8 @@ from foresci.emergence.candidates import Candidates, candidate_pairs, pair_count
 from foresci.emergence.concepts import ConceptPaper, Vocabulary, mine_vocabulary
 from foresci.emergence.config import EmergenceSettings
 from foresci.emergence.features import PairFeatures, pair_features
+from foresci.emergence.months import shift_months
 from foresci.emergence.network import ConceptNetwork, build_network, cooccurrence, incidence
-
-
-def shift_months(day: date, months: int) -> date:
-    """``day`` moved by ``months`` calendar months; a month's last day maps to the target month's last day."""
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    last = calendar.monthrange(year, month + 1)[1]
-    at_end = day.day == calendar.monthrange(day.year, day.month)[1]
-    return date(year, month + 1, last if at_end else min(day.day, last))
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,7 @@ def growth_arrays(days: np.ndarray, paper_concepts: sp.csr_matrix,
     """(monthly counts (V, GROWTH_BUCKETS), first-use ordinal (V,), co-occurrence at cutoff - GROWTH_MONTHS)
     of the rows of ``paper_concepts`` announced (``days``: ordinals) on or before ``cutoff``; later rows are
     never read. Fixed spans, whatever the window: a model trained at one cutoff reads the same at another."""
-    from foresci.emergence.build import shift_months
+    from foresci.emergence.months import shift_months
 
     end = cutoff.toordinal()
     visible = days <= end

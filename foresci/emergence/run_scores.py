@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from foresci.core.io import iter_jsonl, write_jsonl
-from foresci.emergence.build import shift_months
 from foresci.emergence.bulk import PUBLIC_FILE, baseline_scores
 from foresci.emergence.features import BASELINES
+from foresci.emergence.months import shift_months
 
 SCORES_FILE = "emergence_scores.jsonl"
 LEARNED_METHOD = "learned_links"
