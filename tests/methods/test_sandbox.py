@@ -358,3 +358,27 @@ def test_extensions_named_in_foresci_extensions_load_in_the_sandbox_too(
     (row,) = read_answers(tmp_path / "run" / "answers.jsonl")
     assert row.status == "ok", row.error
     assert row.payload["milestones"] == ["True"]
+
+
+def test_a_sandboxed_plugin_limited_to_some_families_is_asked_only_their_tasks(
+    small_world: SmallWorld, foresci: Foresci, tmp_path: Path
+) -> None:
+    """``@method(..., families=[...])`` crosses the sandbox's description: a plug-in named by file is asked
+    only its families' tasks (the others are left out, not error rows)."""
+    tasks = load_release(small_world.release_dir).tasks
+    family = tasks[0].family
+    assert any(task.family != family for task in tasks), "the small world's release has one family"
+    plugin = tmp_path / "only_one.py"
+    plugin.write_text(textwrap.dedent(f'''
+        from foresci.methods import method
+
+        @method("only_one", families=["{family}"])
+        def only_one(inputs):
+            raise RuntimeError("asked " + inputs.task.family)
+    '''))
+    run = tmp_path / "run"
+    foresci("run", str(small_world.release_dir), "--method", f"{plugin}:only_one", "--out", str(run),
+            "--no-progress")
+    rows = read_answers(run / "answers.jsonl")
+    assert rows and {row.family for row in rows} == {family}
+    assert len(rows) == sum(1 for task in tasks if task.family == family)

@@ -214,7 +214,8 @@ def _failed(program: PluginProgram, message: dict[str, Any]) -> Exception:
 
 
 def describe(program: PluginProgram, limits: Any = None) -> dict[str, Any]:
-    """What the plug-in declares (name, needs_kb, uses_llm, forecast, shipped), read in its own process."""
+    """What the plug-in declares (name, needs_kb, uses_llm, forecast, shipped, version, the families it
+    answers), read in its own process."""
     try:
         return run_sandboxed(program, {"op": "describe"}, limits=limits)
     except PluginCrashed as error:
@@ -267,7 +268,9 @@ def sandboxed_spec(program: PluginProgram, settings: Any = None) -> MethodSpec:
                       needs_kb=bool(declared["needs_kb"]), uses_llm=bool(declared["uses_llm"]),
                       forecast=forecast if declared.get("forecast") else None, shipped=False,
                       source=program.label,
-                      isolated=True, version=plugin_version(declared.get("version"), program.reference))
+                      isolated=True, version=plugin_version(declared.get("version"), program.reference),
+                      families=(frozenset(str(name) for name in declared["families"])
+                                if declared.get("families") is not None else None))
 
 
 def _record(timings: Timings) -> None:

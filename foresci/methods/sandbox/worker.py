@@ -212,7 +212,8 @@ def handle(request: dict[str, Any], channel: Channel) -> dict[str, Any]:
     if request["op"] == "describe":
         return {"name": spec.name, "needs_kb": spec.needs_kb, "uses_llm": spec.uses_llm,
                 "forecast": spec.forecast is not None, "shipped": spec.shipped,
-                "version": spec.version}
+                "version": spec.version,
+                "families": sorted(spec.families) if spec.families is not None else None}
     from foresci.methods.registry import ForecastInput, MethodInput, MethodResult
 
     cutoff = date.fromisoformat(request["cutoff"])
