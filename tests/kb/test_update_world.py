@@ -41,7 +41,7 @@ def test_daily_updates_build_the_same_release_and_searches_as_a_scratch_kb(
     from foresci.sim.world import WorldConfig, generate_world, load_ground_truth
     from foresci.tasks.build import build_release
 
-    config = WorldConfig(seed=3, n_domains=1, directions_per_domain=4, months=12, papers_per_month=30.0)
+    config = WorldConfig(seed=3, n_domains=1, directions_per_domain=4, months=12, papers_per_month=45.0)
     generated = generate_world(config, tmp_path / "world")
     truth = load_ground_truth(generated.root)
     domains = [domain.slug for domain in truth.domains]
