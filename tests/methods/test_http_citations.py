@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from foresci.evaluation.models import NO_KB, Score
 from foresci.evaluation.runner import evaluate_run
 from foresci.kb.store import KnowledgeBase
 from foresci.methods.runner import run_release
+from foresci.methods.sandbox.json_http import JSONHandler
 from foresci.tasks.release import load_release
 from tests.evaluation.conftest import WordEncoder
 from tests.realllm.world import SmallWorld
@@ -25,7 +26,7 @@ from tests.realllm.world import SmallWorld
 RATIONALE = "The first option gains momentum in the window."
 
 
-class ForgingAgent(BaseHTTPRequestHandler):
+class ForgingAgent(JSONHandler):
     """Answers ranking tasks; with ``forge`` its support cites late papers dated before the cutoff."""
 
     forge: bool
@@ -41,15 +42,7 @@ class ForgingAgent(BaseHTTPRequestHandler):
             support["retrieved"] = [{"paper_id": pid, "title": "a paper", "announced": task["cutoff"]}
                                     for pid in self.late_ids]
             support["evidence"] = [{"claim": RATIONALE, "paper_ids": self.late_ids}]
-        payload = json.dumps({"answer": answer, "support": support}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        return None
+        self._send(200, {"answer": answer, "support": support})
 
 
 @pytest.fixture

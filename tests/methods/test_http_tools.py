@@ -9,7 +9,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from foresci.core.transcript_log import TRANSCRIPTS_FILE, read_transcripts
 from foresci.kb.store import KnowledgeBase
 from foresci.methods.loading import resolve_method
 from foresci.methods.runner import ANSWERS_FILE, run_release
+from foresci.methods.sandbox.json_http import JSONHandler
 from foresci.tasks.release import load_release
 from tests.realllm.world import SmallWorld
 
@@ -35,7 +36,7 @@ def call_tool(url: str, **request: Any) -> tuple[int, Any]:
         return error.code, json.loads(error.read())
 
 
-class SearchingAgent(BaseHTTPRequestHandler):
+class SearchingAgent(JSONHandler):
     """Searches the KB through the tools URL it is sent, asks for a post-cutoff paper, answers."""
 
     seen: list[dict[str, Any]]
@@ -58,15 +59,7 @@ class SearchingAgent(BaseHTTPRequestHandler):
             answer = {"bottleneck": "scarce data" + cite, "opportunity": "synthetic data", "mechanism": "m"}
         else:
             answer = {"ranking": [{"option_id": option} for option in options]}
-        payload = json.dumps({"answer": answer}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        return None
+        self._send(200, {"answer": answer})
 
 
 @pytest.fixture
@@ -188,7 +181,7 @@ def test_an_agents_own_support_is_merged_into_the_record_never_in_its_place(
         assert any(f"left out: {late_id}" in note for note in support.notes), support.notes
 
 
-class CrossingAgent(BaseHTTPRequestHandler):
+class CrossingAgent(JSONHandler):
     """Answers each task after calling the tools URL of another task it was sent (issue 39.8): the URL of
     a task in flight beside it when one arrives within a second, else the last one it saw."""
 
@@ -213,15 +206,7 @@ class CrossingAgent(BaseHTTPRequestHandler):
             answer = {"bottleneck": "scarce data", "opportunity": "synthetic data", "mechanism": "m"}
         else:
             answer = {"ranking": [{"option_id": option} for option in options]}
-        payload = json.dumps({"answer": answer}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        return None
+        self._send(200, {"answer": answer})
 
 
 def test_an_agent_cannot_use_another_tasks_tools_url(small_world: SmallWorld, tmp_path: Path) -> None:

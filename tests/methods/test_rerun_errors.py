@@ -9,7 +9,7 @@ import json
 import threading
 from collections.abc import Iterator
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from foresci.methods.calling import MethodOutputError, call_forecast
 from foresci.methods.http import http_method
 from foresci.methods.registry import ForecastInput
 from foresci.methods.runner import FORECASTS_FILE, run_release
+from foresci.methods.sandbox.json_http import JSONHandler
 from foresci.tasks.models import ForecastQuestion
 from tests.methods.conftest import Foresci
 from tests.realllm.world import SmallWorld
@@ -45,7 +46,7 @@ def answer(task: dict[str, Any], half: bool) -> dict[str, Any]:
     return {"ranking": [{"option_id": option, "reason": "r"} for option in options]}
 
 
-class Agent(BaseHTTPRequestHandler):
+class Agent(JSONHandler):
     """Fails (HTTP 500) or answers half while ``state`` says so; counts the requests."""
 
     state: dict[str, Any]
@@ -55,15 +56,7 @@ class Agent(BaseHTTPRequestHandler):
         self.state["posts"] += 1
         status, body = ((500, {"detail": "boom"}) if self.state["fail"]
                         else (200, {"answer": answer(task, self.state["half"])}))
-        payload = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        return None
+        self._send(status, body)
 
 
 @pytest.fixture
