@@ -307,15 +307,13 @@ def audit_command(
 
 def _domain_indexes(store: Any, tasks: list[Any]) -> dict[str, Any]:
     """domain -> the text index of its papers up to the tasks' cutoff (title + abstract), for the
-    release checks that read text."""
-    from foresci.tasks.text_index import TextIndex
+    release checks that read text (the index `tasks build` gives them: :func:`premise_index`)."""
+    from foresci.tasks.domain_builds import premise_index
 
     cutoffs: dict[str, Any] = {}
     for task in tasks:
         cutoffs[task.domain] = max(cutoffs.get(task.domain, task.cutoff), task.cutoff)
-    return {domain: TextIndex((paper.paper_id, paper.text)
-                              for paper in store.papers(until=cutoff, domain=domain))
-            for domain, cutoff in sorted(cutoffs.items())}
+    return {domain: premise_index(store, domain, cutoff) for domain, cutoff in sorted(cutoffs.items())}
 
 
 @app.command("review")
