@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
@@ -16,24 +15,20 @@ from foresci.core.io import write_jsonl
 from foresci.kb.store import last_announcement
 from foresci.tasks.audit import AuditReport, audit_tasks
 from foresci.tasks.builders.common import Built, select_balanced
+from foresci.tasks.candidates import no_candidate_record
 from foresci.tasks.collector import freeze_loaded, with_quiet_collector
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.domain_builds import DomainJob, build_domains, merge_domains
 from foresci.tasks.domain_inputs import (
-    domain_name,
     domains_with_papers,
-    snapshot_vocabulary,
 )
-from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.families import family_names, get_family
 from foresci.tasks.families.base import ReleaseParts
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.hidden_io import write_forecast_hidden, write_hidden
-from foresci.tasks.lint import lint_task
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.release import write_public
-from foresci.tasks.release_checks import check_record, screen, take_refusals
-from foresci.tasks.text import content_tokens
+from foresci.tasks.release_checks import check_record
 from foresci.tasks.windows import HORIZON_MONTHS, make_window
 from foresci.taxonomy.models import Snapshot
 
@@ -41,47 +36,6 @@ if TYPE_CHECKING:
 
     from foresci.core.settings import Settings
 
-
-
-def candidate_pool(evidences: Sequence[DomainEvidence], settings: TaskSettings, per_family: int,
-                   families: Sequence[str] | None = None,
-                   seconds: dict[str, float] | None = None) -> tuple[dict[str, list[Built]], list[str]]:
-    """Run every family's builder (default: every registered family) on the evidence of each window the
-    family reads (its ``horizons``); drop tasks the leakage lint flags.
-
-    Every candidate that passes the lint then meets the release checks (:func:`foresci.tasks.
-    release_checks.screen`); one that fails any is dropped, and its findings join the problems as
-    "check:NAME: task id: detail" (with the builders' own refusals, e.g. concept pairs never drawn).
-
-    Returns the candidates per family and the lint problems of dropped tasks. ``seconds``: where to add
-    each family's build time (builder and lint, summed over domains and windows).
-    """
-    chosen = [get_family(name) for name in (family_names() if families is None else families)]
-    pools: dict[str, list[Built]] = {family.name: [] for family in chosen}
-    problems: list[str] = []
-    for evidence in evidences:
-        name = domain_name(evidence.domain)
-        allowed = frozenset(content_tokens(name)) | snapshot_vocabulary(evidence.snapshot)
-        first_seen = {node.node_id: node.first_seen for node in evidence.snapshot.nodes}
-        for family in chosen:
-            if evidence.window.horizon not in family.horizons:
-                continue
-            started = time.perf_counter()
-            for item in family.build(evidence, settings, name, per_family):
-                found = lint_task(item.task, item.hidden, evidence.pre_vocabulary, first_seen, allowed)
-                if found:
-                    problems.extend(found)
-                    continue
-                failed = screen(item.task, item.hidden, evidence, settings)
-                if failed:
-                    problems.extend(f"check:{check}: {item.task.task_id}: {detail}"
-                                    for check, detail in failed)
-                    continue
-                pools[family.name].append(item)
-            problems.extend(take_refusals(evidence.domain, evidence.window.horizon))
-            if seconds is not None:
-                seconds[family.name] = seconds.get(family.name, 0.0) + time.perf_counter() - started
-    return pools, problems
 
 
 def select_tasks(pools: Mapping[str, list[Built]], per_family: int, settings: TaskSettings) -> dict[str,
@@ -175,6 +129,13 @@ def _families_with_closed_windows(chosen: list[Any], cutoff: date, windows: Sequ
     return kept
 
 
+def _no_candidate_counts(pools: Mapping[str, list[Built]], drops: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"no_candidate": ...}`` for the families left with no candidate (nothing when every family has
+    some, so the manifest of such a release keeps its keys)."""
+    record = no_candidate_record(pools, drops)
+    return {"no_candidate": record} if record else {}
+
+
 @with_quiet_collector
 def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3m", "6m"),
                   domains: Sequence[str] | None = None, settings: Settings | None = None,
@@ -222,7 +183,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                     per_family=per_family, forecast_questions=wanted)
     built = build_domains(job, kept, progress)
     used_snapshots = {item.domain: item.snapshot for item in built}
-    pools, problems, family_seconds, parts = merge_domains(built, names)
+    pools, problems, family_seconds, parts, drops = merge_domains(built, names)
     if progress:
         progress("built candidates: " + ", ".join(f"{family} {value:.1f} s"
                                                   for family, value in family_seconds.items()))
@@ -250,6 +211,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                                                          items in pools.items()},
                                 "lint_dropped": len(lint), "lint_examples": lint[:10],
                                 "checks": check_record(checks, selected),
-                                "skipped_domains": skipped},
+                                "skipped_domains": skipped,
+                                **_no_candidate_counts(pools, drops)},
                   questions=questions, resolutions=resolutions, parts=parts)
     return out

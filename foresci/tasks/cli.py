@@ -120,7 +120,9 @@ def _warn_rejected_families(manifest: dict[str, Any]) -> None:
 def _warn_empty_families(manifest: dict[str, Any], chosen: list[str] | None) -> None:
     """Print one warning line (stderr) per asked-for family that has no task in the release and was not
     left out by the gates (those have their own line), saying why: no candidate at all, or every
-    candidate dropped while selecting (lint, near-duplicates, balance)."""
+    candidate dropped while selecting (lint, near-duplicates, balance); when the builder's tasks were all
+    dropped before becoming candidates, the checks that dropped them, with counts and an example."""
+    from foresci.tasks.candidates import why_no_candidate
     from foresci.tasks.families import family_names
 
     counts = manifest.get("counts", {})
@@ -131,7 +133,10 @@ def _warn_empty_families(manifest: dict[str, Any], chosen: list[str] | None) -> 
         if written.get(family) or family in rejected:
             continue
         found = candidates.get(family, 0)
-        if found:
+        dropped = (counts.get("no_candidate") or {}).get(family)
+        if dropped:
+            reason = "no candidate task: " + why_no_candidate(dropped)
+        elif found:
             reason = f"its {found} candidate tasks were all dropped while selecting (lint, near-duplicate " \
                      "options, label and persistence balance)"
         else:

@@ -1,7 +1,7 @@
 """A release's per-domain work, one domain at a time or side by side in forked processes.
 
 Each domain of a release is built on its own: its taxonomy T(d, t) (given, loaded or induced), its window
-evidence, every family's candidate tasks (:func:`foresci.tasks.build.candidate_pool`) and every family's
+evidence, every family's candidate tasks (:func:`foresci.tasks.candidates.candidate_pool`) and every family's
 release parts over its windows. Nothing read or made for one domain is read for another, so the domains
 can run in separate processes: on a machine with two cores two domains are built at once. Workers are
 forked after the KB's papers, screen masks and vectors are read here (copy-on-write, nothing re-read) and
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from foresci.kb.screen import CANDIDATE_STATUSES
+from foresci.tasks.candidates import Drops, candidate_pool, merge_drops
 from foresci.tasks.domain_inputs import evidence_for_windows, snapshot_for
 from foresci.tasks.families import get_family
 from foresci.tasks.families.base import ReleaseParts
@@ -64,6 +65,7 @@ class DomainBuild:
     problems: list[str]
     seconds: dict[str, float]
     parts: list[ReleaseParts] = field(default_factory=list)
+    drops: dict[str, Drops] = field(default_factory=dict)  # per family: tasks built, and what dropped them
     process: int = 0  # the id of the process that built it
     wall_s: float = 0.0  # its wall and CPU seconds there
     cpu_s: float = 0.0
@@ -72,7 +74,6 @@ class DomainBuild:
 def build_domain(job: DomainJob, domain: str,
                  progress: Callable[[str], None] | None = None) -> DomainBuild:
     """T(domain, t), the domain's window evidence, its candidates and its release parts."""
-    from foresci.tasks.build import candidate_pool
     from foresci.taxonomy.naming import kb_embed_function
 
     kb, settings = job.kb, job.settings
@@ -92,11 +93,12 @@ def build_domain(job: DomainJob, domain: str,
     if progress:
         progress(f"{domain}: building tasks")
     seconds: dict[str, float] = {}
-    pools, problems = candidate_pool(evidences, settings.tasks, job.per_family, job.families, seconds)
+    drops: dict[str, Drops] = {}
+    pools, problems = candidate_pool(evidences, settings.tasks, job.per_family, job.families, seconds, drops)
     parts = [get_family(name).parts(evidences, settings.tasks, job.forecast_questions)
              for name in job.families]
     return DomainBuild(domain=domain, snapshot=snapshot, pools=pools, problems=problems, seconds=seconds,
-                       parts=parts)
+                       parts=parts, drops=drops)
 
 
 def premise_index(kb: Any, domain: str, cutoff: date) -> Any:
@@ -130,9 +132,10 @@ def merge_parts(parts: Sequence[ReleaseParts]) -> ReleaseParts:
 
 
 def merge_domains(builds: Sequence[DomainBuild], families: Sequence[str]) -> tuple[
-        dict[str, list[Built]], list[str], dict[str, float], list[ReleaseParts]]:
-    """Candidates per family, lint problems, builder seconds per family and release parts per family of
-    the domains in order (what one pass over all their window evidence gives)."""
+        dict[str, list[Built]], list[str], dict[str, float], list[ReleaseParts], dict[str, Drops]]:
+    """Candidates per family, lint problems, builder seconds per family, release parts per family and
+    per family what dropped its built tasks, of the domains in order (what one pass over all their window
+    evidence gives)."""
     pools: dict[str, list[Built]] = {name: [] for name in families}
     problems: list[str] = []
     seconds: dict[str, float] = {}
@@ -143,7 +146,7 @@ def merge_domains(builds: Sequence[DomainBuild], families: Sequence[str]) -> tup
         for name, value in build.seconds.items():
             seconds[name] = seconds.get(name, 0.0) + value
     parts = [merge_parts([build.parts[index] for build in builds]) for index in range(len(families))]
-    return pools, problems, seconds, parts
+    return pools, problems, seconds, parts, merge_drops([build.drops for build in builds])
 
 
 _JOB: DomainJob | None = None  # what a forked worker builds from (set before the fork)

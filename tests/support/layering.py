@@ -183,7 +183,6 @@ KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset({
     ("foresci.tasks.audit_rates", "foresci.tasks.builders.common", "foresci.tasks.families",
      "foresci.tasks.families.base", "foresci.tasks.hidden", "foresci.tasks.models",
      "foresci.tasks.public_counts"),
-    ("foresci.tasks.build", "foresci.tasks.domain_builds"),
 })
 
 

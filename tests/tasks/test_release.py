@@ -161,3 +161,47 @@ def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_pa
                                       str(tmp_path / "x"), "--families", "direction_forecasting,nope"],
                                  env={"COLUMNS": "300"}, terminal_width=300)
     assert result.exit_code == 2 and "unknown task family 'nope'" in result.output, result.output
+
+
+def test_tasks_build_names_the_check_that_dropped_every_built_task(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A family whose question template adds a word no pre-cutoff paper uses gets all its tasks dropped by
+    the leakage lint; `tasks build` says so, with the count, the word and the fix (template_text()),
+    instead of "its builder found no option set that passes its checks"."""
+    from foresci.tasks.cli import _warn_empty_families
+    from foresci.tasks.families import base as registry
+    from foresci.tasks.families import register_family
+    from foresci.tasks.families.direction_forecasting.family import DirectionForecasting
+
+    class LeakyDirection(DirectionForecasting):
+        name = "leaky_direction"
+        abbreviation = "ld"
+
+        def build(self, evidence, settings, domain_name, wanted):  # type: ignore[no-untyped-def]
+            built = super().build(evidence, settings, domain_name, wanted)
+            for item in built:
+                item.task = item.task.model_copy(update={"family": self.name,
+                                                         "question": item.task.question + " Zorblax?"})
+            return built
+
+    register_family(LeakyDirection)
+    try:
+        kb = ToyKB()
+        settings = Settings()
+        settings.tasks.min_support = 5
+        settings.tasks.enforce_gates = False
+        build_release(kb, tmp_path, CUTOFF, settings=settings, per_family=6, snapshots={"toy": kb.snapshot},
+                      families=["leaky_direction"], forecast_questions=0)
+        manifest = load_release(tmp_path).manifest
+        _warn_empty_families(manifest, ["leaky_direction"])
+    finally:
+        registry._REGISTRY.pop(LeakyDirection.name, None)
+        registry._family_tuple.cache_clear()
+    built = manifest["counts"]["no_candidate"]["leaky_direction"]["built"]
+    assert built > 0
+    line = capsys.readouterr().err.strip()
+    assert line.startswith(f"warning: no leaky_direction task: no candidate task: all {built} built tasks "
+                           f"were dropped: {built} by the leakage lint (e.g. 'public words never seen before "
+                           "the cutoff: "), line
+    assert "zorblax" in line and "template_text()" in line
+    assert "found no option set" not in line
