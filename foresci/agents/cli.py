@@ -114,7 +114,7 @@ def run_command(
     from foresci.core.settings import Settings
     from foresci.methods import shipped_methods
     from foresci.methods.loading import MethodLoadError, resolve_method
-    from foresci.methods.runner import answer_release
+    from foresci.methods.runner import RunRequest, answer_release
     from foresci.methods.wall import protect
     from foresci.tasks.release import load_release
 
@@ -186,21 +186,12 @@ def run_command(
 
         job_engine = RayJobEngine(kb)
     with artifact_lock(out):
-        summary = answer_release(
-            tasks,
-            out,
-            settings,
-            [spec.name for spec in specs],
-            list(model) or None,
-            mode,  # type: ignore[arg-type]
-            view_factory,
-            progress,
-            retry_errors,
-            loaded.questions[:limit] if limit is not None else loaded.questions,
-            job_engine,
-            label,
-            new_version,
-        )
+        summary = answer_release(RunRequest(
+            tasks=tasks, out=out, settings=settings, methods=[spec.name for spec in specs], models=model,
+            mode=mode,  # type: ignore[arg-type]
+            view_factory=view_factory, progress=progress, retry_errors=retry_errors,
+            questions=loaded.questions[:limit] if limit is not None else loaded.questions,
+            engine=job_engine, label=label, new_version=new_version))
         from foresci.emergence.run_scores import write_emergence_scores
 
         bulk = write_emergence_scores(release, out, [spec.name for spec in specs if mode == "full"],

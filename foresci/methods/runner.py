@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import date
@@ -220,11 +220,32 @@ def error_row(job: Job, registry: dict[str, ModelInfo], error: BaseException) ->
     )
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """What one run answers and how: the tasks and forecast questions, the run folder, the settings, the
+    methods (and backbones), the mode, where the KB views come from, and the run's options."""
+
+    tasks: Sequence[Task]
+    out: Path
+    settings: Settings
+    methods: Sequence[str]
+    models: Sequence[str] = ()  # backbones; none: settings.llm's agent model when an LLM method runs
+    mode: Mode = "full"
+    view_factory: ViewFactory | None = None  # a KB view per cutoff (None: methods read no KB)
+    progress: bool = False  # a progress bar on stderr
+    retry_errors: bool = False  # drop error rows and ask again
+    questions: Sequence[ForecastQuestion] = ()  # forecast questions, answered into forecasts.jsonl
+    engine: JobEngine | None = None  # answers the jobs elsewhere (default: threads in this process)
+    label: str | None = None  # the name of this run's rows
+    new_version: bool = False  # add a changed method's rows beside its old ones instead of refusing
+
+
 def run_release(
     tasks: list[Task],
     out: Path,
     settings: Settings,
     methods: list[str],
+    *,
     models: list[str] | None = None,
     mode: Mode = "full",
     view_factory: ViewFactory | None = None,
@@ -235,50 +256,40 @@ def run_release(
     label: str | None = None,
     new_version: bool = False,
 ) -> RunSummary:
-    """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there.
+    """Answer ``tasks`` with each method (and model) into ``out/answers.jsonl``, resuming what is there
+    (:class:`RunRequest` says what each option does), holding ``out``'s lock.
 
     Forecast questions (if given) are answered by every method with a forecast hook into
     ``out/forecasts.jsonl`` (:mod:`foresci.methods.forecast_runner`).
     ``engine`` answers the jobs elsewhere (e.g. :class:`foresci.engines.answers.RayJobEngine`); default:
     threads in this process (``agents.concurrency``).
     """
+    request = RunRequest(tasks=tasks, out=out, settings=settings, methods=methods, models=models or (),
+                         mode=mode, view_factory=view_factory, progress=progress, retry_errors=retry_errors,
+                         questions=questions or (), engine=engine, label=label, new_version=new_version)
     with artifact_lock(out):
-        return answer_release(
-            tasks, out, settings, methods, models, mode, view_factory, progress, retry_errors, questions,
-            engine, label, new_version,
-        )
+        return answer_release(request)
 
 
-def answer_release(
-    tasks: list[Task],
-    out: Path,
-    settings: Settings,
-    methods: list[str],
-    models: list[str] | None,
-    mode: Mode,
-    view_factory: ViewFactory | None,
-    progress: bool,
-    retry_errors: bool,
-    questions: list[ForecastQuestion] | None,
-    engine: JobEngine | None = None,
-    label: str | None = None,
-    new_version: bool = False,
-) -> RunSummary:
-    """:func:`run_release` for a caller that already holds ``artifact_lock(out)``.
+def answer_release(request: RunRequest) -> RunSummary:
+    """:func:`run_release` for a caller that already holds ``artifact_lock(request.out)``.
 
     Refuses bad tasks and repeated task ids before any answer (:func:`foresci.agents.checks.check_tasks`).
     Each row records its method's version and the run's ``label``; a method whose rows in ``out`` are of
     another version is refused unless ``new_version`` (:mod:`foresci.agents.fingerprint`).
     """
+    tasks, out, settings, mode = list(request.tasks), request.out, request.settings, request.mode
+    view_factory, engine, label = request.view_factory, request.engine, request.label
+    retry_errors, questions = request.retry_errors, list(request.questions)
     check_tasks(tasks, None)
     path = out / ANSWERS_FILE
     existing = read_answers(path)
-    specs = [resolve_method(name) for name in dict.fromkeys(methods)]
+    specs = [resolve_method(name) for name in dict.fromkeys(request.methods)]
     versions = {spec.name: method_version(spec) for spec in specs}
     forecasts_path = out / FORECASTS_FILE
     has_rows = bool(existing) or (forecasts_path.is_file() and forecasts_path.stat().st_size > 0)
     check_run_fingerprint(out, run_fingerprint_parts(settings), has_rows=has_rows, versions=versions,
-                          new_version=new_version)
+                          new_version=request.new_version)
     if retry_errors and any(row.status == "error" for row in existing):
         from foresci.core.io import write_jsonl
 
@@ -286,7 +297,7 @@ def answer_release(
         write_jsonl(path, existing)
     done = {answer_key(row) for row in existing if current(row.method, row.version, versions)}
     llm_methods = [spec for spec in specs if spec.uses_llm]
-    model_names = models or ([role_model(settings, "agent")] if llm_methods else [])
+    model_names = list(request.models) or ([role_model(settings, "agent")] if llm_methods else [])
     planned = plan_jobs(tasks, specs, model_names, mode)
     jobs = [job for job in planned if job.key not in done]
     summary = RunSummary(done_before=len(done))
@@ -338,7 +349,7 @@ def answer_release(
             for future in as_completed(futures):
                 yield future.result()
 
-    progress_bar = _progress(progress, len(jobs))
+    progress_bar = _progress(request.progress, len(jobs))
     finished: list[Answer] = []
     with progress_bar as bar:
         bar_task = bar.add_task("answering", total=len(jobs)) if bar is not None else None

@@ -294,3 +294,26 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path: Path) -> Non
     assert first.returncode == 0, first_output
     keys = [(row.task_id, row.method) for row in read_answers(answers)]
     assert len(keys) == len(set(keys)) == 12
+
+
+def test_a_run_is_one_request_object(toy_world: ToyWorld, tmp_path: Path) -> None:
+    """`foresci run` hands the runner one frozen request (not 13 positional arguments): its fields reach
+    the rows (label), a second answer of the same request resumes, and run_release takes its options by
+    keyword only."""
+    import dataclasses
+
+    from foresci.core.locks import artifact_lock
+    from foresci.methods.runner import RunRequest, answer_release
+
+    out = tmp_path / "run"
+    request = RunRequest(tasks=toy_tasks()[:2], out=out, settings=toy_world.settings, methods=["persistence"],
+                         view_factory=_view_factory(toy_world), label="req")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.label = "other"  # type: ignore[misc]
+    with artifact_lock(out):
+        first = answer_release(request)
+        again = answer_release(request)
+    assert (first.answered, again.done_before, again.attempted) == (2, 2, 0)
+    assert {row.label for row in read_answers(out / ANSWERS_FILE)} == {"req"}
+    with pytest.raises(TypeError):
+        run_release(toy_tasks(), out, toy_world.settings, ["persistence"], None)  # type: ignore[misc]

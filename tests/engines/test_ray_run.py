@@ -63,7 +63,7 @@ def _factory(world: ToyWorld) -> Any:
 
 def _run(world: ToyWorld, out: Path, settings: Settings, engine: RayJobEngine | None) -> RunSummary:
     return run_release(
-        toy_tasks(), out, settings, METHODS, MODELS, view_factory=_factory(world), engine=engine
+        toy_tasks(), out, settings, METHODS, models=MODELS, view_factory=_factory(world), engine=engine
     )
 
 

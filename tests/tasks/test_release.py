@@ -163,8 +163,8 @@ def test_families_choose_what_is_built_and_which_windows_must_have_closed(tmp_pa
     assert result.exit_code == 2 and "unknown task family 'nope'" in result.output, result.output
 
 
-def test_tasks_build_names_the_check_that_dropped_every_built_task(tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_tasks_build_names_the_check_that_dropped_every_built_task(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A family whose question template adds a word no pre-cutoff paper uses gets all its tasks dropped by
     the leakage lint; `tasks build` says so, with the count, the word and the fix (template_text()),
     instead of "its builder found no option set that passes its checks"."""
