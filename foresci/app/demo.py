@@ -113,6 +113,7 @@ def run_demo(
     from foresci.tasks.build import build_release
     from foresci.tasks.release import load_release
     from foresci.taxonomy.build import build_taxonomy
+    from foresci.taxonomy.rules import TaxonomyRules
     from foresci.taxonomy.store import save_taxonomy
 
     console = Console(quiet=quiet)
@@ -150,8 +151,9 @@ def run_demo(
     taxonomy_dirs: list[Path] = []
     snapshots = {}
     with _stage(console, timings, cpu, f"taxonomy at {cutoff}"):
+        rules = TaxonomyRules.load(settings.taxonomy)  # the rule files, read once for every domain
         for domain in world_domains:
-            history = build_taxonomy(kb, domain, cutoff, settings)
+            history = build_taxonomy(kb, domain, cutoff, settings, rules=rules)
             folder = save_taxonomy(
                 history,
                 out / "taxonomy" / domain,
@@ -173,6 +175,7 @@ def run_demo(
             per_family=per_family,
             snapshots=snapshots,
             forecast_questions=DEMO_FORECAST_QUESTIONS,
+            rules=rules,
         )
         counts = read_json(release_dir / "manifest.json").get("counts", {})
         console.print(f"  {counts.get('tasks', '?')} tasks: {counts.get('by_family', {})}")

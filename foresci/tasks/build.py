@@ -31,6 +31,7 @@ from foresci.tasks.release import write_public
 from foresci.tasks.release_checks import check_record
 from foresci.tasks.windows import HORIZON_MONTHS, make_window
 from foresci.taxonomy.models import Snapshot
+from foresci.taxonomy.rules import TaxonomyRules
 
 if TYPE_CHECKING:
 
@@ -142,7 +143,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                   per_family: int = 25,
                   snapshots: Mapping[str, Snapshot] | None = None, taxonomy_dir: Path | None = None,
                   progress: Callable[[str], None] | None = None,
-                  forecast_questions: int | None = None, families: Sequence[str] | None = None) -> Path:
+                  forecast_questions: int | None = None, families: Sequence[str] | None = None,
+                  rules: TaxonomyRules | None = None) -> Path:
     """Build a release folder from ``kb`` at ``cutoff``: 3m/6m windows, a venue cycle, all families.
 
     ``forecast_questions`` (default ``settings.tasks.forecast_questions``): that many resolvable numeric and
@@ -152,7 +154,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
 
     ``snapshots``: taxonomies T(d, t) already induced (domain -> Snapshot); others are induced here with
     ``build_taxonomy`` from papers up to the cutoff, or loaded from / saved to ``taxonomy_dir/<domain>``.
-    Refuses windows the KB has not yet closed.
+    ``rules``: the taxonomy's rule files as the command loaded them (None: read here, once for every
+    domain and window). Refuses windows the KB has not yet closed.
     """
     from foresci.core.settings import Settings
 
@@ -180,7 +183,8 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
     names = tuple(family.name for family in chosen)
     job = DomainJob(kb=kb, cutoff=cutoff, settings=settings, taxonomy_dir=taxonomy_dir,
                     snapshots=snapshots or {}, windows=tuple(window_list), families=names,
-                    per_family=per_family, forecast_questions=wanted)
+                    per_family=per_family, forecast_questions=wanted,
+                    rules=rules or TaxonomyRules.load(settings.taxonomy))
     built = build_domains(job, kept, progress)
     used_snapshots = {item.domain: item.snapshot for item in built}
     pools, problems, family_seconds, parts, drops = merge_domains(built, names)

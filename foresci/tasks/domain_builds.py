@@ -37,6 +37,7 @@ from foresci.taxonomy.models import Snapshot
 if TYPE_CHECKING:
     from foresci.core.settings import Settings
     from foresci.tasks.builders.common import Built
+    from foresci.taxonomy.rules import TaxonomyRules
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class DomainJob:
     families: tuple[str, ...]
     per_family: int
     forecast_questions: int
+    rules: TaxonomyRules | None = None  # the taxonomy's rule files, read once for every domain
 
 
 @dataclass
@@ -79,13 +81,15 @@ def build_domain(job: DomainJob, domain: str,
     kb, settings = job.kb, job.settings
     if progress:
         progress(f"{domain}: taxonomy at {job.cutoff}")
-    snapshot = job.snapshots.get(domain) or snapshot_for(kb, domain, job.cutoff, settings, job.taxonomy_dir)
+    snapshot = job.snapshots.get(domain) or snapshot_for(kb, domain, job.cutoff, settings, job.taxonomy_dir,
+                                                         job.rules)
     last_end = max(window.end for window in job.windows)
     papers = kb.papers(until=last_end, domain=domain, statuses=CANDIDATE_STATUSES)
     if progress:
         progress(f"{domain}: routing {len(papers)} papers and collecting window evidence")
     embeddings = kb.embeddings([paper.paper_id for paper in papers])
-    evidences = evidence_for_windows(snapshot, papers, embeddings, list(job.windows))
+    evidences = evidence_for_windows(snapshot, papers, embeddings, list(job.windows),
+                                     rules=job.rules.trajectory if job.rules is not None else None)
     text = premise_index(kb, domain, job.cutoff)
     for evidence in evidences:
         evidence.embed = kb_embed_function(kb, settings)

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from foresci.core.settings import Settings
+    from foresci.taxonomy.rules import TaxonomyRules
+    from foresci.taxonomy.trajectory import TrajectoryRules
 
 DOMAIN_NAMES = {"llm_agent": "LLM agents", "llm_finetuning_post_training": "LLM fine-tuning and "
                 "post-training",
@@ -37,9 +39,10 @@ def snapshot_vocabulary(snapshot: Snapshot) -> frozenset[str]:
 
 
 def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
-                 taxonomy_dir: Path | None = None) -> Snapshot:
+                 taxonomy_dir: Path | None = None, rules: TaxonomyRules | None = None) -> Snapshot:
     """T(domain, cutoff): loaded from ``taxonomy_dir/<domain>`` when saved there, else reused from the cache
-    when one was induced for the same KB, cutoff and settings (fingerprint), else induced (and saved)."""
+    when one was induced for the same KB, cutoff and settings (fingerprint), else induced (and saved) with
+    ``rules`` (the taxonomy's rule files as the command loaded them; None: read from the settings)."""
     import os
 
     from foresci.taxonomy.build import build_taxonomy
@@ -52,7 +55,7 @@ def snapshot_for(kb: Any, domain: str, cutoff: date, settings: Settings,
         if snapshot.cutoff != cutoff:
             raise ValueError(f"{folder}: taxonomy is at {snapshot.cutoff}, not at the cutoff {cutoff}")
         return snapshot
-    history = build_taxonomy(kb, domain, cutoff, settings)
+    history = build_taxonomy(kb, domain, cutoff, settings, rules=rules)
     if folder is not None:
         inputs = {"kb": str(getattr(kb, "path", "")), "domain": domain, "cutoff": cutoff.isoformat()}
         staging = folder.with_name(f".{folder.name}.{os.getpid()}")
@@ -113,16 +116,25 @@ def domain_name(slug: str) -> str:
 
 
 def evidence_for_windows(snapshot: Snapshot, papers: Sequence[Paper], embeddings: np.ndarray,
-                         windows: Sequence[Window], trajectories: bool = True) -> list[DomainEvidence]:
+                         windows: Sequence[Window], trajectories: bool = True,
+                         rules: TrajectoryRules | None = None) -> list[DomainEvidence]:
     """Route pre- and post-cutoff papers to T(t) once, then collect evidence for each window.
 
-    ``trajectories``: label each node's window trajectory (needs papers in the window).
+    ``trajectories``: label each node's window trajectory (needs papers in the window) by ``rules`` (the
+    trajectory thresholds as the command loaded them; None: the shipped taxonomy/trajectory.yaml, read
+    here once).
     """
     from foresci.taxonomy.assign import assign_papers
-    from foresci.taxonomy.trajectory import classify_trajectory
+    from foresci.taxonomy.trajectory import TrajectoryRules, classify_trajectory
 
     if not papers or not snapshot.nodes:
         return []
     assignment = assign_papers(snapshot, papers, embeddings)
-    classify: Classifier | None = classify_trajectory if trajectories else None
+    classify: Classifier | None = None
+    if trajectories:
+        thresholds = rules or TrajectoryRules.load()
+
+        def classify(node: Any, reference: Any, window: Any, baseline: Any, _rules: Any = None,
+                     children: Any = None) -> Any:
+            return classify_trajectory(node, reference, window, baseline, thresholds, children)
     return collect_windows(snapshot, papers, assignment, windows, classify)

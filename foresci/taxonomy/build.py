@@ -12,6 +12,7 @@ from foresci.kb.models import Paper
 from foresci.taxonomy.induce import SliceCallback, TaxonomyHistory, induce_taxonomy
 from foresci.taxonomy.models import Snapshot
 from foresci.taxonomy.naming import kb_embed_function
+from foresci.taxonomy.rules import TaxonomyRules
 
 
 class PaperSource(Protocol):
@@ -28,12 +29,14 @@ class PaperSource(Protocol):
 
 
 def build_taxonomy(kb: PaperSource, domain: str, cutoff: date, settings: Any,
-                   on_slice: SliceCallback | None = None) -> TaxonomyHistory:
+                   on_slice: SliceCallback | None = None,
+                   rules: TaxonomyRules | None = None) -> TaxonomyHistory:
     """Induce ``domain``'s taxonomy at ``cutoff`` from the KB's papers announced <= cutoff whose screen status
     is one of ``settings.taxonomy.member_statuses`` (core only by default: domain purity).
 
     The KB may hold later papers; they are never read (``kb.papers(until=cutoff)``), and any that slip
-    through are rejected by :func:`induce_taxonomy`.
+    through are rejected by :func:`induce_taxonomy`. ``rules``: the taxonomy's rule files as the command
+    loaded them (None: read from ``settings.taxonomy``).
     """
     statuses = tuple(getattr(getattr(settings, "taxonomy", None), "member_statuses", ("core",)))
     papers = kb.papers(until=cutoff, domain=domain, statuses=statuses)
@@ -41,7 +44,7 @@ def build_taxonomy(kb: PaperSource, domain: str, cutoff: date, settings: Any,
     model = str(getattr(getattr(settings, "embed", None), "model", ""))
     history = induce_taxonomy(papers, np.asarray(embeddings, dtype=np.float32), domain, cutoff, settings,
                               on_slice=on_slice, embedding_model=model,
-                              name_embed=kb_embed_function(kb, settings))
+                              name_embed=kb_embed_function(kb, settings), rules=rules)
     llm = getattr(settings, "llm", None)
     if history.snapshots and llm is not None and llm.configured:
         polish_with_llm(history.final, papers, settings)

@@ -37,18 +37,20 @@ def build_command(
     from foresci.core.settings import load_settings
     from foresci.kb.store import KnowledgeBase
     from foresci.taxonomy.build import build_taxonomy
+    from foresci.taxonomy.rules import TaxonomyRules
     from foresci.taxonomy.store import save_taxonomy
 
     cutoff_date = parse_date_option(cutoff, "--cutoff")
     settings = load_settings()
     knowledge_base = KnowledgeBase.open(kb, settings)
+    rules = TaxonomyRules.load(settings.taxonomy)
     with Progress(TextColumn("[bold]slices"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar:
         task = bar.add_task("induce", total=None)
 
         def advance(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        history = build_taxonomy(knowledge_base, domain, cutoff_date, settings, on_slice=advance)
+        history = build_taxonomy(knowledge_base, domain, cutoff_date, settings, on_slice=advance, rules=rules)
     save_taxonomy(history, out, inputs={"kb": str(kb), "kb_fingerprint": knowledge_base.fingerprint})
     final = history.snapshots[-1] if history.snapshots else None
     nodes, papers = (len(final.nodes), final.paper_count) if final else (0, 0)

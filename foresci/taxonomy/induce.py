@@ -17,16 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.kb.models import Paper
 from foresci.taxonomy.cluster import normalise_rows
-from foresci.taxonomy.dimensions import DimensionRouter, load_dimensions
+from foresci.taxonomy.dimensions import DimensionRouter
 from foresci.taxonomy.evidence import build_nodes, monthly_counts
-from foresci.taxonomy.evolution import EvolutionRules, evolution_edges
+from foresci.taxonomy.evolution import evolution_edges
 from foresci.taxonomy.grow import GrowingTree
 from foresci.taxonomy.models import Dimension, Snapshot
 from foresci.taxonomy.naming import EmbedFn, name_snapshot
-from foresci.taxonomy.signals import SignalPatterns, attach_signals
-from foresci.taxonomy.slicing import load_slicing_policy, slice_bounds
+from foresci.taxonomy.rules import TaxonomyRules
+from foresci.taxonomy.signals import attach_signals
+from foresci.taxonomy.slicing import slice_bounds
 from foresci.taxonomy.text import TermMatrix
-from foresci.taxonomy.trajectory import TrajectoryRules, attach_recent_momentum
+from foresci.taxonomy.trajectory import attach_recent_momentum
 
 SliceCallback = Callable[[int, int], None]
 
@@ -75,13 +76,15 @@ def check_inputs(papers: Sequence[Paper], embeddings: np.ndarray, cutoff: date) 
 
 def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str, cutoff: date,
                     settings: Any, on_slice: SliceCallback | None = None,
-                    embedding_model: str = "", name_embed: EmbedFn | None = None) -> TaxonomyHistory:
+                    embedding_model: str = "", name_embed: EmbedFn | None = None,
+                    rules: TaxonomyRules | None = None) -> TaxonomyHistory:
     """Induce the taxonomy history of ``domain`` at ``cutoff`` from papers announced on or before it.
 
     ``embeddings`` has one row per paper (same order). ``settings`` is a foresci ``Settings``.
     ``on_slice(done, total)`` is called after each slice (progress bars). The final snapshot's nodes are
     named by :func:`foresci.taxonomy.naming.name_snapshot` (``name_embed``: the KB's embedder, or None for
-    lexical ranking). Raises ValueError naming the first paper announced after the cutoff.
+    lexical ranking). ``rules``: the rule files as the command loaded them (None: read here from
+    ``settings.taxonomy``). Raises ValueError naming the first paper announced after the cutoff.
     """
     check_inputs(papers, embeddings, cutoff)
     config = settings.taxonomy
@@ -91,13 +94,11 @@ def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str
     order = sorted(range(len(papers)), key=lambda index: (papers[index].announced, papers[index].paper_id))
     ordered = [papers[index] for index in order]
     vectors = normalise_rows(np.asarray(embeddings, dtype=np.float32)[order])
-    router = DimensionRouter(load_dimensions(config.dimensions_file))
+    rules = rules or TaxonomyRules.load(config)
+    router = DimensionRouter(rules.dimensions)
     primary: list[Dimension] = [router.route(paper.text)[0] for paper in ordered]
     terms = TermMatrix([paper.text for paper in ordered])
-    policy = load_slicing_policy(config.slicing_file)
-    history.slices = slice_bounds(ordered[0].announced, cutoff, policy)
-    patterns = SignalPatterns.load(config.signals_file)
-    evolution_rules = EvolutionRules.load(config.evolution_file)
+    history.slices = slice_bounds(ordered[0].announced, cutoff, rules.slicing)
     tree = GrowingTree(domain, [paper.paper_id for paper in ordered], vectors, config)
     position = 0
     for slice_index, (start, end) in enumerate(history.slices):
@@ -117,10 +118,10 @@ def induce_taxonomy(papers: Sequence[Paper], embeddings: np.ndarray, domain: str
             reference_monthly=monthly_counts(visible), paper_count=len(visible),
             embedding_model=embedding_model)
         if config.signals_every_slice or slice_index == len(history.slices) - 1:
-            attach_signals(snapshot, visible, patterns)
-            snapshot.edges = evolution_edges(snapshot, visible, evolution_rules)
+            attach_signals(snapshot, visible, rules.signals)
+            snapshot.edges = evolution_edges(snapshot, visible, rules.evolution)
             attach_recent_momentum(snapshot, config.recent_months, config.recent_baseline_months,
-                                   TrajectoryRules.load(config.trajectory_file))
+                                   rules.trajectory)
         history.snapshots.append(snapshot)
         if on_slice is not None:
             on_slice(slice_index + 1, len(history.slices))

@@ -7,6 +7,11 @@ papers come mostly (>= 80 %) from one direction are checked, since an impure nod
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -43,8 +48,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     settings.tasks.enforce_gates = False
     kb = SimKB(root, truth)
     domain = truth.domains[0].slug
-    release = build_release(kb, root / "release", truth.cutoff, domains=[domain], settings=settings,
-                            per_family=10, taxonomy_dir=root / "taxonomy")
+    with _counting_yaml_reads() as reads:
+        release = build_release(kb, root / "release", truth.cutoff, domains=[domain], settings=settings,
+                                per_family=10, taxonomy_dir=root / "taxonomy")
     snapshot = snapshot_for(kb, domain, truth.cutoff, settings, root / "taxonomy")
     papers = kb.papers(until=truth.cutoff, domain=domain)
     assignment = assign_papers(snapshot, papers, kb.embeddings([paper.paper_id for paper in papers]))
@@ -59,7 +65,32 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     direction_of = {node_id: counts.most_common(1)[0][0] for node_id, counts in votes.items()
                     if counts.most_common(1)[0][1] >= PURITY * sum(counts.values())}
     return {"truth": truth, "tasks": load_release(release).tasks, "hidden": load_hidden(release),
-            "direction_of": direction_of, "snapshot": snapshot, "manifest": load_release(release).manifest}
+            "direction_of": direction_of, "snapshot": snapshot, "manifest": load_release(release).manifest,
+            "yaml_reads": reads}
+
+
+@contextmanager
+def _counting_yaml_reads() -> Iterator[Counter[str]]:
+    """Count the YAML files read (by file name) while the block runs."""
+    from foresci.core import yamlio
+
+    reads: Counter[str] = Counter()
+    original = yamlio.read_yaml_mapping
+
+    def counted(path: Path | str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        reads[Path(path).name] += 1
+        return original(path, *args, **kwargs)
+
+    with mock.patch.object(yamlio, "read_yaml_mapping", counted):
+        yield reads
+
+
+def test_a_release_build_reads_each_taxonomy_rule_file_once(world: dict[str, object]) -> None:
+    """The taxonomy's rule files are loaded once at the build's entry and handed down: one induction and
+    three windows of evidence read each file once (main read trajectory.yaml once per node and window)."""
+    reads: Counter[str] = world["yaml_reads"]  # type: ignore[assignment]
+    rule_files = ("dimensions.yaml", "slicing.yaml", "signals.yaml", "evolution.yaml", "trajectory.yaml")
+    assert {name: reads[name] for name in rule_files} == dict.fromkeys(rule_files, 1), reads
 
 
 def test_saved_taxonomy_is_reused(world: dict[str, object]) -> None:
