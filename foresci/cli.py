@@ -83,27 +83,20 @@ def _usage_line(error: TyperException) -> str:
     return _one_line(f"error: {where}{error.format_message()}")
 
 
-_quick_exit = False
-
-
-def quick_exit_on_success() -> None:
-    """Called by a command that writes nothing left open (``kb search``): when it succeeds as the
-    process's own command line, the process ends at once instead of tearing the interpreter down
-    (freeing every module and object: about 250 ms after a search, a quarter of a fresh search)."""
-    global _quick_exit
-    _quick_exit = True
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the CLI and exit with its status (``SystemExit``).
 
     ``argv``: the arguments (default ``sys.argv[1:]``). ``--debug`` anywhere shows tracebacks. With
     ``argv`` unset (the process's own command line) a successful command that asked for it
-    (:func:`quick_exit_on_success`) ends the process with ``os._exit`` once its output is flushed;
+    (:func:`foresci.app.quick_exit.quick_exit_on_success`) ends the process with ``os._exit`` once its
+    output is flushed;
     code that runs the CLI and goes on calls :func:`run_cli`.
     """
+    from foresci.app import quick_exit
+
+    quick_exit.reset()
     status = run_cli(argv)
-    if status == 0 and _quick_exit and argv is None:
+    if status == 0 and quick_exit.requested() and argv is None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
@@ -143,9 +136,6 @@ def _load_extensions() -> None:
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` and return its exit status: the one top-level error handler."""
-    global _quick_exit
-    _quick_exit = False
-
     args = list(sys.argv[1:] if argv is None else argv)
     completing = COMPLETE_VARIABLE in os.environ  # a shell asks typer for completions (the words in env)
     typer_help = completing or PLAIN_HELP_VARIABLE in os.environ  # typer draws help without rich then

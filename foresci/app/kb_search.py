@@ -21,7 +21,7 @@ def print_search(kb_dir: Path, query: str, cutoff: Callable[[], date], domain: s
     from rich.console import Console
     from rich.table import Table
 
-    from foresci.cli import quick_exit_on_success
+    from foresci.app.quick_exit import quick_exit_on_success
     from foresci.core.light_settings import load_light_settings
     from foresci.kb.retrieve import KBView
     from foresci.kb.store import KnowledgeBase

@@ -16,18 +16,12 @@ from dataclasses import replace
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from foresci.core.errors import UserError
 from foresci.methods.identity import plugin_version
+from foresci.methods.references import MethodLoadError as MethodLoadError
+from foresci.methods.references import is_path_reference as is_path_reference
 from foresci.methods.registry import MethodSpec, as_spec, lookup, register, registered, shipped_methods
 
 ENTRY_POINT_GROUP = "foresci.methods"
-
-
-class MethodLoadError(UserError):
-    """A ``--method`` value that names no method, or a plug-in that cannot be loaded."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, field="--method")
 
 
 def installed_plugins() -> dict[str, EntryPoint]:
@@ -57,12 +51,6 @@ def _spec_of(target: Any, label: str, name: str | None = None, module: str = "")
 def _own(reference: str) -> bool:
     module = reference.partition(":")[0]
     return module == "foresci" or module.startswith("foresci.")
-
-
-def is_path_reference(value: str) -> bool:
-    """Whether ``value`` names a plug-in by path: ``FILE.py:object`` or ``FOLDER/...:object``."""
-    where, colon, attribute = value.rpartition(":")
-    return bool(colon and where and attribute) and (where.endswith(".py") or "/" in where)
 
 
 def _sandboxed(reference: str, label: str, name: str | None = None, entry_point: bool = False,

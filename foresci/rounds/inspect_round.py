@@ -48,7 +48,7 @@ def round_task(ledger: Path | str, round_id: str, kb: str | Path | None = None, 
     from foresci.bridges.inspect_ai.dataset import task_dataset
     from foresci.bridges.inspect_ai.task import DEFAULT_MESSAGE_LIMIT
     from foresci.bridges.inspect_ai.tools import bind_kb_tools
-    from foresci.rounds.submit import round_tasks
+    from foresci.rounds.round_public import round_tasks
 
     manifest = check_round(Path(ledger), round_id)
     tasks = round_tasks(round_dir(Path(ledger), round_id))

@@ -32,7 +32,6 @@ from foresci.rounds.integrity import (
     method_folder,
 )
 from foresci.rounds.ledger import (
-    PUBLIC_DIR,
     SUBMISSIONS_DIR,
     RoundManifest,
     check_round,
@@ -40,7 +39,8 @@ from foresci.rounds.ledger import (
     fault_point,
     round_dir,
 )
-from foresci.tasks.forecast import load_package
+from foresci.rounds.round_public import round_questions as round_questions
+from foresci.rounds.round_public import round_tasks as round_tasks
 from foresci.tasks.models import ForecastQuestion, Task
 
 RowT = TypeVar("RowT", Answer, ForecastAnswer)
@@ -53,21 +53,6 @@ TRANSCRIPTS_FILE = "transcripts.jsonl"
 
 class DeadlineError(UserError):
     """The round no longer takes submissions."""
-
-
-def round_questions(folder: Path, manifest: RoundManifest) -> list[ForecastQuestion]:
-    """Every public question of a round, window by window (package hashes checked)."""
-    questions: list[ForecastQuestion] = []
-    for window in manifest.windows:
-        questions.extend(load_package(folder / PUBLIC_DIR / window)[0])
-    return questions
-
-
-def round_tasks(folder: Path) -> list[Task]:
-    """The round's frozen family tasks (none for a round that froze none)."""
-    from foresci.rounds.family_tasks import load_frozen
-
-    return [item.task for item in load_frozen(folder / PUBLIC_DIR)[0]]
 
 
 def check_deadline(ledger: Path, manifest: RoundManifest, kb_day: date) -> None:

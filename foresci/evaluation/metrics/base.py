@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from foresci.core.errors import UserError
 from foresci.core.registry import Registry
+from foresci.evaluation.metrics.rows import ANY_TASK_FAMILY as ANY_TASK_FAMILY
+from foresci.evaluation.metrics.rows import FORECAST_FAMILY as FORECAST_FAMILY
 
 if TYPE_CHECKING:
     from foresci.evaluation.config import EvaluationSettings
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
 Kind = Literal["judged", "deterministic", "offline approximation", "proper score"]
 Phase = Literal["score", "judge"]
 Aggregate = Literal["mean", "custom"]
-FORECAST_FAMILY = "forecast"
-ANY_TASK_FAMILY = "*"
 
 
 class MetricError(UserError):

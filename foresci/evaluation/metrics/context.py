@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from foresci.contracts import Answer, ForecastAnswer
 from foresci.evaluation.config import EvaluationSettings
-from foresci.evaluation.metrics.base import FORECAST_FAMILY
+from foresci.evaluation.metrics.rows import FORECAST_FAMILY
 from foresci.evaluation.models import MetricResult
 from foresci.tasks.hidden import HiddenTarget, Resolution
 from foresci.tasks.models import ForecastQuestion, Task

@@ -204,7 +204,7 @@ def _converse(channel: socket.socket, program: PluginProgram, request: dict[str,
 
 
 def _failed(program: PluginProgram, message: dict[str, Any]) -> Exception:
-    from foresci.methods.loading import MethodLoadError
+    from foresci.methods.references import MethodLoadError
 
     if message.get("load_error"):
         return MethodLoadError(str(message["load_error"]))
@@ -284,7 +284,7 @@ def program_for(reference: str, label: str, name: str | None = None,
     """The :class:`PluginProgram` of ``path/agent.py:object``, ``path/package:object`` or
     ``module:object`` (its module located without importing it, never from foresci's own import path when
     named by path)."""
-    from foresci.methods.loading import is_path_reference
+    from foresci.methods.references import is_path_reference
 
     if is_path_reference(reference) and not entry_point:
         where, _, attribute = reference.rpartition(":")

@@ -282,7 +282,7 @@ def limit_reached(error: BaseException, limits: dict[str, Any]) -> str | None:
 
 def failure(error: BaseException, limits: dict[str, Any] | None = None) -> dict[str, Any]:
     """What goes back for an exception the plug-in raised (``sys.exit`` and Ctrl-C included)."""
-    from foresci.methods.loading import MethodLoadError
+    from foresci.methods.references import MethodLoadError
 
     if isinstance(error, SystemExit):
         message = f"the plug-in called sys.exit({error.code!r})"
