@@ -2,8 +2,7 @@
 
 The commands are a registry (:mod:`foresci.app.commands`): a command line loads typer and the one
 module of the command it runs (:mod:`foresci.app.root_app`); ``foresci --help`` loads neither
-(:mod:`foresci.app.root_help` draws the same help from the registry), nor does a plain ``kb search``
-(:mod:`foresci.app.direct` reads its words; every other form, its help and its errors go to typer).
+(:mod:`foresci.app.root_help` draws the same help from the registry).
 
 ``main`` is the one top-level error handler: a user error (:mod:`foresci.core.errors`, or a usage error)
 prints as one line on stderr and exits non-zero; ``--debug`` adds the traceback. Any other exception
@@ -103,28 +102,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     raise SystemExit(status)
 
 
-def _run_direct(args: list[str]) -> int | None:
-    """Run a line :mod:`foresci.app.direct` reads (its exit status, errors handled as typer's path
-    handles them), or ``None`` when typer must run it."""
-    from foresci.app.direct import run_direct
-    from foresci.core.errors import as_user_error
-
-    try:
-        return 0 if run_direct(args) else None
-    except KeyboardInterrupt:
-        return 130
-    except EOFError:
-        print(file=sys.stderr)
-        print("error: aborted", file=sys.stderr)
-        return 130
-    except Exception as error:
-        user_error = as_user_error(error)
-        if user_error is None:
-            raise
-        print(_one_line(f"error: {user_error}"), file=sys.stderr)
-        return ERROR_EXIT
-
-
 def _load_extensions() -> None:
     """Import the extensions (``FORESCI_EXTENSIONS``, entry points) once, at the command's entry: one
     that fails is reported as itself (naming it and its failing line), not as the first row or
@@ -143,9 +120,6 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from foresci.app.root_help import show_root_help
 
         return show_root_help(args)
-    direct = None if completing else _run_direct(args)  # a plain `kb search`: no typer either
-    if direct is not None:
-        return direct
     import typer
     from typer.exceptions import TyperException
 

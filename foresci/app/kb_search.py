@@ -1,4 +1,4 @@
-"""What ``foresci kb search`` does and prints, for the typer command and the direct path alike."""
+"""What ``foresci kb search`` does and prints (the typer command `foresci.kb.cli.search_command`)."""
 
 from __future__ import annotations
 

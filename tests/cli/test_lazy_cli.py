@@ -170,8 +170,8 @@ def test_root_help_imports_no_command_and_no_heavy_library(tmp_path: Path) -> No
 
 
 def test_kb_search_loads_no_settings_machinery_nor_model_libraries(tmp_path: Path) -> None:
-    """A plain `kb search` runs without typer (foresci.app.direct), reads the settings (from the environment
-    too) without pydantic-settings and loads no other command, LLM or torch code; a missing KB fails after
+    """`kb search` loads typer and its one command module (no other command), reads the settings (from
+    the environment too) without pydantic-settings and loads no LLM or torch code; a missing KB fails after
     the settings and the retriever load."""
     missing = tmp_path / "no-kb"
     status, modules = _modules_after(
@@ -179,8 +179,8 @@ def test_kb_search_loads_no_settings_machinery_nor_model_libraries(tmp_path: Pat
         FORESCI_CACHE_DIR=str(tmp_path / "cache"), FORESCI_KB__RRF_K="30", FORESCI_RUNTIME__THREADS="1")
     assert status == 1
     assert {"foresci.kb.retrieve", "foresci.core.light_settings"} <= modules
-    banned = {"typer", "click", "pydantic_settings", "torch", "sentence_transformers", "langchain",
-              "langchain_core", "langchain_openai", "transformers"}  # a plain search runs without typer
+    banned = {"pydantic_settings", "torch", "sentence_transformers", "langchain", "langchain_core",
+              "langchain_openai", "transformers"}
     assert not _top(modules) & banned, sorted(_top(modules) & banned)
     other_packages = ("foresci.agents.", "foresci.evaluation.", "foresci.tasks.", "foresci.llm.",
                       "foresci.methods")
