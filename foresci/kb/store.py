@@ -29,7 +29,7 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -44,7 +44,6 @@ from foresci.kb.segments import (
     BASE,
     SCHEMA,
     SEGMENTS_NAME,
-    load_counts,
     read_segments,
     segment_file_name,
     segment_folder,
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     from foresci.kb.dense import DenseIndex
     from foresci.kb.domains import DomainSpec  # imported where used: it loads YAML, which searches never need
     from foresci.kb.postings import BM25Postings
+    from foresci.kb.sparse_side import SparseSide
 
 CURRENT_NAME = "CURRENT"
 
@@ -416,98 +416,38 @@ class KnowledgeBase:
         return counts
 
     @cached_property
+    def sparse(self) -> SparseSide:
+        """The BM25 side of the KB: term counts, postings and vocabulary (:mod:`foresci.kb.sparse_side`)."""
+        from foresci.kb.sparse_side import SparseSide
+
+        return SparseSide(self.generation, self._segment_names, self._segment_starts, self.size,
+                          self.manifest.hashes, self._derived_folder)
+
+    @property
     def bm25(self) -> BM25Index:
         """The BM25 term-count index (loaded on first use)."""
-        import scipy.sparse as sp
+        return self.sparse.index
 
-        from foresci.kb.bm25 import BM25Index
-
-        index = BM25Index.load(self.generation)
-        if len(self._segment_names) > 1:
-            width = len(index.vocabulary)
-            parts = [load_counts(path.parent) for path in self.segment_files("bm25_counts.npz")]
-            widened = [sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], width)) for m in parts]
-            index = BM25Index(index.vocabulary, sp.vstack(widened, format="csr"))
-        if index.size != self.size:
-            raise ValueError(
-                f"{self.generation / 'bm25_counts.npz'}: {index.size} rows for {self.size} papers"
-            )
-        return index
-
-    @cached_property
+    @property
     def bm25_postings(self) -> BM25Postings:
-        """The query side of BM25 (numpy only): one part per segment, memory-mapped from the cache folder
-        once derived there (an update derives only its new segment's)."""
-        from foresci.kb.postings import BM25Postings, PostingsPart
-
-        vocabulary = self._search_vocabulary()
-        parts = []
-        for name, start in zip(self._segment_names, self._segment_starts, strict=True):
-            folder = self._derived_folder(segment_file_name(name, "bm25_counts.npz"))
-            part = PostingsPart.load(folder, start) if folder is not None else None
-            if part is None:
-                part = PostingsPart.from_counts(load_counts(segment_folder(self.generation, name)), start)
-                if folder is not None:
-                    with contextlib.suppress(OSError):  # a read-only cache folder: derived again next time
-                        part.save(folder)
-            parts.append(part)
-        postings = BM25Postings(vocabulary, parts)
-        if postings.size != self.size:
-            raise ValueError(
-                f"{self.generation / 'bm25_counts.npz'}: {postings.size} rows for {self.size} papers"
-            )
-        return postings
-
-    def _search_vocabulary(self) -> Mapping[str, int]:
-        """The BM25 vocabulary for searching: the generation's term table mapped (KBs built now), else one
-        derived from ``bm25_vocabulary.json`` into the cache folder once and mapped, else the JSON parsed."""
-        from foresci.kb.vocabulary import TERMS_FILE, MappedVocabulary, write_terms
-
-        path = self._vocabulary_file()
-        if path.name == TERMS_FILE:
-            return MappedVocabulary(path)
-        vocabulary = self._json_vocabulary()
-        folder = self._derived_folder("bm25_vocabulary.json")
-        if folder is not None:
-            with contextlib.suppress(OSError):  # a read-only cache folder: parsed again next time
-                write_terms(folder / TERMS_FILE, vocabulary)
-        return vocabulary
+        """The query side of BM25 (numpy only), memory-mapped from the cache folder once derived there."""
+        return self.sparse.postings
 
     def _json_vocabulary(self) -> dict[str, int]:
         """The vocabulary parsed from ``bm25_vocabulary.json`` (the terms by column)."""
-        terms = json.loads((self.generation / "bm25_vocabulary.json").read_text(encoding="utf-8"))
-        return {term: column for column, term in enumerate(terms)}
-
-    def _vocabulary_file(self) -> Path:
-        """The vocabulary file searches read: the generation's term table (listed in its manifest), else
-        one derived into the cache folder, else ``bm25_vocabulary.json``."""
-        from foresci.kb.vocabulary import TERMS_FILE
-
-        if (self.generation / TERMS_FILE).is_file() and TERMS_FILE in self.manifest.hashes:
-            return self.generation / TERMS_FILE
-        folder = self._derived_folder("bm25_vocabulary.json")
-        if folder is not None and (folder / TERMS_FILE).is_file():
-            return folder / TERMS_FILE
-        return self.generation / "bm25_vocabulary.json"
+        return self.sparse.json_vocabulary()
 
     def search_files(self, prefix: int | None = None) -> list[Path]:
         """The files searches over the first ``prefix`` rows read, largest use first: the vectors, the
         cached 8-bit screen, the BM25 postings (cached, else the term counts) and vocabulary, and the HNSW
         graph when the dense path at ``prefix`` takes it."""
         from foresci.kb.dense import HNSW_FILE, SCREEN_FILE
-        from foresci.kb.postings import ARRAYS
 
         files = self.segment_files("vectors.npy")
         screen = None if self.one_shot else self._derived_folder_of(files, "screen")  # one-shot: numpy
         if screen is not None:
             files.append(screen / SCREEN_FILE)
-        for name in self._segment_names:
-            folder = self._derived_folder(segment_file_name(name, "bm25_counts.npz"))
-            if folder is not None and (folder / f"{ARRAYS[0]}.npy").is_file():  # row_terms: rarely read
-                files += [folder / f"{array}.npy" for array in ARRAYS if array != "row_terms"]
-            else:
-                files.append(segment_folder(self.generation, name) / "bm25_counts.npz")
-        files.append(self._vocabulary_file())
+        files += self.sparse.search_files()
         stop = self.size if prefix is None else prefix
         if (self.generation / HNSW_FILE).is_file() and self.dense_index.path(stop) == "hnsw":
             files.append(self.generation / HNSW_FILE)
