@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from foresci.core.settings import Settings
     from foresci.kb.bm25 import BM25Index
     from foresci.kb.dense import DenseIndex
+    from foresci.kb.dense_side import DenseSide
     from foresci.kb.domains import DomainSpec  # imported where used: it loads YAML, which searches never need
     from foresci.kb.postings import BM25Postings
     from foresci.kb.sparse_side import SparseSide
@@ -352,31 +353,24 @@ class KnowledgeBase:
         return chosen if until is None else [paper.as_of(until) for paper in chosen]
 
     @cached_property
+    def dense(self) -> DenseSide:
+        """The dense side of the KB: embeddings and the dense index (:mod:`foresci.kb.dense_side`)."""
+        from foresci.kb.dense_side import DenseSide
+
+        files = self.segment_files("vectors.npy")
+        runtime = self.settings.runtime if self.settings is not None else None
+        return DenseSide(self.generation, files, self.size, runtime, self._derived_folder_of(files, "screen"),
+                         self.one_shot)
+
+    @property
     def vectors(self) -> np.ndarray:
         """All embeddings, (size, d) float32, row order (memory-mapped, read-only, for a one-segment KB;
         the segments' rows joined in memory otherwise)."""
-        files = self.segment_files("vectors.npy")
-        parts = [np.load(path, mmap_mode="r", allow_pickle=False) for path in files]
-        array = parts[0] if len(parts) == 1 else np.concatenate(parts).astype(np.float32, copy=False)
-        if array.shape[0] != self.size:
-            raise ValueError(
-                f"{self.generation / 'vectors.npy'}: {array.shape[0]} rows for {self.size} papers"
-            )
-        if array.dtype != np.float32 or not array.flags.c_contiguous:
-            return np.ascontiguousarray(array, dtype=np.float32)
-        return array
+        return self.dense.vectors
 
     def vector_parts(self) -> list[np.ndarray]:
-        """The embeddings of each segment, in row order (memory-mapped, read-only; never joined): what
-        :attr:`vectors` concatenates, for a reader that goes through them once."""
-        if "vectors" in self.__dict__:  # already joined (or mapped whole): no second copy
-            return [self.vectors]
-        files = self.segment_files("vectors.npy")
-        parts = [np.load(path, mmap_mode="r", allow_pickle=False) for path in files]
-        rows = sum(len(part) for part in parts)
-        if rows != self.size:
-            raise ValueError(f"{self.generation / 'vectors.npy'}: {rows} rows for {self.size} papers")
-        return parts
+        """The embeddings of each segment, in row order (memory-mapped, read-only; never joined)."""
+        return self.dense.parts()
 
     def embeddings(self, paper_ids: Sequence[str]) -> np.ndarray:
         """(n, d) normalised embeddings of the given papers, in the given order (KeyError if absent)."""
@@ -441,16 +435,9 @@ class KnowledgeBase:
         """The files searches over the first ``prefix`` rows read, largest use first: the vectors, the
         cached 8-bit screen, the BM25 postings (cached, else the term counts) and vocabulary, and the HNSW
         graph when the dense path at ``prefix`` takes it."""
-        from foresci.kb.dense import HNSW_FILE, SCREEN_FILE
-
-        files = self.segment_files("vectors.npy")
-        screen = None if self.one_shot else self._derived_folder_of(files, "screen")  # one-shot: numpy
-        if screen is not None:
-            files.append(screen / SCREEN_FILE)
-        files += self.sparse.search_files()
-        stop = self.size if prefix is None else prefix
-        if (self.generation / HNSW_FILE).is_file() and self.dense_index.path(stop) == "hnsw":
-            files.append(self.generation / HNSW_FILE)
+        files = [*self.dense.search_files(), *self.sparse.search_files()]
+        graph = self.dense.graph_file(self.size if prefix is None else prefix)
+        files += [graph] if graph is not None else []
         return [path for path in files if path.is_file()]
 
     def prefetch_for_search(self, prefix: int | None = None, how: str | None = None) -> None:
@@ -523,32 +510,10 @@ class KnowledgeBase:
         stem = Path(name).name.split(".")[0]
         return Path(self.settings.cache_dir) / "kb-derived" / f"{stem}-{digest[:24]}"
 
-    @cached_property
+    @property
     def dense_index(self) -> DenseIndex:
-        """Cutoff-bounded dense search: exact (an 8-bit screen cached beside the BM25 postings), the stored
-        HNSW graph for mid-sized KBs (read on its first use) or the stored IVF index for large ones
-        (runtime settings)."""
-        from functools import partial
-
-        from foresci.kb.dense import HNSW_FILE, DenseIndex, read_index
-
-        runtime = self.settings.runtime if self.settings is not None else None
-        mode = runtime.dense_index if runtime is not None else "auto"
-        graph = None
-        if mode in ("auto", "hnsw") and (self.generation / HNSW_FILE).is_file():
-            graph = partial(read_index, self.generation, HNSW_FILE, vectors=self.vectors)
-        return DenseIndex(
-            self.vectors,
-            ivf=read_index(self.generation) if mode in ("auto", "ivf") else None,
-            mode=mode,
-            approximate_above=runtime.approximate_above if runtime is not None else 100_000,
-            nprobe=runtime.ivf_nprobe if runtime is not None else 16,
-            hnsw=graph,
-            graph_above=runtime.graph_above if runtime is not None else 30_000,
-            ef_search=runtime.hnsw_ef_search if runtime is not None else 384,
-            screen_folder=self._derived_folder_of(self.segment_files("vectors.npy"), "screen"),
-            one_shot=self.one_shot,
-        )
+        """Cutoff-bounded dense search (exact, HNSW graph or IVF by the runtime settings)."""
+        return self.dense.index
 
     def summary(self) -> dict[str, Any]:
         """The build summary stored with the live generation."""
