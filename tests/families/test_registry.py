@@ -87,7 +87,7 @@ def test_a_family_without_a_baseline_answer_is_an_error_not_a_bottleneck_answer(
     from foresci.core.errors import UserError
 
     task = Task(**TASK, family=extra_family.name)
-    with pytest.raises(UserError, match="no_baseline_family' defines no baseline answer"):
+    with pytest.raises(UserError, match="no_baseline_family' names no baseline strategy"):
         Forecaster("trend", view=None, settings=AgentSettings()).answer(task)  # type: ignore[arg-type]
     assert extra_family.name in family_names()
     assert render_text(task, _Bare(note="plain")) == "Note: plain"  # the default renderer
