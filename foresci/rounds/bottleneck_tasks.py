@@ -43,7 +43,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from foresci.rounds.bottleneck_choice import chosen_option
 from foresci.rounds.option_scores import Resolved, with_none_option
 from foresci.tasks.builders.common import OPTION_IDS, display_name, eligible_nodes
 from foresci.tasks.config import TaskSettings
@@ -62,6 +61,7 @@ from foresci.tasks.families.bottleneck_opportunity.builder import (
     window_opportunities,
     window_pool,
 )
+from foresci.tasks.families.bottleneck_opportunity.choice import chosen_option
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate as Option
 from foresci.tasks.models import Task

@@ -39,8 +39,6 @@ ALLOWED: dict[str, str] = {
     "foresci/rounds/family_tasks.py": "round samplers and resolution per family",
     "foresci/rounds/bottleneck_tasks.py": "the bottleneck family's round freeze and resolution",
     "foresci/rounds/emergence_items.py": "the emergence family's round tasks and questions",
-    "foresci/rounds/option_scores.py": "single-choice families' payload keys",
-    "foresci/rounds/slot_fta.py": "the families scored by slot FTA in rounds",
     "foresci/rounds/templates/round.html": "the rounds site's per-family sections",
 }
 

@@ -147,6 +147,9 @@ class TaskFamily:
     """How the non-LLM forecasters (trend, persistence) answer its tasks, by name: a strategy registered
     on the agents side (:mod:`foresci.agents.baselines.strategies`, where an extension may register its
     own). None: no baseline answer (an error row, never another family's answer)."""
+    choice_key: str | None = None
+    """The answer field naming its one chosen option (a single-choice family; None: answers rank the
+    options): what a round reads as the answer's pick (:meth:`read_choice`)."""
     counts_rule_answers: bool = False
     """Whether a rule reading the per-option paper counts its public context states (the ``recency``
     method) may answer its tasks (:meth:`counts_rule_answer` then writes the answer); a run asks such a
@@ -218,6 +221,12 @@ class TaskFamily:
 
     def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
         """The ``top_choice`` metric: was the answer's first pick the hidden one? None: not applicable."""
+        return None
+
+    def read_choice(self, task: Task, payload: dict[str, Any], text: str) -> str | None:
+        """The option id a single-choice answer (``choice_key`` set) picks; None: none readable. A
+        single-choice family overrides it (:func:`foresci.tasks.families.parts.read_choice` reads the
+        field as an option, else the first option the text ranks)."""
         return None
 
     def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
@@ -333,6 +342,8 @@ def definition_problems(family: TaskFamily) -> list[str]:
     problems.extend(_forecast_problems(family))
     if family.agent_signals not in SIGNAL_KINDS:
         problems.append(f"agent_signals {family.agent_signals!r} is not among {list(SIGNAL_KINDS)}")
+    if family.choice_key and type(family).read_choice is TaskFamily.read_choice:
+        problems.append("choice_key needs a read_choice (TaskFamily.read_choice)")
     if family.counts_rule_answers and type(family).counts_rule_answer is TaskFamily.counts_rule_answer:
         problems.append("counts_rule_answers needs a counts_rule_answer (TaskFamily.counts_rule_answer)")
     if family.baseline_strategy is not None and not (isinstance(family.baseline_strategy, str)

@@ -62,6 +62,7 @@ class BottleneckOpportunity(TaskFamily):
     hidden_target = "foresci.tasks.families.bottleneck_opportunity.target:BottleneckTarget"
     builder = "foresci.tasks.families.bottleneck_opportunity.builder:build_bottleneck_tasks"
     forecast_kind = "numeric"
+    choice_key = "bottleneck"
     agent_signals = "limitations"
     baseline_strategy = "recurring_limitation"
     forecast_rules = forecasts.RULES
@@ -86,6 +87,13 @@ class BottleneckOpportunity(TaskFamily):
         if answer.evidence_summary:
             lines.append(f"Evidence: {answer.evidence_summary}")
         return "\n".join(lines)
+
+    def read_choice(self, task: Task, payload: dict[str, Any], text: str) -> str | None:
+        """The option the stated bottleneck names (its letter, its text, or "none of these";
+        :func:`.choice.chosen_option`)."""
+        from foresci.tasks.families.bottleneck_opportunity.choice import chosen_option
+
+        return chosen_option(task, str(payload.get("bottleneck", "")))
 
     def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
         """The bottleneck's variants, the opportunity's variants, the mechanism."""

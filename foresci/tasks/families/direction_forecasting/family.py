@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.tasks.families.base import AnswerLike, ContractCheck, TaskFamily, TopChoice, register_family
 from foresci.tasks.families.direction_forecasting import forecasts
-from foresci.tasks.families.parts import bullets, choice_schema, option_names
+from foresci.tasks.families.parts import bullets, choice_schema, option_names, read_choice
 from foresci.tasks.options import option_ids, parse_answer_ranking, resolve_option
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 from foresci.taxonomy.models import Trajectory
@@ -72,6 +72,7 @@ class DirectionForecasting(TaskFamily):
     hidden_target = "foresci.tasks.families.direction_forecasting.target:DirectionTarget"
     builder = "foresci.tasks.families.direction_forecasting.builder:build_direction_tasks"
     forecast_kind = "binary"
+    choice_key = "direction"
     agent_signals = "candidate_trends"
     baseline_strategy = "momentum_choice"
     counts_rule_answers = True
@@ -131,6 +132,10 @@ class DirectionForecasting(TaskFamily):
             "chosen": chosen, "answered": label, "gold": primary, "trajectory": trajectory,
             "trajectory_correct": None if gold_trajectory is None else trajectory == gold_trajectory,
         })
+
+    def read_choice(self, task: Task, payload: dict[str, Any], text: str) -> str | None:
+        """The option its ``direction`` names (else the first its text ranks)."""
+        return read_choice(task, payload.get("direction"), text)
 
     def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
         """The primary and acceptable candidates' names and descriptions, plus the trajectory label."""
