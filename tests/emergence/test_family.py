@@ -4,7 +4,6 @@ scores rankings against the hidden order."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from foresci.evaluation.ranking import ranking_fta

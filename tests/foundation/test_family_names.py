@@ -31,13 +31,11 @@ ALLOWED: dict[str, str] = {
     "foresci/app/signal_purity.py": "the signal benchmark's purity check reads direction tasks",
     "foresci/app/schemas.py": "an example command in the help text",
     "foresci/methods/shipped/emergence.py": "link-prediction methods made for the emergence family",
-    # rounds: the prospective freeze / resolve of family tasks still branches on names (not yet hooks)
+    # rounds: family tasks freeze and resolve through TaskFamily.round_tasks; these still name families
     "foresci/rounds/__init__.py": "module docstring describing the rounds' families",
     "foresci/rounds/cli.py": "help text of --emergence-questions",
     "foresci/rounds/ledger.py": "the ledger's default families",
     "foresci/rounds/open.py": "docstring",
-    "foresci/rounds/family_tasks.py": "round samplers and resolution per family",
-    "foresci/rounds/bottleneck_tasks.py": "the bottleneck family's round freeze and resolution",
     "foresci/rounds/emergence_items.py": "the emergence family's round tasks and questions",
     "foresci/rounds/templates/round.html": "the rounds site's per-family sections",
 }

@@ -147,6 +147,13 @@ class TaskFamily:
     """How the non-LLM forecasters (trend, persistence) answer its tasks, by name: a strategy registered
     on the agents side (:mod:`foresci.agents.baselines.strategies`, where an extension may register its
     own). None: no baseline answer (an error row, never another family's answer)."""
+    round_tasks: str | None = None
+    """Module of its round hooks (tasks frozen prospectively in a round; None: it freezes none there):
+    ``freeze(evidence, settings, wanted, rng, identify) -> [(public task, record)]`` from pre-cutoff
+    facts only (``identify(decision)``: the round's task id of an option set), ``resolve(task, record,
+    evidence, settings) -> foresci.tasks.families.round_outcome.Resolved`` on the window's evidence, and
+    optionally ``finish(task, record) -> task`` (after the leakage lint) and ``top_choice(answer, task,
+    hidden)`` (a round's top-1, else :meth:`top_choice`)."""
     choice_key: str | None = None
     """The answer field naming its one chosen option (a single-choice family; None: answers rank the
     options): what a round reads as the answer's pick (:meth:`read_choice`)."""
@@ -222,6 +229,27 @@ class TaskFamily:
     def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
         """The ``top_choice`` metric: was the answer's first pick the hidden one? None: not applicable."""
         return None
+
+    def round_hooks(self) -> Any:
+        """The module of its round hooks (``round_tasks``); a FamilyDefinitionError when it lacks one."""
+        if self.round_tasks is None:
+            raise FamilyDefinitionError(f"family {self.name!r} freezes no round tasks (round_tasks is None)")
+        try:
+            module = importlib.import_module(self.round_tasks)
+        except ImportError as error:
+            raise FamilyDefinitionError(f"family {self.name!r}: cannot load its round hooks "
+                                        f"{self.round_tasks!r}: {error}") from error
+        missing = [name for name in ("freeze", "resolve") if not callable(getattr(module, name, None))]
+        if missing:
+            raise FamilyDefinitionError(f"family {self.name!r}: round hooks {self.round_tasks!r} define no "
+                                        f"{' or '.join(missing)}")
+        return module
+
+    def round_horizons(self, windows: Sequence[str]) -> list[str]:
+        """The windows its round tasks ask about: its fixed cycle (``venue_cycle``) if it reads one, else
+        the ledger's ``windows``."""
+        cycles = [horizon for horizon in self.horizons if horizon == "venue_cycle"]
+        return cycles or list(windows)
 
     def read_choice(self, task: Task, payload: dict[str, Any], text: str) -> str | None:
         """The option id a single-choice answer (``choice_key`` set) picks; None: none readable. A
@@ -330,6 +358,9 @@ def definition_problems(family: TaskFamily) -> list[str]:
         value = getattr(family, attribute)
         if isinstance(value, str) or not value or not all(isinstance(item, str) and item for item in value):
             problems.append(f"{attribute} must be a non-empty sequence of non-empty strings, got {value!r}")
+    if family.round_tasks is not None and not all(part.isidentifier()
+                                                  for part in str(family.round_tasks).split(".")):
+        problems.append(f"round_tasks {family.round_tasks!r} is not a module path")
     for attribute in ("hidden_target", "builder", "release_parts"):
         value = getattr(family, attribute)
         if (value is not None or attribute == "hidden_target") and not _dotted(value):

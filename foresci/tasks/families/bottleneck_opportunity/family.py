@@ -63,6 +63,7 @@ class BottleneckOpportunity(TaskFamily):
     builder = "foresci.tasks.families.bottleneck_opportunity.builder:build_bottleneck_tasks"
     forecast_kind = "numeric"
     choice_key = "bottleneck"
+    round_tasks = "foresci.tasks.families.bottleneck_opportunity.rounds"
     agent_signals = "limitations"
     baseline_strategy = "recurring_limitation"
     forecast_rules = forecasts.RULES

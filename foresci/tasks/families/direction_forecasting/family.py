@@ -73,6 +73,7 @@ class DirectionForecasting(TaskFamily):
     builder = "foresci.tasks.families.direction_forecasting.builder:build_direction_tasks"
     forecast_kind = "binary"
     choice_key = "direction"
+    round_tasks = "foresci.tasks.families.direction_forecasting.rounds"
     agent_signals = "candidate_trends"
     baseline_strategy = "momentum_choice"
     counts_rule_answers = True

@@ -73,6 +73,7 @@ class StrategicPlanning(TaskFamily):
     builder = "foresci.tasks.families.strategic_planning.builder:build_planning_tasks"
     forecast_kind = "numeric"
     ranked = True
+    round_tasks = "foresci.tasks.families.strategic_planning.rounds"
     agent_signals = "candidate_trends"
     baseline_strategy = "momentum_ranking"
     counts_rule_answers = True

@@ -76,6 +76,7 @@ class VenuePositioning(TaskFamily):
     horizons = ("venue_cycle",)
     forecast_kind = "binary"
     ranked = True
+    round_tasks = "foresci.tasks.families.venue_positioning.rounds"
     agent_signals = "venue_profile"
     baseline_strategy = "venue_record"
     forecast_rules = forecasts.RULES
