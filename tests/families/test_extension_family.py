@@ -135,14 +135,15 @@ def test_a_family_from_outside_foresci_is_built_answered_scored_and_reported(wor
 
 @pytest.mark.slow
 def test_a_family_from_outside_foresci_freezes_into_a_round_and_resolves(world: dict[str, Any]) -> None:
-    """Its forecast rule joins the round's supply: ``rounds open`` freezes its questions from the KB up
-    to the cutoff, the baselines and a submission answer them, ``tick`` resolves them by its hook."""
+    """Its forecast rule joins the round's supply and its round hooks freeze its tasks: ``rounds open``
+    freezes both from the KB up to the cutoff, the baselines and a submission answer them, ``tick``
+    resolves and scores them by its hooks."""
     root: Path = world["root"]
     ledger, kb = root / "ledger", root / "round-kb"
     shutil.copytree(root / "early-kb", kb)  # kb update below grows it
     started = _foresci(["rounds", "init", str(ledger), "--start", world["cutoff"].replace(day=1).isoformat(),
-                        "--window", "3m", "--questions", "40", "--min-items", "2", "--family-tasks", "0",
-                        "--emergence-questions", "0"], world)
+                        "--window", "3m", "--questions", "40", "--min-items", "2", "--family-tasks", "2",
+                        "--families", "busiest_direction", "--emergence-questions", "0"], world)
     assert started.returncode == 0, started.stderr
     opened = _foresci(["rounds", "open", str(ledger), "--kb", str(kb)], world)
     assert opened.returncode == 0 and "opened r-" in opened.stdout, opened.stdout + opened.stderr
@@ -152,6 +153,8 @@ def test_a_family_from_outside_foresci_freezes_into_a_round_and_resolves(world: 
     toy = {row["question_id"] for row in iter_jsonl(package)
            if row["params"]["family"] == "busiest_direction"}
     assert toy, "the family's rule joined no round question"
+    frozen = list(iter_jsonl(folder / "public" / "tasks" / "tasks.jsonl"))
+    assert frozen and {task["family"] for task in frozen} == {"busiest_direction"}  # by its round hooks
     submitted = _foresci(["rounds", "submit", str(ledger), round_id, "--kb", str(kb), "--method", "trend",
                           "--name", "trend-again"], world)
     assert submitted.returncode == 0 and "v0001" in submitted.stdout, submitted.stdout + submitted.stderr
@@ -167,3 +170,8 @@ def test_a_family_from_outside_foresci_freezes_into_a_round_and_resolves(world: 
     resolutions = {row["question_id"]: row for path in (folder / "resolutions").glob("*.jsonl")
                    for row in iter_jsonl(path) if "question_id" in row}
     assert toy <= set(resolutions) and all("kept" in resolutions[question]["details"] for question in toy)
+    resolved = [row for path in (folder / "resolutions").glob("tasks-*.jsonl") for row in iter_jsonl(path)]
+    assert {row["task_id"] for row in resolved} == {task["task_id"] for task in frozen}
+    assert all(row["status"] == "resolved" and row["family"] == "busiest_direction" for row in resolved)
+    scored = [row for row in iter_jsonl(folder / "task_scores.jsonl") if row["metric"] == "mbrier"]
+    assert {row["task_id"] for row in scored} == {task["task_id"] for task in frozen}

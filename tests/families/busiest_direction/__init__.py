@@ -55,6 +55,7 @@ class BusiestDirection(TaskFamily):
     ranked = True
     forecast_kind = "binary"
     forecast_rules = (("keeps_volume", "binary"),)  # a release asks it; a round's supply too
+    round_tasks = "busiest_direction.rounds"  # frozen at a round's open, resolved at its tick
     agent_signals = "candidate_trends"  # each option's measured share trend, beside the task
     baseline_strategy = "busiest_by_momentum"  # registered in strategy.py
     contract = "Rank every candidate option (by option_id), the one with the most papers in the window first."
