@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl, read_json, write_json, write_jsonl
-from foresci.kb.models import Paper
 from foresci.kb.screen import CANDIDATE_STATUSES
+from foresci.rounds.frozen import DATA_NEVER_ARRIVED, Frozen, PreCutoffReader, resolution_row
 from foresci.tasks.builders.common import task_id
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.domain_inputs import domain_name, evidence_for_windows
@@ -51,50 +50,9 @@ TASKS_FILE = "tasks.jsonl"
 OPTIONS_FILE = "options.jsonl"
 SETTINGS_FILE = "task_settings.json"
 SNAPSHOT_DIR = "snapshots"
-DATA_NEVER_ARRIVED = "no paper of the domain was announced in the window: its data never arrived"
-"""The outcome-blind void: the KB holds no paper of the task's domain in the window."""
-
-
-class PreCutoffReader:
-    """The KB as a round's freeze may read it: papers announced on or before ``cutoff`` only.
-
-    Every paper handed out is checked against the cutoff (a KB returning a later one is an error, not a
-    silent leak) and embeddings are given only for papers this reader handed out.
-    """
-
-    def __init__(self, kb: Any, cutoff: date) -> None:
-        self.kb, self.cutoff = kb, cutoff
-        self._handed: set[str] = set()
-        self.latest: date | None = None
-
-    def papers(self, domain: str) -> list[Paper]:
-        """The domain's candidate papers up to the cutoff."""
-        papers = self.kb.papers(until=self.cutoff, domain=domain, statuses=CANDIDATE_STATUSES)
-        for paper in papers:
-            if paper.announced > self.cutoff:
-                raise UserError(f"paper {paper.paper_id} ({paper.announced}) is after the round's cutoff "
-                                f"{self.cutoff}", field="cutoff")
-            self.latest = max(self.latest or paper.announced, paper.announced)
-        self._handed.update(paper.paper_id for paper in papers)
-        return papers
-
-    def embeddings(self, paper_ids: Sequence[str]) -> Any:
-        """Embeddings of papers this reader handed out."""
-        unknown = [paper_id for paper_id in paper_ids if paper_id not in self._handed]
-        if unknown:
-            raise UserError(f"embedding of {unknown[0]} asked for before the reader handed it out",
-                            field="cutoff")
-        return self.kb.embeddings(list(paper_ids))
-
-
-@dataclass
-class Frozen:
-    """One prospectively frozen task and what resolution needs about it (all pre-cutoff facts)."""
-
-    task: Task
-    record: dict[str, Any]
-
-
+__all__ = ["DATA_NEVER_ARRIVED", "Frozen", "PreCutoffReader", "family_horizons", "freeze_tasks",
+           "load_frozen", "read_task_resolutions", "resolution_row", "resolve_one", "resolve_tasks",
+           "round_families", "task_windows", "write_frozen"]
 def family_horizons(family: str, windows: Sequence[str]) -> list[str]:
     """The windows a family's round tasks ask about (its fixed cycle, else ``windows``)."""
     return get_family(family).round_horizons(windows)
@@ -233,17 +191,6 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
                         else resolve_one(item, evidence, settings))
             rows.append(resolution_row(item, item.task.family, horizon, resolved))
     return rows + (resolve_emergence_tasks(emergence, window, kb) if emergence else [])
-
-
-def resolution_row(item: Frozen, family: str, horizon: str, resolved: Resolved) -> dict[str, Any]:
-    """The row ``resolutions/tasks-<window>.jsonl`` keeps of one task: ``status`` (``void`` only for an
-    outcome-blind ``reason``), ``outcome`` (option id -> share), ``decisive`` (a hidden target: top-1 and
-    FTA as a release scores them), ``note`` (why not decisive) and the ``hidden`` target."""
-    hidden = resolved.hidden
-    return {"task_id": item.task.task_id, "family": family, "domain": item.task.domain, "horizon": horizon,
-            "status": "void" if resolved.void is not None else "resolved", "reason": resolved.void,
-            "outcome": resolved.outcome, "decisive": hidden is not None, "note": resolved.note,
-            "hidden": None if hidden is None else hidden.model_dump(mode="json")}
 
 
 def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings) -> Resolved:

@@ -178,7 +178,6 @@ KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset({
     ("foresci.app.direct", "foresci.app.kb_search", "foresci.cli"),
     ("foresci.evaluation.metrics.base", "foresci.evaluation.metrics.context"),
     ("foresci.methods.loading", "foresci.methods.sandbox", "foresci.methods.sandbox.host"),
-    ("foresci.rounds.emergence_items", "foresci.rounds.family_tasks"),
     ("foresci.rounds.inspect_round", "foresci.rounds.submit"),
     ("foresci.tasks.audit_rates", "foresci.tasks.builders.common", "foresci.tasks.families",
      "foresci.tasks.families.base", "foresci.tasks.hidden", "foresci.tasks.models",
