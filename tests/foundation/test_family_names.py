@@ -7,12 +7,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from foresci.tasks.families.base import BUILTIN_FAMILIES
+from foresci.tasks.families.lookup import BUILTIN_FAMILIES
 
 REPO = Path(__file__).resolve().parents[2]
 FAMILIES_DIR = "foresci/tasks/families"
 TEXT_SUFFIXES = {".py", ".yaml", ".yml", ".json", ".md", ".html", ".txt", ".toml", ".j2", ".css", ".js"}
-ORDERED_LIST = "foresci/tasks/families/base.py"
+ORDERED_LIST = "foresci/tasks/families/lookup.py"
 """The one place that states the shipped families and their order (``BUILTIN_FAMILIES``)."""
 
 ALLOWED: dict[str, str] = {

@@ -179,9 +179,6 @@ KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset({
     ("foresci.evaluation.metrics.base", "foresci.evaluation.metrics.context"),
     ("foresci.methods.loading", "foresci.methods.sandbox", "foresci.methods.sandbox.host"),
     ("foresci.rounds.inspect_round", "foresci.rounds.submit"),
-    ("foresci.tasks.audit_rates", "foresci.tasks.builders.common", "foresci.tasks.families",
-     "foresci.tasks.families.base", "foresci.tasks.hidden", "foresci.tasks.models",
-     "foresci.tasks.public_counts"),
     ("foresci.tasks.build", "foresci.tasks.domain_builds"),
 })
 

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 from pydantic import BaseModel
 
 from foresci.core.errors import UserError
-from foresci.core.registry import Registry
+from foresci.tasks.families.lookup import BUILTIN_FAMILIES as BUILTIN_FAMILIES  # the one ordered list
+from foresci.tasks.families.lookup import FAMILIES, find_family
+from foresci.tasks.families.lookup import UnknownFamilyError as UnknownFamilyError
 
 if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
@@ -30,20 +32,6 @@ if TYPE_CHECKING:
     from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget, Resolution, Slot
     from foresci.tasks.models import ForecastQuestion, QuestionKind, Task
-
-BUILTIN_FAMILIES = (
-    "foresci.tasks.families.direction_forecasting.family",
-    "foresci.tasks.families.bottleneck_opportunity.family",
-    "foresci.tasks.families.strategic_planning.family",
-    "foresci.tasks.families.venue_positioning.family",
-    "foresci.tasks.families.concept_emergence.family",
-)
-"""Modules of the shipped families, imported in this order (the order of ``family_names()``: task order
-in a release, the forecast-question cycle)."""
-
-class UnknownFamilyError(UserError):
-    """A family name no registered :class:`TaskFamily` carries."""
-
 
 class FamilyDefinitionError(UserError):
     """A :class:`TaskFamily` subclass that cannot be registered (a missing attribute, a taken name)."""
@@ -297,8 +285,7 @@ class TaskFamily:
         return f"<TaskFamily {self.name}>"
 
 
-_FAMILIES: Registry[TaskFamily] = Registry("task family", BUILTIN_FAMILIES,
-                                           lambda family: type(family).__module__)
+_FAMILIES = FAMILIES
 _REGISTRY = _FAMILIES.entries  # name -> family, in registration order
 REQUIRED = ("name", "abbreviation", "answer_schema", "deliverables", "metrics", "hidden_target")
 FamilyT = TypeVar("FamilyT", bound=TaskFamily | type[TaskFamily])
@@ -435,13 +422,8 @@ def family_names() -> tuple[str, ...]:
 
 def get_family(name: str) -> TaskFamily:
     """The registered family ``name``; an UnknownFamilyError naming the known ones otherwise."""
-    _ensure_loaded()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(family.name for family in _family_tuple())
-        raise UnknownFamilyError(f"unknown task family {name!r}; known families: {known}",
-                                 field="family") from None
+    family: TaskFamily = find_family(name)
+    return family
 
 
 def family_schema(name: str) -> type[BaseModel]:
