@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from foresci.agents.tools import KBTools
 from foresci.kb.models import Paper
@@ -79,14 +80,30 @@ def limitation_statements(papers: list[Paper], limit: int = 8) -> list[str]:
     ]
 
 
+def _trends(tools: KBTools, task: Task, papers: list[Paper]) -> list[str]:
+    return candidate_trends(tools, task) if task.candidates else ["no family-specific signals"]
+
+
+def _limitations(tools: KBTools, task: Task, papers: list[Paper]) -> list[str]:
+    return limitation_statements(papers) or ["no limitation statements found"]
+
+
+SIGNALS: dict[str, Callable[[KBTools, Task, list[Paper]], list[str]]] = {
+    "candidate_trends": _trends,
+    "venue_profile": lambda tools, task, papers: venue_profile(papers),
+    "limitations": _limitations,
+    "none": lambda tools, task, papers: ["no family-specific signals"],
+}
+"""The signal blocks a family may name (:attr:`foresci.tasks.families.TaskFamily.agent_signals`)."""
+
+
 def family_signals(tools: KBTools, task: Task, papers: list[Paper]) -> str:
-    """The measured signals block for a task's family (text for the prompt)."""
-    if task.family in ("direction_forecasting", "strategic_planning") and task.candidates:
-        lines = candidate_trends(tools, task)
-    elif task.family == "venue_positioning":
-        lines = venue_profile(papers)
-    elif task.family == "bottleneck_opportunity":
-        lines = limitation_statements(papers) or ["no limitation statements found"]
-    else:
-        lines = ["no family-specific signals"]
+    """The measured signals block the task's family names (text for the prompt)."""
+    from foresci.tasks.families import UnknownFamilyError, get_family
+
+    try:
+        kind = get_family(task.family).agent_signals
+    except UnknownFamilyError:
+        kind = "none"
+    lines = SIGNALS[kind](tools, task, papers)
     return "\n".join(f"- {line}" for line in lines)

@@ -63,45 +63,17 @@ def reference_guided_fta(claims: Sequence[str], slots: Sequence[Slot], encoder: 
 
 
 def target_slots(task: Task, hidden: HiddenTarget) -> tuple[list[Slot], str]:
-    """The FTA slots of a direction/bottleneck target: hidden.slots, else derived from its fields.
-
-    Derived slots (source 'derived'): direction -> the primary and acceptable candidates' names and
-    descriptions, plus the trajectory label; bottleneck -> bottleneck variants, opportunity variants,
-    mechanism.
-    """
+    """The FTA slots of a target: hidden.slots, else those its family derives from its fields
+    (source 'derived', :meth:`foresci.tasks.families.TaskFamily.derived_slots`; none for most families)."""
     if hidden.slots:
         return list(hidden.slots), "hidden"
-    slots: list[Slot] = []
-    if task.family == "direction_forecasting":
-        by_id = {candidate.option_id: candidate for candidate in task.candidates}
-        texts: list[str] = []
-        primary = getattr(hidden, "primary_direction", None)
-        for option_id in [primary, *getattr(hidden, "acceptable_directions", [])]:
-            if option_id is None:
-                continue
-            candidate = by_id.get(option_id)
-            if candidate is None:
-                texts.append(option_id)
-                continue
-            texts.append(candidate.name)
-            if candidate.description:
-                texts.append(f"{candidate.name}: {candidate.description}")
-        if texts:
-            slots.append(Slot(name="direction", variants=texts))
-        trajectory = getattr(hidden, "trajectory", None)
-        if trajectory:
-            slots.append(Slot(name="trajectory", variants=[f"The direction is {trajectory}."]))
-    elif task.family == "bottleneck_opportunity":
-        bottleneck: list[str] = getattr(hidden, "bottleneck", [])
-        opportunity: list[str] = getattr(hidden, "opportunity", [])
-        mechanism: str | None = getattr(hidden, "mechanism", None)
-        if bottleneck:
-            slots.append(Slot(name="bottleneck", variants=list(bottleneck)))
-        if opportunity:
-            slots.append(Slot(name="opportunity", variants=list(opportunity)))
-        if mechanism:
-            slots.append(Slot(name="mechanism", variants=[mechanism]))
-    return slots, "derived"
+    from foresci.tasks.families import UnknownFamilyError, get_family
+
+    try:
+        family = get_family(task.family)
+    except UnknownFamilyError:  # a row of a family no longer registered: nothing to derive from
+        return [], "derived"
+    return family.derived_slots(task, hidden), "derived"
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -81,7 +81,7 @@ def plan_forecasts(questions: list[ForecastQuestion], specs: list[MethodSpec], m
     families is asked only their questions."""
     return [ForecastJob(question, spec, model, mode)
             for question in questions for spec in specs if spec.forecast is not None or not spec.shipped
-            if spec.families is None or question.params.get("family") in spec.families
+            if spec.asks(str(question.params.get("family")))
             for model in spec.backbones(models, mode)]
 
 

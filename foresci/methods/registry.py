@@ -134,6 +134,14 @@ class MethodSpec:
     order: int | None = None
     version: str = ""
     families: frozenset[str] | None = None
+    answers: Callable[[str], bool] | None = None
+    """Which task families it answers, asked of the family's name (None: every family; with
+    ``families``, both must hold)."""
+
+    def asks(self, family: str) -> bool:
+        """Whether a run asks this method a task (or question) of ``family``."""
+        return ((self.families is None or family in self.families)
+                and (self.answers is None or self.answers(family)))
 
     def forecaster(self, function: ForecastFn) -> ForecastFn:
         """Decorator: register ``function(question, inputs)`` as this method's forecast hook."""
@@ -210,19 +218,23 @@ def lookup(name: str) -> MethodSpec | None:
 def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
            prompts: Mapping[str, set[str] | frozenset[str]] | None = None,
            order: int | None = None, version: str = "",
-           families: Iterable[str] | None = None) -> Callable[[Any], MethodSpec]:
+           families: Iterable[str] | None = None,
+           answers: Callable[[str], bool] | None = None) -> Callable[[Any], MethodSpec]:
     """Decorator registering an answer function (or a class with ``answer`` and optional ``forecast``)
     as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook).
     ``prompts`` (template key -> variables) and ``order`` are for shipped methods (:class:`MethodSpec`).
     ``version`` names this version of the method on its rows (default: a hash of its source file).
     ``families`` limits the method to those task families (default: every family); a run asks it nothing
-    else, so a family it cannot answer is left out, not an error row."""
+    else, so a family it cannot answer is left out, not an error row. ``answers``: the same, decided by
+    a predicate on the family name when the run asks (for a rule that answers families by what they
+    declare, extensions included)."""
 
     def decorate(target: Any) -> MethodSpec:
         spec = as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm, version=version)
         spec.prompts = {key: frozenset(variables) for key, variables in (prompts or {}).items()}
         spec.order = order
         spec.families = frozenset(families) if families is not None else None
+        spec.answers = answers
         return register(spec)
 
     return decorate

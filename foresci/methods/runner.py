@@ -131,7 +131,7 @@ def plan_jobs(tasks: Iterable[Task], specs: list[MethodSpec], models: list[str],
     mode (they have no name-only mode); a method limited to some families is asked only their tasks."""
     return [Job(task, spec, model, mode)
             for task in tasks for spec in specs
-            if spec.families is None or task.family in spec.families
+            if spec.asks(task.family)
             for model in spec.backbones(models, mode)]
 
 

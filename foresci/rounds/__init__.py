@@ -33,7 +33,7 @@ top-1 of every task and FTA of decisive ones (ranking FTA for planning and venue
 direction and bottleneck, :mod:`foresci.rounds.slot_fta`); top-1 and FTA are shown on their own boards.
 Bottleneck options are the sub-direction's own
 pre-cutoff bottlenecks; the opportunity half of that family's question stays an open answer, resolved at
-tick and scored through FTA only (:mod:`foresci.rounds.bottleneck_tasks`).
+tick and scored through FTA only (:mod:`foresci.tasks.families.bottleneck_opportunity.rounds`).
 
 concept_emergence (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
 ``family_tasks`` ``ce-`` ranking tasks per window round-robin over the domains (one candidate pair from each

@@ -71,6 +71,9 @@ def init_command(
     family_tasks: int = typer.Option(
         4, "--family-tasks", min=0, help="family tasks per family and window (0: none)"
     ),
+    families: str | None = typer.Option(
+        None, "--families", help="task families frozen prospectively (comma list; default: the shipped five)"
+    ),
     emergence_questions: int | None = typer.Option(
         None, "--emergence-questions", min=0,
         help="concept_emergence binary (ceq-) questions per window (default: rounds.emergence_questions)",
@@ -83,8 +86,12 @@ def init_command(
         foresci rounds init ledger --schedule month-end --start 2025-06-30 --window 3m --questions 12
     """
     from foresci.rounds.ledger import LedgerConfig, init_ledger
+    from foresci.tasks.families import get_family
 
+    chosen = ([get_family(name.strip()).name for name in families.split(",") if name.strip()]
+              if families else None)
     config = LedgerConfig(
+        **({"families": chosen} if chosen is not None else {}),
         schedule=schedule,
         every_days=every_days,  # type: ignore[arg-type]
         start=parse_date_option(start, "--start") if start else None,

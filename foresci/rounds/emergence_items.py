@@ -2,7 +2,7 @@
 resolved by the family's own target code once their window has closed in the KB.
 
 **What is read at open.** Each domain's candidate papers up to the cutoff, through the round's
-:class:`~foresci.rounds.family_tasks.PreCutoffReader` (a later paper is an error), give the snapshot a
+:class:`~foresci.rounds.frozen.PreCutoffReader` (a later paper is an error), give the snapshot a
 release computes for the same domain and window (:func:`foresci.emergence.build.snapshot_at`: vocabulary,
 co-occurrence network, candidate pairs unconnected at the cutoff, their network features; the window's
 length sets the "recent" span, the release's ``question_candidates`` caps the candidates). Nothing of the
@@ -66,7 +66,7 @@ from foresci.emergence.concepts import ConceptPaper, concept_papers
 from foresci.emergence.config import EmergenceSettings, load_emergence_settings
 from foresci.emergence.questions import pair_option, variant_pair
 from foresci.emergence.resolve import domain_window_papers, pair_window_counts
-from foresci.rounds.family_tasks import DATA_NEVER_ARRIVED, Frozen, PreCutoffReader, resolution_row
+from foresci.rounds.frozen import DATA_NEVER_ARRIVED, Frozen, PreCutoffReader, resolution_row
 from foresci.rounds.option_scores import Resolved, split_outcome, with_none_option
 from foresci.tasks.builders.common import task_id
 from foresci.tasks.domain_inputs import domain_name

@@ -7,11 +7,12 @@ count as 0, the rest is normalised to sum 1; options left out get 0; all zero or
 An answer without probabilities keeps being accepted and maps to a stated distribution
 (:func:`answer_distribution`):
 
-- a **ranking** (planning, venue, concept_emergence: ``payload.ranking``, or the text's ranking) gets
+- a **ranking** (the ranked families: ``payload.ranking``, or the text's ranking) gets
   Borda weights: with N options, the option ranked i-th (from 0) weighs N - i; options the ranking leaves
   out share the weights left equally (a tie); weights are normalised. Four options ranked A > B > C > D give
   0.4, 0.3, 0.2, 0.1.
-- a **single choice** (direction's ``direction``, bottleneck's ``bottleneck``) is the ranking with that
+- a **single choice** (the field its family's ``choice_key`` names, e.g. direction's ``direction``) is the
+  ranking with that
   option first and the others tied: 2 / (N + 1) on it, 1 / (N + 1) on each other option (four options:
   0.4 and 0.2 each).
 - no readable choice: uniform (what an unanswered task is imputed with).
@@ -35,15 +36,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from foresci.tasks.families import TaskFamily, UnknownFamilyError, get_family
+from foresci.tasks.families.round_outcome import NONE_OF_THESE, Resolved, split_outcome, with_none_option
 from foresci.tasks.models import Task
 from foresci.tasks.options import parse_answer_ranking, resolve_option
 
-NONE_OF_THESE = "none of these"
-"""The name of the extra option of families whose outcome can be empty (bottleneck, concept_emergence)."""
+__all__ = ["NONE_OF_THESE", "PROBABILITIES", "Resolved", "answer_distribution", "multiclass_brier",
+           "option_ids", "ranking_distribution", "split_outcome", "top_mass", "uniform", "with_none_option"]
 PROBABILITIES = "probabilities"
 """The payload key of a probability-per-option answer."""
-CHOICE_KEYS = {"direction_forecasting": "direction", "bottleneck_opportunity": "bottleneck"}
-"""Families answered with one option (the payload key naming it); the others rank their options."""
 
 
 def option_ids(task: Task) -> list[str]:
@@ -79,18 +80,13 @@ def ranking_distribution(ranking: Sequence[str], ids: Sequence[str]) -> dict[str
     return _normalised(weights, ids)
 
 
-def _choice(task: Task, answer: Any) -> str | None:
-    """The option a single-choice answer names (None: none readable)."""
-    payload = answer.payload or {}
-    if task.family == "bottleneck_opportunity":
-        from foresci.rounds.bottleneck_choice import chosen_option
-
-        return chosen_option(task, str(payload.get("bottleneck", "")))
-    label = payload.get(CHOICE_KEYS.get(task.family, ""))
-    if label is None:
-        ranked, _ = parse_answer_ranking({}, answer.text or "", task.candidates)
-        return ranked[0] if ranked else None
-    return resolve_option(label, task.candidates)
+def _single_choice(task: Task) -> TaskFamily | None:
+    """The task's family when its answers name one option (``TaskFamily.choice_key``), else None."""
+    try:
+        family = get_family(task.family)
+    except UnknownFamilyError:
+        return None
+    return family if family.choice_key else None
 
 
 def answer_distribution(task: Task, answer: Any) -> tuple[dict[str, float], str]:
@@ -108,8 +104,9 @@ def answer_distribution(task: Task, answer: Any) -> tuple[dict[str, float], str]
             if option is not None and isinstance(value, int | float) and not isinstance(value, bool):
                 weights[option] = weights.get(option, 0.0) + float(value)
         return _normalised(weights, ids), PROBABILITIES
-    if task.family in CHOICE_KEYS:
-        chosen = _choice(task, answer)
+    single = _single_choice(task)
+    if single is not None:
+        chosen = single.read_choice(task, payload, answer.text or "")
         if chosen is None:
             return uniform(task), "uniform"
         return ranking_distribution([chosen], ids), "choice"
@@ -133,41 +130,3 @@ def top_mass(probabilities: Mapping[str, float], outcome: Mapping[str, float]) -
     best = max(probabilities.values())
     top = [option for option, value in probabilities.items() if value >= best - 1e-12]
     return float(sum(outcome.get(option, 0.0) for option in top) / len(top))
-
-
-def split_outcome(scores: Mapping[str, float], tolerance: float = 1e-9) -> dict[str, float]:
-    """The outcome distribution of options measured by ``scores`` (higher won): 1 on the best, split
-    equally over options tied with it (within ``tolerance``)."""
-    if not scores:
-        return {}
-    best = max(scores.values())
-    winners = sorted(option for option, value in scores.items() if value >= best - tolerance)
-    return {option: 1.0 / len(winners) for option in winners}
-
-
-class Resolved:
-    """One frozen task resolved: ``void`` (an outcome-blind reason, or None), the ``outcome`` distribution
-    over option ids, the family's hidden target where the window is decisive (top-1 and FTA as a release
-    scores them; None otherwise) and ``note``: why the task is not decisive (the builder's gate)."""
-
-    __slots__ = ("hidden", "note", "outcome", "void")
-
-    def __init__(self, void: str | None, outcome: Mapping[str, float], hidden: Any = None,
-                 note: str | None = None) -> None:
-        self.void, self.outcome, self.hidden, self.note = void, dict(outcome), hidden, note
-
-    @classmethod
-    def voided(cls, reason: str) -> Resolved:
-        """A task that cannot be scored for an outcome-blind reason."""
-        return cls(reason, {})
-
-
-def with_none_option(task: Task, description: str) -> tuple[Task, str]:
-    """The task with a last option "none of these" (``description`` says when it is the outcome) and that
-    option's id."""
-    from foresci.tasks.builders.common import OPTION_IDS
-    from foresci.tasks.models import Candidate
-
-    option = OPTION_IDS[len(task.candidates)]
-    extra = Candidate(option_id=option, name=NONE_OF_THESE, description=description)
-    return task.model_copy(update={"candidates": [*task.candidates, extra]}), option

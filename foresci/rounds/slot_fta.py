@@ -1,4 +1,4 @@
-"""Deterministic FTA of the open-answer families in rounds (direction_forecasting, bottleneck_opportunity).
+"""Deterministic FTA of the open-answer families in rounds (those scored by ``fta_offline_claims``).
 
 A release scores these families' FTA two ways: ``fta`` over judge-extracted claims (judged evaluations),
 and its offline stand-in ``fta_offline_claims``, the same reference-guided slot alignment over the answer's
@@ -20,7 +20,21 @@ from foresci.evaluation.fta import TextEncoder
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
 
-SLOT_FTA_FAMILIES = ("direction_forecasting", "bottleneck_opportunity")
+SLOT_METRIC = "fta_offline_claims"
+
+
+def slot_fta_families() -> tuple[str, ...]:
+    """The families whose round tasks get slot FTA: those scored by the offline slot alignment in a release
+    (:data:`SLOT_METRIC` among their metrics), in registry order."""
+    from foresci.tasks.families import all_families
+
+    return tuple(family.name for family in all_families() if SLOT_METRIC in family.metrics)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SLOT_FTA_FAMILIES":  # the registered families' now (read when imported by name)
+        return slot_fta_families()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def round_encoder(kb: Any, settings: Any) -> TextEncoder | None:

@@ -2,21 +2,19 @@
 family's top-1 and its deterministic FTA.
 
 Every resolved task (only an outcome-blind reason voids one: :mod:`foresci.rounds.family_tasks`) and
-submission version gets ``mbrier``: the multi-class Brier score of the answer's probability per option
-against the outcome (the option that in fact grew, rose or emerged most; ties split; "none of these" where
-none did), :mod:`foresci.rounds.option_scores` (a ranking or a single choice maps to a stated
-distribution there). ``top1``: on a *decisive* task (the builder's gates pass, so the family's hidden
-target exists) :meth:`TaskFamily.top_choice` (1 for the primary direction, 0.5 for an acceptable neighbour;
-planning and venue: the first-ranked option right; bottleneck:
-:func:`foresci.rounds.bottleneck_tasks.bottleneck_top_choice`); on another task the outcome mass on the
-answer's top option (1/m for one of m tied winners). ``fta`` on decisive tasks where the family ranks its
-options (planning, venue, emergence: ranking-aware FTA against the hidden order, deterministic, no judge);
-direction and bottleneck get the offline slot FTA over the answer's sentences with the KB's embedder
-(:mod:`foresci.rounds.slot_fta`; none without an embedder). A task a submission left unanswered (or
-answered with an error row) scores top-1 0 and the uniform distribution's Brier (``imputed: true``), so
-skipping hard tasks does not pay; a family the submission answered no task of is left out for it (recency
-answers no venue task).
-"""
+submission version gets ``mbrier``: the multi-class Brier score of the answer's probability per option against
+the outcome (the option that in fact grew, rose or emerged most; ties split; "none of these" where none did),
+:mod:`foresci.rounds.option_scores` (a ranking or a single choice maps to a stated distribution there).
+``top1``: on a *decisive* task (the builder's gates pass, so the family's hidden target exists)
+:meth:`TaskFamily.top_choice` (1 for the primary direction, 0.5 for an acceptable neighbour; planning and
+venue: the first-ranked option right; a family's round hook ``top_choice`` where it has one, e.g. the
+bottleneck family's); on another task the outcome mass on the answer's top option (1/m for one of m tied
+winners). ``fta`` on decisive tasks where the family ranks its options (planning, venue, emergence:
+ranking-aware FTA against the hidden order, deterministic, no judge); direction and bottleneck get the offline
+slot FTA over the answer's sentences with the KB's embedder (:mod:`foresci.rounds.slot_fta`; none without an
+embedder). A task a submission left unanswered (or answered with an error row) scores top-1 0 and the uniform
+distribution's Brier (``imputed: true``), so skipping hard tasks does not pay; a family the submission
+answered no task of is left out for it (recency answers no venue task)."""
 
 from __future__ import annotations
 
@@ -29,7 +27,6 @@ from typing import Any
 from foresci.contracts import Answer
 from foresci.core.io import iter_jsonl
 from foresci.evaluation.fta import TextEncoder
-from foresci.rounds.bottleneck_tasks import BOTTLENECK, bottleneck_top_choice
 from foresci.rounds.ledger import RESOLUTIONS_DIR, RoundManifest
 from foresci.rounds.option_scores import answer_distribution, multiclass_brier, top_mass
 from foresci.rounds.slot_fta import SLOT_FTA_FAMILIES, slot_fta
@@ -99,8 +96,8 @@ def _decisive_metrics(task: Task, hidden: Any, answer: Answer | None,
         return {metric: (0.0, True) for metric in wanted}
     release = ReleaseData(path=Path("."), tasks={task.task_id: task}, hidden={task.task_id: hidden})
     context = row_context(answer, release, EvaluationSettings())
-    top = (bottleneck_top_choice(answer, task, hidden) if task.family == BOTTLENECK
-           else family.top_choice(answer, task, hidden))
+    round_top = getattr(family.round_hooks(), "top_choice", None) if family.round_tasks else None
+    top = (round_top or family.top_choice)(answer, task, hidden)
     result = {"top1": (float(top.value) if top is not None else 0.0, False)}
     if family.ranked:
         value = ranking_result("fta", context).value

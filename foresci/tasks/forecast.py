@@ -1,27 +1,21 @@
 """Prospective forecast packages: resolvable questions frozen at a cutoff, resolved once the window closes.
 
-A package is built from literature up to the cutoff only (a KB truncated there is enough). Questions cycle
-over the four families, alternating numeric and binary kinds:
-
-- direction_forecasting  -> binary: will the node's share of the domain grow >= 10 % (window vs baseline)?
-- strategic_planning     -> numeric: papers routed to the node during the window (p10/p50/p90)
-- bottleneck_opportunity -> numeric: window papers of the node that mention one of its bottleneck signals
-- venue_positioning      -> binary: will a venue family lead the node's venue-tagged window papers?
+A package is built from literature up to the cutoff only (a KB truncated there is enough). The questions are
+the families' own (:attr:`~foresci.tasks.families.TaskFamily.forecast_rules`, written by
+:meth:`~foresci.tasks.families.TaskFamily.forecast_question` and resolved by
+:meth:`~foresci.tasks.families.TaskFamily.resolve_forecast`); this module chooses the nodes, finishes,
+freezes and resolves them. A release cycles over the families with a ``forecast_kind`` (registry order),
+each asking its first rule, so numeric and binary kinds alternate.
 
 A round's package uses the **question supply** instead (:func:`supply_questions`, sizes and caps in the
-``rounds`` settings, :class:`foresci.rounds.config.RoundSettings`): the rules of :data:`RULES`, the four above
-(``share_growth``, ``node_count``, ``bottleneck_mentions``, ``venue_lead``) and two more:
-
-- ``count_growth`` -> binary: will the node have more window papers than in the same-length period before
-  the cutoff? (naive answer: the share of the domain's supply nodes that grew one window earlier)
-- ``venue_count`` -> numeric: the node's window papers whose arXiv comment names an accepted venue (naive
-  answer: its count in the period before the cutoff)
+``rounds`` settings, :class:`foresci.rounds.config.RoundSettings`): every rule of those families
+(:func:`supply_rules`, in :data:`SUPPLY_ORDER`, then the other rules in registry order).
 
 Stratified rule: each domain's supply nodes (:func:`supply_nodes`) shuffled with the round's seed and
 interleaved across the domains; layer by layer, every node takes its next rule that yields a question (the
 rule order rotated by the node's position), at most ``node_cap`` layers, until ``n`` questions. A round adds
-concept_emergence's binary ``ceq-`` questions after these (``extra_questions``), frozen and resolved by
-:mod:`foresci.rounds.emergence_items` (will two concepts be used together in >= k window papers?).
+the questions families write elsewhere after these (``extra_questions``: the binary ``ceq-`` pair questions,
+:mod:`foresci.rounds.emergence_items`).
 
 The taxonomy snapshots are frozen in the package (``snapshots/<domain>.json``) so resolution routes new
 papers with the same centroids. Each question carries a naive persistence baseline.
@@ -39,40 +33,43 @@ from typing import Any
 from foresci.core.artifacts import read_manifest, sha256_file, sha256_json, write_manifest
 from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl, write_json, write_jsonl
-from foresci.kb.models import Paper
 from foresci.kb.store import last_announcement
-from foresci.tasks.builders.common import display_name, eligible_nodes
+from foresci.tasks.builders.common import eligible_nodes
 from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
-from foresci.tasks.families import all_families
+from foresci.tasks.families import all_families, get_family
+from foresci.tasks.families.questions import COUNT_GROWTH_RATE, SHARE_GROWTH_RATE, QuestionAsk, share_grew
 from foresci.tasks.hidden import Resolution
-from foresci.tasks.models import ForecastQuestion
+from foresci.tasks.models import ForecastQuestion, QuestionKind
 from foresci.tasks.parallel_taxonomies import snapshots_for
 from foresci.tasks.release import FORECAST_FILE, check_frozen_files
-from foresci.tasks.text import content_tokens, core_phrase
 from foresci.tasks.windows import Window, make_window
 from foresci.taxonomy.models import Snapshot
 
 RESOLUTIONS_FILE = "resolutions.jsonl"
 SNAPSHOT_DIR = "snapshots"
-GROWTH_THRESHOLD = 1.10
-MENTION_SHARE = 0.6
 
 
-SHARE_GROWTH, COUNT_GROWTH, NODE_COUNT = "share_growth", "count_growth", "node_count"
-VENUE_COUNT, MENTIONS, VENUE_LEAD = "venue_count", "bottleneck_mentions", "venue_lead"
-RULES: dict[str, tuple[str, str]] = {
-    SHARE_GROWTH: ("direction_forecasting", "binary"),
-    NODE_COUNT: ("strategic_planning", "numeric"),
-    COUNT_GROWTH: ("direction_forecasting", "binary"),
-    VENUE_COUNT: ("venue_positioning", "numeric"),
-    VENUE_LEAD: ("venue_positioning", "binary"),
-    MENTIONS: ("bottleneck_opportunity", "numeric"),
-}
-"""Supply rule -> (family, question kind); a question without ``params.rule`` follows its family's
-legacy rule (:data:`LEGACY_RULES`)."""
-LEGACY_RULES = {"direction_forecasting": SHARE_GROWTH, "strategic_planning": NODE_COUNT,
-                "bottleneck_opportunity": MENTIONS, "venue_positioning": VENUE_LEAD}
+SUPPLY_ORDER = ("share_growth", "node_count", "count_growth", "venue_count", "venue_lead",
+                "bottleneck_mentions")
+"""The order of the shipped families' rules in a round's supply (the rotation :func:`_rotated` starts
+from); rules of other families follow in registry order."""
+
+
+def supply_rules() -> dict[str, tuple[str, QuestionKind]]:
+    """Supply rule -> (family, question kind): every rule of every family with a ``forecast_kind``, in
+    :data:`SUPPLY_ORDER`, then the others in registry order. A question without ``params.rule`` follows its
+    family's first rule."""
+    found = {rule: (family.name, kind) for family in all_families() if family.forecast_kind
+             for rule, kind in family.forecast_rules}
+    first = [rule for rule in SUPPLY_ORDER if rule in found]
+    return {rule: found[rule] for rule in [*first, *(rule for rule in found if rule not in first)]}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULES":  # the supply rules of the families registered now
+        return supply_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class WindowNotClosedError(UserError):
@@ -90,82 +87,33 @@ def _kinds() -> Iterator[tuple[str, str]]:
         yield from cycle
 
 
-def _mentions(words: set[str], paper: Paper) -> bool:
-    return bool(words) and len(words & set(content_tokens(paper.text))) >= MENTION_SHARE * len(words)
-
-
 def _growth_base_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence) -> float:
     """Share of the pool whose domain share grew >= 10 % in the last pre-cutoff period (a naive prior)."""
     grown = [previous.nodes[item.node_id].baseline_growth for item in pool if item.node_id in previous.nodes]
     if not grown:
         return 0.5
-    import math
-
-    hits = sum(1 for value in grown if value >= math.log(GROWTH_THRESHOLD))
+    hits = sum(1 for value in grown if share_grew(value))
     return round((hits + 0.5) / (len(grown) + 1), 4)
 
 
-def _question(family: str, kind: str, item: NodeEvidence, evidence: DomainEvidence, base_rate: float,
-              domain_name: str, rng: random.Random) -> ForecastQuestion | None:
+def _question(family: str, kind: str, rule: str, ask: QuestionAsk,
+              in_params: bool) -> ForecastQuestion | None:
+    """The question ``rule`` of ``family`` writes about ``ask``'s node (None: none), finished with the
+    common parameters (``in_params``: the rule is named in them, as a round's supply does for a rule that is
+    not its family's first)."""
+    item, evidence = ask.item, ask.evidence
     window = evidence.window
-    name = display_name(item.node)
-    span = f"between {window.start.isoformat()} and {window.end.isoformat()}"
-    params: dict[str, Any] = {"family": family, "node_id": item.node_id, "domain": evidence.domain,
+    params: dict[str, Any] = {"family": family, **({"rule": rule} if in_params else {}),
+                              "node_id": item.node_id, "domain": evidence.domain,
                               "baseline_start": window.baseline_start.isoformat(),
                               "baseline_end": window.baseline_end.isoformat(),
                               "baseline_count": item.baseline,
                               "baseline_share": round(item.baseline_share, 6)}
-    if family == "direction_forecasting":
-        text = (f"Will the share of new {domain_name} papers in '{name}' announced {span} be at least 10 % "
-                f"higher "
-                f"than its share in the same-length period before the cutoff ({item.baseline_share:.2%})?")
-        rule = ("1 if (window papers routed to the node / window papers of the domain) >= 1.10 x baseline "
-                "share, "
-                "else 0; papers routed with the frozen snapshot")
-        params["threshold"] = GROWTH_THRESHOLD
-        baseline = base_rate
-    elif family == "strategic_planning":
-        text = f"How many {domain_name} papers on '{name}' will be announced {span}? Give p10, p50 and p90."
-        rule = "number of domain papers announced in the window and routed to the node's subtree"
-        baseline = float(item.baseline)
-    elif family == "bottleneck_opportunity":
-        signals = [signal for signal in item.node.signals if signal.kind == "bottleneck"
-                   and (signal.first_seen is None or signal.first_seen <= evidence.cutoff)]
-        if not signals:
-            return None
-        recent = [evidence.papers[paper_id] for paper_id in item.pre_ids
-                  if window.in_baseline(evidence.papers[paper_id].announced)]
-        counted = [(sum(1 for paper in recent if _mentions(set(content_tokens(core_phrase(signal.text))),
-                                                           paper)),
-                    signal.count, core_phrase(signal.text)) for signal in signals]
-        mentions, _, phrase = max(counted)
-        if mentions == 0:
-            return None
-        text = (f"How many {domain_name} papers on '{name}' announced {span} will address the limitation "
-                f"'{phrase}'? Give p10, p50 and p90.")
-        rule = (f"number of window papers routed to the node whose title+abstract hold >= "
-                f"{MENTION_SHARE:.0%} of "
-                "the limitation's content words")
-        params["phrase"] = phrase
-        params["baseline_count"] = mentions
-        baseline = float(mentions)
-    elif family == "venue_positioning":
-        if not item.pre_venues:
-            return None
-        venue = max(sorted(item.pre_venues), key=lambda family_name: item.pre_venues[family_name])
-        if rng.random() < 0.5 and len(item.pre_venues) > 1:
-            venue = sorted(item.pre_venues, key=lambda family_name: -item.pre_venues[family_name])[1]
-        share = item.pre_venues[venue] / sum(item.pre_venues.values())
-        text = (f"Among {domain_name} papers on '{name}' announced {span} whose arXiv comment names a venue, "
-                f"will {venue} be the most frequent venue family?")
-        rule = ("1 if the venue family has the strictly largest count among the node's venue-tagged window "
-                "papers")
-        params["venue_family"] = venue
-        baseline = round(share, 4)
-    else:
-        raise UserError(f"family {family!r} has forecast kind {kind!r} but foresci writes forecast questions "
-                        "only for the shipped families", field="forecast_kind")
-    return _finish(text, rule, params, kind, item, evidence, baseline)
+    draft = get_family(family).forecast_question(rule, ask)
+    if draft is None:
+        return None
+    params.update(draft.params)
+    return _finish(draft.text, draft.rule, params, kind, item, evidence, draft.baseline)
 
 
 def _finish(text: str, rule: str, params: dict[str, Any], kind: str, item: NodeEvidence,
@@ -181,48 +129,28 @@ def _finish(text: str, rule: str, params: dict[str, Any], kind: str, item: NodeE
 def _rule_question(rule: str, item: NodeEvidence, evidence: DomainEvidence, rates: Mapping[str, float],
                    domain_name: str, rng: random.Random,
                    earlier: NodeEvidence | None) -> ForecastQuestion | None:
-    """One question of a supply rule (:data:`RULES`) about ``item``, its naive answer (``baseline``) from
-    pre-cutoff facts only (``earlier``: the node one window before, for the venue count's naive answer)."""
-    family, kind = RULES[rule]
-    if rule in LEGACY_RULES.values():
-        return _question(family, kind, item, evidence, rates[SHARE_GROWTH], domain_name, rng)
-    window = evidence.window
-    name = display_name(item.node)
-    span = f"between {window.start.isoformat()} and {window.end.isoformat()}"
-    params: dict[str, Any] = {"family": family, "rule": rule, "node_id": item.node_id,
-                              "domain": evidence.domain,
-                              "baseline_start": window.baseline_start.isoformat(),
-                              "baseline_end": window.baseline_end.isoformat(),
-                              "baseline_count": item.baseline,
-                              "baseline_share": round(item.baseline_share, 6)}
-    if rule == COUNT_GROWTH:
-        text = (f"Will more new {domain_name} papers on '{name}' be announced {span} than in the same-length "
-                f"period before the cutoff ({item.baseline})?")
-        rule_text = ("1 if the window papers routed to the node's subtree outnumber its baseline count, "
-                     "else 0; papers routed with the frozen snapshot")
-        params["threshold"] = 1.0  # what the share-reading baselines compare their projection with
-        baseline = rates[COUNT_GROWTH]
-    elif rule == VENUE_COUNT:
-        earlier_count = sum(earlier.window_venues.values()) if earlier is not None else 0
-        if not item.pre_venues:
-            return None
-        params["baseline_count"] = earlier_count
-        text = (f"How many {domain_name} papers on '{name}' announced {span} will name an accepted venue in "
-                "their arXiv comment? Give p10, p50 and p90.")
-        rule_text = ("number of window papers routed to the node's subtree whose arXiv comment names an "
-                     "accepted venue (any of the five venue families)")
-        baseline = float(earlier_count)
-    else:
+    """One question of a supply rule (:func:`supply_rules`) about ``item``, its naive answer (``baseline``)
+    from pre-cutoff facts only (``earlier``: the node one window before)."""
+    rules = supply_rules()
+    if rule not in rules:
         raise UserError(f"unknown supply rule {rule!r}", field="params.rule")
-    return _finish(text, rule_text, params, kind, item, evidence, baseline)
+    family, kind = rules[rule]
+    first = get_family(family).forecast_rules[0][0]
+    return _question(family, kind, rule, QuestionAsk(item, evidence, domain_name, rates, rng, earlier),
+                     in_params=rule != first)
 
 
 def question_rule(question: ForecastQuestion) -> str:
-    """The supply rule a question follows (its ``params.rule``, else its family's legacy rule; a ``ceq-``
-    question: ``pair_emergence``)."""
+    """The rule a question follows (its ``params.rule``, else its family's first rule; the family's name
+    for a family no longer registered or without rules)."""
     family = str(question.params.get("family"))
-    return str(question.params.get("rule") or LEGACY_RULES.get(family) or
-               ("pair_emergence" if family == "concept_emergence" else family))
+    if question.params.get("rule"):
+        return str(question.params["rule"])
+    try:
+        rules = get_family(family).forecast_rules
+    except UserError:
+        return family
+    return rules[0][0] if rules else family
 
 
 def _count_growth_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence) -> float:
@@ -251,8 +179,8 @@ def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[
     pools = {domain: supply_nodes(evidence, settings, min_papers) for domain, evidence in evidences.items()}
     for domain in sorted(pools):
         rng.shuffle(pools[domain])
-    rates = {domain: {SHARE_GROWTH: _growth_base_rate(pools[domain], previous[domain]),
-                      COUNT_GROWTH: _count_growth_rate(pools[domain], previous[domain])}
+    rates = {domain: {SHARE_GROWTH_RATE: _growth_base_rate(pools[domain], previous[domain]),
+                      COUNT_GROWTH_RATE: _count_growth_rate(pools[domain], previous[domain])}
              for domain in evidences}
     order: list[tuple[str, NodeEvidence, int]] = []
     for index in range(max((len(pool) for pool in pools.values()), default=0)):
@@ -278,8 +206,8 @@ def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[
 def _rotated(index: int) -> list[str]:
     """The rules in the order the ``index``-th node of a domain takes them (rotated by the index, so a cap
     below the number of rules does not always leave out the same rules)."""
-    start = index % len(RULES)
-    names = list(RULES)
+    names = list(supply_rules())
+    start = index % len(names)
     return names[start:] + names[:start]
 
 
@@ -309,9 +237,9 @@ def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[st
                 if (family, item.node_id) in used:
                     continue
                 used.add((family, item.node_id))
-                made = _question(family, kind, item, evidences[domain], base_rates[domain],
-                                 domain_names[domain],
-                                 rng)
+                ask = QuestionAsk(item, evidences[domain], domain_names[domain],
+                                  {SHARE_GROWTH_RATE: base_rates[domain]}, rng)
+                made = _question(family, kind, get_family(family).forecast_rules[0][0], ask, in_params=False)
                 if made is not None:
                     break
             if made is not None:
@@ -477,13 +405,11 @@ def resolve_questions(questions: Sequence[ForecastQuestion], snapshots: Mapping[
         raise WindowNotClosedError(f"the KB ends on {latest} but the package window ends on "
                                    f"{window_end}; "
                                    "resolve once newer literature covers the whole window")
-    from foresci.tasks.families.concept_emergence.forecasts import (
-        is_emergence_question,
-        resolve_emergence_questions,
-    )
-
-    emergence = [question for question in questions if is_emergence_question(question)]
-    questions = [question for question in questions if not is_emergence_question(question)]
+    routed = {family.name: family.routed_questions for family in all_families()}
+    unrouted = [question for question in questions
+                if not routed.get(str(question.params.get("family")), True)]
+    apart = {id(question) for question in unrouted}
+    questions = [question for question in questions if id(question) not in apart]
     resolutions: list[Resolution] = []
     for domain in sorted({question.domain for question in questions}):
         if domain not in snapshots:
@@ -500,8 +426,11 @@ def resolve_questions(questions: Sequence[ForecastQuestion], snapshots: Mapping[
             if key not in found:
                 found[key] = collect_evidence(snapshot, papers, assignment, make_window(*key))
             resolutions.append(_resolve(question, found[key], str(getattr(kb, "fingerprint", ""))))
-    # concept_emergence: its pair used together in >= k window papers (its forecasts module)
-    return resolutions + resolve_emergence_questions(emergence, kb, str(getattr(kb, "fingerprint", "")))
+    for name in dict.fromkeys(str(question.params["family"]) for question in unrouted):  # in registry order
+        resolutions += get_family(name).resolve_unrouted(
+            [question for question in unrouted if question.params["family"] == name], kb,
+            str(getattr(kb, "fingerprint", "")))
+    return resolutions
 
 
 def _horizon(question: ForecastQuestion) -> str:
@@ -520,34 +449,13 @@ def _horizon(question: ForecastQuestion) -> str:
 
 def _resolve(question: ForecastQuestion, evidence: DomainEvidence, fingerprint: str) -> Resolution:
     item = evidence.nodes[str(question.node_id)]
-    family = question.params["family"]
+    family = get_family(str(question.params["family"]))
     details: dict[str, Any] = {"window_papers": item.window,
                                "domain_window_papers": evidence.reference_window}
-    rule = question.params.get("rule")
-    if rule == COUNT_GROWTH:
-        outcome = float(item.window > int(question.params["baseline_count"]))
-    elif rule == VENUE_COUNT:
-        details["window_venues"] = dict(item.window_venues)
-        outcome = float(sum(item.window_venues.values()))
-    elif rule is not None and rule not in LEGACY_RULES.values():
-        raise UserError(f"no resolution rule {rule!r}", field="params.rule")
-    elif family == "direction_forecasting":
-        baseline_share = float(question.params["baseline_share"])
-        details["window_share"] = round(item.window_share, 6)
-        outcome = float(item.window_share >= float(question.params["threshold"]) * baseline_share
-                        and item.window > 0)
-    elif family == "strategic_planning":
-        outcome = float(item.window)
-    elif family == "bottleneck_opportunity":
-        words = set(content_tokens(str(question.params["phrase"])))
-        outcome = float(sum(1 for paper_id in item.window_ids if _mentions(words, evidence.papers[paper_id])))
-    elif family == "venue_positioning":
-        counts = item.window_venues
-        venue = str(question.params["venue_family"])
-        details["window_venues"] = dict(counts)
-        top = max(counts.values(), default=0)
-        outcome = float(counts[venue] == top and top > 0 and list(counts.values()).count(top) == 1)
-    else:
-        raise UserError(f"no resolution rule for family {family!r}", field="params.family")
+    rule = question_rule(question)
+    if rule not in {name for name, _ in family.forecast_rules}:
+        raise UserError(f"no resolution rule {rule!r} for family {family.name!r}", field="params.rule")
+    outcome, more = family.resolve_forecast(rule, question, item, evidence)
+    details.update(more)
     return Resolution(question_id=question.question_id, outcome=outcome, resolved_with=fingerprint or "kb",
                       details=details)

@@ -90,9 +90,9 @@ class HiddenTarget(BaseModel):
 
 def hidden_target_union() -> Any:
     """The tagged union of every registered family's hidden target, discriminated on ``family``."""
-    from foresci.tasks.families import all_families
+    from foresci.tasks.families.lookup import registered
 
-    models = tuple(family.hidden_model() for family in all_families())
+    models = tuple(family.hidden_model() for family in registered())
     if len(models) == 1:
         return models[0]
     return Annotated[Union[models], Field(discriminator="family")]  # noqa: UP007 (a runtime tuple)
@@ -106,11 +106,11 @@ def _adapter(names: tuple[str, ...]) -> TypeAdapter[HiddenTarget]:
 def parse_hidden_target(row: Any) -> HiddenTarget:
     """One hidden row as its family's target (UnknownFamilyError naming the known families; a pydantic
     ValidationError naming the field otherwise)."""
-    from foresci.tasks.families import family_names, get_family
+    from foresci.tasks.families.lookup import find_family, registered_names
 
     if isinstance(row, dict) and "family" in row:
-        get_family(str(row["family"]))
-    return _adapter(family_names()).validate_python(row)
+        find_family(str(row["family"]))
+    return _adapter(registered_names()).validate_python(row)
 
 
 def make_hidden_target(**fields: Any) -> HiddenTarget:

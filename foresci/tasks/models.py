@@ -13,9 +13,9 @@ QuestionKind = Literal["numeric", "binary"]
 
 def _registered_families(schema: dict[str, Any]) -> None:
     """The JSON schema of ``Task.family``: an enum of the families registered when it is generated."""
-    from foresci.tasks.families import family_names
+    from foresci.tasks.families.lookup import registered_names
 
-    schema["enum"] = list(family_names())
+    schema["enum"] = list(registered_names())
 
 
 class Candidate(BaseModel):
@@ -56,10 +56,10 @@ class Task(BaseModel):
     def _registered_family(cls, value: str) -> str:
         """An unknown family is this field's error (a ValueError pydantic locates at ``family``); an
         extension that fails to load is not caught here: it is its own error, naming the extension."""
-        from foresci.tasks.families import UnknownFamilyError, get_family
+        from foresci.tasks.families.lookup import UnknownFamilyError, find_family
 
         try:
-            get_family(value)
+            find_family(value)
         except UnknownFamilyError as error:
             raise ValueError(error.message) from None
         return value

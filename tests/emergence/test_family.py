@@ -4,8 +4,6 @@ scores rankings against the hidden order."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from foresci.evaluation.ranking import ranking_fta
@@ -61,7 +59,9 @@ def test_baselines_rank_by_public_signals_and_score_against_the_hidden_order(
     family = get_family("concept_emergence")
     for item in items:
         for kind in ("persistence", "trend"):
-            answer, support = family.baseline_answer(SimpleNamespace(kind=kind), item.task)
+            found = family.signal_answer(item.task, kind)
+            assert found is not None
+            answer, support = found
             assert isinstance(answer, EmergenceAnswer) and support.notes
             assert len(support.evidence) == 3 and all(entry.paper_ids for entry in support.evidence)
             cited = {paper_id for entry in support.evidence for paper_id in entry.paper_ids}

@@ -87,7 +87,7 @@ def test_a_family_without_a_baseline_answer_is_an_error_not_a_bottleneck_answer(
     from foresci.core.errors import UserError
 
     task = Task(**TASK, family=extra_family.name)
-    with pytest.raises(UserError, match="no_baseline_family' defines no baseline answer"):
+    with pytest.raises(UserError, match="no_baseline_family' names no baseline strategy"):
         Forecaster("trend", view=None, settings=AgentSettings()).answer(task)  # type: ignore[arg-type]
     assert extra_family.name in family_names()
     assert render_text(task, _Bare(note="plain")) == "Note: plain"  # the default renderer
@@ -232,3 +232,53 @@ def test_registration_checks_the_family_as_a_whole_and_names_every_problem() -> 
     assert "answer_schema" in message and "hidden_target 'half_done.target'" in message
     assert "['rubric', 'evidence_focus'] missing" in message
     assert "half_done" not in family_names()
+
+
+def test_a_strategy_returning_no_support_is_one_clear_error_not_an_attribute_error(
+    extra_family: TaskFamily, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The forecasters' strategies live on the agents side and what they return is checked: (answer, None)
+    is a StrategyError naming the family and the strategy (the runner's error row), never
+    ``AttributeError: 'NoneType' object has no attribute 'notes'`` in the row's writer."""
+    from foresci.agents.baselines import strategies
+    from foresci.agents.baselines.forecasters import Forecaster
+    from foresci.agents.config import AgentSettings
+
+    monkeypatch.setattr(strategies, "_STRATEGIES", dict(strategies._STRATEGIES))
+    strategies.register_strategy("answers_without_support")(lambda forecaster, task: (_Bare(note="x"), None))
+    strategies.register_strategy("answers_another_schema")(
+        lambda forecaster, task: (PlanningAnswer(ranking=[]), strategies.SupportArtifact()))
+    monkeypatch.setattr(extra_family, "baseline_strategy", "answers_without_support")
+    task = Task(**TASK, family=extra_family.name)
+    forecaster = Forecaster("trend", view=None, settings=AgentSettings())  # type: ignore[arg-type]
+    with pytest.raises(strategies.StrategyError, match="'answers_without_support' returned support None, "
+                       "not a foresci.contracts.SupportArtifact"):
+        forecaster.answer(task)
+    monkeypatch.setattr(extra_family, "baseline_strategy", "answers_another_schema")
+    with pytest.raises(strategies.StrategyError, match="of type PlanningAnswer, not the family's _Bare"):
+        forecaster.answer(task)
+    monkeypatch.setattr(extra_family, "baseline_strategy", "no_such_strategy")
+    with pytest.raises(strategies.StrategyError, match="unknown baseline strategy 'no_such_strategy'; known: "
+                       "momentum_choice"):
+        forecaster.answer(task)
+
+
+def test_registration_checks_the_hooks_with_the_definition() -> None:
+    class AsksButWritesNothing(_NoBaseline):
+        name = "asks_but_writes_nothing"
+        abbreviation = "aw"
+        forecast_kind = "binary"
+        agent_signals = "tea_leaves"
+        choice_key = "note"
+
+    with pytest.raises(FamilyDefinitionError) as caught:
+        register_family(AsksButWritesNothing)
+    message = str(caught.value)
+    assert "forecast_kind 'binary' needs forecast_rules" in message
+    assert "agent_signals 'tea_leaves' is not among" in message
+    assert "choice_key needs a read_choice" in message
+    assert "asks_but_writes_nothing" not in family_names()
+    from foresci.agents.signals import SIGNALS
+    from foresci.tasks.families.base import SIGNAL_KINDS
+
+    assert set(SIGNALS) == set(SIGNAL_KINDS)  # every signal block a family may name is measured

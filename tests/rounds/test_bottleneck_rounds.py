@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from foresci.core.io import iter_jsonl, write_jsonl
-from foresci.rounds.bottleneck_tasks import BOTTLENECK, chosen_option
 from foresci.rounds.family_tasks import FAMILIES, Frozen, freeze_tasks, resolve_tasks, write_frozen
 from foresci.rounds.ledger import round_dir
 from foresci.rounds.option_scores import NONE_OF_THESE
@@ -24,6 +23,8 @@ from foresci.rounds.submit import round_tasks, submit
 from foresci.rounds.tick import tick
 from foresci.tasks.domain_inputs import evidence_for_windows
 from foresci.tasks.families.bottleneck_opportunity.builder import build_bottleneck_tasks
+from foresci.tasks.families.bottleneck_opportunity.family import NAME as BOTTLENECK
+from foresci.tasks.families.bottleneck_opportunity.rounds import chosen_option
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.windows import make_window
 from tests.rounds.helpers import file_bytes, make_ledger, toy_settings
@@ -206,7 +207,7 @@ def test_open_tick_scores_bottleneck_top1_and_slot_fta(tmp_path: Path) -> None:
 
 
 def test_two_phrasings_of_one_limitation_are_one_option(monkeypatch: pytest.MonkeyPatch) -> None:
-    from foresci.rounds import bottleneck_tasks
+    from foresci.tasks.families.bottleneck_opportunity import rounds as bottleneck_tasks
     from foresci.taxonomy.models import Signal
 
     kb = ToyKB(until=CUTOFF)

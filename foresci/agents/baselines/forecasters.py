@@ -33,6 +33,7 @@ from foresci.agents.baselines.measure import (
     stable_reference,
 )
 from foresci.agents.baselines.routing import option_node, routed_taxonomy
+from foresci.agents.baselines.strategies import baseline_answer
 from foresci.agents.config import AgentSettings
 from foresci.agents.signals import LIMITATION_CUES
 from foresci.agents.tools import KBViewLike, month_of
@@ -47,7 +48,6 @@ from foresci.contracts import (
     VenueAnswer,
 )
 from foresci.kb.models import Paper
-from foresci.tasks.families import get_family
 from foresci.tasks.models import Task
 from foresci.tasks.text import content_tokens, distinctive_ngrams
 from foresci.taxonomy.models import Trajectory
@@ -165,16 +165,15 @@ class Forecaster:
     # ---- families -------------------------------------------------------------------------------
 
     def answer(self, task: Task) -> tuple[BaseModel, SupportArtifact]:
-        """The family answer and its support artifact: what the task's family says the forecasters answer
-        (:meth:`foresci.tasks.families.TaskFamily.baseline_answer`, which calls :meth:`direction`,
-        :meth:`planning`, :meth:`venue` or :meth:`bottleneck` for the shipped families).
+        """The family answer and its support artifact, by the baseline strategy the task's family names
+        (:mod:`foresci.agents.baselines.strategies`; the shipped ones call :meth:`direction`,
+        :meth:`planning`, :meth:`venue` or :meth:`bottleneck`), checked there.
 
         Direction and planning tasks must offer candidate options (ValueError otherwise, which the runner
         records as an error row): these forecasters rank fixed options, they do not invent them. A family
         without a baseline answer is an error too, never answered as another family.
         """
-        answer, support = get_family(task.family).baseline_answer(self, task)
-        return answer, support
+        return baseline_answer(self, task)
 
     def trajectory(self, item: CandidateSeries) -> Trajectory:
         """The trend label of one candidate: fragmenting, accelerating, cooling or steady."""

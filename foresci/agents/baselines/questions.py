@@ -68,6 +68,16 @@ def _log_slope(counts: list[float]) -> float:
     return float(np.polyfit(np.arange(len(counts), dtype=float), logs, 1)[0])
 
 
+def _about_node(family: str) -> bool:
+    """Whether the family's questions are about a taxonomy node (its share trend can be read)."""
+    from foresci.tasks.families import UnknownFamilyError, get_family
+
+    try:
+        return get_family(family).routed_questions
+    except UnknownFamilyError:
+        return True
+
+
 def forecast_question(
     kind: str, view: KBViewLike, question: ForecastQuestion, settings: AgentSettings
 ) -> ForecastAnswer:
@@ -104,7 +114,7 @@ def forecast_question(
         answer.p10 = round(median * math.exp(-Z90 * spread), 3)
         answer.p90 = round(median * math.exp(Z90 * spread), 3)
         return answer
-    if family == "venue_positioning" or "venue_family" in question.params:
+    if "venue_family" in question.params:  # will this venue family lead the node's venue-tagged papers?
         venue = str(question.params.get("venue_family"))
         weights: dict[str, float] = {}
         for paper in papers:
@@ -124,8 +134,9 @@ def forecast_question(
         answer.probability = _bounded(1 / (1 + math.exp(-3.0 * margin / max(1.0, math.sqrt(total)))))
         notes.append(f"venue weights {dict(weights)}; leader {leader} ({lead:.1f})")
         return answer
-    if kind == "persistence" or family == "concept_emergence":
-        if family == "concept_emergence":
+    about_node = _about_node(family)
+    if kind == "persistence" or not about_node:
+        if not about_node:
             notes.append("no share trend for a concept pair: the question's base rate")
         answer.probability = round(float(question.baseline if question.baseline is not None else 0.5), 4)
         return answer

@@ -50,6 +50,7 @@ from foresci.methods.shipped.forecasting import (
     search_subject,
     share_trend,
 )
+from foresci.tasks.families import get_family
 from foresci.tasks.models import ForecastQuestion
 
 
@@ -73,8 +74,8 @@ def retrieve(state: MethodState, config: RunnableConfig) -> Command[Literal["sig
     """Hybrid retrieval of the planned queries, keeping tool calls for the per-candidate trends."""
     context = method_context(config)
     knobs = context.settings
-    trend_families = ("direction_forecasting", "strategic_planning")
-    reserve = len(context.task.candidates) if context.task.family in trend_families else 0
+    trends = get_family(context.task.family).agent_signals == "candidate_trends"  # per-option tool calls
+    reserve = len(context.task.candidates) if trends else 0
     papers = retrieve_for_queries(context.require_tools(), state["queries"], knobs.papers_per_query,
                                   keep_calls=reserve)
     return Command(goto="signals", update={"papers": papers[: knobs.max_evidence_papers]})

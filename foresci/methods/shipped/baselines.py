@@ -1,8 +1,8 @@
 """The non-LLM forecasters as registered methods: ``trend`` and ``persistence`` answer tasks from the
 task's KB view and forecast questions (numeric and binary) from the question's KB view. Each answer
 records what it read as a ``baseline_read`` transcript event (months, normaliser, counts, papers).
-``recency`` answers direction and planning tasks from their public context alone (the naive recent /
-pre-cutoff ratio rule)."""
+``recency`` answers the tasks of families that state per-option counts from their public context alone
+(the naive recent / pre-cutoff ratio rule)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from typing import Any
 from foresci.agents.baselines.forecasters import Forecaster, Kind
 from foresci.agents.baselines.questions import forecast_question
 from foresci.agents.tools import KBTools
-from foresci.contracts import ForecastAnswer, RankedOption
+from foresci.contracts import ForecastAnswer
 from foresci.core.transcripts import record
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, method
-from foresci.tasks.families.direction_forecasting.family import DirectionAnswer
-from foresci.tasks.families.strategic_planning.family import PlanningAnswer
+from foresci.tasks.families import UnknownFamilyError, get_family
 from foresci.tasks.models import ForecastQuestion, Task
 from foresci.tasks.public_counts import public_option_counts
 
@@ -78,28 +77,23 @@ def _recency_order(task: Task) -> list[str]:
     return sorted(counts, key=lambda option: (-counts[option][1] / max(counts[option][0], 1), option))
 
 
-@method("recency", order=72, families=("direction_forecasting", "strategic_planning"))
+def _states_counts(family: str) -> bool:
+    """Whether the family's tasks state the per-option counts recency reads (its hook writes the answer)."""
+    try:
+        return get_family(family).counts_rule_answers
+    except UnknownFamilyError:
+        return False
+
+
+@method("recency", order=72, answers=_states_counts)
 def recency(inputs: MethodInput) -> MethodResult:
     """The naive public-context forecaster: the option with the highest recent / pre-cutoff paper ratio
-    stated in the task (direction and planning tasks only: other families state no counts, and a run
-    does not ask it theirs). The audit gates the same rule (``recency``)."""
+    stated in the task (families whose tasks state those counts, ``TaskFamily.counts_rule_answers``: other
+    families state no counts, and a run does not ask it theirs). The audit gates the same rule
+    (``recency``)."""
     task = inputs.task
+    family = get_family(task.family)
+    if not family.counts_rule_answers:
+        raise ValueError(f"task {task.task_id}: recency does not answer family {task.family}")
     ranked = _recency_order(task)
-    counts = public_option_counts(task)
-    if task.family == "direction_forecasting":
-        chosen = ranked[0]
-        pre, recent = counts[chosen]
-        return MethodResult(answer=DirectionAnswer(
-            direction=chosen, trajectory="accelerating", confidence=0.5,
-            rationale=f"{chosen} has the highest recent / pre-cutoff ratio stated in the task "
-                      f"({recent}/{pre}).",
-            signals=[f"{option}: {counts[option][1]} recent of {counts[option][0]} pre-cutoff papers"
-                     for option in ranked]))
-    if task.family == "strategic_planning":
-        return MethodResult(answer=PlanningAnswer(
-            ranking=[RankedOption(option_id=option, reason=f"{counts[option][1]} recent of "
-                                  f"{counts[option][0]} pre-cutoff papers") for option in ranked],
-            milestones=[f"Start with {ranked[0]}: its recent share of its own history is highest"],
-            risks=["a recent burst may not continue"],
-            go_no_go=f"continue {ranked[0]} if its recent papers keep coming"))
-    raise ValueError(f"task {task.task_id}: recency does not answer family {task.family}")
+    return MethodResult(answer=family.counts_rule_answer(task, ranked, public_option_counts(task)))

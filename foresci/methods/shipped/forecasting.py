@@ -39,6 +39,7 @@ from foresci.contracts import ForecastAnswer
 from foresci.kb.models import Paper
 from foresci.llm import LLMClient
 from foresci.methods.shipped.prompts import prompt_book
+from foresci.tasks.families import UnknownFamilyError, get_family
 from foresci.tasks.models import ForecastQuestion
 
 if TYPE_CHECKING:
@@ -123,11 +124,15 @@ def idea_chain(tools: KBTools, subject: str) -> str:
 
 
 def family_signal(question: ForecastQuestion, papers: list[Paper]) -> str:
-    """The family's own signal in ``papers`` (venue profile, recurring limitations), or ""."""
-    family = str(question.params.get("family", ""))
-    if family == "venue_positioning":
+    """The family's own signal in ``papers`` (the venue profile or recurring limitations its
+    ``agent_signals`` names), or ""."""
+    try:
+        kind = get_family(str(question.params.get("family", ""))).agent_signals
+    except UnknownFamilyError:
+        return ""
+    if kind == "venue_profile":
         lines = venue_profile(papers)
-    elif family == "bottleneck_opportunity":
+    elif kind == "limitations":
         lines = limitation_statements(papers) or ["no limitation statements found"]
     else:
         return ""

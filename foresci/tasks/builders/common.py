@@ -13,7 +13,7 @@ from foresci.core.artifacts import sha256_json
 from foresci.tasks.audit_rates import domain_constant_outcomes, extreme_wins, recency_wins
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
-from foresci.tasks.families.base import get_family
+from foresci.tasks.families.lookup import find_family
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.option_similarity import cosine, names_near_duplicate
@@ -42,7 +42,7 @@ def task_id(family: str, domain: str, horizon: str, decision_key: Sequence[str],
     digest = sha256_json({"family": family, "domain": domain, "horizon": horizon,
                           "decision": list(decision_key),
                           "cutoff": cutoff_iso})[:10]
-    return f"{get_family(family).abbreviation}-{cutoff_iso.replace('-', '')}-{horizon}-{digest}"
+    return f"{find_family(family).abbreviation}-{cutoff_iso.replace('-', '')}-{horizon}-{digest}"
 
 
 def display_name(node: Node) -> str:

@@ -14,35 +14,24 @@ registers from a module outside foresci named in ``FORESCI_EXTENSIONS`` or the e
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
 
 from foresci.core.errors import UserError
-from foresci.core.registry import Registry
+from foresci.tasks.families.lookup import BUILTIN_FAMILIES as BUILTIN_FAMILIES  # the one ordered list
+from foresci.tasks.families.lookup import FAMILIES, find_family
+from foresci.tasks.families.lookup import UnknownFamilyError as UnknownFamilyError
 
 if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
     from foresci.tasks.config import TaskSettings
-    from foresci.tasks.evidence import DomainEvidence
-    from foresci.tasks.hidden import HiddenTarget, Resolution
+    from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+    from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
+    from foresci.tasks.hidden import HiddenTarget, Resolution, Slot
     from foresci.tasks.models import ForecastQuestion, QuestionKind, Task
-
-BUILTIN_FAMILIES = (
-    "foresci.tasks.families.direction_forecasting.family",
-    "foresci.tasks.families.bottleneck_opportunity.family",
-    "foresci.tasks.families.strategic_planning.family",
-    "foresci.tasks.families.venue_positioning.family",
-    "foresci.tasks.families.concept_emergence.family",
-)
-"""Modules of the shipped families, imported in this order (the order of ``family_names()``: task order
-in a release, the forecast-question cycle)."""
-
-class UnknownFamilyError(UserError):
-    """A family name no registered :class:`TaskFamily` carries."""
-
 
 class FamilyDefinitionError(UserError):
     """A :class:`TaskFamily` subclass that cannot be registered (a missing attribute, a taken name)."""
@@ -129,7 +118,37 @@ class TaskFamily:
     horizons: tuple[str, ...] = ("3m", "6m")
     """The windows whose evidence its builder reads (the venue family reads the venue cycle)."""
     forecast_kind: QuestionKind | None = None
-    """The kind of the forecast questions it contributes to a release (None: none)."""
+    """The kind of the forecast questions it contributes to a release (None: none); the kind of its first
+    rule in ``forecast_rules``."""
+    forecast_rules: tuple[tuple[str, QuestionKind], ...] = ()
+    """The forecast-question rules it writes, (rule name, question kind), each written by
+    :meth:`forecast_question` and resolved by :meth:`resolve_forecast`. With ``forecast_kind`` set, the
+    first is the rule a release's family cycle asks, and every rule joins a round's question supply."""
+    routed_questions: bool = True
+    """Its questions are resolved node by node with the frozen taxonomy (:meth:`resolve_forecast`);
+    False: all at once by :meth:`resolve_unrouted` (questions about things other than a node)."""
+    agent_signals: str = "none"
+    """The measured signals agents read beside its tasks, by name (:data:`SIGNAL_KINDS`; the agents side
+    measures them): ``candidate_trends`` (each option's share trend), ``venue_profile`` (where related
+    work was accepted), ``limitations`` (recurring limitation statements) or ``none``."""
+    baseline_strategy: str | None = None
+    """How the non-LLM forecasters (trend, persistence) answer its tasks, by name: a strategy registered
+    on the agents side (:mod:`foresci.agents.baselines.strategies`, where an extension may register its
+    own). None: no baseline answer (an error row, never another family's answer)."""
+    round_tasks: str | None = None
+    """Module of its round hooks (tasks frozen prospectively in a round; None: it freezes none there):
+    ``freeze(evidence, settings, wanted, rng, identify) -> [(public task, record)]`` from pre-cutoff
+    facts only (``identify(decision)``: the round's task id of an option set), ``resolve(task, record,
+    evidence, settings) -> foresci.tasks.families.round_outcome.Resolved`` on the window's evidence, and
+    optionally ``finish(task, record) -> task`` (after the leakage lint) and ``top_choice(answer, task,
+    hidden)`` (a round's top-1, else :meth:`top_choice`)."""
+    choice_key: str | None = None
+    """The answer field naming its one chosen option (a single-choice family; None: answers rank the
+    options): what a round reads as the answer's pick (:meth:`read_choice`)."""
+    counts_rule_answers: bool = False
+    """Whether a rule reading the per-option paper counts its public context states (the ``recency``
+    method) may answer its tasks (:meth:`counts_rule_answer` then writes the answer); a run asks such a
+    rule nothing of the other families."""
     ranked: bool = False
     """Answers rank every option: FTA is the ranking score, option ids are enumerated in ``ranking``."""
     contract: str = ""
@@ -199,20 +218,74 @@ class TaskFamily:
         """The ``top_choice`` metric: was the answer's first pick the hidden one? None: not applicable."""
         return None
 
-    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
-        """What the non-LLM forecasters (``foresci.agents.baselines.forecasters.Forecaster``) answer:
-        (family answer, support artifact). A family without one is an error row, never another family's
-        answer."""
-        raise UserError(f"family {self.name!r} defines no baseline answer (TaskFamily.baseline_answer); "
-                        f"the {getattr(forecaster, 'kind', 'non-LLM')} forecaster cannot answer its tasks",
-                        field="family")
+    def round_hooks(self) -> Any:
+        """The module of its round hooks (``round_tasks``); a FamilyDefinitionError when it lacks one."""
+        if self.round_tasks is None:
+            raise FamilyDefinitionError(f"family {self.name!r} freezes no round tasks (round_tasks is None)")
+        try:
+            module = importlib.import_module(self.round_tasks)
+        except ImportError as error:
+            raise FamilyDefinitionError(f"family {self.name!r}: cannot load its round hooks "
+                                        f"{self.round_tasks!r}: {error}") from error
+        missing = [name for name in ("freeze", "resolve") if not callable(getattr(module, name, None))]
+        if missing:
+            raise FamilyDefinitionError(f"family {self.name!r}: round hooks {self.round_tasks!r} define no "
+                                        f"{' or '.join(missing)}")
+        return module
+
+    def round_horizons(self, windows: Sequence[str]) -> list[str]:
+        """The windows its round tasks ask about: its fixed cycle (``venue_cycle``) if it reads one, else
+        the ledger's ``windows``."""
+        cycles = [horizon for horizon in self.horizons if horizon == "venue_cycle"]
+        return cycles or list(windows)
+
+    def read_choice(self, task: Task, payload: dict[str, Any], text: str) -> str | None:
+        """The option id a single-choice answer (``choice_key`` set) picks; None: none readable. A
+        single-choice family overrides it (:func:`foresci.tasks.families.parts.read_choice` reads the
+        field as an option, else the first option the text ranks)."""
+        return None
+
+    def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
+        """The FTA slots derived from the hidden target's fields when it carries none of its own
+        (``hidden.slots``); none by default (FTA then does not apply)."""
+        return []
+
+    # ---- forecast questions (pre-cutoff facts in, a question out; resolved once the window closed) --
+
+    def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
+        """The question ``rule`` (one of ``forecast_rules``) writes about ``ask``'s node, from pre-cutoff
+        facts only; None: the rule asks nothing of this node. Default: no question."""
+        return None
+
+    def resolve_forecast(self, rule: str, question: ForecastQuestion, item: NodeEvidence,
+                         evidence: DomainEvidence) -> tuple[float, dict[str, Any]]:
+        """The outcome of a question of ``rule`` from the window's evidence (``item``: its node routed
+        with the frozen snapshot), and details to record beside it."""
+        raise UserError(f"family {self.name!r} has no resolution rule {rule!r}", field="params.rule")
+
+    def resolve_unrouted(self, questions: Sequence[ForecastQuestion], kb: Any,
+                         fingerprint: str) -> list[Resolution]:
+        """The outcomes of its questions when ``routed_questions`` is False, in the questions' order."""
+        raise UserError(f"family {self.name!r} sets routed_questions = False but defines no "
+                        "resolve_unrouted", field="routed_questions")
+
+    def counts_rule_answer(self, task: Task, ranked: Sequence[str],
+                           counts: Mapping[str, tuple[int, int]]) -> BaseModel:
+        """The answer of a rule that ranked the options by the counts the task states (``ranked``: best
+        first; ``counts``: option -> (pre-cutoff papers, recent papers)); for ``counts_rule_answers``."""
+        raise UserError(f"family {self.name!r} gives no answer of a rule reading its public counts "
+                        "(TaskFamily.counts_rule_answer)", field="family")
+
+    def signal_answer(self, task: Task, who: str) -> tuple[BaseModel, Any] | None:
+        """An answer read from the signals the task itself shows (``who``: the answering forecaster's
+        kind), for the ``task_signals`` baseline strategy; None: the task shows none to answer from."""
+        return None
 
     def __repr__(self) -> str:
         return f"<TaskFamily {self.name}>"
 
 
-_FAMILIES: Registry[TaskFamily] = Registry("task family", BUILTIN_FAMILIES,
-                                           lambda family: type(family).__module__)
+_FAMILIES = FAMILIES
 _REGISTRY = _FAMILIES.entries  # name -> family, in registration order
 REQUIRED = ("name", "abbreviation", "answer_schema", "deliverables", "metrics", "hidden_target")
 FamilyT = TypeVar("FamilyT", bound=TaskFamily | type[TaskFamily])
@@ -246,6 +319,8 @@ def register_family(family: FamilyT) -> FamilyT:
 
 
 _HORIZONS = ("3m", "6m", "venue_cycle")
+SIGNAL_KINDS = ("none", "candidate_trends", "venue_profile", "limitations")
+"""The signal blocks the agents side measures (:attr:`TaskFamily.agent_signals`)."""
 _TEXTS = ("contract", "rubric", "evidence_focus")
 
 
@@ -270,6 +345,9 @@ def definition_problems(family: TaskFamily) -> list[str]:
         value = getattr(family, attribute)
         if isinstance(value, str) or not value or not all(isinstance(item, str) and item for item in value):
             problems.append(f"{attribute} must be a non-empty sequence of non-empty strings, got {value!r}")
+    if family.round_tasks is not None and not all(part.isidentifier()
+                                                  for part in str(family.round_tasks).split(".")):
+        problems.append(f"round_tasks {family.round_tasks!r} is not a module path")
     for attribute in ("hidden_target", "builder", "release_parts"):
         value = getattr(family, attribute)
         if (value is not None or attribute == "hidden_target") and not _dotted(value):
@@ -279,10 +357,37 @@ def definition_problems(family: TaskFamily) -> list[str]:
         problems.append(f"horizons {unknown} are not among {list(_HORIZONS)}")
     if family.forecast_kind not in (None, "numeric", "binary"):
         problems.append(f"forecast_kind {family.forecast_kind!r} is not None, 'numeric' or 'binary'")
+    problems.extend(_forecast_problems(family))
+    if family.agent_signals not in SIGNAL_KINDS:
+        problems.append(f"agent_signals {family.agent_signals!r} is not among {list(SIGNAL_KINDS)}")
+    if family.choice_key and type(family).read_choice is TaskFamily.read_choice:
+        problems.append("choice_key needs a read_choice (TaskFamily.read_choice)")
+    if family.counts_rule_answers and type(family).counts_rule_answer is TaskFamily.counts_rule_answer:
+        problems.append("counts_rule_answers needs a counts_rule_answer (TaskFamily.counts_rule_answer)")
+    if family.baseline_strategy is not None and not (isinstance(family.baseline_strategy, str)
+                                                     and family.baseline_strategy.isidentifier()):
+        problems.append(f"baseline_strategy {family.baseline_strategy!r} is not None or a strategy name")
     texts = {key: str(getattr(family, key, "") or "").strip() for key in _TEXTS}
     if any(texts.values()) and not all(texts.values()):
         problems.append(f"prompt texts: {[key for key, text in texts.items() if not text]} missing (give "
                         f"all of {list(_TEXTS)} or none)")
+    return problems
+
+
+def _forecast_problems(family: TaskFamily) -> list[str]:
+    """What breaks the forecast-question hooks: rules that are not (name, kind) pairs, a ``forecast_kind``
+    without rules (or unlike its first rule's), rules without a ``forecast_question`` to write them."""
+    rules = family.forecast_rules
+    if not all(isinstance(rule, tuple) and len(rule) == 2 and str(rule[0]).isidentifier()
+               and rule[1] in ("numeric", "binary") for rule in rules):
+        return [f"forecast_rules {rules!r} must be (rule name, 'numeric' or 'binary') pairs"]
+    problems = []
+    if family.forecast_kind is not None and (not rules or rules[0][1] != family.forecast_kind):
+        problems.append(f"forecast_kind {family.forecast_kind!r} needs forecast_rules whose first rule is "
+                        f"of that kind (it writes the release's questions), got {list(rules)}")
+    if rules and type(family).forecast_question is TaskFamily.forecast_question and family.routed_questions:
+        problems.append(f"forecast_rules {[name for name, _ in rules]} need a forecast_question to write "
+                        "them (TaskFamily.forecast_question)")
     return problems
 
 
@@ -317,13 +422,8 @@ def family_names() -> tuple[str, ...]:
 
 def get_family(name: str) -> TaskFamily:
     """The registered family ``name``; an UnknownFamilyError naming the known ones otherwise."""
-    _ensure_loaded()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(family.name for family in _family_tuple())
-        raise UnknownFamilyError(f"unknown task family {name!r}; known families: {known}",
-                                 field="family") from None
+    family: TaskFamily = find_family(name)
+    return family
 
 
 def family_schema(name: str) -> type[BaseModel]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
@@ -116,3 +116,12 @@ def ranking_lines(task: Task, heading: str, ranking: Sequence[RankedOption]) -> 
         reason = f" — {item.reason}" if item.reason else ""
         lines.append(f"{position}. {item.option_id} ({names.get(item.option_id, item.option_id)}){reason}")
     return lines
+
+
+def read_choice(task: Task, label: Any, text: str) -> str | None:
+    """The option a single-choice answer picks: ``label`` (its choice field) read as an option, else (no
+    label) the first option its text ranks; None: none readable."""
+    if label is None:
+        ranked, _ = parse_answer_ranking({}, text, task.candidates)
+        return ranked[0] if ranked else None
+    return resolve_option(label, task.candidates)

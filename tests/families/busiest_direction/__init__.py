@@ -1,8 +1,10 @@
 """A toy task family that lives outside foresci (the extension test copies this folder onto PYTHONPATH and
 names it in FORESCI_EXTENSIONS): which of three directions gets the most papers in the window?
 
-The whole family is this folder: the family object here (public side), ``target.py`` (its hidden target)
-and ``builder.py`` (its tasks from a window's evidence). Nothing in foresci is edited.
+The whole family is this folder: the family object here (public side: answer, contract, rendering, its
+forecast question, the signals agents read), ``target.py`` (its hidden target), ``builder.py`` (its tasks
+from a window's evidence) and ``strategy.py`` (how the trend and persistence forecasters answer it, on the
+agents side). Nothing in foresci is edited.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.families import ContractCheck, TaskFamily, TopChoice, register_family
 from foresci.tasks.families.parts import (
     RankedOption,
@@ -20,7 +23,8 @@ from foresci.tasks.families.parts import (
     ranking_schema,
     ranking_top_choice,
 )
-from foresci.tasks.models import Task
+from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
+from foresci.tasks.models import ForecastQuestion, Task
 
 NAME = "busiest_direction"
 TITLE = "Which {domain} direction gets the most papers in the window?"
@@ -49,6 +53,11 @@ class BusiestDirection(TaskFamily):
     hidden_target = "busiest_direction.target:BusiestTarget"
     builder = "busiest_direction.builder:build_busiest_tasks"
     ranked = True
+    forecast_kind = "binary"
+    forecast_rules = (("keeps_volume", "binary"),)  # a release asks it; a round's supply too
+    round_tasks = "busiest_direction.rounds"  # frozen at a round's open, resolved at its tick
+    agent_signals = "candidate_trends"  # each option's measured share trend, beside the task
+    baseline_strategy = "busiest_by_momentum"  # registered in strategy.py
     contract = "Rank every candidate option (by option_id), the one with the most papers in the window first."
     rubric = "Is the ranking grounded in measured pre-cutoff volume and momentum?"
     evidence_focus = "Monthly paper counts of each option before the cutoff."
@@ -69,8 +78,19 @@ class BusiestDirection(TaskFamily):
     def top_choice(self, answer: Any, task: Task, hidden: Any) -> TopChoice | None:
         return ranking_top_choice(answer, task, hidden.ranking)
 
-    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
-        """The forecasters' planning ranking (by measured momentum) is their guess at the busiest."""
-        plan, support = forecaster.planning(task)
-        answer = BusiestAnswer(ranking=plan.ranking, rationale=f"{forecaster.kind}: ranked by momentum")
-        return answer, support
+    def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
+        """Will the node get at least as many papers in the window as in the period before the cutoff?"""
+        if ask.item.baseline == 0:
+            return None
+        return QuestionDraft(
+            text=(f"Will '{ask.node_name}' get at least {ask.item.baseline} new {ask.domain_name} papers "
+                  f"announced {ask.span}?"),
+            rule="1 if the node's window papers are at least its baseline count, else 0",
+            baseline=0.5)
+
+    def resolve_forecast(self, rule: str, question: ForecastQuestion, item: NodeEvidence,
+                         evidence: DomainEvidence) -> tuple[float, dict[str, Any]]:
+        return float(item.window >= int(question.params["baseline_count"])), {"kept": item.window}
+
+
+from busiest_direction import strategy  # noqa: E402,F401  (registers the forecasters' strategy)

@@ -9,10 +9,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from foresci.tasks.families.base import ContractCheck, TaskFamily, register_family
+from foresci.tasks.families.bottleneck_opportunity import forecasts
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
-    from foresci.tasks.models import Task
+    from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+    from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
+    from foresci.tasks.hidden import HiddenTarget, Slot
+    from foresci.tasks.models import ForecastQuestion, Task
 
 NAME = "bottleneck_opportunity"
 
@@ -58,6 +62,11 @@ class BottleneckOpportunity(TaskFamily):
     hidden_target = "foresci.tasks.families.bottleneck_opportunity.target:BottleneckTarget"
     builder = "foresci.tasks.families.bottleneck_opportunity.builder:build_bottleneck_tasks"
     forecast_kind = "numeric"
+    choice_key = "bottleneck"
+    round_tasks = "foresci.tasks.families.bottleneck_opportunity.rounds"
+    agent_signals = "limitations"
+    baseline_strategy = "recurring_limitation"
+    forecast_rules = forecasts.RULES
 
     def template_text(self) -> str:
         probe = date(2000, 1, 1)
@@ -80,7 +89,34 @@ class BottleneckOpportunity(TaskFamily):
             lines.append(f"Evidence: {answer.evidence_summary}")
         return "\n".join(lines)
 
-    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
-        """The limitation the forecaster reads as most recurrent (persistence) or rising (trend)."""
-        answer, support = forecaster.bottleneck(task)
-        return answer, support
+    def read_choice(self, task: Task, payload: dict[str, Any], text: str) -> str | None:
+        """The option the stated bottleneck names (its letter, its text, or "none of these";
+        :func:`.choice.chosen_option`)."""
+        from foresci.tasks.families.bottleneck_opportunity.choice import chosen_option
+
+        return chosen_option(task, str(payload.get("bottleneck", "")))
+
+    def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
+        """The bottleneck's variants, the opportunity's variants, the mechanism."""
+        from foresci.tasks.hidden import Slot
+
+        slots: list[Slot] = []
+        bottleneck: list[str] = getattr(hidden, "bottleneck", [])
+        opportunity: list[str] = getattr(hidden, "opportunity", [])
+        mechanism: str | None = getattr(hidden, "mechanism", None)
+        if bottleneck:
+            slots.append(Slot(name="bottleneck", variants=list(bottleneck)))
+        if opportunity:
+            slots.append(Slot(name="opportunity", variants=list(opportunity)))
+        if mechanism:
+            slots.append(Slot(name="mechanism", variants=[mechanism]))
+        return slots
+
+    def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
+        """Its forecast questions (:mod:`.forecasts`)."""
+        return forecasts.write(rule, ask)
+
+    def resolve_forecast(self, rule: str, question: ForecastQuestion, item: NodeEvidence,
+                         evidence: DomainEvidence) -> tuple[float, dict[str, Any]]:
+        """Their outcomes from the window's evidence (:mod:`.forecasts`)."""
+        return forecasts.resolve(rule, question, item, evidence)

@@ -20,8 +20,8 @@ from foresci.tasks.families.parts import (
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
-    from foresci.tasks.hidden import HiddenTarget
-    from foresci.tasks.models import Task
+    from foresci.tasks.hidden import HiddenTarget, Resolution
+    from foresci.tasks.models import ForecastQuestion, Task
 
 NAME = "concept_emergence"
 CONTEXT_TEMPLATE = ("“concept” in papers recent latest never in one paper up to concepts concept used with "
@@ -87,6 +87,12 @@ class ConceptEmergence(TaskFamily):
     builder = "foresci.tasks.families.concept_emergence.builder:build_emergence_tasks"
     release_parts = "foresci.tasks.families.concept_emergence.release:emergence_release_parts"
     ranked = True
+    agent_signals = "none"
+    baseline_strategy = "task_signals"
+    forecast_rules = (("pair_emergence", "binary"),)
+    """Its binary ``ceq-`` questions (will two concepts be used together in >= k window papers?), written
+    by its release parts and a round's open, not by the family cycle (no ``forecast_kind``)."""
+    routed_questions = False
     contract = ("Rank all candidate concept pairs (by option_id, most likely first) by how many papers in "
                 "the window after the cutoff will use both concepts. Explain which pre-cutoff signals "
                 "(shared neighbouring concepts, growing use) support the top pairs.")
@@ -121,11 +127,18 @@ class ConceptEmergence(TaskFamily):
         """S_top: the first pair of the answer's ranking is the one the window studied most."""
         return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
 
-    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
-        """persistence: preferential attachment (popular concepts meet); trend: Adamic–Adar (shared
-        neighbours, rarer ones weigh more). Both read only the signals the task shows (pre-cutoff)."""
-        score = "preferential_attachment" if forecaster.kind == "persistence" else "adamic_adar"
-        return scored_answer(task, score, forecaster.kind, lambda option: signal_value(task, option, score))
+    def resolve_unrouted(self, questions: Sequence[ForecastQuestion], kb: Any,
+                         fingerprint: str) -> list[Resolution]:
+        """Its pair used together in >= k window papers (:mod:`.forecasts`)."""
+        from foresci.tasks.families.concept_emergence.forecasts import resolve_emergence_questions
+
+        return resolve_emergence_questions(questions, kb, fingerprint)
+
+    def signal_answer(self, task: Task, who: str) -> tuple[BaseModel, Any] | None:
+        """persistence: preferential attachment (popular concepts meet); trend (any other): Adamic–Adar
+        (shared neighbours, rarer ones weigh more). Both read only the signals the task shows."""
+        score = "preferential_attachment" if who == "persistence" else "adamic_adar"
+        return scored_answer(task, score, who, lambda option: signal_value(task, option, score))
 
 
 def scored_answer(task: Task, score: str, who: str,

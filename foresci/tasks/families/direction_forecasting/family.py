@@ -3,21 +3,24 @@ rendering, top choice and the baselines' answer."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from foresci.tasks.families.base import AnswerLike, ContractCheck, TaskFamily, TopChoice, register_family
-from foresci.tasks.families.parts import bullets, choice_schema, option_names
+from foresci.tasks.families.direction_forecasting import forecasts
+from foresci.tasks.families.parts import bullets, choice_schema, option_names, read_choice
 from foresci.tasks.options import option_ids, parse_answer_ranking, resolve_option
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 from foresci.taxonomy.models import Trajectory
 
 if TYPE_CHECKING:
-    from foresci.tasks.hidden import HiddenTarget
-    from foresci.tasks.models import Task
+    from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+    from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
+    from foresci.tasks.hidden import HiddenTarget, Slot
+    from foresci.tasks.models import ForecastQuestion, Task
 
 NAME = "direction_forecasting"
 
@@ -69,6 +72,12 @@ class DirectionForecasting(TaskFamily):
     hidden_target = "foresci.tasks.families.direction_forecasting.target:DirectionTarget"
     builder = "foresci.tasks.families.direction_forecasting.builder:build_direction_tasks"
     forecast_kind = "binary"
+    choice_key = "direction"
+    round_tasks = "foresci.tasks.families.direction_forecasting.rounds"
+    agent_signals = "candidate_trends"
+    baseline_strategy = "momentum_choice"
+    counts_rule_answers = True
+    forecast_rules = forecasts.RULES
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
         return choice_schema(DirectionAnswer, "direction", "option_id of the chosen candidate",
@@ -125,9 +134,52 @@ class DirectionForecasting(TaskFamily):
             "trajectory_correct": None if gold_trajectory is None else trajectory == gold_trajectory,
         })
 
-    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
-        """The candidate the forecaster measures gaining most (it ranks fixed options, it invents none)."""
-        if not task.candidates:
-            raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
-        answer, support = forecaster.direction(task)
-        return answer, support
+    def read_choice(self, task: Task, payload: dict[str, Any], text: str) -> str | None:
+        """The option its ``direction`` names (else the first its text ranks)."""
+        return read_choice(task, payload.get("direction"), text)
+
+    def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
+        """The primary and acceptable candidates' names and descriptions, plus the trajectory label."""
+        from foresci.tasks.hidden import Slot
+
+        slots: list[Slot] = []
+        by_id = {candidate.option_id: candidate for candidate in task.candidates}
+        texts: list[str] = []
+        primary = getattr(hidden, "primary_direction", None)
+        for option_id in [primary, *getattr(hidden, "acceptable_directions", [])]:
+            if option_id is None:
+                continue
+            candidate = by_id.get(option_id)
+            if candidate is None:
+                texts.append(option_id)
+                continue
+            texts.append(candidate.name)
+            if candidate.description:
+                texts.append(f"{candidate.name}: {candidate.description}")
+        if texts:
+            slots.append(Slot(name="direction", variants=texts))
+        trajectory = getattr(hidden, "trajectory", None)
+        if trajectory:
+            slots.append(Slot(name="trajectory", variants=[f"The direction is {trajectory}."]))
+        return slots
+
+    def counts_rule_answer(self, task: Task, ranked: Sequence[str],
+                           counts: Mapping[str, tuple[int, int]]) -> BaseModel:
+        """The option with the highest recent / pre-cutoff ratio, called accelerating."""
+        chosen = ranked[0]
+        pre, recent = counts[chosen]
+        return DirectionAnswer(
+            direction=chosen, trajectory="accelerating", confidence=0.5,
+            rationale=f"{chosen} has the highest recent / pre-cutoff ratio stated in the task "
+                      f"({recent}/{pre}).",
+            signals=[f"{option}: {counts[option][1]} recent of {counts[option][0]} pre-cutoff papers"
+                     for option in ranked])
+
+    def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
+        """Its forecast questions (:mod:`.forecasts`)."""
+        return forecasts.write(rule, ask)
+
+    def resolve_forecast(self, rule: str, question: ForecastQuestion, item: NodeEvidence,
+                         evidence: DomainEvidence) -> tuple[float, dict[str, Any]]:
+        """Their outcomes from the window's evidence (:mod:`.forecasts`)."""
+        return forecasts.resolve(rule, question, item, evidence)

@@ -3,7 +3,7 @@ rendering, top choice and the baselines' answer."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +18,14 @@ from foresci.tasks.families.parts import (
     ranking_schema,
     ranking_top_choice,
 )
+from foresci.tasks.families.strategic_planning import forecasts
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
+    from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+    from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget
-    from foresci.tasks.models import Task
+    from foresci.tasks.models import ForecastQuestion, Task
 
 NAME = "strategic_planning"
 
@@ -70,6 +73,11 @@ class StrategicPlanning(TaskFamily):
     builder = "foresci.tasks.families.strategic_planning.builder:build_planning_tasks"
     forecast_kind = "numeric"
     ranked = True
+    round_tasks = "foresci.tasks.families.strategic_planning.rounds"
+    agent_signals = "candidate_trends"
+    baseline_strategy = "momentum_ranking"
+    counts_rule_answers = True
+    forecast_rules = forecasts.RULES
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
         return ranking_schema(PlanningAnswer, tuple(options))
@@ -97,9 +105,21 @@ class StrategicPlanning(TaskFamily):
         """S_top: the first option of the answer's ranking is the hidden first."""
         return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
 
-    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
-        """The options ranked by measured momentum (it ranks fixed options, it invents none)."""
-        if not task.candidates:
-            raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
-        answer, support = forecaster.planning(task)
-        return answer, support
+    def counts_rule_answer(self, task: Task, ranked: Sequence[str],
+                           counts: Mapping[str, tuple[int, int]]) -> BaseModel:
+        """The options ranked by their recent / pre-cutoff ratio, the first to start with."""
+        return PlanningAnswer(
+            ranking=[RankedOption(option_id=option, reason=f"{counts[option][1]} recent of "
+                                  f"{counts[option][0]} pre-cutoff papers") for option in ranked],
+            milestones=[f"Start with {ranked[0]}: its recent share of its own history is highest"],
+            risks=["a recent burst may not continue"],
+            go_no_go=f"continue {ranked[0]} if its recent papers keep coming")
+
+    def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
+        """Its forecast questions (:mod:`.forecasts`)."""
+        return forecasts.write(rule, ask)
+
+    def resolve_forecast(self, rule: str, question: ForecastQuestion, item: NodeEvidence,
+                         evidence: DomainEvidence) -> tuple[float, dict[str, Any]]:
+        """Their outcomes from the window's evidence (:mod:`.forecasts`)."""
+        return forecasts.resolve(rule, question, item, evidence)

@@ -18,11 +18,14 @@ from foresci.tasks.families.parts import (
     ranking_schema,
     ranking_top_choice,
 )
+from foresci.tasks.families.venue_positioning import forecasts
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
+    from foresci.tasks.evidence import DomainEvidence, NodeEvidence
+    from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget
-    from foresci.tasks.models import Task
+    from foresci.tasks.models import ForecastQuestion, Task
 
 NAME = "venue_positioning"
 
@@ -73,6 +76,10 @@ class VenuePositioning(TaskFamily):
     horizons = ("venue_cycle",)
     forecast_kind = "binary"
     ranked = True
+    round_tasks = "foresci.tasks.families.venue_positioning.rounds"
+    agent_signals = "venue_profile"
+    baseline_strategy = "venue_record"
+    forecast_rules = forecasts.RULES
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
         return ranking_schema(VenueAnswer, tuple(options))
@@ -101,7 +108,11 @@ class VenuePositioning(TaskFamily):
         """S_top: the first venue family of the answer's ranking is the hidden first."""
         return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
 
-    def baseline_answer(self, forecaster: Any, task: Task) -> tuple[BaseModel, Any]:
-        """Venue families ranked by where similar pre-cutoff work was accepted."""
-        answer, support = forecaster.venue(task)
-        return answer, support
+    def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
+        """Its forecast questions (:mod:`.forecasts`)."""
+        return forecasts.write(rule, ask)
+
+    def resolve_forecast(self, rule: str, question: ForecastQuestion, item: NodeEvidence,
+                         evidence: DomainEvidence) -> tuple[float, dict[str, Any]]:
+        """Their outcomes from the window's evidence (:mod:`.forecasts`)."""
+        return forecasts.resolve(rule, question, item, evidence)

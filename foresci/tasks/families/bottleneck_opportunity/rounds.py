@@ -1,4 +1,5 @@
-"""bottleneck_opportunity tasks frozen prospectively: the node's own pre-cutoff bottlenecks as options.
+"""The family's round hooks (:attr:`TaskFamily.round_tasks`): tasks frozen prospectively, the node's own
+pre-cutoff bottlenecks as options.
 
 A release task asks for a sub-direction's root bottleneck (the limitation whose addressing share rises most
 in the window, with a one-sided two-proportion test) and the opportunity it opens (the phrase that the
@@ -36,6 +37,9 @@ node, a round still scores which bottleneck rose.
 Top-1 (:func:`bottleneck_top_choice`): the option an answer's ``bottleneck`` names (its letter, its
 phrase, or most of the phrase's content words, :func:`chosen_option`) against the winner; FTA is the
 deterministic slot FTA of :mod:`foresci.rounds.slot_fta`.
+
+The hooks: ``freeze`` (:func:`bottleneck_tasks`), ``finish`` (:func:`add_none_option`), ``resolve``
+(:func:`resolve_bottleneck`) and ``top_choice`` (:func:`bottleneck_top_choice`).
 """
 
 from __future__ import annotations
@@ -43,8 +47,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from foresci.rounds.bottleneck_choice import chosen_option
-from foresci.rounds.option_scores import Resolved, with_none_option
 from foresci.tasks.builders.common import OPTION_IDS, display_name, eligible_nodes
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
@@ -62,12 +64,13 @@ from foresci.tasks.families.bottleneck_opportunity.builder import (
     window_opportunities,
     window_pool,
 )
+from foresci.tasks.families.bottleneck_opportunity.choice import chosen_option
+from foresci.tasks.families.round_outcome import Resolved, with_none_option
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Candidate as Option
 from foresci.tasks.models import Task
 from foresci.taxonomy.phrases import CLOSED, phrase_key
 
-BOTTLENECK = "bottleneck_opportunity"
 NONE_DESCRIPTION = ("no listed limitation: none is addressed by enough window papers with a rising share "
                     "(or the sub-direction has too few window papers)")
 MIN_OPTIONS = 2
@@ -184,3 +187,9 @@ def bottleneck_top_choice(answer: Any, task: Task, hidden: HiddenTarget) -> TopC
     gold = hidden.stats.get("option_id")
     return TopChoice(value=1.0 if chosen is not None and chosen == gold else 0.0,
                      details={"chosen": chosen, "gold": gold, "stated": stated[:200]})
+
+
+freeze = bottleneck_tasks
+finish = add_none_option
+resolve = resolve_bottleneck
+top_choice = bottleneck_top_choice
