@@ -416,7 +416,7 @@ def package_command(
     kb: Path = typer.Option(..., "--kb", help="KB folder; only papers up to the cutoff are read"),
     cutoff: str = typer.Option(..., "--cutoff", help="cutoff date (YYYY-MM-DD), usually today"),
     out: Path = typer.Option(..., "--out", help="package folder to write"),
-    window: str = typer.Option("3m", "--window", help="3m or 6m after the cutoff", callback=known_windows),
+    window: str = typer.Option("3m", "--window", help="1m, 2m, 3m or 6m after the cutoff", callback=known_windows),
     n: int = typer.Option(12, "-n", min=1,
                           help="number of questions (balanced over families, numeric/binary)"),
     taxonomy_dir: Path | None = typer.Option(None, "--taxonomy-dir",

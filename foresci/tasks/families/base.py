@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from foresci.core.errors import UserError
 from foresci.core.registry import Registry
+from foresci.tasks.windows import HORIZON_MONTHS, KNOWN_HORIZONS
 
 if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
@@ -126,8 +127,9 @@ class TaskFamily:
     """``"module:function"`` (signature of :data:`PartsBuilder`: the release's window evidence, the task
     settings and the forecast questions asked of the release, 0 for none) adding :class:`ReleaseParts`
     to a release; None: the family adds only tasks."""
-    horizons: tuple[str, ...] = ("3m", "6m")
-    """The windows whose evidence its builder reads (the venue family reads the venue cycle)."""
+    horizons: tuple[str, ...] = tuple(HORIZON_MONTHS)
+    """The windows whose evidence its builder reads: by default every forecast window (1m, 2m, 3m, 6m) a
+    build asks for; the venue family reads the venue cycle whatever the forecast windows are."""
     forecast_kind: QuestionKind | None = None
     """The kind of the forecast questions it contributes to a release (None: none)."""
     ranked: bool = False
@@ -245,7 +247,7 @@ def register_family(family: FamilyT) -> FamilyT:
     return family
 
 
-_HORIZONS = ("3m", "6m", "venue_cycle")
+_HORIZONS = KNOWN_HORIZONS
 _TEXTS = ("contract", "rubric", "evidence_focus")
 
 
