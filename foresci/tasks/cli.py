@@ -118,17 +118,20 @@ def _warn_rejected_families(manifest: dict[str, Any]) -> None:
 
 
 def _warn_empty_families(manifest: dict[str, Any], chosen: list[str] | None) -> None:
-    """Print one warning line (stderr) per asked-for family that has no task in the release and was not
-    left out by the gates (those have their own line), saying why: no candidate at all, or every
-    candidate dropped while selecting (lint, near-duplicates, balance)."""
+    """Print one warning line (stderr) per family left out because a window it reads has not closed
+    (naming the window), then one per asked-for family that has no task in the release and was not left
+    out (the gates' have their own line), saying why: no candidate at all, or every candidate dropped
+    while selecting (lint, near-duplicates, balance)."""
     from foresci.tasks.families import family_names
 
     counts = manifest.get("counts", {})
     written = counts.get("by_family") or {}
     candidates = counts.get("candidates_by_family") or {}
     rejected = counts.get("rejected_families") or {}
+    for family, why in (counts.get("left_out_families") or {}).items():
+        typer.echo(f"warning: left out {family}: {why}", err=True)
     for family in chosen or family_names():
-        if written.get(family) or family in rejected:
+        if written.get(family) or family in rejected or family in (counts.get("left_out_families") or {}):
             continue
         found = candidates.get(family, 0)
         if found:

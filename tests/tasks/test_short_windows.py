@@ -14,13 +14,15 @@ from foresci.core.io import iter_jsonl
 from foresci.core.settings import Settings
 from foresci.rounds.ledger import LedgerConfig, init_ledger
 from foresci.tasks.build import build_release
+from foresci.tasks.cli import _warn_empty_families
 from foresci.tasks.release import load_release
 from foresci.tasks.windows import make_window
 from tests.rounds.helpers import toy_tick
 from tests.tasks.toy import CUTOFF, ToyKB
 
 
-def test_one_and_two_month_windows_build_what_their_span_allows(tmp_path: Path) -> None:
+def test_one_and_two_month_windows_build_what_their_span_allows(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     settings = Settings()
     settings.tasks.min_support = 5
     settings.tasks.enforce_gates = False
@@ -38,6 +40,11 @@ def test_one_and_two_month_windows_build_what_their_span_allows(tmp_path: Path) 
         window = make_window(CUTOFF, task.horizon)
         assert (task.window_start, task.window_end) == (window.start, window.end)
     assert any("left out venue_positioning" in line and "venue_cycle window" in line for line in said)
+    assert "venue_cycle window" in release.manifest["counts"]["left_out_families"]["venue_positioning"]
+    _warn_empty_families(release.manifest, None)  # what `tasks build` prints after the audit
+    printed = capsys.readouterr().err
+    assert "left out venue_positioning" in printed and "2026-06-30" in printed, printed
+    assert "no venue_positioning task" not in printed, printed
     questions = list(iter_jsonl(out / "forecast.jsonl"))
     assert {(row["window_start"], row["window_end"]) for row in questions} <= {
         (make_window(CUTOFF, horizon).start.isoformat(), make_window(CUTOFF, horizon).end.isoformat())
