@@ -70,8 +70,8 @@ def test_the_command_line_takes_short_windows(tmp_path: Path, window: str) -> No
 
 def test_a_one_month_ledger_resolves_a_month_after_its_cutoff(tmp_path: Path) -> None:
     ledger = tmp_path / "ledger"
-    init_ledger(ledger, LedgerConfig(schedule="month-end", start=date(2025, 12, 1), end=CUTOFF, windows=["1m"],
-                                     questions=8, min_items=2, bootstrap=40, seed=1))
+    init_ledger(ledger, LedgerConfig(schedule="month-end", start=date(2025, 12, 1), end=CUTOFF,
+                                     windows=["1m"], questions=8, min_items=2, bootstrap=40, seed=1))
     round_id = f"r-{CUTOFF.isoformat()}"
     assert toy_tick(ledger, CUTOFF)[0] == f"opened {round_id} (scheduled {CUTOFF})"
     assert not any(line.startswith("resolved") for line in toy_tick(ledger, date(2026, 1, 30)))
