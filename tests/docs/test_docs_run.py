@@ -188,6 +188,24 @@ def test_the_tutorial_world_gives_every_family(page: Path, page_runs: dict[Path,
     assert min(counts.values()) >= MIN_TASKS_PER_FAMILY, counts
 
 
+@pytest.mark.slow
+def test_the_readme_plugin_cites_the_papers_it_read(page_runs: dict[Path, PageRun],
+                                                    docs_environment: dict[str, str],
+                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The README's plug-in searches the KB and cites what it found in every family's answer, so its
+    offline Trace is above 0 in each family (its support is the tools' log of that search)."""
+    done = run_page(REPO_ROOT / "README.md", page_runs, docs_environment, tmp_path_factory)
+    run = done.folder / "work/runs/mine"
+    answers = [json.loads(line) for line in (run / "answers.jsonl").read_text().splitlines() if line.strip()]
+    assert answers and all(row["support"] and row["support"]["tool_calls"] for row in answers)
+    traces: dict[str, list[float]] = {}
+    for line in (run / "scores.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        traces.setdefault(row["family"], []).append(row["metrics"]["trace_offline"]["value"] or 0.0)
+    assert set(traces) == set(FAMILIES)
+    assert all(sum(values) / len(values) > 0 for values in traces.values()), traces
+
+
 def test_a_failing_block_is_named_and_its_background_jobs_end(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text("<!-- docs-test: run -->\n```bash\nsleep 300 &\necho $! > sleeper.pid\n```\n\n"
