@@ -31,8 +31,8 @@ def build_command(
     cutoff: str = typer.Option(..., "--cutoff", help="cutoff date t (YYYY-MM-DD); tasks see nothing after "
                                "it"),
     out: Path = typer.Option(..., "--out", help="release folder to write"),
-    window: list[str] = typer.Option(["3m", "6m"], "--window", help="forecast windows after t (repeatable)",
-                                     callback=known_windows),
+    window: list[str] = typer.Option(["3m", "6m"], "--window", help="forecast windows after t: 1m, 2m, 3m "
+                                     "or 6m (repeatable)", callback=known_windows),
     per_family: int = typer.Option(25, "--per-family", min=1,
                                    help="tasks per family (across domains and windows)"),
     domain: list[str] = typer.Option([], "--domain", help="only these domain slugs (repeatable); default "
