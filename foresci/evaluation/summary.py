@@ -422,7 +422,8 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     "method" unless an entry names a backbone; a backbone name longer than :data:`BACKBONE_KEEP` shows as
     its key (``native · b1``). When the metric columns do not fit beside the label and the n/repair/eval
     columns, the rest go to a second table that repeats only the label column (80 columns hold a judged
-    run's eight metrics in two tables).
+    run's eight metrics in two tables); a repair column of 0% everywhere is left out when that keeps
+    the board in one table.
     """
     from rich import box
     from rich.table import Table
@@ -443,18 +444,29 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
 
     label_header = "method · backbone" if any(entry.get("model") for entry in entries) else "method"
     label_width = min(max([len(label_header), *(len(label) for label in shown)]), LABEL_WIDTH)
+    # a long label wraps before its version (`first_option` / `@src:b20682c4c9c1`), not inside it
+    shown = [label.replace("@", " @") if len(label) > label_width else label for label in shown]
     # a table is 1 narrower than the sum of its column widths (no padding at its outer edges, 2 edge chars)
     room = width + 1 - (label_width + 3)
-    budget = room - sum(column_width(header, cell) for header, cell in fixed)
-    groups: list[list[tuple[str, Any]]] = [[]]
-    used = 0
-    for header, cell in columns:
-        needed = column_width(header, cell)
-        if groups[-1] and used + needed > budget:
-            groups.append([])
-            used, budget = 0, room  # later tables repeat only the label column
-        groups[-1].append((header, cell))
-        used += needed
+
+    def pack(fixed: list[tuple[str, Any]]) -> list[list[tuple[str, Any]]]:
+        budget = room - sum(column_width(header, cell) for header, cell in fixed)
+        groups: list[list[tuple[str, Any]]] = [[]]
+        used = 0
+        for header, cell in columns:
+            needed = column_width(header, cell)
+            if groups[-1] and used + needed > budget:
+                groups.append([])
+                used, budget = 0, room  # later tables repeat only the label column
+            groups[-1].append((header, cell))
+            used += needed
+        return groups
+
+    groups = pack(fixed)
+    if len(groups) > 1 and all(_repair_cell(entry) in ("0%", "–") for entry in entries):
+        bare = [column for column in fixed if column[0] != "repair"]  # a column that says nothing
+        if len(pack(bare)) == 1:
+            fixed, groups = bare, pack(bare)
     tables = []
     for index, group in enumerate(groups):
         part = f", part {index + 1} of {len(groups)}" if len(groups) > 1 else ""
