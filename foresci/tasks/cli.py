@@ -205,6 +205,18 @@ def families_command() -> None:
 
     from foresci.tasks.families import all_families
 
+    console = Console()
+    if console.width < 140:  # names never cut: each family as a short block of lines
+        import textwrap
+
+        for family in all_families():
+            typer.echo(f"{family.name} (id prefix {family.abbreviation})")
+            for line in (f"answer {family.answer_schema.__name__}; windows {', '.join(family.horizons)}; "
+                         f"forecast {family.forecast_kind or '-'}", f"metrics: {', '.join(family.metrics)}",
+                         f"defined in {type(family).__module__}"):
+                typer.echo(textwrap.fill(line, width=max(console.width, 40), initial_indent="  ",
+                                         subsequent_indent="    ", break_long_words=False))
+        return
     table = Table(title="task families")
     for column in ("family", "id prefix", "answer", "windows", "forecast", "metrics", "defined in"):
         table.add_column(column)
@@ -212,7 +224,7 @@ def families_command() -> None:
         table.add_row(family.name, family.abbreviation, family.answer_schema.__name__,
                       ", ".join(family.horizons), family.forecast_kind or "-", ", ".join(family.metrics),
                       type(family).__module__)
-    Console().print(table)
+    console.print(table)
 
 
 @app.command("validate")
