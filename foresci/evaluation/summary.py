@@ -405,7 +405,8 @@ def backbone_keys(entries: Sequence[dict[str, Any]]) -> dict[str, str]:
     return keys
 
 
-def _short_label(entry: dict[str, Any], keys: dict[str, str]) -> str:
+def short_label(entry: dict[str, Any], keys: dict[str, str]) -> str:
+    """An entry's label with its backbone shown as its key (``native · b1``) when ``keys`` has one."""
     if "method" not in entry:
         return str(entry["label"])
     model = entry.get("model")
@@ -429,10 +430,12 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
     from rich.table import Table
 
     entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
+    if not entries:  # a run of forecasts only: no task board (not an empty table)
+        return []
     names = [name for name in task_metric_names() if any(name in entry["metrics"] for entry in entries)]
     labels = metric_labels()
     keys = backbone_keys(entries)
-    shown = [_short_label(entry, keys) for entry in entries]
+    shown = [short_label(entry, keys) for entry in entries]
     kinds = {entry.get("evaluation", "offline") for entry in entries}
     fixed: list[tuple[str, Any]] = [("n", lambda entry: str(entry["n_rows"])), ("repair", _repair_cell)]
     if len(kinds) > 1:
