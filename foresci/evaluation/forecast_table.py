@@ -37,7 +37,7 @@ def forecast_table(summary: dict[str, Any]) -> Any | None:
     labels = [label.replace("@", " @") if len(label) > 20 else label for label in labels]  # wrap before @
     longest = max(len(word) for label in [label_header, *labels] for word in label.split())
     table.add_column(label_header, overflow="fold", min_width=min(longest, 22))
-    for header in ("CRPS", "Brier", "CRPS skill", "Brier skill"):
+    for header in ("CRPS", "Brier", "CRPS\nskill", "Brier\nskill"):  # two-line headers: 80 columns hold it
         table.add_column(header, justify="right", no_wrap=True)
     for label, entry in zip(labels, entries, strict=True):
         table.add_row(label, _mean(entry, "crps"), _mean(entry, "brier"), _number(entry.get("crps_skill")),

@@ -69,3 +69,5 @@ def test_a_forecast_only_board_at_80_columns_cuts_no_name(
     lines = printed.splitlines()
     assert any(line.startswith(" inspect ") for line in lines) and "@inspect:7dc516348c7d" in printed, printed
     assert "b1 = foresci/scripted" in " ".join(printed.split()), printed
+    header = next(index for index, line in enumerate(lines) if "CRPS" in line and "Brier" in line)
+    assert lines[header + 1].split()[-2:] == ["skill", "skill"], printed  # the last column is not cropped
