@@ -37,7 +37,8 @@ class PageRun:
 
 
 def _environment(tmp: Path) -> dict[str, str]:
-    """A user's shell: ``foresci`` is this checkout's, ``python`` the test's, one shared cache, one thread."""
+    """A user's shell: ``foresci`` is this checkout's, ``python`` the test's, one shared cache, one thread,
+    an 80-column terminal."""
     bin_dir = tmp / "bin"
     bin_dir.mkdir(exist_ok=True)
     wrapper = bin_dir / "foresci"
@@ -53,7 +54,7 @@ def _environment(tmp: Path) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "OMP_WAIT_POLICY": "PASSIVE",
-        "COLUMNS": "120",
+        "COLUMNS": "80",  # a narrow terminal: a page whose output a cut name breaks (tasks families) fails
     }
 
 
