@@ -38,7 +38,7 @@ def metric_reference() -> str:
     for metric in all_metrics():
         cells = [
             f"`{metric.name}`<br>{metric.label}",
-            _families(metric),
+            _families(metric).replace("_", "_<wbr>"),  # long family names break after an underscore
             _scored(metric),
             "higher" if metric.higher_is_better else "lower",
             metric.description,
