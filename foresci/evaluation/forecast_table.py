@@ -24,7 +24,7 @@ def forecast_table(summary: dict[str, Any]) -> Any | None:
     from rich import box
     from rich.table import Table
 
-    from foresci.evaluation.summary import backbone_keys, short_label
+    from foresci.evaluation.summary import LABEL_WIDTH, backbone_keys, short_label, wrappable
 
     keys = backbone_keys(entries)  # long backbone names as keys (b1), spelled out in the caption
     spelled = "; ".join(f"{key} = {model}" for model, key in keys.items())
@@ -34,7 +34,7 @@ def forecast_table(summary: dict[str, Any]) -> Any | None:
                   + (f"; backbones: {spelled}" if spelled else ""))
     label_header = "method · backbone" if any(entry.get("model") for entry in entries) else "method"
     labels = [short_label(entry, keys) for entry in entries]
-    labels = [label.replace("@", " @") if len(label) > 20 else label for label in labels]  # wrap before @
+    labels = [wrappable(label, LABEL_WIDTH) for label in labels]  # wrap before @version, after ://
     longest = max(len(word) for label in [label_header, *labels] for word in label.split())
     table.add_column(label_header, overflow="fold", min_width=min(longest, 22))
     for header in ("CRPS", "Brier", "CRPS\nskill", "Brier\nskill"):  # two-line headers: 80 columns hold it

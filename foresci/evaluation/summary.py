@@ -405,6 +405,13 @@ def backbone_keys(entries: Sequence[dict[str, Any]]) -> dict[str, str]:
     return keys
 
 
+def wrappable(label: str, width: int) -> str:
+    """``label`` with a space where it may wrap when it is wider than ``width``: before an ``@version`` and
+    after a URL's ``://`` (``first_option`` / ``@src:b20682c4c9c1``, ``http://`` / ``127.0.0.1:8765/``),
+    so a folded label never splits a name mid-word when it need not."""
+    return label.replace("@", " @").replace("://", ":// ") if len(label) > width else label
+
+
 def short_label(entry: dict[str, Any], keys: dict[str, str]) -> str:
     """An entry's label with its backbone shown as its key (``native · b1``) when ``keys`` has one."""
     if "method" not in entry:
@@ -447,8 +454,7 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
 
     label_header = "method · backbone" if any(entry.get("model") for entry in entries) else "method"
     label_width = min(max([len(label_header), *(len(label) for label in shown)]), LABEL_WIDTH)
-    # a long label wraps before its version (`first_option` / `@src:b20682c4c9c1`), not inside it
-    shown = [label.replace("@", " @") if len(label) > label_width else label for label in shown]
+    shown = [wrappable(label, label_width) for label in shown]
     # a table is 1 narrower than the sum of its column widths (no padding at its outer edges, 2 edge chars)
     room = width + 1 - (label_width + 3)
 
