@@ -16,7 +16,8 @@ def parse_date_option(value: str, option: str) -> date:
 
 
 def known_windows(value: str | list[str]) -> str | list[str]:
-    """Check ``--window`` values (``3m``, ``6m``, ``venue_cycle``); an unknown one is a usage error."""
+    """Check ``--window`` values (``1m``, ``2m``, ``3m``, ``6m``, ``venue_cycle``); an unknown one is a usage
+    error."""
     from foresci.tasks.windows import KNOWN_HORIZONS
 
     for window in [value] if isinstance(value, str) else value:

@@ -74,26 +74,29 @@ def load_answers(run_dir: Path) -> list[Answer]:
         raise FileNotFoundError(f"{answers_path}: no answers.jsonl; is {run_dir} a foresci run folder?")
     answers = read_models(answers_path, Answer) if answers_path.is_file() else []
     if forecasts_path.is_file():
-        for forecast in read_models(forecasts_path, ForecastAnswer):
-            answers.append(
-                Answer(
-                    task_id=forecast.question_id,
-                    family="forecast",
-                    method=forecast.method or "unknown",
-                    model=forecast.model,
-                    mode=forecast.mode,
-                    status=forecast.status,
-                    error=forecast.error,
-                    contamination_risk=forecast.contamination_risk,
-                    llm_calls=forecast.llm_calls,
-                    cache_hits=forecast.cache_hits,
-                    transcript=forecast.transcript,
-                    version=forecast.version,
-                    label=forecast.label,
-                    payload=forecast.model_dump(mode="json", exclude={"transcript", "version", "label"}),
-                )
-            )
+        answers.extend(forecast_as_answer(row) for row in read_models(forecasts_path, ForecastAnswer))
     return qualify_methods(answers)
+
+
+def forecast_as_answer(forecast: ForecastAnswer) -> Answer:
+    """A forecast row as the Answer that evaluation scores: family 'forecast', task_id = question_id and
+    payload = the ForecastAnswer (also how the inspect bridge scores a forecast sample)."""
+    return Answer(
+        task_id=forecast.question_id,
+        family="forecast",
+        method=forecast.method or "unknown",
+        model=forecast.model,
+        mode=forecast.mode,
+        status=forecast.status,
+        error=forecast.error,
+        contamination_risk=forecast.contamination_risk,
+        llm_calls=forecast.llm_calls,
+        cache_hits=forecast.cache_hits,
+        transcript=forecast.transcript,
+        version=forecast.version,
+        label=forecast.label,
+        payload=forecast.model_dump(mode="json", exclude={"transcript", "version", "label"}),
+    )
 
 
 SHIPPED_VERSION_PREFIX = "foresci "

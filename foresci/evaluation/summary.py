@@ -387,22 +387,62 @@ def _repair_cell(entry: dict[str, Any]) -> str:
     return f"{100 * contract.get('rate', 0.0):.0f}%" if contract else "–"
 
 
+BACKBONE_KEEP = 12
+"""Backbone names up to this many characters are shown whole in the terminal leaderboard's label column;
+longer ones get a short key (``b1``, ``b2``, ...) spelled out in the legend."""
+LABEL_WIDTH = 20
+"""The terminal leaderboard's label column: at most this wide (longer labels wrap, never cut)."""
+
+
+def backbone_keys(entries: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Backbone name -> its short key (``b1``, ...) for the backbones longer than :data:`BACKBONE_KEEP`,
+    in order of first appearance."""
+    keys: dict[str, str] = {}
+    for entry in entries:
+        model = entry.get("model")
+        if model and len(model) > BACKBONE_KEEP and model not in keys:
+            keys[model] = f"b{len(keys) + 1}"
+    return keys
+
+
+def wrappable(label: str, width: int) -> str:
+    """``label`` with a space where it may wrap when it is wider than ``width``: before an ``@version`` and
+    after a URL's ``://`` (``first_option`` / ``@src:b20682c4c9c1``, ``http://`` / ``127.0.0.1:8765/``),
+    so a folded label never splits a name mid-word when it need not."""
+    return label.replace("@", " @").replace("://", ":// ") if len(label) > width else label
+
+
+def short_label(entry: dict[str, Any], keys: dict[str, str]) -> str:
+    """An entry's label with its backbone shown as its key (``native · b1``) when ``keys`` has one."""
+    if "method" not in entry:
+        return str(entry["label"])
+    model = entry.get("model")
+    return entry_label(entry["method"], keys.get(model, model) if model else None, entry.get("mode", "full"))
+
+
 def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int = 80) -> list[Any]:
     """The leaderboard of one family as rich Tables that fit ``width`` columns (:func:`leaderboard_legend`
-    says what their marks mean).
+    says what their marks and backbone keys mean).
 
-    Every column keeps its header on one line; when the metric columns do not fit beside the entry
-    label, they are split over several tables, each repeating the label column. Columns: entry, n,
-    repair rate (answers re-asked or still breaking the task contract), evaluation (offline/judged/mixed,
-    when the entries differ), then the metric means (* = leader, ° = too few tasks to lead).
-    The label column is "method" unless an entry names a backbone.
+    Every column keeps its header on one line. Columns: entry, n, repair rate (answers re-asked or still
+    breaking the task contract), evaluation (offline/judged/mixed, when the entries differ), then the
+    metric means (* = leader, ° = too few tasks to lead), judged metrics first. The label column is
+    "method" unless an entry names a backbone; a backbone name longer than :data:`BACKBONE_KEEP` shows as
+    its key (``native · b1``). When the metric columns do not fit beside the label and the n/repair/eval
+    columns, the rest go to a second table that repeats only the label column (80 columns hold a judged
+    run's eight metrics in two tables); a repair column of 0% everywhere is left out when that keeps
+    the board in one table.
     """
     from rich import box
     from rich.table import Table
 
     entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
+    if not entries:  # a run of forecasts only: no task board (not an empty table)
+        return []
     names = [name for name in task_metric_names() if any(name in entry["metrics"] for entry in entries)]
     labels = metric_labels()
+    keys = backbone_keys(entries)
+    shown = [short_label(entry, keys) for entry in entries]
     kinds = {entry.get("evaluation", "offline") for entry in entries}
     fixed: list[tuple[str, Any]] = [("n", lambda entry: str(entry["n_rows"])), ("repair", _repair_cell)]
     if len(kinds) > 1:
@@ -413,38 +453,54 @@ def leaderboard_tables(summary: dict[str, Any], family: str = "all", width: int 
         return max([len(header), *(len(cell(entry)) for entry in entries)]) + 3  # padding and divider
 
     label_header = "method · backbone" if any(entry.get("model") for entry in entries) else "method"
-    label_width = min(max([len(label_header), *(len(entry["label"]) for entry in entries)]), 26)
+    label_width = min(max([len(label_header), *(len(label) for label in shown)]), LABEL_WIDTH)
+    shown = [wrappable(label, label_width) for label in shown]
     # a table is 1 narrower than the sum of its column widths (no padding at its outer edges, 2 edge chars)
-    budget = width + 1 - (label_width + 3) - sum(column_width(header, cell) for header, cell in fixed)
-    groups: list[list[tuple[str, Any]]] = [[]]
-    used = 0
-    for header, cell in columns:
-        needed = column_width(header, cell)
-        if groups[-1] and used + needed > budget:
-            groups.append([])
-            used = 0
-        groups[-1].append((header, cell))
-        used += needed
+    room = width + 1 - (label_width + 3)
+
+    def pack(fixed: list[tuple[str, Any]]) -> list[list[tuple[str, Any]]]:
+        budget = room - sum(column_width(header, cell) for header, cell in fixed)
+        groups: list[list[tuple[str, Any]]] = [[]]
+        used = 0
+        for header, cell in columns:
+            needed = column_width(header, cell)
+            if groups[-1] and used + needed > budget:
+                groups.append([])
+                used, budget = 0, room  # later tables repeat only the label column
+            groups[-1].append((header, cell))
+            used += needed
+        return groups
+
+    groups = pack(fixed)
+    if len(groups) > 1 and all(_repair_cell(entry) in ("0%", "–") for entry in entries):
+        bare = [column for column in fixed if column[0] != "repair"]  # a column that says nothing
+        if len(pack(bare)) == 1:
+            fixed, groups = bare, pack(bare)
     tables = []
     for index, group in enumerate(groups):
         part = f", part {index + 1} of {len(groups)}" if len(groups) > 1 else ""
         table = Table(title=f"leaderboard: {family}{part}", box=box.SIMPLE_HEAD, pad_edge=False)
         table.add_column(label_header, overflow="fold", width=label_width)
-        for header, cell in [*fixed, *group]:
+        shown_columns = [*fixed, *group] if index == 0 else group
+        for header, cell in shown_columns:
             table.add_column(header, justify="right", no_wrap=True, width=column_width(header, cell) - 3)
-        for entry in entries:
-            table.add_row(entry["label"], *(cell(entry) for _, cell in [*fixed, *group]))
+        for label, entry in zip(shown, entries, strict=True):
+            table.add_row(label, *(cell(entry) for _, cell in shown_columns))
         tables.append(table)
     return tables
 
 
 def leaderboard_legend(summary: dict[str, Any], family: str = "all") -> str:
-    """What :func:`leaderboard_tables` marks mean and what each shown ``~off`` column approximates: printed
-    after the tables at the terminal's width (a caption would wrap at the narrow table's)."""
+    """What :func:`leaderboard_tables` marks mean, the backbones its keys stand for and what each shown
+    ``~off`` column approximates: printed after the tables at the terminal's width (a caption would wrap
+    at the narrow table's)."""
     entries = [entry for entry in summary.get("leaderboard", []) if entry["family"] == family]
     if not entries:
         return ""
     names = [name for name in task_metric_names() if any(name in entry["metrics"] for entry in entries)]
     legend = offline_legend(names)
-    return (f"mean over tasks; * leader; ° scored on under {LEADER_COVERAGE:.0%} of the column's most tasks "
-            "(never the leader); repair = re-asked or invalid answers" + (f"\n{legend}" if legend else ""))
+    keys = "; ".join(f"{key} = {model}" for model, key in backbone_keys(entries).items())
+    lines = [f"mean over tasks; * leader; ° scored on under {LEADER_COVERAGE:.0%} of the column's most tasks "
+             "(never the leader); repair = re-asked or invalid answers"]
+    lines += [f"backbones: {keys}"] if keys else []
+    return "\n".join([*lines, legend] if legend else lines)

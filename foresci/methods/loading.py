@@ -11,6 +11,7 @@ Code under the ``foresci`` package is foresci's own and always loads here."""
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from dataclasses import replace
 from importlib.metadata import EntryPoint, entry_points
@@ -167,5 +168,7 @@ def resolve_method(value: str, trust_plugin: bool = False, kb_tools: bool = Fals
                           entry_point=True, settings=settings)
     choices = ", ".join(shipped_methods())
     extra = f"; installed plug-ins: {', '.join(sorted(plugins))}" if plugins else ""
-    raise MethodLoadError(f"unknown method {value!r}; choose from {choices}{extra}, "
+    close = difflib.get_close_matches(value, [*shipped_methods(), *plugins], n=1, cutoff=0.75)
+    hint = f"did you mean {close[0]}? " if close else ""  # `--method persistance`, in run and rounds submit
+    raise MethodLoadError(f"{hint}unknown method {value!r}; choose from {choices}{extra}, "
                           "path/to/agent.py:function, package.module:object or an http(s):// agent URL")

@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from foresci.app.cli_options import parse_date_option
+from foresci.app.cli_options import known_windows, parse_date_option
 from foresci.engines import ENGINE_HELP
 
 app = typer.Typer(
@@ -63,7 +63,8 @@ def init_command(
     every_days: int = typer.Option(14, "--every-days", min=1, help="spacing for every-n-days"),
     start: str | None = typer.Option(None, "--start", help="first schedule day considered (YYYY-MM-DD)"),
     end: str | None = typer.Option(None, "--end", help="last schedule day considered (YYYY-MM-DD)"),
-    window: list[str] = typer.Option(["3m"], "--window", help="forecast window per round (repeatable)"),
+    window: list[str] = typer.Option(["3m"], "--window", help="forecast window per round: 1m, 2m, 3m or 6m "
+                                     "(repeatable)", callback=known_windows),
     questions: int | None = typer.Option(
         None, "--questions", min=1, help="node/venue questions per window (default: setting rounds.questions)"
     ),

@@ -31,6 +31,8 @@ from foresci.rounds.tick import summary as make_summary
 TEMPLATES = Path(__file__).with_name("templates")
 CHART_WIDTH = 820
 ROW_HEIGHT = 26
+LABEL_ROOM = 90
+"""Pixels a line's label ("chance 0.2500" in 11 px) needs right of its line; nearer the edge it goes left."""
 
 
 def interval_chart(board: dict[str, Any]) -> str:
@@ -56,10 +58,13 @@ def interval_chart(board: dict[str, Any]) -> str:
     for offset, (name, value) in enumerate(lines.items()):
         if value is not None:
             colour = "#c44" if name == "chance" else "#48a"
+            # a line near the right edge has its label on its left, so the chart does not cut it
+            near_edge = x(value) > CHART_WIDTH - LABEL_ROOM
+            label_x, anchor = (x(value) - 3, "end") if near_edge else (x(value) + 3, "start")
             parts.append(
                 f'<line class="{name}-line" x1="{x(value)}" x2="{x(value)}" y1="10" y2="{height - 30}" '
                 f'stroke="{colour}" stroke-dasharray="4 3"/>'
-                f'<text x="{x(value) + 3}" y="{height - 18 + 12 * offset}" font-size="11" '
+                f'<text x="{label_x}" y="{height - 18 + 12 * offset}" font-size="11" text-anchor="{anchor}" '
                 f'fill="{colour}">{name} {value:.4f}</text>'
             )
     for index, entry in enumerate(entries):

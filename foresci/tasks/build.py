@@ -102,12 +102,13 @@ def write_release(out: Path, selected: Mapping[str, list[Built]], settings: Task
 
 def _families_with_closed_windows(chosen: list[Any], cutoff: date, windows: Sequence[str], latest: date,
                                   asked: bool, progress: Callable[[str], None] | None,
-                                  kb_path: Any) -> list[Any]:
+                                  kb_path: Any, left_out: dict[str, str] | None = None) -> list[Any]:
     """The families whose own windows beyond the forecast ones (the venue cycle) have closed by ``latest``.
 
     A family left out for an open window is named in a warning; one the user asked for (``asked``:
     ``--families``) is an error naming the window: `--window 3m` on a KB three months past the cutoff
-    builds every family but venue_positioning, whose six-month venue cycle has not closed."""
+    builds every family but venue_positioning, whose six-month venue cycle has not closed. ``left_out``:
+    where to record each family left out (name -> why), for the manifest and the command's warning."""
     kept = []
     for family in chosen:
         needed = [make_window(cutoff, horizon) for horizon in family.horizons
@@ -122,6 +123,8 @@ def _families_with_closed_windows(chosen: list[Any], cutoff: date, windows: Sequ
         if asked:
             raise UserError(f"{text}: leave {family.name} out of --families or use a later KB", path=kb_path,
                             field="--cutoff")
+        if left_out is not None:
+            left_out[family.name] = text
         if progress:
             progress(f"warning: left out {family.name}: {text}")
     if not kept:
@@ -168,8 +171,9 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
             raise UserError(f"the KB ends on {latest}; the {window.horizon} window ({window.start}.."
                             f"{window.end}) has not closed in it: use a later KB or an earlier --cutoff",
                             path=getattr(kb, "path", None), field="--cutoff")
+    left_out: dict[str, str] = {}
     chosen = _families_with_closed_windows(chosen, cutoff, windows, latest, families is not None, progress,
-                                           getattr(kb, "path", None))
+                                           getattr(kb, "path", None), left_out)
     extra = sorted({horizon for family in chosen for horizon in family.horizons} - set(windows)
                    - set(HORIZON_MONTHS))  # windows a family reads beyond the forecast ones (venue cycle)
     window_list = [make_window(cutoff, horizon) for horizon in (*windows, *extra)]
@@ -215,7 +219,7 @@ def build_release(kb: Any, out: Path, cutoff: date, windows: Sequence[str] = ("3
                                                          items in pools.items()},
                                 "lint_dropped": len(lint), "lint_examples": lint[:10],
                                 "checks": check_record(checks, selected),
-                                "skipped_domains": skipped,
+                                "skipped_domains": skipped, "left_out_families": left_out,
                                 **_no_candidate_counts(pools, drops)},
                   questions=questions, resolutions=resolutions, parts=parts)
     return out

@@ -31,8 +31,8 @@ def build_command(
     cutoff: str = typer.Option(..., "--cutoff", help="cutoff date t (YYYY-MM-DD); tasks see nothing after "
                                "it"),
     out: Path = typer.Option(..., "--out", help="release folder to write"),
-    window: list[str] = typer.Option(["3m", "6m"], "--window", help="forecast windows after t (repeatable)",
-                                     callback=known_windows),
+    window: list[str] = typer.Option(["3m", "6m"], "--window", help="forecast windows after t: 1m, 2m, 3m "
+                                     "or 6m (repeatable)", callback=known_windows),
     per_family: int = typer.Option(25, "--per-family", min=1,
                                    help="tasks per family (across domains and windows)"),
     domain: list[str] = typer.Option([], "--domain", help="only these domain slugs (repeatable); default "
@@ -118,10 +118,11 @@ def _warn_rejected_families(manifest: dict[str, Any]) -> None:
 
 
 def _warn_empty_families(manifest: dict[str, Any], chosen: list[str] | None) -> None:
-    """Print one warning line (stderr) per asked-for family that has no task in the release and was not
-    left out by the gates (those have their own line), saying why: no candidate at all, or every
-    candidate dropped while selecting (lint, near-duplicates, balance); when the builder's tasks were all
-    dropped before becoming candidates, the checks that dropped them, with counts and an example."""
+    """Print one warning line (stderr) per family left out because a window it reads has not closed
+    (naming the window), then one per asked-for family that has no task in the release and was not left
+    out (the gates' have their own line), saying why: no candidate at all, or every candidate dropped
+    while selecting (lint, near-duplicates, balance); when the builder's tasks were all dropped before
+    becoming candidates, the checks that dropped them, with counts and an example."""
     from foresci.tasks.candidates import why_no_candidate
     from foresci.tasks.families import family_names
 
@@ -129,8 +130,10 @@ def _warn_empty_families(manifest: dict[str, Any], chosen: list[str] | None) -> 
     written = counts.get("by_family") or {}
     candidates = counts.get("candidates_by_family") or {}
     rejected = counts.get("rejected_families") or {}
+    for family, why in (counts.get("left_out_families") or {}).items():
+        typer.echo(f"warning: left out {family}: {why}", err=True)
     for family in chosen or family_names():
-        if written.get(family) or family in rejected:
+        if written.get(family) or family in rejected or family in (counts.get("left_out_families") or {}):
             continue
         found = candidates.get(family, 0)
         dropped = (counts.get("no_candidate") or {}).get(family)
@@ -207,6 +210,18 @@ def families_command() -> None:
 
     from foresci.tasks.families import all_families
 
+    console = Console()
+    if console.width < 140:  # names never cut: each family as a short block of lines
+        import textwrap
+
+        for family in all_families():
+            typer.echo(f"{family.name} (id prefix {family.abbreviation})")
+            for line in (f"answer {family.answer_schema.__name__}; windows {', '.join(family.horizons)}; "
+                         f"forecast {family.forecast_kind or '-'}", f"metrics: {', '.join(family.metrics)}",
+                         f"defined in {type(family).__module__}"):
+                typer.echo(textwrap.fill(line, width=max(console.width, 40), initial_indent="  ",
+                                         subsequent_indent="    ", break_long_words=False))
+        return
     table = Table(title="task families")
     for column in ("family", "id prefix", "answer", "windows", "forecast", "metrics", "defined in"):
         table.add_column(column)
@@ -214,7 +229,7 @@ def families_command() -> None:
         table.add_row(family.name, family.abbreviation, family.answer_schema.__name__,
                       ", ".join(family.horizons), family.forecast_kind or "-", ", ".join(family.metrics),
                       type(family).__module__)
-    Console().print(table)
+    console.print(table)
 
 
 @app.command("validate")
@@ -421,7 +436,8 @@ def package_command(
     kb: Path = typer.Option(..., "--kb", help="KB folder; only papers up to the cutoff are read"),
     cutoff: str = typer.Option(..., "--cutoff", help="cutoff date (YYYY-MM-DD), usually today"),
     out: Path = typer.Option(..., "--out", help="package folder to write"),
-    window: str = typer.Option("3m", "--window", help="3m or 6m after the cutoff", callback=known_windows),
+    window: str = typer.Option("3m", "--window", help="1m, 2m, 3m or 6m after the cutoff",
+                               callback=known_windows),
     n: int = typer.Option(12, "-n", min=1,
                           help="number of questions (balanced over families, numeric/binary)"),
     taxonomy_dir: Path | None = typer.Option(None, "--taxonomy-dir",

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-Horizon = Literal["3m", "6m", "venue_cycle"]
+Horizon = Literal["1m", "2m", "3m", "6m", "venue_cycle"]
 QuestionKind = Literal["numeric", "binary"]
 
 

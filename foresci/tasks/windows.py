@@ -6,7 +6,7 @@ import calendar
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-HORIZON_MONTHS: dict[str, int] = {"3m": 3, "6m": 6}
+HORIZON_MONTHS: dict[str, int] = {"1m": 1, "2m": 2, "3m": 3, "6m": 6}
 VENUE_CYCLE_MONTHS = 6
 
 
@@ -62,7 +62,7 @@ KNOWN_HORIZONS = (*HORIZON_MONTHS, "venue_cycle")
 
 
 def make_window(cutoff: date, horizon: str) -> Window:
-    """Return the window of ``horizon`` ('3m', '6m' or 'venue_cycle') after ``cutoff``.
+    """Return the window of ``horizon`` ('1m', '2m', '3m', '6m' or 'venue_cycle') after ``cutoff``.
 
     The window opens the day after the cutoff; a venue cycle is treated as six months (the submission and
     decision calendar of the five venue families all fall within half a year). The baseline is the period

@@ -33,6 +33,16 @@ def test_no_help_text_cuts_a_word_at_80_columns() -> None:
     assert cut == {}
 
 
+def test_tasks_families_cuts_no_name_at_80_columns() -> None:
+    from foresci.tasks.families import all_families
+
+    shown = CliRunner().invoke(app, ["tasks", "families"], env=NARROW)
+    assert shown.exit_code == 0 and "…" not in shown.output, shown.output
+    for family in all_families():  # what write-a-task-family.md greps for
+        assert any(line.startswith(f"{family.name} ") for line in shown.output.splitlines()), shown.output
+        assert type(family).__module__ in shown.output
+
+
 def test_sim_truth_cuts_no_name_at_80_columns(tmp_path: Path) -> None:
     config = WorldConfig(seed=3, n_domains=2, directions_per_domain=4, months=12, window_months=3,
                          papers_per_month=10.0)

@@ -40,7 +40,7 @@ def test_metrics_page_lists_the_registry(pages: dict[str, str]) -> None:
     metrics = all_metrics()
     assert _first_cells(page) == [metric.name for metric in metrics]
     for metric in metrics:
-        row = next(line for line in page.splitlines() if line.startswith(f"| `{metric.name}` |"))
+        row = next(line for line in page.splitlines() if line.startswith(f"| `{metric.name}`<br>"))
         assert ("| lower |" in row) == (not metric.higher_is_better)
 
 

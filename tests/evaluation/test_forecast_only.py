@@ -43,3 +43,31 @@ def test_forecast_only_run_prints_its_leaderboard_and_is_offline(
     q2 = next(question for question in questions if question.question_id == "Q2")
     assert html.escape(q2.text) in page, "the drill-down shows the forecast question"
     assert "probability 0.3" in page and "p10 40, p50 70, p90 100" in page and "outcome 1" in page
+
+
+def test_a_forecast_only_board_at_80_columns_cuts_no_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("FORESCI_LLM__BASE_URL", "FORESCI_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("FORESCI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "80")
+    _, _, questions, resolutions = release_rows()
+    package = tmp_path / "package"
+    write_jsonl(package / "forecast.jsonl", questions)
+    write_jsonl(package / "resolutions.jsonl", resolutions)
+    run = tmp_path / "run"
+    made = {"method": "inspect", "model": "foresci/scripted", "version": "inspect:7dc516348c7d"}
+    write_jsonl(run / "forecasts.jsonl", [
+        ForecastAnswer(question_id="Q1", p10=40, p50=70, p90=100, **made),
+        ForecastAnswer(question_id="Q2", probability=0.3, **made),
+    ])
+    write_json(run / "manifest.json", {"kind": "run", "inputs": {"release": str(package)}})
+    assert run_cli(["eval", str(run), "--offline"]) == 0
+    printed = capsys.readouterr().out
+    assert "…" not in printed and max(len(line) for line in printed.splitlines()) <= 80, printed
+    assert "leaderboard: all" not in printed, "no empty task board above the forecasts"
+    lines = printed.splitlines()
+    assert any(line.startswith(" inspect ") for line in lines) and "@inspect:7dc516348c7d" in printed, printed
+    assert "b1 = foresci/scripted" in " ".join(printed.split()), printed
+    header = next(index for index, line in enumerate(lines) if "CRPS" in line and "Brier" in line)
+    assert lines[header + 1].split()[-2:] == ["skill", "skill"], printed  # the last column is not cropped

@@ -53,3 +53,20 @@ def test_the_terminal_table_expands_its_offline_columns() -> None:
     console.print(leaderboard_legend(summary, "all"))
     printed = " ".join(console.export_text().split())
     assert "FTA~off = reference-guided FTA with answer sentences" in printed
+
+
+def test_an_offline_board_with_a_versioned_plugin_fits_one_table_at_80_columns() -> None:
+    names = ("fta", "fact_offline", "fta_offline_claims", "trace_offline", "top_choice")
+    rows = [Score(task_id=f"t{index}", family="strategic_planning", domain="d", method=method,
+                  metrics={name: MetricResult(name=name, value=0.25 * index) for name in names})
+            for method in ("first_option@src:b20682c4c9c1", "http://127.0.0.1:8765/") for index in range(3)]
+    summary = build_summary(rows, EvaluationSettings(bootstrap_samples=50), {})
+    tables = leaderboard_tables(summary, "all", width=80)
+    console = Console(width=80, record=True)
+    for table in tables:
+        console.print(table)
+    lines = console.export_text().splitlines()
+    assert len(tables) == 1 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    assert any(line.startswith(" first_option ") for line in lines), "\n".join(lines)  # wraps before @
+    assert any(line.startswith(" @src:b20682c4c9c1 ") for line in lines), "\n".join(lines)
+    assert any(line.startswith(" 127.0.0.1:8765/ ") for line in lines), "\n".join(lines)  # after ://

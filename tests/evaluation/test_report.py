@@ -136,7 +136,7 @@ def test_terminal_leaderboard_fits_80_columns_with_whole_headers(
     from rich.console import Console
 
     from foresci.evaluation.metrics import metric_label
-    from foresci.evaluation.summary import leaderboard_tables
+    from foresci.evaluation.summary import leaderboard_legend, leaderboard_tables
 
     rows = [
         row.model_copy(update={"model": "smollm2-135m-instruct-q4_1-gguf"}) if row.model else row
@@ -149,14 +149,21 @@ def test_terminal_leaderboard_fits_80_columns_with_whole_headers(
     for entry in summary["leaderboard"]:  # as a judged run would have them
         for name in ("fact", "trace", "pers"):
             entry["metrics"].setdefault(name, {"mean": 0.5, "low": 0.4, "high": 0.6, "n": 3})
+    summary["leaderboard"][0]["evaluation"] = "judged"  # mixed: the eval column is shown too
     console = Console(width=80, record=True)
-    for table in leaderboard_tables(summary, "all", width=80):
+    tables = leaderboard_tables(summary, "all", width=80)
+    for table in tables:
         console.print(table)
+    console.print(leaderboard_legend(summary, "all"))
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
     header_lines = [line for line in text.splitlines() if "method · backbone" in line]
     headers = " ".join(header_lines)
     for name in ("fact", "fta", "trace", "pers", "fact_offline", "trace_offline", "top_choice"):
         assert f" {metric_label(name)} " in f"{headers} ", name
-    assert all(" repair" in line for line in header_lines) and "…" not in headers
-    assert "smollm2-135m-instruct-q4_1" in text.replace("\n", " ")  # labels wrap, they are not cut
+    # the judged metrics beside n, repair and eval; the offline stand-ins in one more table, not three parts
+    assert len(tables) == 2 and "…" not in headers
+    judged = " ".join(f" {metric_label(name)} " for name in ("fact", "fta", "trace", "pers"))
+    assert " repair" in header_lines[0] and " eval" in header_lines[0] and " repair" not in header_lines[1]
+    assert all(part in f"{header_lines[0]} " for part in judged.split())
+    assert " aris · b1 " in text and "b1 = smollm2-135m-instruct-q4_1-gguf" in text  # keyed, not cut

@@ -41,8 +41,8 @@ NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
                                              "foresci.evaluation")),
     # the inspect bridge's public side: what builds samples, tools and answer rows
     (("foresci.bridges.inspect_ai.dataset", "foresci.bridges.inspect_ai.tools",
-      "foresci.bridges.inspect_ai.answers"), ("foresci.tasks.hidden", "foresci.tasks.hidden_io",
-                                              "foresci.evaluation")),
+      "foresci.bridges.inspect_ai.answers", "foresci.bridges.inspect_ai.questions"),
+     ("foresci.tasks.hidden", "foresci.tasks.hidden_io", "foresci.evaluation")),
 )
 SETTINGS_SECTION = "config"
 APP_MODULE = "cli"

@@ -66,7 +66,8 @@ def task_command(
     release: Path = typer.Argument(..., help="release folder (tasks.jsonl, hidden.jsonl for the scorer)"),
     kb: Path | None = typer.Option(None, "--kb", help="KB folder the tools search; none: no tools"),
     out: Path = typer.Option(Path("foresci_task.py"), "--out", help="the task file to write"),
-    family: list[str] = typer.Option([], "--family", help="only these task families (repeatable)"),
+    family: list[str] = typer.Option([], "--family", help="only these task families (repeatable; "
+                                     "`forecast`: the forecast questions)"),
 ) -> None:
     """Write an inspect task file for RELEASE, to run with `inspect eval FILE --model M`.
 
@@ -74,7 +75,8 @@ def task_command(
     its setup solver gives each sample the KB tools search_papers, get_paper, related_papers and
     timeline bound to the task's cutoff and tool budget, its solver is generate() (replace it with
     --solver or any agent: the setup still runs) and its scorer computes foresci's offline metrics
-    (top_choice, fta, fact_offline, trace_offline, ...) against the hidden targets.
+    (top_choice, fta, fact_offline, trace_offline, ...) against the hidden targets. A release built with
+    --forecast N adds its forecast questions as samples, scored with CRPS, Brier and coverage.
 
     Examples:
 
@@ -99,7 +101,8 @@ def eval_command(
     kb: Path | None = typer.Option(None, "--kb", help="KB folder the tools search; none: no tools"),
     log_dir: Path = typer.Option(Path("logs"), "--log-dir", help="where inspect writes its log"),
     limit: int | None = typer.Option(None, "--limit", help="only the first N tasks"),
-    family: list[str] = typer.Option([], "--family", help="only these task families (repeatable)"),
+    family: list[str] = typer.Option([], "--family", help="only these task families (repeatable; "
+                                     "`forecast`: the forecast questions)"),
     import_to: Path | None = typer.Option(None, "--import-to", help="also import the answers into this "
                                           "run folder (as `foresci inspect import` does)"),
     label: str | None = typer.Option(None, "--label", help="run label of the imported rows"),
@@ -121,6 +124,8 @@ def eval_command(
     from foresci.bridges.inspect_ai.task import release_task
 
     release = _release_dir(release)
+    if model.startswith("foresci/"):  # registered by entry point; imported here too (an older install)
+        import foresci.bridges.inspect_ai.scripted  # noqa: F401
     try:
         task = release_task(release, kb=kb, families=list(family) or None, limit=limit)
     except (ValueError, UserError) as error:
@@ -142,8 +147,10 @@ def _import(log: Path, release: Path, out: Path, method: str, label: str | None,
 
     summary = import_log(log, release, out, method=method, label=label, version=version, kb=kb, epoch=epoch)
     skipped = f"; {len(summary.skipped)} sample(s) not in the release skipped" if summary.skipped else ""
+    files = [f"{out / 'answers.jsonl'}"] if summary.rows > summary.forecasts else []
+    files += [f"{out / 'forecasts.jsonl'} ({summary.forecasts} forecast(s))"] if summary.forecasts else []
     typer.echo(f"imported {summary.rows} answer(s) ({summary.errors} errors) of {summary.method} "
-               f"@{summary.version} · {summary.model} into {out / 'answers.jsonl'}{skipped}; next: "
+               f"@{summary.version} · {summary.model} into {' and '.join(files)}{skipped}; next: "
                f"foresci eval {out} --offline")
 
 

@@ -1,4 +1,5 @@
-"""An inspect eval log's answers imported into a foresci run folder (``answers.jsonl`` + ``manifest.json``).
+"""An inspect eval log's answers imported into a foresci run folder (``answers.jsonl``, ``forecasts.jsonl``
+for forecast questions' samples, + ``manifest.json``).
 
 Each sample of the log whose id is a task of the release becomes one answer row of ``method`` (default
 ``inspect``) with the log's model, the run ``label`` and a ``version``: given, else ``inspect:`` and a
@@ -20,14 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from foresci.bridges.inspect_ai.answers import answer_row
+from foresci.bridges.inspect_ai.questions import forecast_row
 from foresci.bridges.inspect_ai.tools import SUPPORT_KEY
-from foresci.contracts import Answer
+from foresci.contracts import Answer, ForecastAnswer
 from foresci.core.errors import UserError
 from foresci.core.io import read_models, write_jsonl
-from foresci.tasks.models import Task
+from foresci.tasks.models import ForecastQuestion, Task
 from foresci.tasks.release import load_release
 
 ANSWERS_FILE = "answers.jsonl"
+FORECASTS_FILE = "forecasts.jsonl"  # as foresci run writes (foresci.methods.forecast_runner.FORECASTS_FILE)
 DEFAULT_METHOD = "inspect"
 
 
@@ -41,6 +44,8 @@ class ImportSummary:
     method: str
     model: str
     version: str
+    forecasts: int = 0
+    """How many of ``rows`` are forecast rows (``forecasts.jsonl``)."""
 
 
 def log_version(log: Any) -> str:
@@ -81,8 +86,33 @@ def sample_row(task: Task, sample: Any, *, method: str, model: str, version: str
     return row.model_copy(update=_usage(sample))
 
 
-def _identity(row: Answer) -> tuple[str, str, str | None, str, str | None]:
-    return (row.task_id, row.method, row.model, row.mode, row.version)
+def question_row(question: ForecastQuestion, sample: Any, *, method: str, model: str, version: str,
+                 label: str | None) -> ForecastAnswer:
+    """The forecast row of one forecast question's sample (an error row when inspect recorded an error)."""
+    if sample.error is not None:
+        message = " ".join(str(getattr(sample.error, "message", sample.error)).split())[:2000]
+        row = forecast_row(question, "", None, method=method, model=model, version=version, label=label)
+        row = row.model_copy(update={"error": f"question {question.question_id}: inspect sample error: "
+                                              f"{message}"})
+    else:
+        row = forecast_row(question, sample.output.completion if sample.output else "",
+                           (sample.store or {}).get(SUPPORT_KEY), method=method, model=model,
+                           version=version, label=label)
+    return row.model_copy(update={"llm_calls": _usage(sample)["llm_calls"]})
+
+
+def _identity(row: Answer | ForecastAnswer) -> tuple[str, str, str | None, str, str | None]:
+    key = row.question_id if isinstance(row, ForecastAnswer) else row.task_id
+    return (key, row.method, row.model, row.mode, row.version)
+
+
+def _merge(path: Path, model: type[Answer] | type[ForecastAnswer], rows: list[Any]) -> list[Any]:
+    """The rows of ``path`` with those of the same identity as ``rows`` replaced by them (written)."""
+    kept = read_models(path, model) if path.is_file() else []
+    replaced = {_identity(row) for row in rows}
+    everything = [row for row in kept if _identity(row) not in replaced] + rows
+    write_jsonl(path, everything)
+    return everything
 
 
 def read_log(path: Path) -> Any:
@@ -112,30 +142,36 @@ def import_log(log_path: Path, release_dir: Path, out: Path, *, method: str = DE
     if kb is None:
         used = (log.eval.metadata or {}).get("foresci_kb")
         kb = Path(used) if used and (Path(used) / "manifest.json").is_file() else None
-    tasks = {task.task_id: task for task in load_release(release_dir).tasks}
+    release = load_release(release_dir)
+    tasks = {task.task_id: task for task in release.tasks}
+    questions = {question.question_id: question for question in release.questions}
     model = log.eval.model
     version = version or log_version(log)
     rows: list[Answer] = []
+    forecasts: list[ForecastAnswer] = []
     skipped: list[str] = []
     for sample in log.samples or []:
         if sample.epoch != epoch:
             continue
-        task = tasks.get(str(sample.id))
-        if task is None:
+        task, question = tasks.get(str(sample.id)), questions.get(str(sample.id))
+        if task is not None:
+            rows.append(sample_row(task, sample, method=method, model=model, version=version, label=label))
+        elif question is not None:
+            forecasts.append(question_row(question, sample, method=method, model=model, version=version,
+                                          label=label))
+        else:
             skipped.append(str(sample.id))
-            continue
-        rows.append(sample_row(task, sample, method=method, model=model, version=version, label=label))
-    if not rows:
-        raise UserError(f"no sample of the log is a task of {release_dir} (sample ids: "
-                        f"{', '.join(skipped[:5]) or 'none'})", path=log_path)
+    if not rows and not forecasts:
+        raise UserError(f"no sample of the log is a task or forecast question of {release_dir} (sample "
+                        f"ids: {', '.join(skipped[:5]) or 'none'})", path=log_path)
     out.mkdir(parents=True, exist_ok=True)
     with artifact_lock(out):
-        path = out / ANSWERS_FILE
-        kept = read_models(path, Answer) if path.is_file() else []
-        replaced = {_identity(row) for row in rows}
-        kept = [row for row in kept if _identity(row) not in replaced]
-        everything = [*kept, *rows]
-        write_jsonl(path, everything)
+        everything: list[Any] = []  # Answer and ForecastAnswer rows
+        files = []
+        for name, kind, made in ((ANSWERS_FILE, Answer, rows), (FORECASTS_FILE, ForecastAnswer, forecasts)):
+            if made or (out / name).is_file():
+                everything += _merge(out / name, kind, made) if made else read_models(out / name, kind)
+                files.append(name)
         inputs = {**run_input_paths(out, "release", release_dir),
                   "inspect_log": str(Path(log_path).absolute())}
         if kb is not None:
@@ -144,8 +180,10 @@ def import_log(log_path: Path, release_dir: Path, out: Path, *, method: str = DE
                        config={"methods": sorted({row.method for row in everything}), "models": [model],
                                "mode": "full", "source": "inspect_ai", "inspect_task": log.eval.task,
                                "inspect_version": version},
-                       files=[ANSWERS_FILE],
+                       files=files,
                        counts={"rows": len(everything), "ok": sum(row.status == "ok" for row in everything),
                                "errors": sum(row.status == "error" for row in everything)})
-    return ImportSummary(rows=len(rows), errors=sum(row.status == "error" for row in rows), skipped=skipped,
-                         method=method, model=model, version=version)
+    return ImportSummary(rows=len(rows) + len(forecasts),
+                         errors=sum(row.status == "error" for row in rows)
+                         + sum(row.status == "error" for row in forecasts), skipped=skipped,
+                         method=method, model=model, version=version, forecasts=len(forecasts))

@@ -1,10 +1,12 @@
 """The inspect scorer of a foresci release: foresci's offline metrics of each sample's answer.
 
 The scorer reads the sample's final reply and stored support into the answer row that the log import
-writes (:func:`foresci.bridges.inspect_ai.answers.answer_row`) and scores it as ``foresci eval
---offline`` does (:func:`foresci.evaluation.runner.score_answers` against the release's hidden targets,
-citations checked against the KB when one is given). The hidden targets are read here, on the scoring
-side, and never reach a sample. The inspect score's value holds one number per metric (NaN where the
+writes (:func:`foresci.bridges.inspect_ai.answers.answer_row`; for a forecast question's sample the
+forecast row of :func:`foresci.bridges.inspect_ai.questions.forecast_row`, scored with CRPS, Brier and
+coverage against the release's resolutions) and scores it as ``foresci eval --offline`` does
+(:func:`foresci.evaluation.runner.score_answers` against the release's hidden targets, citations checked
+against the KB when one is given). The hidden targets are read here, on the scoring side, and never reach
+a sample. The inspect score's value holds one number per metric (NaN where the
 metric does not apply to the task's family or the answer failed: inspect counts NaN as unscored); its
 metadata holds the whole foresci score row.
 """
@@ -21,8 +23,10 @@ from inspect_ai.solver import TaskState
 
 from foresci.bridges.inspect_ai.answers import answer_row
 from foresci.bridges.inspect_ai.dataset import sample_task
+from foresci.bridges.inspect_ai.questions import forecast_row, sample_question
 from foresci.bridges.inspect_ai.tools import SUPPORT_KEY
-from foresci.evaluation.loading import ReleaseData, kb_citation_dates, load_release
+from foresci.contracts import ForecastAnswer
+from foresci.evaluation.loading import ReleaseData, forecast_as_answer, kb_citation_dates, load_release
 from foresci.evaluation.metrics import metrics_for
 from foresci.evaluation.metrics.context import KBSource
 from foresci.evaluation.models import Score as ForesciScore
@@ -72,6 +76,13 @@ class ReleaseScoring:
                 session.close()
 
 
+def forecast_text(forecast: ForecastAnswer) -> str:
+    """A forecast row as the score's answer text: its quantiles or its probability."""
+    if forecast.probability is not None:
+        return f"probability {forecast.probability:g}"
+    return f"p10 {forecast.p10:g}, p50 {forecast.p50:g}, p90 {forecast.p90:g}"
+
+
 def inspect_score(score: ForesciScore, names: list[str], answer_text: str) -> Score:
     """A foresci score row as an inspect ``Score``: one value per metric name (NaN when absent)."""
     values: dict[str, float] = {}
@@ -96,8 +107,14 @@ def foresci_scorer(release: str, kb: str | None, names: list[str]) -> Scorer:
         scoring = ReleaseScoring(Path(release), Path(kb) if kb else None)
 
         async def score(state: TaskState, target: Target) -> Score:
-            task = sample_task(state.metadata)
             support = state.store.get(SUPPORT_KEY) if kb else None
+            question = sample_question(state.metadata)
+            if question is not None:
+                forecast = forecast_row(question, state.output.completion, support, method=SCORER_METHOD,
+                                        model=str(state.model))
+                shown = forecast_text(forecast) if forecast.status == "ok" else (forecast.error or "")
+                return inspect_score(scoring.score(forecast_as_answer(forecast)), names, shown)
+            task = sample_task(state.metadata)
             row = answer_row(task, state.output.completion, support, method=SCORER_METHOD,
                              model=str(state.model))
             return inspect_score(scoring.score(row), names, row.text or (row.error or ""))

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from foresci.agents.langchain_tools import kb_langchain_tools
 from foresci.agents.tools import KBTools, KBViewLike
 from foresci.bridges.inspect_ai.dataset import sample_task
+from foresci.bridges.inspect_ai.questions import sample_question
 
 SUPPORT_KEY = "foresci_support"
 
@@ -102,7 +103,7 @@ class CutoffViews:
 
 @solver
 def bind_kb_tools(kb: str) -> Solver:
-    """Setup solver: the sample's KB tools (at its task's cutoff, domain and tool budget) in
+    """Setup solver: the sample's KB tools (at its task's or question's cutoff, domain and tool budget) in
     ``state.tools``. ``kb``: the KB folder (``foresci kb build``)."""
     from foresci.core.settings import Settings
 
@@ -110,8 +111,9 @@ def bind_kb_tools(kb: str) -> Solver:
     views = CutoffViews(Path(kb), settings)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        task = sample_task(state.metadata)
-        tools = KBTools(views.view(task.cutoff), task.domain, settings.agents.tool_budget,
+        question = sample_question(state.metadata)
+        asked = question if question is not None else sample_task(state.metadata)
+        tools = KBTools(views.view(asked.cutoff), asked.domain, settings.agents.tool_budget,
                         settings.agents.papers_per_query)
         store().set(SUPPORT_KEY, tools.artifact.model_dump(mode="json"))
         state.tools = inspect_kb_tools(tools)

@@ -14,29 +14,33 @@ def _families(metric: Metric) -> str:
     return ", ".join(dict.fromkeys([*metric.families, *listed]))
 
 
+def _scored(metric: Metric) -> str:
+    """How a metric is scored, in one cell: kind, phase, aggregation and its offline stand-in."""
+    parts = [metric.kind, f"{metric.phase} phase", metric.aggregate or "forecast section"]
+    if metric.offline_stand_in:
+        parts.append(f"offline: `{metric.offline_stand_in}`")
+    return "; ".join(parts)
+
+
 def metric_reference() -> str:
-    """Markdown: one table row per registered metric (extensions included) with where it applies, its
-    phase, direction, aggregation, offline stand-in and description."""
+    """Markdown: one table row per registered metric (extensions included): its name and label, where it
+    applies, how it is scored (kind, phase, aggregation, offline stand-in), its direction and description.
+    Five columns, so the description stays on screen beside the docs site's navigation."""
     lines = [
         "# Metrics",
         "",
         "Generated from the metric registry (`foresci.evaluation.metrics`); a metric registered by an "
         "extension appears here too.",
         "",
-        "| metric | label | kind | applies to | phase | better | aggregate | offline stand-in | "
-        "description |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| metric | applies to | scored | better | description |",
+        "|---|---|---|---|---|",
     ]
     for metric in all_metrics():
         cells = [
-            f"`{metric.name}`",
-            metric.label,
-            metric.kind,
-            _families(metric),
-            metric.phase,
+            f"`{metric.name}`<br>{metric.label}",
+            _families(metric).replace("_", "_<wbr>"),  # long family names break after an underscore
+            _scored(metric),
             "higher" if metric.higher_is_better else "lower",
-            metric.aggregate or "forecast section",
-            f"`{metric.offline_stand_in}`" if metric.offline_stand_in else "–",
             metric.description,
         ]
         # a pipe in any cell (the coverage labels: "cover |z|<1") would end the cell

@@ -24,6 +24,7 @@ from foresci.core.errors import UserError
 from foresci.tasks.families.lookup import BUILTIN_FAMILIES as BUILTIN_FAMILIES  # the one ordered list
 from foresci.tasks.families.lookup import FAMILIES, find_family
 from foresci.tasks.families.lookup import UnknownFamilyError as UnknownFamilyError
+from foresci.tasks.windows import HORIZON_MONTHS, KNOWN_HORIZONS
 
 if TYPE_CHECKING:
     from foresci.tasks.builders.common import Built
@@ -115,8 +116,9 @@ class TaskFamily:
     """``"module:function"`` (signature of :data:`PartsBuilder`: the release's window evidence, the task
     settings and the forecast questions asked of the release, 0 for none) adding :class:`ReleaseParts`
     to a release; None: the family adds only tasks."""
-    horizons: tuple[str, ...] = ("3m", "6m")
-    """The windows whose evidence its builder reads (the venue family reads the venue cycle)."""
+    horizons: tuple[str, ...] = tuple(HORIZON_MONTHS)
+    """The windows whose evidence its builder reads: by default every forecast window (1m, 2m, 3m, 6m) a
+    build asks for; the venue family reads the venue cycle whatever the forecast windows are."""
     forecast_kind: QuestionKind | None = None
     """The kind of the forecast questions it contributes to a release (None: none); the kind of its first
     rule in ``forecast_rules``."""
@@ -318,7 +320,7 @@ def register_family(family: FamilyT) -> FamilyT:
     return family
 
 
-_HORIZONS = ("3m", "6m", "venue_cycle")
+_HORIZONS = KNOWN_HORIZONS
 SIGNAL_KINDS = ("none", "candidate_trends", "venue_profile", "limitations")
 """The signal blocks the agents side measures (:attr:`TaskFamily.agent_signals`)."""
 _TEXTS = ("contract", "rubric", "evidence_focus")
