@@ -294,8 +294,8 @@ def _issue_27_cases(w: dict[str, Path], a: dict[str, Path]) -> list[Case]:
     root, kb, file = w["root"], str(w["kb"]), str(w["file"])
     corrupt = str(a["corrupt"])
     return [
-        Case("tasks build --window 2m", ["tasks", "build", kb, "--cutoff", "2025-03-31", "--window", "2m",
-                                         "--out", str(root / "w1")], ["--window", "'2m'"]),
+        Case("tasks build --window 5w", ["tasks", "build", kb, "--cutoff", "2025-03-31", "--window", "5w",
+                                         "--out", str(root / "w1")], ["--window", "'5w'"]),
         Case("forecast package --window 9m", ["forecast", "package", "--kb", kb, "--cutoff", "2025-03-31",
                                               "--window", "9m", "--out", str(root / "w2")],
              ["--window", "'9m'"]),
