@@ -13,9 +13,11 @@ checks need ``--kb``). The checks:
   ("generation models" in "image generation models", "learning for language model" in "reinforcement
   learning for language model"; a specific phrase always preceded by a word is kept: a vocabulary of
   at most so many words may only have its tail);
-- ``synonym_pair`` / ``near_synonym_options``: two names of one concept in a pair or side by side as options:
-  equal content stems after acronyms are spelled out and generic words dropped, one's stems inside the
-  other's ("LLM reasoning" / "reasoning models"), or :func:`names_near_duplicate`;
+- ``synonym_pair`` / ``near_synonym_options``: two names of one concept in a pair or side by side as options
+  (:func:`same_concept`): equal content stems after acronyms are spelled out and generic words dropped, one's
+  stems inside the other's when the longer adds only an acronym ("LLM reasoning" / "reasoning models") or
+  one word to a name of two or more ("text-to-image generation" / "image synthesis"), or
+  :func:`names_near_duplicate`; "model agents" / "multi-agent collaboration" are two concepts;
 - ``umbrella_option``: an option whose content stems all lie in the domain's name (the domain itself);
 - ``count_mismatch``: an option description's "N papers" differing from the stored ``pre_cutoff_papers``;
 - ``trajectory_inconsistent``: a keyed trajectory the target's own share growth contradicts (a winner
@@ -39,7 +41,7 @@ from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import names_near_duplicate
 from foresci.tasks.task_winner import winner_node
-from foresci.tasks.text_index import GENERIC, STOP, TextIndex, content_stems, phrase_stems
+from foresci.tasks.text_index import ACRONYMS, GENERIC, STOP, WORD, TextIndex, content_stems, phrase_stems
 
 CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "umbrella_option", "near_synonym_options",
           "count_mismatch", "trajectory_inconsistent", "thin_target", "label_mismatch", "node_win_cap")
@@ -74,12 +76,39 @@ def _specific(name: str) -> frozenset[str]:
     return frozenset(value for value in content_stems(name) if value not in GENERIC)
 
 
+def _units(name: str) -> list[tuple[frozenset[str], bool]]:
+    """The specific content of a name word by word: (stems, from an acronym) per word, function and generic
+    words dropped ("LLM reasoning models" -> ({large, langu}, True), ({reaso}, False))."""
+    units = []
+    for word in WORD.findall(name.lower()):
+        if word in STOP:
+            continue
+        expanded = ACRONYMS.get(word)
+        stems = frozenset(value for value in phrase_stems(expanded or word) if value not in GENERIC | STOP)
+        if stems:
+            units.append((stems, expanded is not None))
+    return units
+
+
 def same_concept(first: str, second: str) -> bool:
-    """Whether two names name one concept (see the module text)."""
+    """Whether two names name one concept: :func:`names_near_duplicate`, equal specific stems, or one name's
+    specific stems inside the other's where the longer adds no more than an acronym's spelled-out words
+    ("LLM reasoning" / "reasoning models") or, when the shorter holds at least two specific stems, one
+    more word ("text-to-image generation" / "image synthesis"). A one-stem name inside a name that adds
+    two specific words is a different concept ("model agents" / "multi-agent collaboration")."""
     if names_near_duplicate(first, second):
         return True
     one, two = _specific(first), _specific(second)
-    return bool(one and two) and (one <= two or two <= one)
+    if not one or not two:
+        return False
+    if one == two:
+        return True
+    small, large = (first, second) if len(one) <= len(two) else (second, first)
+    inner = _specific(small)
+    if not inner < _specific(large):
+        return False
+    added = [acronym for stems, acronym in _units(large) if not stems <= inner]
+    return all(added) or (len(inner) >= 2 and len(added) <= 1)
 
 
 def is_umbrella(name: str, domain_name: str) -> bool:
