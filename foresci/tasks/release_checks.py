@@ -24,8 +24,13 @@ checks need ``--kb``). The checks:
   gaining share keyed ``cooling``, ``steady`` for a growth beyond the steady band);
 - ``thin_target``: a winner resting on fewer than ``min_window_papers`` window papers, or a lead over the
   runner-up within ``min_count_z`` Poisson standard errors of the two counts;
-- ``label_mismatch``: an option whose name's words occur in fewer than ``MIN_LABEL_SHARE`` of its node's
-  pre-cutoff papers, or less often there than in another option's papers (recorded at build time);
+- ``label_mismatch``: an option whose name does not say what its node's papers are: by the KB's embedder,
+  the node's most central paper nearer another option's name and fewer than half its central papers nearer
+  its own (:mod:`foresci.tasks.label_fit`, ``stats.label_fit``); without an embedder, the name's words in
+  fewer than ``MIN_LABEL_SHARE`` of its node's pre-cutoff papers or less often there than in another
+  option's papers (``stats.label_share``). Recorded at build time; the builders leave such nodes and
+  umbrella names out of their option pool (:func:`option_pool`) and never put two names of one concept in
+  one option set, so a bad option costs a draw, not a task;
 - ``node_win_cap``: one node winning more than ``max_node_wins`` tasks of a family (the selection's cap).
 """
 
@@ -38,10 +43,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from foresci.tasks.hidden import HiddenTarget
+from foresci.tasks.label_fit import LabelFit, label_fits
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import names_near_duplicate
 from foresci.tasks.task_winner import winner_node
 from foresci.tasks.text_index import ACRONYMS, GENERIC, STOP, WORD, TextIndex, content_stems, phrase_stems
+from foresci.taxonomy.naming import display_name
 
 CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "umbrella_option", "near_synonym_options",
           "count_mismatch", "trajectory_inconsistent", "thin_target", "label_mismatch", "node_win_cap")
@@ -242,6 +249,11 @@ def _target_findings(task: Task, hidden: HiddenTarget, settings: Any) -> list[tu
                 settings.min_count_z:
             found.append(("thin_target", f"lead {top} vs {second} is {count_z(top, second):.2f} < "
                           f"{settings.min_count_z} Poisson standard errors"))
+    for option, fit in dict(stats.get("label_fit") or {}).items():
+        if not LabelFit(name=option, **fit).fits:
+            found.append(("label_mismatch", f"option {option}: its most central paper is nearer "
+                          f"'{fit['first_nearest']}' by {fit['first_gap']:+.2f}; {fit['votes']} of "
+                          f"{fit['papers']} central papers vote for its own name"))
     for option, shares in dict(stats.get("label_share") or {}).items():
         own, other = float(shares.get("own", 0.0)), float(shares.get("best_other", 0.0))
         if own < MIN_LABEL_SHARE or other > own:
@@ -344,14 +356,75 @@ def repair_counts(task: Task, hidden: HiddenTarget) -> None:
             f"count_mismatch: {candidate.option_id} said {stated} papers, stored {int(known)}")
 
 
+def record_label_fits(task: Task, hidden: HiddenTarget, fits: Mapping[str, LabelFit]) -> None:
+    """Store on a direction or planning target, per option, its :class:`LabelFit` record
+    (``stats.label_fit``; the option's name stands in for the first nearest name when it is its own)."""
+    node_ids = dict(hidden.stats.get("node_ids") or {})
+    records = {}
+    for candidate in task.candidates:
+        fit = fits.get(str(node_ids.get(candidate.option_id, "")))
+        if fit is not None:
+            record = fit.record()
+            if fit.first_nearest == fit.name:
+                record["first_nearest"] = candidate.option_id
+            records[candidate.option_id] = record
+    hidden.stats["label_fit"] = records
+
+
 def screen(task: Task, hidden: HiddenTarget, domain: Any, settings: Any) -> list[tuple[str, str]]:
     """The checks a candidate task fails at build time (empty: keep it), reading the domain's pre-cutoff
-    text; repairs the option counts and records the option label shares on the target first."""
+    text; repairs the option counts and records the option labels' fit (embedder) or word shares (no
+    embedder) on the target first."""
     index = domain_index(domain)
     repair_counts(task, hidden)
     if task.family in ("direction_forecasting", "strategic_planning"):
-        record_label_shares(task, hidden, domain, index)
+        fits = _POOL_FITS.get((domain.domain, domain.cutoff), {})
+        if fits:
+            record_label_fits(task, hidden, fits)
+        else:
+            record_label_shares(task, hidden, domain, index)
     return task_findings(task, hidden, settings, index)
+
+
+_POOL_FITS: dict[tuple[str, Any], dict[str, LabelFit]] = {}
+
+
+def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
+                compare: Sequence[Any] | None = None) -> list[Any]:
+    """A direction or planning builder's option pool (NodeEvidence) without the nodes no task should offer:
+    names that are the domain itself (``umbrella_option``) and names that do not fit their node's papers
+    (``label_mismatch``: :mod:`foresci.tasks.label_fit`; without an embedder, the name's words in fewer than
+    ``MIN_LABEL_SHARE`` of the node's papers), each name read against the names of ``compare`` (default the
+    pool). Each node left out is recorded as a refusal of ``family``."""
+    where = f"{family} {domain.domain} {domain.window.horizon}"
+    refused = [f"check:umbrella_option: {where}: '{display_name(item.node)}' in domain '{domain_name}'"
+               for item in pool if is_umbrella(display_name(item.node), domain_name)]
+    pool = [item for item in pool if not is_umbrella(display_name(item.node), domain_name)]
+    names = [display_name(item.node) for item in pool]
+    # a name is read against every name an option could carry (``compare``: the eligible nodes), umbrellas out
+    rivals = [item for item in (compare or pool) if not is_umbrella(display_name(item.node), domain_name)]
+    fits = label_fits(domain, rivals, [display_name(item.node) for item in rivals],
+                      [item.node_id for item in pool])
+    _POOL_FITS.setdefault((domain.domain, domain.cutoff), {}).update(fits)
+    index = None if fits else domain_index(domain)
+    kept = []
+    for item, name in zip(pool, names, strict=True):
+        fit = fits.get(item.node_id)
+        if fit is not None and not fit.fits:
+            refused.append(f"check:label_mismatch: {where}: {fit.detail()}")
+        elif index is not None and any(paper in index.row_of for paper in item.pre_ids) and \
+                (share := index.word_share(name, item.pre_ids)) < MIN_LABEL_SHARE:
+            refused.append(f"check:label_mismatch: {where}: '{name}': its words in {share:.0%} of its node's "
+                           "papers")
+        else:
+            kept.append(item)
+    record_refusals(domain.domain, domain.window.horizon, refused)
+    return kept
+
+
+def apart(left: Any, right: Any) -> bool:
+    """Whether two pool nodes may stand side by side in one option set: their names are not one concept."""
+    return not same_concept(display_name(left.node), display_name(right.node))
 
 
 def pair_filter(names: Sequence[str], pairs: Any, index: TextIndex,

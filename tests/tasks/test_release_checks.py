@@ -88,7 +88,8 @@ def test_fragments_and_synonyms() -> None:
 
 def test_the_synonym_rule_flags_names_of_one_concept_and_not_a_concept_inside_another() -> None:
     one_concept = [("low-rank adaptation", "low-rank adapters"), ("LLM reasoning", "reasoning models"),
-                   ("text-to-image generation", "image synthesis"), ("synthetic data", "synthetic data generation"),
+                   ("text-to-image generation", "image synthesis"),
+                   ("synthetic data", "synthetic data generation"),
                    ("LLM-based multi-agent systems", "multi-agent systems"),
                    ("retrieval-augmented generation", "RAG")]
     two_concepts = [("multi-agent collaboration", "model agents"),
