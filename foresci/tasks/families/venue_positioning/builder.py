@@ -1,5 +1,8 @@
 """Venue-conditioned positioning: rank the five venue families for a contribution in a sub-direction.
 
+The input is a project, not a node label (#44): a contribution type and what the node's papers do, read
+from its pre-cutoff papers (:mod:`.project`), stated in the question and in ``context.project``.
+
 The hidden order measures fit, not the calendar (#44): each venue family's share of the node's papers
 accepted during the venue cycle after the cutoff (venue read from the arXiv comment) over its share of
 the rest of the domain's accepted papers in the same cycle (the lift, :func:`venue_fit`; the node's
@@ -35,6 +38,7 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.families.base import get_family
 from foresci.tasks.families.venue_positioning.family import venue_question
+from foresci.tasks.families.venue_positioning.project import project_description
 from foresci.tasks.families.venue_positioning.target import VenueTarget
 from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Candidate, Task
@@ -156,12 +160,16 @@ def public_task(domain: DomainEvidence, evidence: NodeEvidence, families: list[s
     window = domain.window
     option_of = {family: OPTION_IDS[index] for index, family in enumerate(families)}
     name = display_name(evidence.node)
-    title, question = venue_question(domain_name, name, window.cutoff, window.start, window.end)
+    project = project_description(evidence, domain.papers, window.cutoff, name)
+    title, question = venue_question(domain_name, name, window.cutoff, window.start, window.end,
+                                     project["text"])
     return Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
                 candidates=[Candidate(option_id=option_of[family], name=family) for family in families],
                 context={"domain_name": domain_name, "contribution": name,
+                         "project": {"type": project["kind"], "description": project["text"],
+                                     "pre_cutoff_examples": project["examples"]},
                          "description": node_description(evidence.node),
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "pre_cutoff_papers": evidence.pre_total,
