@@ -16,7 +16,7 @@ checks need ``--kb``). The checks:
 - ``synonym_pair`` / ``near_synonym_options``: two names of one concept in a pair or side by side as options
   (:func:`same_concept`): equal content stems after acronyms are spelled out and generic words dropped, one's
   stems inside the other's when the longer adds only an acronym ("LLM reasoning" / "reasoning models") or
-  one word to a name of two or more ("text-to-image generation" / "image synthesis"), or
+  one word ("text-to-image generation" / "image synthesis"), or
   :func:`names_near_duplicate`; "model agents" / "multi-agent collaboration" are two concepts;
 - ``umbrella_option``: an option whose content stems all lie in the domain's name (the domain itself);
 - ``count_mismatch``: an option description's "N papers" differing from the stored ``pre_cutoff_papers``;
@@ -100,9 +100,10 @@ def _units(name: str) -> list[tuple[frozenset[str], bool]]:
 def same_concept(first: str, second: str) -> bool:
     """Whether two names name one concept: :func:`names_near_duplicate`, equal specific stems, or one name's
     specific stems inside the other's where the longer adds no more than an acronym's spelled-out words
-    ("LLM reasoning" / "reasoning models") or, when the shorter holds at least two specific stems, one
-    more word ("text-to-image generation" / "image synthesis"). A one-stem name inside a name that adds
-    two specific words is a different concept ("model agents" / "multi-agent collaboration")."""
+    ("LLM reasoning" / "reasoning models") or one more word ("text-to-image generation" / "image
+    synthesis", "diffusion models" / "video diffusion models"). A name inside one that adds two specific
+    words is a different concept ("model agents" / "multi-agent collaboration", "reinforcement learning"
+    / "multi-agent reinforcement learning")."""
     if names_near_duplicate(first, second):
         return True
     one, two = _specific(first), _specific(second)
@@ -115,7 +116,7 @@ def same_concept(first: str, second: str) -> bool:
     if not inner < _specific(large):
         return False
     added = [acronym for stems, acronym in _units(large) if not stems <= inner]
-    return all(added) or (len(inner) >= 2 and len(added) <= 1)
+    return all(added) or len(added) <= 1
 
 
 def is_umbrella(name: str, domain_name: str) -> bool:

@@ -91,7 +91,7 @@ def test_the_synonym_rule_flags_names_of_one_concept_and_not_a_concept_inside_an
                    ("text-to-image generation", "image synthesis"),
                    ("synthetic data", "synthetic data generation"),
                    ("LLM-based multi-agent systems", "multi-agent systems"),
-                   ("retrieval-augmented generation", "RAG")]
+                   ("retrieval-augmented generation", "RAG"), ("diffusion models", "video diffusion models")]
     two_concepts = [("multi-agent collaboration", "model agents"),
                     ("multi-agent reinforcement learning", "reinforcement learning"),
                     ("multi-agent collaboration", "LLM-based multi-agent systems"),

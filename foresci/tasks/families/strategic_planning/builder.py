@@ -41,6 +41,8 @@ from foresci.tasks.release_checks import apart, option_pool
 from foresci.tasks.text import name_evidence_text
 
 FAMILY = "strategic_planning"
+WINDOW_TITLES = 40
+"""Window paper titles kept per option on the hidden target (milestones are scored against them)."""
 
 
 def build_planning_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
@@ -240,6 +242,10 @@ def planning_target(domain: DomainEvidence, options: Sequence[NodeEvidence],
                                                          round(entries[item.node_id].baseline_share, 4),
                                                      "log_share_growth": round(item.growth, 4)}
                            for item in options},
+               "window_titles": {option_of[item.node_id]: [domain.papers[paper].title
+                                                            for paper in item.window_ids[:WINDOW_TITLES]
+                                                            if paper in domain.papers]
+                                 for item in options},
                "persistence_answer": [option_of[item.node_id] for item in persistence],
                "persistence_match": persistence[0] is top,
                "node_ids": {option_of[item.node_id]: item.node_id for item in options}})
