@@ -458,11 +458,19 @@ def checks_section(releases: list[Path], kb: Any, quote: int) -> list[str]:
         families = sorted(Counter(task.family for task in tasks).items())
         print(f"\n== 7. release checks of {release}: by family "
               + ", ".join(f"{family}={count}" for family, count in families))
+        manifest = json.loads((release / "manifest.json").read_text())
+        counts_in = manifest.get("counts", {})
+        quota = int(manifest.get("inputs", {}).get("per_family", 25))
+        short = {family: (count, counts_in.get("candidates_by_family", {}).get(family))
+                 for family, count in counts_in.get("by_family", {}).items() if count < quota}
+        print(f"  families under the quota of {quota} (tasks, candidates that passed every check): "
+              + (", ".join(f"{family} {count} ({pool})" for family, (count, pool) in sorted(short.items()))
+                 or "none"))
         for line in render_checks(figures):
             print(f"  {line}")
         counts = figures["counts"]
-        for check in ("false_premise", "synonym_pair", "fragment_concept", "count_mismatch",
-                      "umbrella_option", "trajectory_inconsistent"):
+        for check in ("false_premise", "synonym_pair", "nested_pair", "fragment_concept", "count_mismatch",
+                      "umbrella_option", "trajectory_inconsistent", "label_mismatch"):
             if counts[check]:
                 missed.append(f"{release}: {check} in {counts[check]} tasks (goal 0)")
         if indexes is None:

@@ -18,6 +18,9 @@ checks need ``--kb``). The checks:
   stems inside the other's when the longer adds only an acronym ("LLM reasoning" / "reasoning models") or
   one word ("text-to-image generation" / "image synthesis"), or
   :func:`names_near_duplicate`; "model agents" / "multi-agent collaboration" are two concepts;
+- ``nested_pair``: a concept pair one of whose names holds every specific word of the other ("generative
+  models + human video generation", "image generation + control for text-to-image generation"): the two
+  co-occur by wording, not by research (two options may be nested: a direction and a narrower one);
 - ``umbrella_option``: an option whose content stems all lie in the domain's name (the domain itself);
 - ``count_mismatch``: an option description's "N papers" differing from the stored ``pre_cutoff_papers``;
 - ``trajectory_inconsistent``: a keyed trajectory the target's own share growth contradicts (a winner
@@ -50,7 +53,8 @@ from foresci.tasks.task_winner import winner_node
 from foresci.tasks.text_index import ACRONYMS, GENERIC, STOP, WORD, TextIndex, content_stems, phrase_stems
 from foresci.taxonomy.naming import display_name
 
-CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "umbrella_option", "near_synonym_options",
+CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "nested_pair", "umbrella_option",
+          "near_synonym_options",
           "count_mismatch", "trajectory_inconsistent", "thin_target", "label_mismatch", "node_win_cap")
 TAIL_SHARE = 0.8
 MIN_TAIL_USES = 5
@@ -117,6 +121,12 @@ def same_concept(first: str, second: str) -> bool:
         return False
     added = [acronym for stems, acronym in _units(large) if not stems <= inner]
     return all(added) or len(added) <= 1
+
+
+def nested(first: str, second: str) -> bool:
+    """Whether one name's specific stems all lie in the other's (a concept inside another)."""
+    one, two = _specific(first), _specific(second)
+    return bool(one and two) and (one <= two or two <= one)
 
 
 def is_umbrella(name: str, domain_name: str) -> bool:
@@ -202,6 +212,8 @@ def task_findings(task: Task, hidden: HiddenTarget | None, settings: Any,
                     found.append(("fragment_concept", reason))
             if same_concept(first, second):
                 found.append(("synonym_pair", f"'{first}' / '{second}'"))
+            elif nested(first, second):
+                found.append(("nested_pair", f"'{first}' / '{second}'"))
             if index is not None and (together := index.together(first, second)):
                 found.append(("false_premise", f"'{first} + {second}' together in {len(together)} pre-cutoff "
                               f"papers, e.g. {together[0]}"))
@@ -430,9 +442,9 @@ def apart(left: Any, right: Any) -> bool:
 
 def pair_filter(names: Sequence[str], pairs: Any, index: TextIndex,
                 refused: list[str]) -> Any:
-    """A candidate-row test for concept-pair drawing: both concepts no fragment, not one concept twice and
-    never together in the pre-cutoff text. Each refusal is appended to ``refused`` as
-    "check:NAME: detail"; results are remembered per row and per concept."""
+    """A candidate-row test for concept-pair drawing: both concepts no fragment, not one concept twice nor
+    one inside the other, and never together in the pre-cutoff text. Each refusal is appended to
+    ``refused`` as "check:NAME: detail"; results are remembered per row and per concept."""
     concept_ok: dict[int, bool] = {}
     rows_of: dict[int, frozenset[int]] = {}
     decided: dict[int, bool] = {}
@@ -459,6 +471,9 @@ def pair_filter(names: Sequence[str], pairs: Any, index: TextIndex,
             refused.append(f"check:fragment_concept: {reasons[first] or reasons[second]}")
         if verdict and same_concept(names[first], names[second]):
             refused.append(f"check:synonym_pair: '{names[first]}' / '{names[second]}'")
+            verdict = False
+        elif verdict and nested(names[first], names[second]):
+            refused.append(f"check:nested_pair: '{names[first]}' / '{names[second]}'")
             verdict = False
         if verdict and (both := rows(first) & rows(second)):
             refused.append(f"check:false_premise: '{names[first]} + {names[second]}' together in {len(both)} "

@@ -99,6 +99,10 @@ def test_the_synonym_rule_flags_names_of_one_concept_and_not_a_concept_inside_an
     assert [pair for pair in one_concept if not same_concept(*pair)] == []
     assert [pair for pair in two_concepts if same_concept(*pair)] == []
     assert [pair for pair in two_concepts if same_concept(*reversed(pair))] == []
+    # as a concept pair, a name inside another co-occurs by wording: refused as nested, not as synonyms
+    task = _task("concept_emergence", ["reinforcement learning + multi-agent reinforcement learning"])
+    counts = _counts(task)
+    assert counts["nested_pair"] == 1 and counts["synonym_pair"] == 0
 
 
 def test_umbrella_near_synonym_and_count_mismatch_options() -> None:
