@@ -5,7 +5,7 @@ Each option a direction or planning task could offer is read through its node's 
 with the names of every node that could be an option (the domain's eligible nodes, umbrella names left out),
 the names of the node's own lineage (the node, its ancestors, its descendants) counting as its own. A paper
 *votes* for its own name when no other name is nearer by more than :data:`MARGIN`. A name does not fit its
-node when its most central paper is nearer another name by more than :data:`MARGIN`, or fewer than half of
+node when its most central paper is nearer another name by more than :data:`MARGIN`, or fewer than two of
 its :data:`CENTRAL` central papers vote for it ("generative adversarial networks" whose most central paper,
 "PixelFlow: Pixel-Space Generative Models with Flow", is 0.08 nearer "text-to-image generation" on the real
 2025-12-31 KB). The cosine of the name with its node's centroid and with the best other centroid is recorded
@@ -27,6 +27,8 @@ CENTRAL = 5
 """Central papers read per node."""
 MARGIN = 0.05
 """Cosine by which another name may be nearer a central paper before the paper stops voting for its own."""
+MIN_VOTE_SHARE = 0.4
+"""Share of the central papers that must vote for the name (2 of 5)."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,8 @@ class LabelFit:
     @property
     def fits(self) -> bool:
         """False when the most central paper is nearer another name by more than :data:`MARGIN` or fewer than
-        half the central papers vote for this one."""
-        return self.papers == 0 or (self.first_gap <= MARGIN and 2 * self.votes >= self.papers)
+        :data:`MIN_VOTE_SHARE` of the central papers vote for this one."""
+        return self.papers == 0 or (self.first_gap <= MARGIN and self.votes >= MIN_VOTE_SHARE * self.papers)
 
     def detail(self) -> str:
         """One line for the manifest and the audit."""
