@@ -32,12 +32,13 @@ Prints, and exits non-zero when a goal is missed:
    ``--skip-layer`` skips sections 1, 2 and 5.
 7. Release checks (``--checks RELEASE ...`` with ``--kb``, #44; :mod:`foresci.tasks.release_checks`):
    per release, goals 0 false premises (pairs used together in a pre-cutoff title or abstract of the
-   domain, read from the KB), 0 synonym, nested or fragment pairs, 0 mismatched counts, 0 umbrella options,
-   0 mismatched option labels, 0 keyed trajectories inconsistent with the target's growth; no venue family the answer in more than half
-   the venue tasks; planning and direction winners (node, domain, window) shared in at most a third of
-   the planning tasks whose domain and window have direction tasks. It prints the families under the
-   release's quota with the candidates that passed every check (the shrink #44 asks to explain). ``--quote N`` prints N tasks per
-   family of the last release (public side, key, evidence titles), drawn with random.Random(44).sample
+   domain, read from the KB), 0 synonym, nested or fragment pairs, 0 mismatched counts, 0 umbrella
+   options, 0 mismatched option labels, 0 keyed trajectories inconsistent with the target's growth; no
+   venue family the answer in more than half the venue tasks; planning and direction winners (node,
+   domain, window) shared in at most a third of the planning tasks whose domain and window have
+   direction tasks. It prints the families under the release's quota with the candidates that passed
+   every check (the shrink #44 asks to explain). ``--quote N`` prints N tasks per family of the last
+   release (public side, key, evidence titles), drawn with random.Random(44).sample
    from the family's task ids sorted.
 
     .venv/bin/python benchmarks/quality.py                                   # 1, 2 and 5 only
