@@ -50,6 +50,7 @@ from foresci.tasks.label_fit import LabelFit, label_fits
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import names_near_duplicate
 from foresci.tasks.task_winner import winner_node
+from foresci.tasks.text import content_tokens
 from foresci.tasks.text_index import ACRONYMS, GENERIC, STOP, WORD, TextIndex, content_stems, phrase_stems
 from foresci.taxonomy.naming import display_name
 
@@ -392,6 +393,7 @@ def screen(task: Task, hidden: HiddenTarget, domain: Any, settings: Any) -> list
     repair_counts(task, hidden)
     if task.family in ("direction_forecasting", "strategic_planning"):
         fits = _POOL_FITS.get((domain.domain, domain.cutoff), {})
+        record_relabels(task, hidden, domain)
         if fits:
             record_label_fits(task, hidden, fits)
         else:
@@ -408,7 +410,8 @@ def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
     names that are the domain itself (``umbrella_option``) and names that do not fit their node's papers
     (``label_mismatch``: :mod:`foresci.tasks.label_fit`; without an embedder, the name's words in fewer than
     ``MIN_LABEL_SHARE`` of the node's papers), each name read against the names of ``compare`` (default the
-    pool). Each node left out is recorded as a refusal of ``family``."""
+    pool). A mismatched node is first renamed by one of its own mined names where one fits
+    (:func:`relabel`); each node left out is recorded as a refusal of ``family``."""
     where = f"{family} {domain.domain} {domain.window.horizon}"
     refused = [f"check:umbrella_option: {where}: '{display_name(item.node)}' in domain '{domain_name}'"
                for item in pool if is_umbrella(display_name(item.node), domain_name)]
@@ -421,9 +424,14 @@ def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
     _POOL_FITS.setdefault((domain.domain, domain.cutoff), {}).update(fits)
     index = None if fits else domain_index(domain)
     kept = []
+    rival_names = [display_name(item.node) for item in rivals]
     for item, name in zip(pool, names, strict=True):
         fit = fits.get(item.node_id)
         if fit is not None and not fit.fits:
+            renamed = relabel(domain, item, rivals, rival_names, domain_name)
+            if renamed is not None:
+                kept.append(renamed)
+                continue
             refused.append(f"check:label_mismatch: {where}: {fit.detail()}")
         elif index is not None and any(paper in index.row_of for paper in item.pre_ids) and \
                 (share := index.word_share(name, item.pre_ids)) < MIN_LABEL_SHARE:
@@ -433,6 +441,58 @@ def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
             kept.append(item)
     record_refusals(domain.domain, domain.window.horizon, refused)
     return kept
+
+
+MAX_ALTERNATIVES = 4
+_RELABELLED: dict[tuple[str, Any], dict[str, tuple[str, str]]] = {}
+
+
+def relabel(domain: Any, item: Any, rivals: Sequence[Any], names: Sequence[str], domain_name: str) -> Any:
+    """A copy of the pool node ``item`` (NodeEvidence) named by the first of its mined alternative names
+    (``name_evidence.alternatives``, at most :data:`MAX_ALTERNATIVES`) that fits its papers
+    (:func:`label_fits` against ``rivals`` named ``names``), is no umbrella, fragment, synonym or nested
+    name of another rival and uses only pre-cutoff words; None when none does. The node keeps its id; the
+    repair is recorded and reaches the targets of tasks offering it (``stats.repaired``)."""
+    from dataclasses import replace
+
+    from foresci.taxonomy.models import NameEvidence
+
+    evidence = item.node.name_evidence
+    position = next((index for index, other in enumerate(rivals) if other.node_id == item.node_id), None)
+    if evidence is None or position is None:
+        return None
+    index = domain_index(domain)
+    others = [name for at, name in enumerate(names) if at != position]
+    for alternative in evidence.alternatives[:MAX_ALTERNATIVES]:
+        words = content_tokens(alternative)  # what the eligibility test reads: pre-cutoff words only
+        if (not words or any(word not in domain.pre_vocabulary for word in words)
+                or is_umbrella(alternative, domain_name) or fragment_reason(alternative, index)
+                or any(same_concept(alternative, other) or nested(alternative, other) for other in others)):
+            continue
+        trial = list(names)
+        trial[position] = alternative
+        fit = label_fits(domain, rivals, trial, [item.node_id]).get(item.node_id)
+        if fit is None or not fit.fits:
+            continue
+        rows = index.containing(alternative)
+        using = [paper for paper in item.pre_ids if index.row_of.get(paper, -1) in rows]
+        node = item.node.model_copy(update={"name": alternative, "name_evidence": NameEvidence(
+            method="phrase_mining", support=len(using), paper_ids=using[:5])})
+        _POOL_FITS.setdefault((domain.domain, domain.cutoff), {})[item.node_id] = fit
+        renamed = _RELABELLED.setdefault((domain.domain, domain.cutoff), {})
+        renamed[item.node_id] = (names[position], alternative)
+        return replace(item, node=node)
+    return None
+
+
+def record_relabels(task: Task, hidden: HiddenTarget, domain: Any) -> None:
+    """List on the target (``stats.repaired``) every option whose node the pool renamed (:func:`relabel`)."""
+    renamed = _RELABELLED.get((domain.domain, domain.cutoff), {})
+    for option, node in dict(hidden.stats.get("node_ids") or {}).items():
+        if node in renamed:
+            old, new = renamed[node]
+            hidden.stats.setdefault("repaired", []).append(
+                f"label_mismatch: option {option} named '{new}' (mined from its papers) for '{old}'")
 
 
 def apart(left: Any, right: Any) -> bool:

@@ -17,8 +17,8 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.hidden import make_hidden_target
 from foresci.tasks.label_fit import label_fits
 from foresci.tasks.models import Candidate, Task
-from foresci.tasks.release_checks import audit_checks, option_pool, take_refusals
-from foresci.taxonomy.models import Node
+from foresci.tasks.release_checks import audit_checks, option_pool, record_relabels, take_refusals
+from foresci.taxonomy.models import NameEvidence, Node
 
 TOPICS = {  # node id -> (its name, what its papers are about)
     "n1": ("flow matching", "flow matching rectified flow velocity field transport"),
@@ -50,7 +50,8 @@ class _Evidence:
         return self.node.node_id
 
 
-def _domain(topics: dict[str, tuple[str, str]]) -> SimpleNamespace:
+def _domain(topics: dict[str, tuple[str, str]],
+            alternatives: dict[str, list[str]] | None = None) -> SimpleNamespace:
     papers: dict[str, Paper] = {}
     nodes: dict[str, _Evidence] = {}
     for node_id, (name, about) in topics.items():
@@ -60,13 +61,15 @@ def _domain(topics: dict[str, tuple[str, str]]) -> SimpleNamespace:
                                      abstract=f"We improve {about} in setting {index}.",
                                      announced=date(2025, 6, 1 + index))
         vector = _embed([about])[0].tolist()
+        evidence = NameEvidence(method="phrase_mining", alternatives=(alternatives or {}).get(node_id, []))
         node = Node(node_id=node_id, label=name.replace(" ", "_"), name=name, key_terms=name.split(),
-                    centroid=vector, representative_ids=ids[:5], paper_ids=ids)
+                    centroid=vector, representative_ids=ids[:5], paper_ids=ids, name_evidence=evidence)
         nodes[node_id] = _Evidence(node=node, subtree=[node_id], pre_ids=ids)
     snapshot = SimpleNamespace(nodes=[item.node for item in nodes.values()])
+    words = frozenset(word for paper in papers.values() for word in re.findall(r"[a-z]+", paper.text.lower()))
     return SimpleNamespace(domain="gen", cutoff=date(2025, 12, 31), snapshot=snapshot, nodes=nodes,
                            papers=papers, embed=_embed, window=SimpleNamespace(horizon="3m"),
-                           text_cache=SimpleNamespace(text_index=None))
+                           text_cache=SimpleNamespace(text_index=None), pre_vocabulary=words)
 
 
 def test_a_label_planted_on_another_topics_node_is_caught_and_good_labels_are_not() -> None:
@@ -107,3 +110,22 @@ def test_the_audit_reads_a_recorded_label_fit() -> None:
     assert figures["counts"]["label_mismatch"] == 1
     assert "flow matching" in figures["examples"]["label_mismatch"][0]
     assert audit_tasks([task], {"df-x": hidden}, TaskSettings()) is not None
+
+
+def test_a_mismatched_node_is_renamed_by_a_mined_name_that_fits_before_it_is_dropped() -> None:
+    topics = dict(TOPICS, n5=("generative adversarial networks", "rectified transport sampler velocity flow"))
+    # "flow matching" names another option (a synonym is refused); "rectified transport sampler" fits
+    domain = _domain(topics, {"n5": ["flow matching", "rectified transport sampler"]})
+    pool = list(domain.nodes.values())
+    kept = option_pool(domain, pool, "visual generative modelling", "direction_forecasting")
+    assert take_refusals("gen", "3m") == []
+    renamed = next(item for item in kept if item.node_id == "n5")
+    assert renamed.node.name == "rectified transport sampler" and renamed.node.name_evidence.support == 6
+    assert domain.nodes["n5"].node.name == "generative adversarial networks"  # the taxonomy is untouched
+    hidden = make_hidden_target(task_id="df-y", family="direction_forecasting", primary_direction="A",
+                                trajectory="steady", ranking=["A"], stats={"node_ids": {"A": "n5"}})
+    record_relabels(Task(task_id="df-y", family="direction_forecasting", domain="gen", cutoff=domain.cutoff,
+                         horizon="3m", window_start=date(2026, 1, 1), window_end=date(2026, 3, 31),
+                         title="t", question="q"), hidden, domain)
+    assert hidden.stats["repaired"] == ["label_mismatch: option A named 'rectified transport sampler' (mined "
+                                        "from its papers) for 'generative adversarial networks'"]
