@@ -443,6 +443,17 @@ def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
     return kept
 
 
+def renamed_pool(domain: Any, pool: Sequence[Any], domain_name: str, compare: Sequence[Any]) -> list[Any]:
+    """``pool`` (NodeEvidence) with every node whose name does not fit its papers renamed by one of its own
+    mined names where one fits (:func:`relabel`), the others kept as they are: for a family that asks about
+    one node at a time (venue positioning), where a name is the subject, not one option beside others."""
+    rivals = [item for item in compare if not is_umbrella(display_name(item.node), domain_name)]
+    names = [display_name(item.node) for item in rivals]
+    fits = label_fits(domain, rivals, names, [item.node_id for item in pool])
+    return [(relabel(domain, item, rivals, names, domain_name) or item)
+            if item.node_id in fits and not fits[item.node_id].fits else item for item in pool]
+
+
 MAX_ALTERNATIVES = 4
 _RELABELLED: dict[tuple[str, Any], dict[str, tuple[str, str]]] = {}
 
@@ -486,9 +497,13 @@ def relabel(domain: Any, item: Any, rivals: Sequence[Any], names: Sequence[str],
 
 
 def record_relabels(task: Task, hidden: HiddenTarget, domain: Any) -> None:
-    """List on the target (``stats.repaired``) every option whose node the pool renamed (:func:`relabel`)."""
+    """List on the target (``stats.repaired``) every option (or, for a task about one node, the contribution)
+    whose node the pool renamed (:func:`relabel`)."""
     renamed = _RELABELLED.get((domain.domain, domain.cutoff), {})
-    for option, node in dict(hidden.stats.get("node_ids") or {}).items():
+    nodes = dict(hidden.stats.get("node_ids") or {})
+    if isinstance(hidden.stats.get("node_id"), str):  # a task about one node (venue): its contribution
+        nodes["the contribution"] = hidden.stats["node_id"]
+    for option, node in nodes.items():
         if node in renamed:
             old, new = renamed[node]
             hidden.stats.setdefault("repaired", []).append(

@@ -17,7 +17,13 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.hidden import make_hidden_target
 from foresci.tasks.label_fit import label_fits
 from foresci.tasks.models import Candidate, Task
-from foresci.tasks.release_checks import audit_checks, option_pool, record_relabels, take_refusals
+from foresci.tasks.release_checks import (
+    audit_checks,
+    option_pool,
+    record_relabels,
+    renamed_pool,
+    take_refusals,
+)
 from foresci.taxonomy.models import NameEvidence, Node
 
 TOPICS = {  # node id -> (its name, what its papers are about)
@@ -129,3 +135,9 @@ def test_a_mismatched_node_is_renamed_by_a_mined_name_that_fits_before_it_is_dro
                          title="t", question="q"), hidden, domain)
     assert hidden.stats["repaired"] == ["label_mismatch: option A named 'rectified transport sampler' (mined "
                                         "from its papers) for 'generative adversarial networks'"]
+    # a family asking about one node at a time renames where it can and keeps the rest as they are
+    fixable = list(domain.nodes.values())
+    assert renamed_pool(domain, fixable, "visual", fixable)[-1].node.name == "rectified transport sampler"
+    unfixable = _domain(topics, {"n5": ["flow matching"]})
+    kept = list(unfixable.nodes.values())
+    assert renamed_pool(unfixable, kept, "visual", kept)[-1].node.name == "generative adversarial networks"

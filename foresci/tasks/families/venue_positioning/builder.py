@@ -42,7 +42,7 @@ from foresci.tasks.families.venue_positioning.project import project_description
 from foresci.tasks.families.venue_positioning.target import VenueTarget
 from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Candidate, Task
-from foresci.tasks.release_checks import record_refusals
+from foresci.tasks.release_checks import record_refusals, record_relabels, renamed_pool
 from foresci.taxonomy.venues import accepted_venue_family
 
 FAMILY = "venue_positioning"
@@ -125,7 +125,8 @@ def build_venue_tasks(domain: DomainEvidence, settings: TaskSettings, domain_nam
     prior = domain_window_venues(domain)
     built: list[Built] = []
     refused: list[str] = []
-    for evidence in eligible_nodes(domain, settings):
+    eligible = eligible_nodes(domain, settings)
+    for evidence in renamed_pool(domain, eligible, domain_name, eligible):
         if not evidence.pre_venues or void_reason(evidence, settings) is not None:
             continue
         if (reason := fit_void_reason(evidence, prior, settings)) is not None:
@@ -150,6 +151,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     task = public_task(domain, evidence, families, domain_name, identifier)
     hidden, persistence_match = venue_target(domain, evidence, option_of, prior, identifier)
+    record_relabels(task, hidden, domain)
     return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence_match)
 
 
