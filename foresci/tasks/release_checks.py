@@ -506,8 +506,9 @@ def record_relabels(task: Task, hidden: HiddenTarget, domain: Any) -> None:
     for option, node in nodes.items():
         if node in renamed:
             old, new = renamed[node]
+            what = option if option == "the contribution" else f"option {option}"
             hidden.stats.setdefault("repaired", []).append(
-                f"label_mismatch: option {option} named '{new}' (mined from its papers) for '{old}'")
+                f"label_mismatch: {what} named '{new}' (mined from its papers) for '{old}'")
 
 
 def apart(left: Any, right: Any) -> bool:
