@@ -32,11 +32,13 @@ Prints, and exits non-zero when a goal is missed:
    ``--skip-layer`` skips sections 1, 2 and 5.
 7. Release checks (``--checks RELEASE ...`` with ``--kb``, #44; :mod:`foresci.tasks.release_checks`):
    per release, goals 0 false premises (pairs used together in a pre-cutoff title or abstract of the
-   domain, read from the KB), 0 synonym or fragment pairs, 0 mismatched counts, 0 umbrella options, 0
-   keyed trajectories inconsistent with the target's growth; no venue family the answer in more than half
-   the venue tasks; planning and direction winners (node, domain, window) shared in at most a third of
-   the planning tasks whose domain and window have direction tasks. ``--quote N`` prints N tasks per
-   family of the last release (public side, key, evidence titles), drawn with random.Random(44).sample
+   domain, read from the KB), 0 synonym, nested or fragment pairs, 0 mismatched counts, 0 umbrella
+   options, 0 mismatched option labels, 0 keyed trajectories inconsistent with the target's growth; no
+   venue family the answer in more than half the venue tasks; planning and direction winners (node,
+   domain, window) shared in at most a third of the planning tasks whose domain and window have
+   direction tasks. It prints the families under the release's quota with the candidates that passed
+   every check (the shrink #44 asks to explain). ``--quote N`` prints N tasks per family of the last
+   release (public side, key, evidence titles), drawn with random.Random(44).sample
    from the family's task ids sorted.
 
     .venv/bin/python benchmarks/quality.py                                   # 1, 2 and 5 only
@@ -458,11 +460,19 @@ def checks_section(releases: list[Path], kb: Any, quote: int) -> list[str]:
         families = sorted(Counter(task.family for task in tasks).items())
         print(f"\n== 7. release checks of {release}: by family "
               + ", ".join(f"{family}={count}" for family, count in families))
+        manifest = json.loads((release / "manifest.json").read_text())
+        counts_in = manifest.get("counts", {})
+        quota = int(manifest.get("inputs", {}).get("per_family", 25))
+        short = {family: (count, counts_in.get("candidates_by_family", {}).get(family))
+                 for family, count in counts_in.get("by_family", {}).items() if count < quota}
+        print(f"  families under the quota of {quota} (tasks, candidates that passed every check): "
+              + (", ".join(f"{family} {count} ({pool})" for family, (count, pool) in sorted(short.items()))
+                 or "none"))
         for line in render_checks(figures):
             print(f"  {line}")
         counts = figures["counts"]
-        for check in ("false_premise", "synonym_pair", "fragment_concept", "count_mismatch",
-                      "umbrella_option", "trajectory_inconsistent"):
+        for check in ("false_premise", "synonym_pair", "nested_pair", "fragment_concept", "count_mismatch",
+                      "umbrella_option", "trajectory_inconsistent", "label_mismatch"):
             if counts[check]:
                 missed.append(f"{release}: {check} in {counts[check]} tasks (goal 0)")
         if indexes is None:

@@ -13,17 +13,27 @@ checks need ``--kb``). The checks:
   ("generation models" in "image generation models", "learning for language model" in "reinforcement
   learning for language model"; a specific phrase always preceded by a word is kept: a vocabulary of
   at most so many words may only have its tail);
-- ``synonym_pair`` / ``near_synonym_options``: two names of one concept in a pair or side by side as options:
-  equal content stems after acronyms are spelled out and generic words dropped, one's stems inside the
-  other's ("LLM reasoning" / "reasoning models"), or :func:`names_near_duplicate`;
+- ``synonym_pair`` / ``near_synonym_options``: two names of one concept in a pair or side by side as options
+  (:func:`same_concept`): equal content stems after acronyms are spelled out and generic words dropped, one's
+  stems inside the other's when the longer adds only an acronym ("LLM reasoning" / "reasoning models") or
+  one word ("text-to-image generation" / "image synthesis"), or
+  :func:`names_near_duplicate`; "model agents" / "multi-agent collaboration" are two concepts;
+- ``nested_pair``: a concept pair one of whose names holds every specific word of the other ("generative
+  models + human video generation", "image generation + control for text-to-image generation"): the two
+  co-occur by wording, not by research (two options may be nested: a direction and a narrower one);
 - ``umbrella_option``: an option whose content stems all lie in the domain's name (the domain itself);
 - ``count_mismatch``: an option description's "N papers" differing from the stored ``pre_cutoff_papers``;
 - ``trajectory_inconsistent``: a keyed trajectory the target's own share growth contradicts (a winner
   gaining share keyed ``cooling``, ``steady`` for a growth beyond the steady band);
 - ``thin_target``: a winner resting on fewer than ``min_window_papers`` window papers, or a lead over the
   runner-up within ``min_count_z`` Poisson standard errors of the two counts;
-- ``label_mismatch``: an option whose name's words occur in fewer than ``MIN_LABEL_SHARE`` of its node's
-  pre-cutoff papers, or less often there than in another option's papers (recorded at build time);
+- ``label_mismatch``: an option whose name does not say what its node's papers are: by the KB's embedder,
+  the node's most central paper nearer another option's name and fewer than half its central papers nearer
+  its own (:mod:`foresci.tasks.label_fit`, ``stats.label_fit``); without an embedder, the name's words in
+  fewer than ``MIN_LABEL_SHARE`` of its node's pre-cutoff papers or less often there than in another
+  option's papers (``stats.label_share``). Recorded at build time; the builders leave such nodes and
+  umbrella names out of their option pool (:func:`option_pool`) and never put two names of one concept in
+  one option set, so a bad option costs a draw, not a task;
 - ``node_win_cap``: one node winning more than ``max_node_wins`` tasks of a family (the selection's cap).
 """
 
@@ -36,12 +46,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from foresci.tasks.hidden import HiddenTarget
+from foresci.tasks.label_fit import LabelFit, label_fits
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import names_near_duplicate
 from foresci.tasks.task_winner import winner_node
-from foresci.tasks.text_index import GENERIC, STOP, TextIndex, content_stems, phrase_stems
+from foresci.tasks.text import content_tokens
+from foresci.tasks.text_index import ACRONYMS, GENERIC, STOP, WORD, TextIndex, content_stems, phrase_stems
+from foresci.taxonomy.naming import display_name
 
-CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "umbrella_option", "near_synonym_options",
+CHECKS = ("false_premise", "fragment_concept", "synonym_pair", "nested_pair", "umbrella_option",
+          "near_synonym_options",
           "count_mismatch", "trajectory_inconsistent", "thin_target", "label_mismatch", "node_win_cap")
 TAIL_SHARE = 0.8
 MIN_TAIL_USES = 5
@@ -74,10 +88,44 @@ def _specific(name: str) -> frozenset[str]:
     return frozenset(value for value in content_stems(name) if value not in GENERIC)
 
 
+def _units(name: str) -> list[tuple[frozenset[str], bool]]:
+    """The specific content of a name word by word: (stems, from an acronym) per word, function and generic
+    words dropped ("LLM reasoning models" -> ({large, langu}, True), ({reaso}, False))."""
+    units = []
+    for word in WORD.findall(name.lower()):
+        if word in STOP:
+            continue
+        expanded = ACRONYMS.get(word)
+        stems = frozenset(value for value in phrase_stems(expanded or word) if value not in GENERIC | STOP)
+        if stems:
+            units.append((stems, expanded is not None))
+    return units
+
+
 def same_concept(first: str, second: str) -> bool:
-    """Whether two names name one concept (see the module text)."""
+    """Whether two names name one concept: :func:`names_near_duplicate`, equal specific stems, or one name's
+    specific stems inside the other's where the longer adds no more than an acronym's spelled-out words
+    ("LLM reasoning" / "reasoning models") or one more word ("text-to-image generation" / "image
+    synthesis", "diffusion models" / "video diffusion models"). A name inside one that adds two specific
+    words is a different concept ("model agents" / "multi-agent collaboration", "reinforcement learning"
+    / "multi-agent reinforcement learning")."""
     if names_near_duplicate(first, second):
         return True
+    one, two = _specific(first), _specific(second)
+    if not one or not two:
+        return False
+    if one == two:
+        return True
+    small, large = (first, second) if len(one) <= len(two) else (second, first)
+    inner = _specific(small)
+    if not inner < _specific(large):
+        return False
+    added = [acronym for stems, acronym in _units(large) if not stems <= inner]
+    return all(added) or len(added) <= 1
+
+
+def nested(first: str, second: str) -> bool:
+    """Whether one name's specific stems all lie in the other's (a concept inside another)."""
     one, two = _specific(first), _specific(second)
     return bool(one and two) and (one <= two or two <= one)
 
@@ -165,6 +213,8 @@ def task_findings(task: Task, hidden: HiddenTarget | None, settings: Any,
                     found.append(("fragment_concept", reason))
             if same_concept(first, second):
                 found.append(("synonym_pair", f"'{first}' / '{second}'"))
+            elif nested(first, second):
+                found.append(("nested_pair", f"'{first}' / '{second}'"))
             if index is not None and (together := index.together(first, second)):
                 found.append(("false_premise", f"'{first} + {second}' together in {len(together)} pre-cutoff "
                               f"papers, e.g. {together[0]}"))
@@ -213,6 +263,11 @@ def _target_findings(task: Task, hidden: HiddenTarget, settings: Any) -> list[tu
                 settings.min_count_z:
             found.append(("thin_target", f"lead {top} vs {second} is {count_z(top, second):.2f} < "
                           f"{settings.min_count_z} Poisson standard errors"))
+    for option, fit in dict(stats.get("label_fit") or {}).items():
+        if not LabelFit(name=option, **fit).fits:
+            found.append(("label_mismatch", f"option {option}: its most central paper is nearer "
+                          f"'{fit['first_nearest']}' by {fit['first_gap']:+.2f}; {fit['votes']} of "
+                          f"{fit['papers']} central papers vote for its own name"))
     for option, shares in dict(stats.get("label_share") or {}).items():
         own, other = float(shares.get("own", 0.0)), float(shares.get("best_other", 0.0))
         if own < MIN_LABEL_SHARE or other > own:
@@ -315,21 +370,157 @@ def repair_counts(task: Task, hidden: HiddenTarget) -> None:
             f"count_mismatch: {candidate.option_id} said {stated} papers, stored {int(known)}")
 
 
+def record_label_fits(task: Task, hidden: HiddenTarget, fits: Mapping[str, LabelFit]) -> None:
+    """Store on a direction or planning target, per option, its :class:`LabelFit` record
+    (``stats.label_fit``; the option's name stands in for the first nearest name when it is its own)."""
+    node_ids = dict(hidden.stats.get("node_ids") or {})
+    records = {}
+    for candidate in task.candidates:
+        fit = fits.get(str(node_ids.get(candidate.option_id, "")))
+        if fit is not None:
+            record = fit.record()
+            if fit.first_nearest == fit.name:
+                record["first_nearest"] = candidate.option_id
+            records[candidate.option_id] = record
+    hidden.stats["label_fit"] = records
+
+
 def screen(task: Task, hidden: HiddenTarget, domain: Any, settings: Any) -> list[tuple[str, str]]:
     """The checks a candidate task fails at build time (empty: keep it), reading the domain's pre-cutoff
-    text; repairs the option counts and records the option label shares on the target first."""
+    text; repairs the option counts and records the option labels' fit (embedder) or word shares (no
+    embedder) on the target first."""
     index = domain_index(domain)
     repair_counts(task, hidden)
     if task.family in ("direction_forecasting", "strategic_planning"):
-        record_label_shares(task, hidden, domain, index)
+        fits = _POOL_FITS.get((domain.domain, domain.cutoff), {})
+        record_relabels(task, hidden, domain)
+        if fits:
+            record_label_fits(task, hidden, fits)
+        else:
+            record_label_shares(task, hidden, domain, index)
     return task_findings(task, hidden, settings, index)
+
+
+_POOL_FITS: dict[tuple[str, Any], dict[str, LabelFit]] = {}
+
+
+def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
+                compare: Sequence[Any] | None = None) -> list[Any]:
+    """A direction or planning builder's option pool (NodeEvidence) without the nodes no task should offer:
+    names that are the domain itself (``umbrella_option``) and names that do not fit their node's papers
+    (``label_mismatch``: :mod:`foresci.tasks.label_fit`; without an embedder, the name's words in fewer than
+    ``MIN_LABEL_SHARE`` of the node's papers), each name read against the names of ``compare`` (default the
+    pool). A mismatched node is first renamed by one of its own mined names where one fits
+    (:func:`relabel`); each node left out is recorded as a refusal of ``family``."""
+    where = f"{family} {domain.domain} {domain.window.horizon}"
+    refused = [f"check:umbrella_option: {where}: '{display_name(item.node)}' in domain '{domain_name}'"
+               for item in pool if is_umbrella(display_name(item.node), domain_name)]
+    pool = [item for item in pool if not is_umbrella(display_name(item.node), domain_name)]
+    names = [display_name(item.node) for item in pool]
+    # a name is read against every name an option could carry (``compare``: the eligible nodes), umbrellas out
+    rivals = [item for item in (compare or pool) if not is_umbrella(display_name(item.node), domain_name)]
+    fits = label_fits(domain, rivals, [display_name(item.node) for item in rivals],
+                      [item.node_id for item in pool])
+    _POOL_FITS.setdefault((domain.domain, domain.cutoff), {}).update(fits)
+    index = None if fits else domain_index(domain)
+    kept = []
+    rival_names = [display_name(item.node) for item in rivals]
+    for item, name in zip(pool, names, strict=True):
+        fit = fits.get(item.node_id)
+        if fit is not None and not fit.fits:
+            renamed = relabel(domain, item, rivals, rival_names, domain_name)
+            if renamed is not None:
+                kept.append(renamed)
+                continue
+            refused.append(f"check:label_mismatch: {where}: {fit.detail()}")
+        elif index is not None and any(paper in index.row_of for paper in item.pre_ids) and \
+                (share := index.word_share(name, item.pre_ids)) < MIN_LABEL_SHARE:
+            refused.append(f"check:label_mismatch: {where}: '{name}': its words in {share:.0%} of its node's "
+                           "papers")
+        else:
+            kept.append(item)
+    record_refusals(domain.domain, domain.window.horizon, refused)
+    return kept
+
+
+def renamed_pool(domain: Any, pool: Sequence[Any], domain_name: str, compare: Sequence[Any]) -> list[Any]:
+    """``pool`` (NodeEvidence) with every node whose name does not fit its papers renamed by one of its own
+    mined names where one fits (:func:`relabel`), the others kept as they are: for a family that asks about
+    one node at a time (venue positioning), where a name is the subject, not one option beside others."""
+    rivals = [item for item in compare if not is_umbrella(display_name(item.node), domain_name)]
+    names = [display_name(item.node) for item in rivals]
+    fits = label_fits(domain, rivals, names, [item.node_id for item in pool])
+    return [(relabel(domain, item, rivals, names, domain_name) or item)
+            if item.node_id in fits and not fits[item.node_id].fits else item for item in pool]
+
+
+MAX_ALTERNATIVES = 4
+_RELABELLED: dict[tuple[str, Any], dict[str, tuple[str, str]]] = {}
+
+
+def relabel(domain: Any, item: Any, rivals: Sequence[Any], names: Sequence[str], domain_name: str) -> Any:
+    """A copy of the pool node ``item`` (NodeEvidence) named by the first of its mined alternative names
+    (``name_evidence.alternatives``, at most :data:`MAX_ALTERNATIVES`) that fits its papers
+    (:func:`label_fits` against ``rivals`` named ``names``), is no umbrella, fragment, synonym or nested
+    name of another rival and uses only pre-cutoff words; None when none does. The node keeps its id; the
+    repair is recorded and reaches the targets of tasks offering it (``stats.repaired``)."""
+    from dataclasses import replace
+
+    from foresci.taxonomy.models import NameEvidence
+
+    evidence = item.node.name_evidence
+    position = next((index for index, other in enumerate(rivals) if other.node_id == item.node_id), None)
+    if evidence is None or position is None:
+        return None
+    index = domain_index(domain)
+    others = [name for at, name in enumerate(names) if at != position]
+    for alternative in evidence.alternatives[:MAX_ALTERNATIVES]:
+        words = content_tokens(alternative)  # what the eligibility test reads: pre-cutoff words only
+        if (not words or any(word not in domain.pre_vocabulary for word in words)
+                or is_umbrella(alternative, domain_name) or fragment_reason(alternative, index)
+                or any(same_concept(alternative, other) or nested(alternative, other) for other in others)):
+            continue
+        trial = list(names)
+        trial[position] = alternative
+        fit = label_fits(domain, rivals, trial, [item.node_id]).get(item.node_id)
+        if fit is None or not fit.fits:
+            continue
+        rows = index.containing(alternative)
+        using = [paper for paper in item.pre_ids if index.row_of.get(paper, -1) in rows]
+        node = item.node.model_copy(update={"name": alternative, "name_evidence": NameEvidence(
+            method="phrase_mining", support=len(using), paper_ids=using[:5])})
+        _POOL_FITS.setdefault((domain.domain, domain.cutoff), {})[item.node_id] = fit
+        renamed = _RELABELLED.setdefault((domain.domain, domain.cutoff), {})
+        renamed[item.node_id] = (names[position], alternative)
+        return replace(item, node=node)
+    return None
+
+
+def record_relabels(task: Task, hidden: HiddenTarget, domain: Any) -> None:
+    """List on the target (``stats.repaired``) every option (or, for a task about one node, the contribution)
+    whose node the pool renamed (:func:`relabel`)."""
+    renamed = _RELABELLED.get((domain.domain, domain.cutoff), {})
+    nodes = dict(hidden.stats.get("node_ids") or {})
+    if isinstance(hidden.stats.get("node_id"), str):  # a task about one node (venue): its contribution
+        nodes["the contribution"] = hidden.stats["node_id"]
+    for option, node in nodes.items():
+        if node in renamed:
+            old, new = renamed[node]
+            what = option if option == "the contribution" else f"option {option}"
+            hidden.stats.setdefault("repaired", []).append(
+                f"label_mismatch: {what} named '{new}' (mined from its papers) for '{old}'")
+
+
+def apart(left: Any, right: Any) -> bool:
+    """Whether two pool nodes may stand side by side in one option set: their names are not one concept."""
+    return not same_concept(display_name(left.node), display_name(right.node))
 
 
 def pair_filter(names: Sequence[str], pairs: Any, index: TextIndex,
                 refused: list[str]) -> Any:
-    """A candidate-row test for concept-pair drawing: both concepts no fragment, not one concept twice and
-    never together in the pre-cutoff text. Each refusal is appended to ``refused`` as
-    "check:NAME: detail"; results are remembered per row and per concept."""
+    """A candidate-row test for concept-pair drawing: both concepts no fragment, not one concept twice nor
+    one inside the other, and never together in the pre-cutoff text. Each refusal is appended to
+    ``refused`` as "check:NAME: detail"; results are remembered per row and per concept."""
     concept_ok: dict[int, bool] = {}
     rows_of: dict[int, frozenset[int]] = {}
     decided: dict[int, bool] = {}
@@ -356,6 +547,9 @@ def pair_filter(names: Sequence[str], pairs: Any, index: TextIndex,
             refused.append(f"check:fragment_concept: {reasons[first] or reasons[second]}")
         if verdict and same_concept(names[first], names[second]):
             refused.append(f"check:synonym_pair: '{names[first]}' / '{names[second]}'")
+            verdict = False
+        elif verdict and nested(names[first], names[second]):
+            refused.append(f"check:nested_pair: '{names[first]}' / '{names[second]}'")
             verdict = False
         if verdict and (both := rows(first) & rows(second)):
             refused.append(f"check:false_premise: '{names[first]} + {names[second]}' together in {len(both)} "

@@ -43,9 +43,9 @@ def _row(method: str, task_id: str, values: dict[str, float], family: str = "str
 
 def test_shipped_lists_derive_from_the_registry() -> None:
     names = [metric.name for metric in all_metrics()]
-    assert names[:8] == ["fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims",
-                         "trace_offline", "top_choice"]
-    assert registry.task_metric_names() == tuple(names[:8])
+    assert names[:9] == ["fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims",
+                         "trace_offline", "top_choice", "plan_outcome"]
+    assert registry.task_metric_names() == tuple(names[:9])
     assert registry.headline_metric_names() == ("fact", "fta", "trace", "pers")
     assert registry.offline_stand_ins() == {"fact": "fact_offline", "fta": "fta_offline_claims",
                                             "trace": "trace_offline"}

@@ -86,6 +86,25 @@ def test_fragments_and_synonyms() -> None:
     assert not same_concept("image synthesis", "video understanding")
 
 
+def test_the_synonym_rule_flags_names_of_one_concept_and_not_a_concept_inside_another() -> None:
+    one_concept = [("low-rank adaptation", "low-rank adapters"), ("LLM reasoning", "reasoning models"),
+                   ("text-to-image generation", "image synthesis"),
+                   ("synthetic data", "synthetic data generation"),
+                   ("LLM-based multi-agent systems", "multi-agent systems"),
+                   ("retrieval-augmented generation", "RAG"), ("diffusion models", "video diffusion models")]
+    two_concepts = [("multi-agent collaboration", "model agents"),
+                    ("multi-agent reinforcement learning", "reinforcement learning"),
+                    ("multi-agent collaboration", "LLM-based multi-agent systems"),
+                    ("GUI agents", "LLM-based agents"), ("image synthesis", "video understanding")]
+    assert [pair for pair in one_concept if not same_concept(*pair)] == []
+    assert [pair for pair in two_concepts if same_concept(*pair)] == []
+    assert [pair for pair in two_concepts if same_concept(*reversed(pair))] == []
+    # as a concept pair, a name inside another co-occurs by wording: refused as nested, not as synonyms
+    task = _task("concept_emergence", ["reinforcement learning + multi-agent reinforcement learning"])
+    counts = _counts(task)
+    assert counts["nested_pair"] == 1 and counts["synonym_pair"] == 0
+
+
 def test_umbrella_near_synonym_and_count_mismatch_options() -> None:
     names = ["LLM-based agents", "LLM reasoning", "reasoning models", "tool use"]
     task = _task("direction_forecasting", names,

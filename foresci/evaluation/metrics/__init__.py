@@ -10,6 +10,7 @@ as an extension (``FORESCI_EXTENSIONS=my_module``). Shipped metrics, one module 
   fact_offline, fta_offline_claims,
   trace_offline                              their offline stand-ins
   top_choice                                 first pick right (Top-1)
+  plan_outcome                               a plan's milestones and go/no-go against the window
   crps, brier, coverage                      forecast proper scores, skill and coverage indicators
 """
 

@@ -121,7 +121,7 @@ def family_metric_names(family: str) -> tuple[str, ...]:
 
 SHIPPED_MODULES = (
     "fact", "fta", "trace", "pers", "fact_offline", "fta_offline_claims", "trace_offline", "top_choice",
-    "crps", "brier", "coverage",
+    "plan_outcome", "crps", "brier", "coverage",
 )
 """The shipped metric modules of :mod:`foresci.evaluation.metrics`, in the order of the metric legend and
 the leaderboard columns (score rows are written with sorted keys): stated here once."""

@@ -186,8 +186,11 @@ def related(left: NodeEvidence, right: NodeEvidence) -> bool:
 
 
 def sample_option_sets(pool: Sequence[NodeEvidence], size: int, attempts: int,
-                       rng: random.Random) -> list[list[NodeEvidence]]:
-    """Distinct random sets of ``size`` mutually unrelated nodes, each sorted by node id."""
+                       rng: random.Random,
+                       apart: Callable[[NodeEvidence, NodeEvidence], bool] | None = None
+                       ) -> list[list[NodeEvidence]]:
+    """Distinct random sets of ``size`` mutually unrelated nodes, each sorted by node id; ``apart``: a test
+    every two nodes of a set must also pass (the release checks: not two names of one concept)."""
     seen: set[tuple[str, ...]] = set()
     sets: list[list[NodeEvidence]] = []
     if len(pool) < size:
@@ -195,7 +198,8 @@ def sample_option_sets(pool: Sequence[NodeEvidence], size: int, attempts: int,
     for _ in range(attempts):
         chosen: list[NodeEvidence] = []
         for candidate in rng.sample(list(pool), len(pool)):
-            if all(not related(candidate, other) for other in chosen):
+            if all(not related(candidate, other) and (apart is None or apart(candidate, other))
+                   for other in chosen):
                 chosen.append(candidate)
             if len(chosen) == size:
                 break

@@ -10,6 +10,7 @@ from foresci.tasks.builders.common import (
     Built,
     candidates_from,
     direction_candidates,
+    eligible_nodes,
     pre_cutoff_context,
     record_dropped_twins,
     sample_option_sets,
@@ -22,7 +23,7 @@ from foresci.tasks.families.direction_forecasting.family import direction_questi
 from foresci.tasks.families.direction_forecasting.target import DirectionTarget
 from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Candidate, Task
-from foresci.tasks.release_checks import implied_trajectory, trajectory_consistent
+from foresci.tasks.release_checks import apart, implied_trajectory, option_pool, trajectory_consistent
 from foresci.taxonomy.models import Trajectory
 
 FAMILY = "direction_forecasting"
@@ -38,10 +39,11 @@ def build_direction_tasks(domain: DomainEvidence, settings: TaskSettings, domain
                           wanted: int) -> list[Built]:
     """Candidate direction tasks for one domain and window (more than ``wanted``; selection happens later)."""
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
-    pool = direction_candidates(domain, settings)
+    pool = option_pool(domain, direction_candidates(domain, settings), domain_name, FAMILY,
+                       eligible_nodes(domain, settings))
     built: list[Built] = []
     for options in sample_option_sets(pool, settings.candidates_per_task,
-                                      settings.attempts_per_task * wanted, rng):
+                                      settings.attempts_per_task * wanted, rng, apart):
         item = _build_one(domain, options, settings, domain_name, rng)
         if item is not None:
             built.append(item)

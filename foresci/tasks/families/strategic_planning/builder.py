@@ -24,6 +24,7 @@ from foresci.tasks.builders.common import (
     candidates_from,
     direction_candidates,
     display_name,
+    eligible_nodes,
     pre_cutoff_context,
     record_dropped_twins,
     sample_option_sets,
@@ -36,16 +37,20 @@ from foresci.tasks.families.strategic_planning.family import planning_question
 from foresci.tasks.families.strategic_planning.target import PlanningTarget
 from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Candidate, Task
+from foresci.tasks.release_checks import apart, option_pool
 from foresci.tasks.text import name_evidence_text
 
 FAMILY = "strategic_planning"
+WINDOW_TITLES = 40
+"""Window paper titles kept per option on the hidden target (milestones are scored against them)."""
 
 
 def build_planning_tasks(domain: DomainEvidence, settings: TaskSettings, domain_name: str,
                          wanted: int) -> list[Built]:
     """Candidate planning tasks: option sets of sibling nodes first, then mixed sets of the domain."""
     rng = random.Random(f"{settings.seed}:{FAMILY}:{domain.domain}:{domain.window.horizon}")
-    pool = direction_candidates(domain, settings)
+    pool = option_pool(domain, direction_candidates(domain, settings), domain_name, FAMILY,
+                       eligible_nodes(domain, settings))
     by_parent: dict[str | None, list[NodeEvidence]] = {}
     for item in pool:
         by_parent.setdefault(item.node.parent_id, []).append(item)
@@ -57,11 +62,11 @@ def build_planning_tasks(domain: DomainEvidence, settings: TaskSettings, domain_
         if k < 3:
             continue
         scope = (display_name(domain.nodes[parent_id].node) if parent_id in domain.nodes else domain_name)
-        for options in sample_option_sets(siblings, k, settings.attempts_per_task, rng):
+        for options in sample_option_sets(siblings, k, settings.attempts_per_task, rng, apart):
             made = _build_one(domain, options, scope, settings, domain_name, rng)
             if made is not None:
                 built.append(made)
-    for options in sample_option_sets(pool, size, settings.attempts_per_task * wanted, rng):
+    for options in sample_option_sets(pool, size, settings.attempts_per_task * wanted, rng, apart):
         made = _build_one(domain, options, domain_name, settings, domain_name, rng)
         if made is not None:
             built.append(made)
@@ -237,6 +242,10 @@ def planning_target(domain: DomainEvidence, options: Sequence[NodeEvidence],
                                                          round(entries[item.node_id].baseline_share, 4),
                                                      "log_share_growth": round(item.growth, 4)}
                            for item in options},
+               "window_titles": {option_of[item.node_id]: [domain.papers[paper].title
+                                                            for paper in item.window_ids[:WINDOW_TITLES]
+                                                            if paper in domain.papers]
+                                 for item in options},
                "persistence_answer": [option_of[item.node_id] for item in persistence],
                "persistence_match": persistence[0] is top,
                "node_ids": {option_of[item.node_id]: item.node_id for item in options}})

@@ -68,7 +68,7 @@ class StrategicPlanning(TaskFamily):
         "Rank all options (by option id) from highest to lowest priority for the window.",
         "Give a rationale, milestones, dependencies, risks and a go/no-go criterion for the top option.",
     )
-    metrics = ("fact", "fta", "trace", "pers", "fact_offline", "trace_offline", "top_choice")
+    metrics = ("fact", "fta", "trace", "pers", "fact_offline", "trace_offline", "top_choice", "plan_outcome")
     hidden_target = "foresci.tasks.families.strategic_planning.target:PlanningTarget"
     builder = "foresci.tasks.families.strategic_planning.builder:build_planning_tasks"
     forecast_kind = "numeric"

@@ -1,5 +1,8 @@
 """Venue-conditioned positioning: rank the five venue families for a contribution in a sub-direction.
 
+The input is a project, not a node label (#44): a contribution type and what the node's papers do, read
+from its pre-cutoff papers (:mod:`.project`), stated in the question and in ``context.project``.
+
 The hidden order measures fit, not the calendar (#44): each venue family's share of the node's papers
 accepted during the venue cycle after the cutoff (venue read from the arXiv comment) over its share of
 the rest of the domain's accepted papers in the same cycle (the lift, :func:`venue_fit`; the node's
@@ -35,10 +38,11 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.families.base import get_family
 from foresci.tasks.families.venue_positioning.family import venue_question
+from foresci.tasks.families.venue_positioning.project import project_description
 from foresci.tasks.families.venue_positioning.target import VenueTarget
 from foresci.tasks.hidden import Claim, Slot
 from foresci.tasks.models import Candidate, Task
-from foresci.tasks.release_checks import record_refusals
+from foresci.tasks.release_checks import record_refusals, record_relabels, renamed_pool
 from foresci.taxonomy.venues import accepted_venue_family
 
 FAMILY = "venue_positioning"
@@ -121,7 +125,8 @@ def build_venue_tasks(domain: DomainEvidence, settings: TaskSettings, domain_nam
     prior = domain_window_venues(domain)
     built: list[Built] = []
     refused: list[str] = []
-    for evidence in eligible_nodes(domain, settings):
+    eligible = eligible_nodes(domain, settings)
+    for evidence in renamed_pool(domain, eligible, domain_name, eligible):
         if not evidence.pre_venues or void_reason(evidence, settings) is not None:
             continue
         if (reason := fit_void_reason(evidence, prior, settings)) is not None:
@@ -146,6 +151,7 @@ def _build_one(domain: DomainEvidence, evidence: NodeEvidence, prior: Counter[st
     identifier = task_id(FAMILY, domain.domain, window.horizon, key, window.cutoff.isoformat())
     task = public_task(domain, evidence, families, domain_name, identifier)
     hidden, persistence_match = venue_target(domain, evidence, option_of, prior, identifier)
+    record_relabels(task, hidden, domain)
     return Built(task=task, hidden=hidden, decision_key=key, persistence_match=persistence_match)
 
 
@@ -156,12 +162,16 @@ def public_task(domain: DomainEvidence, evidence: NodeEvidence, families: list[s
     window = domain.window
     option_of = {family: OPTION_IDS[index] for index, family in enumerate(families)}
     name = display_name(evidence.node)
-    title, question = venue_question(domain_name, name, window.cutoff, window.start, window.end)
+    project = project_description(evidence, domain.papers, window.cutoff, name)
+    title, question = venue_question(domain_name, name, window.cutoff, window.start, window.end,
+                                     project["text"])
     return Task(task_id=identifier, family=FAMILY, domain=domain.domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question,
                 candidates=[Candidate(option_id=option_of[family], name=family) for family in families],
                 context={"domain_name": domain_name, "contribution": name,
+                         "project": {"type": project["kind"], "description": project["text"],
+                                     "pre_cutoff_examples": project["examples"]},
                          "description": node_description(evidence.node),
                          "key_terms": list(evidence.node.key_terms[:8]),
                          "pre_cutoff_papers": evidence.pre_total,

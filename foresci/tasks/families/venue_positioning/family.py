@@ -41,14 +41,16 @@ class VenueAnswer(BaseModel):
     evidence_upgrades: list[str] = Field(default_factory=list)
 
 
-def venue_question(domain_name: str, contribution: str, cutoff: date, start: date, end: date) -> tuple[str,
-                                                                                                       str]:
-    """Title and question of a venue-positioning task."""
+def venue_question(domain_name: str, contribution: str, cutoff: date, start: date, end: date,
+                   project: str = "") -> tuple[str, str]:
+    """Title and question of a venue-positioning task; ``project``: the project description (contribution
+    type and what the work does, from the node's pre-cutoff papers: :mod:`.project`), said after the
+    premise."""
     title = f"Positioning a contribution on {contribution} for the next venue cycle"
     question = (f"{when(cutoff, start, end)} A team has a contribution in {domain_name} on "
                 f"'{contribution}' and "
-                "will submit during the next venue cycle. Rank the venue families listed below from best to "
-                "worst "
+                f"will submit during the next venue cycle. {project + ' ' if project else ''}"
+                "Rank the venue families listed below from best to worst "
                 f"fit for this contribution. Fit is read against {domain_name or 'the domain'}'s own venue "
                 "mix in the same months: the family that accepts this kind of work more often than the "
                 "domain's work at large fits best (the conference calendar, which lifts every topic at "
@@ -86,7 +88,9 @@ class VenuePositioning(TaskFamily):
 
     def template_text(self) -> str:
         probe = date(2000, 1, 1)
-        return " ".join(venue_question("", "", probe, probe, probe))
+        from foresci.tasks.families.venue_positioning.project import template_words
+
+        return " ".join(venue_question("", "", probe, probe, probe, template_words()))
 
     def check_contract(self, task: Task, answer: BaseModel) -> ContractCheck:
         """Every venue family ranked once, nothing else."""
