@@ -3,9 +3,11 @@ recency rule and the largest option, and trend's margin over it (world-resampled
 
 A rule's top-1 on a task is its expected strict top-1 under a random tie-break: 1 / (options tied for the
 rule's pick) when the hidden top is among them, else 0. The rules read only what the task states publicly
-(:func:`foresci.tasks.public_counts.public_option_counts`: each option's pre-cutoff and recent papers):
+(:mod:`foresci.tasks.public_counts`: each option's pre-cutoff and, in tasks of older releases, recent
+papers):
 
-- ``rule:recency``: the highest recent / pre-cutoff ratio (pre-cutoff papers floored at 1; the audit's rule);
+- ``rule:recency``: the highest recent / pre-cutoff ratio (pre-cutoff papers floored at 1; the audit's rule;
+  only where the task states recent papers, which tasks built since issue 43 do not);
 - ``rule:largest``: the most pre-cutoff papers.
 
 Persistence is a scored method already (it reads the KB's pre-cutoff counts, which the public counts
@@ -22,7 +24,7 @@ from foresci.evaluation.quality import FamilyQuality
 from foresci.evaluation.stats import MeanWithInterval
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
-from foresci.tasks.public_counts import public_option_counts
+from foresci.tasks.public_counts import public_option_counts, public_sizes
 
 RULES = ("rule:recency", "rule:largest")
 PUBLIC_READERS = ("persistence", *RULES, "preferential_attachment", "common_neighbours", "adamic_adar",
@@ -39,14 +41,19 @@ def _tie_share(values: Mapping[str, float], top: str) -> float:
 
 
 def rule_top1(task: Task, target: HiddenTarget) -> dict[str, float]:
-    """Rule -> expected strict top-1 on ``task`` (empty when it states no counts or names no top)."""
-    counts = public_option_counts(task)
+    """Rule -> expected strict top-1 on ``task``: each rule the task's stated counts allow (none when it
+    states no counts or names no top; ``rule:largest`` alone when it states sizes but no recent papers)."""
+    counts, sizes = public_option_counts(task), public_sizes(task)
     top = target.top_option()
-    if len(counts) < 2 or top is None:
-        return {}
-    recency = {option: recent / max(pre, 1) for option, (pre, recent) in counts.items()}
-    largest = {option: float(pre) for option, (pre, _) in counts.items()}
-    return {"rule:recency": _tie_share(recency, top), "rule:largest": _tie_share(largest, top)}
+    found: dict[str, float] = {}
+    if top is None:
+        return found
+    if len(counts) >= 2:
+        found["rule:recency"] = _tie_share({option: recent / max(pre, 1)
+                                            for option, (pre, recent) in counts.items()}, top)
+    if len(sizes) >= 2:
+        found["rule:largest"] = _tie_share({option: float(pre) for option, pre in sizes.items()}, top)
+    return found
 
 
 def add_public_rules(quality: Mapping[str, FamilyQuality], tasks: Mapping[str, Task],
