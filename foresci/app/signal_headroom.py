@@ -69,6 +69,11 @@ def add_public_rules(quality: Mapping[str, FamilyQuality], tasks: Mapping[str, T
                 part.top1.setdefault(rule, {})[task_id] = value
 
 
+PERSISTENCE_FAMILIES = ("venue_positioning",)
+"""Families whose answer is mostly where the work already is (persistence wins them; docs: release
+checks): their headroom is printed but they are no headline family."""
+
+
 @dataclass(frozen=True)
 class Headroom:
     """The best public-reading rule of a family and trend's margin over it (world-weighted top-1)."""
@@ -87,6 +92,8 @@ class Headroom:
     def line(self) -> str:
         """One printed line."""
         verdict = "yes" if self.reading_pays else "NO"
+        if self.family in PERSISTENCE_FAMILIES:
+            verdict += " (a persistence family, not a headline one)"
         return (f"    headroom: best public rule {self.rule} {self.rule_top1.mean:.3f} "
                 f"[{self.rule_top1.low:.3f}, {self.rule_top1.high:.3f}]; trend - it {self.margin.mean:+.3f} "
                 f"[{self.margin.low:+.3f}, {self.margin.high:+.3f}]; trend's lower bound "

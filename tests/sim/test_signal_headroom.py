@@ -51,3 +51,15 @@ def test_headroom_names_the_best_public_rule_and_trends_margin() -> None:
     assert room is not None and room.rule == "rule:recency"
     assert abs(room.margin.mean - (2 / 3 - 1)) < 1e-9 and not room.reading_pays
     assert "best public rule rule:recency 1.000" in room.line() and room.line().endswith("NO")
+
+
+def test_venue_headroom_is_printed_as_a_persistence_family() -> None:
+    quality = FamilyQuality("venue_positioning")
+    for world in range(6):
+        for index in range(2):
+            key = f"s{world}:t{index}"
+            quality.top1.setdefault("trend", {})[key] = float(index)
+            quality.top1.setdefault("persistence", {})[key] = 1.0
+    room = headroom(quality, world_of, samples=200)
+    assert room is not None and room.rule == "persistence" and not room.reading_pays
+    assert room.line().endswith("NO (a persistence family, not a headline one)")
