@@ -8,7 +8,9 @@ papers):
 
 - ``rule:recency``: the highest recent / pre-cutoff ratio (pre-cutoff papers floored at 1; the audit's rule;
   only where the task states recent papers, which tasks built since issue 43 do not);
-- ``rule:largest``: the most pre-cutoff papers.
+- ``rule:largest``: the most pre-cutoff papers;
+- ``rule:smallest``: the fewest (planning ranks options by newcomers' entry, where a crowded option ranks
+  low, so the smallest option is a rule to beat there).
 
 Persistence is a scored method already (it reads the KB's pre-cutoff counts, which the public counts
 restate), and so are the five link measures of concept emergence (each ranks a task's pairs by the value
@@ -26,7 +28,7 @@ from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
 from foresci.tasks.public_counts import public_option_counts, public_sizes
 
-RULES = ("rule:recency", "rule:largest")
+RULES = ("rule:recency", "rule:largest", "rule:smallest")
 PUBLIC_READERS = ("persistence", *RULES, "preferential_attachment", "common_neighbours", "adamic_adar",
                   "jaccard", "resource_allocation")
 """The fixed rules compared with trend: each reads only what a task states (or restates) publicly. The
@@ -42,7 +44,7 @@ def _tie_share(values: Mapping[str, float], top: str) -> float:
 
 def rule_top1(task: Task, target: HiddenTarget) -> dict[str, float]:
     """Rule -> expected strict top-1 on ``task``: each rule the task's stated counts allow (none when it
-    states no counts or names no top; ``rule:largest`` alone when it states sizes but no recent papers)."""
+    states no counts or names no top; the size rules alone when it states sizes but no recent papers)."""
     counts, sizes = public_option_counts(task), public_sizes(task)
     top = target.top_option()
     found: dict[str, float] = {}
@@ -53,6 +55,7 @@ def rule_top1(task: Task, target: HiddenTarget) -> dict[str, float]:
                                             for option, (pre, recent) in counts.items()}, top)
     if len(sizes) >= 2:
         found["rule:largest"] = _tie_share({option: float(pre) for option, pre in sizes.items()}, top)
+        found["rule:smallest"] = _tie_share({option: -float(pre) for option, pre in sizes.items()}, top)
     return found
 
 

@@ -25,12 +25,13 @@ def _task(task_id: str, counts: dict[str, tuple[int, int]], top: str) -> tuple[T
 
 def test_rules_read_the_public_counts_with_ties_shared() -> None:
     task, target = _task("t", {"A": (100, 20), "B": (10, 8), "C": (100, 5)}, "B")
-    assert rule_top1(task, target) == {"rule:recency": 1.0, "rule:largest": 0.0}
+    assert rule_top1(task, target) == {"rule:recency": 1.0, "rule:largest": 0.0, "rule:smallest": 1.0}
     tied, target = _task("u", {"A": (100, 20), "B": (10, 8), "C": (100, 5)}, "A")
-    assert rule_top1(tied, target) == {"rule:recency": 0.0, "rule:largest": 0.5}  # A and C tie on size
+    # A and C tie on size
+    assert rule_top1(tied, target) == {"rule:recency": 0.0, "rule:largest": 0.5, "rule:smallest": 0.0}
     sized = task.model_copy(update={"context": {"candidates": {"A": {"pre_cutoff_papers": 100},
                                                                "B": {"pre_cutoff_papers": 10}}}})
-    assert rule_top1(sized, target) == {"rule:largest": 1.0}  # no recent papers stated: no recency rule
+    assert rule_top1(sized, target) == {"rule:largest": 1.0, "rule:smallest": 0.0}  # no recency rule
 
 
 def test_headroom_names_the_best_public_rule_and_trends_margin() -> None:

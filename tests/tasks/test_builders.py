@@ -143,4 +143,4 @@ def test_direction_and_planning_tasks_state_sizes_but_no_recent_counts(evidence:
         assert public_option_counts(item.task) == {} and recency_choice(item.task) is None
         assert public_sizes(item.task) == {option: stats["pre_total"]
                                            for option, stats in item.hidden.stats["options"].items()}
-        assert set(rule_top1(item.task, item.hidden)) == {"rule:largest"}
+        assert set(rule_top1(item.task, item.hidden)) == {"rule:largest", "rule:smallest"}
