@@ -115,8 +115,8 @@ def open_round(
     KB read as it stood that day), kept as is when it exists; returns its id (``round_id``, by default
     ``r-CUTOFF``).
 
-    ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
-    only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
+    ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend; recency: tasks) answer;
+    without it only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
     (``settings.llm.configured``: ``FORESCI_LLM__BASE_URL``) the name-only LLM baseline answers too.
     ``encoder``: the embedder of the bottleneck options' same-node check (default: the KB's own model).
     """
