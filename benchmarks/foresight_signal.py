@@ -16,9 +16,10 @@ taxonomy at the cutoff, builds a release, answers it with trend and persistence 
 ``foresci demo`` code path (:func:`foresci.app.demo.run_demo`). It prints, per world, the direction tasks and
 hits, and per difficulty and family, strict top-1 and FTA of trend, persistence and chance with bootstrap
 95 % intervals over the pooled tasks, beside the rules that read only the public task (``rule:recency``,
-``rule:largest``; :mod:`foresci.app.signal_headroom`) and a headroom line: the best of persistence and
-those rules and trend's margin over it (world-weighted, worlds resampled), with whether trend's lower bound
-lies above the rule's mean (printed, not a goal: what tasks state publicly is the task builders' part).
+``rule:largest``, ``rule:smallest``; :mod:`foresci.app.signal_headroom`) and a headroom line: the best of
+persistence and those rules and trend's margin over it (world-weighted, worlds resampled), with whether
+trend's lower bound lies above the rule's mean (printed, not a goal: what tasks state publicly is the task
+builders' part).
 
 Goals (exit 1 when one is missed, on every seed set): at difficulty <= 0.6, trend's direction top-1
 lower bound is above persistence's mean and chance; at difficulty 1.0 (change only after the cutoff),

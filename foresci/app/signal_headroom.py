@@ -3,10 +3,14 @@ recency rule and the largest option, and trend's margin over it (world-resampled
 
 A rule's top-1 on a task is its expected strict top-1 under a random tie-break: 1 / (options tied for the
 rule's pick) when the hidden top is among them, else 0. The rules read only what the task states publicly
-(:func:`foresci.tasks.public_counts.public_option_counts`: each option's pre-cutoff and recent papers):
+(:mod:`foresci.tasks.public_counts`: each option's pre-cutoff and, in tasks of older releases, recent
+papers):
 
-- ``rule:recency``: the highest recent / pre-cutoff ratio (pre-cutoff papers floored at 1; the audit's rule);
-- ``rule:largest``: the most pre-cutoff papers.
+- ``rule:recency``: the highest recent / pre-cutoff ratio (pre-cutoff papers floored at 1; the audit's rule;
+  only where the task states recent papers, which tasks built since issue 43 do not);
+- ``rule:largest``: the most pre-cutoff papers;
+- ``rule:smallest``: the fewest (planning ranks options by newcomers' entry, where a crowded option ranks
+  low, so the smallest option is a rule to beat there).
 
 Persistence is a scored method already (it reads the KB's pre-cutoff counts, which the public counts
 restate), and so are the five link measures of concept emergence (each ranks a task's pairs by the value
@@ -22,9 +26,9 @@ from foresci.evaluation.quality import FamilyQuality
 from foresci.evaluation.stats import MeanWithInterval
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.models import Task
-from foresci.tasks.public_counts import public_option_counts
+from foresci.tasks.public_counts import public_option_counts, public_sizes
 
-RULES = ("rule:recency", "rule:largest")
+RULES = ("rule:recency", "rule:largest", "rule:smallest")
 PUBLIC_READERS = ("persistence", *RULES, "preferential_attachment", "common_neighbours", "adamic_adar",
                   "jaccard", "resource_allocation")
 """The fixed rules compared with trend: each reads only what a task states (or restates) publicly. The
@@ -39,14 +43,20 @@ def _tie_share(values: Mapping[str, float], top: str) -> float:
 
 
 def rule_top1(task: Task, target: HiddenTarget) -> dict[str, float]:
-    """Rule -> expected strict top-1 on ``task`` (empty when it states no counts or names no top)."""
-    counts = public_option_counts(task)
+    """Rule -> expected strict top-1 on ``task``: each rule the task's stated counts allow (none when it
+    states no counts or names no top; the size rules alone when it states sizes but no recent papers)."""
+    counts, sizes = public_option_counts(task), public_sizes(task)
     top = target.top_option()
-    if len(counts) < 2 or top is None:
-        return {}
-    recency = {option: recent / max(pre, 1) for option, (pre, recent) in counts.items()}
-    largest = {option: float(pre) for option, (pre, _) in counts.items()}
-    return {"rule:recency": _tie_share(recency, top), "rule:largest": _tie_share(largest, top)}
+    found: dict[str, float] = {}
+    if top is None:
+        return found
+    if len(counts) >= 2:
+        found["rule:recency"] = _tie_share({option: recent / max(pre, 1)
+                                            for option, (pre, recent) in counts.items()}, top)
+    if len(sizes) >= 2:
+        found["rule:largest"] = _tie_share({option: float(pre) for option, pre in sizes.items()}, top)
+        found["rule:smallest"] = _tie_share({option: -float(pre) for option, pre in sizes.items()}, top)
+    return found
 
 
 def add_public_rules(quality: Mapping[str, FamilyQuality], tasks: Mapping[str, Task],
@@ -60,6 +70,11 @@ def add_public_rules(quality: Mapping[str, FamilyQuality], tasks: Mapping[str, T
                 continue
             for rule, value in rule_top1(task, target).items():
                 part.top1.setdefault(rule, {})[task_id] = value
+
+
+PERSISTENCE_FAMILIES = ("venue_positioning",)
+"""Families whose answer is mostly where the work already is (persistence wins them; docs: release
+checks): their headroom is printed but they are no headline family."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +95,8 @@ class Headroom:
     def line(self) -> str:
         """One printed line."""
         verdict = "yes" if self.reading_pays else "NO"
+        if self.family in PERSISTENCE_FAMILIES:
+            verdict += " (a persistence family, not a headline one)"
         return (f"    headroom: best public rule {self.rule} {self.rule_top1.mean:.3f} "
                 f"[{self.rule_top1.low:.3f}, {self.rule_top1.high:.3f}]; trend - it {self.margin.mean:+.3f} "
                 f"[{self.margin.low:+.3f}, {self.margin.high:+.3f}]; trend's lower bound "

@@ -131,20 +131,63 @@ def _take(pool: list[int], taken: set[int], pairs: np.ndarray, keys: Sequence[st
     return None
 
 
+class _MatchedPool:
+    """A bucket's candidate rows ordered by popularity (d_i * d_j), to take the row nearest a value."""
+
+    def __init__(self, rows: np.ndarray, popularity: np.ndarray) -> None:
+        order = np.argsort(popularity[rows], kind="stable")
+        self.rows = rows[order]
+        self.values = np.log1p(popularity[self.rows])
+        self.used = np.zeros(len(self.rows), dtype=bool)
+
+    def __bool__(self) -> bool:
+        return not bool(self.used.all())
+
+    def take(self, value: float, taken: set[int], pairs: np.ndarray, keys: Sequence[str],
+             allowed: Callable[[int], bool] | None, scan: int = 200) -> int | None:
+        """The unused row whose log(1 + d_i * d_j) is nearest ``value`` (scanning at most ``scan`` rows each
+        side) whose concepts are not in ``taken`` and are no :func:`variant_pair`, marked used; rows
+        ``allowed`` refuses are marked used as they are met. None when the scan finds none."""
+        middle = int(np.searchsorted(self.values, value))
+        left, right, seen = middle - 1, middle, 0
+        while seen < 2 * scan and (left >= 0 or right < len(self.rows)):
+            go_left = right >= len(self.rows) or (left >= 0 and value - self.values[left]
+                                                 <= self.values[right] - value)
+            position = left if go_left else right
+            left, right = (left - 1, right) if go_left else (left, right + 1)
+            if self.used[position]:
+                continue
+            seen += 1
+            row = int(self.rows[position])
+            if allowed is not None and not allowed(row):
+                self.used[position] = True
+                continue
+            first, second = int(pairs[row, 0]), int(pairs[row, 1])
+            if first in taken or second in taken or variant_pair(keys[first], keys[second]):
+                continue
+            self.used[position] = True
+            return row
+        return None
+
+
 def option_sets(target: EmergenceSet, wanted: int, seed: int,
                 max_persistence_share: float = 0.4,
                 allowed: Callable[[int], bool] | None = None,
-                floors: Sequence[int] = BUCKETS) -> list[OptionSet]:
+                floors: Sequence[int] = BUCKETS, matched: bool = True) -> list[OptionSet]:
     """Up to ``wanted`` option sets, each one candidate per outcome bucket, options in a seeded order.
 
     No candidate is used twice, no concept twice within a set (options sharing a concept read as
-    near-duplicates) and no pair of two forms of one phrase (:func:`variant_pair`). Pairs are drawn
-    uniformly within a bucket (the draw sees the window, the options' texts do not). A set whose
-    most-studied pair is also preferential attachment's first pick is kept only while such sets stay at
-    most ``max_persistence_share`` of those kept (otherwise its top pair is set aside and the next one
-    tried), so "pick the most popular pair" cannot solve the family. ``allowed``: a candidate-row test
-    the caller adds (the release checks: a true premise, no fragment, no synonym pair); refused rows are
-    never drawn. ``floors``: the buckets' window-paper floors, best first (one option per bucket).
+    near-duplicates) and no pair of two forms of one phrase (:func:`variant_pair`). Top-bucket pairs are
+    drawn uniformly (the draw sees the window, the options' texts do not); ``matched`` (issue 43): each
+    other option is the pair of its bucket whose popularity (preferential attachment, d_i * d_j) is
+    nearest the top pair's on a log scale, so the set is degree-matched and the most popular pair does
+    not win by default (off: uniform within each bucket, where the top pair was the most popular in most
+    sets). A set whose most-studied pair is also preferential attachment's first pick is kept only while
+    such sets stay at most ``max_persistence_share`` of those kept (otherwise its top pair is set aside and
+    the next one tried), so "pick the most popular pair" cannot solve the family. ``allowed``: a
+    candidate-row test the caller adds (the release checks: a true premise, no fragment, no synonym pair);
+    refused rows are never drawn. ``floors``: the buckets' window-paper floors, best first (one option per
+    bucket).
     """
     rng = np.random.default_rng(seed)
     bucket_of = buckets(target.counts, floors)
@@ -153,10 +196,12 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
     pairs = target.snapshot.candidates.pairs
     columns = target.snapshot.paper_concepts.tocsc()
     popularity = target.snapshot.features.baseline("preferential_attachment")
+    near = ([_MatchedPool(np.asarray(pool, dtype=np.int64), popularity) for pool in pools[1:]] if matched
+            else [])
     sets: list[OptionSet] = []
-    matched = 0
+    persistent = 0
     keys = target.snapshot.vocabulary.keys
-    while len(sets) < wanted and all(pools):
+    while len(sets) < wanted and pools[0] and (all(near) if matched else all(pools)):
         top = pools[0][0]
         if variant_pair(keys[int(pairs[top, 0])], keys[int(pairs[top, 1])]) or (
                 allowed is not None and not allowed(top)):
@@ -164,31 +209,37 @@ def option_sets(target: EmergenceSet, wanted: int, seed: int,
             continue
         taken = {int(pairs[top, 0]), int(pairs[top, 1])}
         rows = [top]
-        for pool in pools[1:]:
-            row = _take(pool, taken, pairs, keys, allowed=allowed)
+        value = float(np.log1p(popularity[top]))
+        for index in range(1, len(pools)):
+            row = (near[index - 1].take(value, taken, pairs, keys, allowed) if matched
+                   else _take(pools[index], taken, pairs, keys, allowed=allowed))
             if row is None:
                 break
             rows.append(row)
             taken.update((int(pairs[row, 0]), int(pairs[row, 1])))
-        if len(rows) < len(pools):
-            for pool, row in zip(pools[1:], rows[1:], strict=False):
-                pool.insert(0, row)
-            pools[0].pop(0)  # no disjoint set around this top pair
-            continue
-        top_wins = all(popularity[rows[0]] > popularity[row] for row in rows[1:])
-        if top_wins and matched + 1 > max_persistence_share * (len(sets) + 1):
-            for pool, row in zip(pools[1:], rows[1:], strict=True):
-                pool.insert(0, row)
-            pools[0].pop(0)
+        top_wins = len(rows) == len(pools) and all(popularity[rows[0]] > popularity[row] for row in rows[1:])
+        if len(rows) < len(pools) or (top_wins and persistent + 1 > max_persistence_share * (len(sets) + 1)):
+            _put_back(pools, near, rows, matched)
+            pools[0].pop(0)  # no disjoint set around this top pair, or popularity would solve too many
             continue
         pools[0].pop(0)
         order = rng.permutation(len(rows))
         chosen = [rows[int(position)] for position in order]
         counts = tuple(int(target.counts[row]) for row in chosen)
-        matched += top_wins
+        persistent += top_wins
         sets.append(OptionSet(options=tuple(pair_option(target.snapshot, row, columns) for row in chosen),
                               window_papers=counts, persistence_match=top_wins))
     return sets
+
+
+def _put_back(pools: list[list[int]], near: list[_MatchedPool], rows: list[int], matched: bool) -> None:
+    """Return the non-top ``rows`` of a set not kept to their pools."""
+    for index, row in enumerate(rows[1:], start=1):
+        if matched:
+            pool = near[index - 1]
+            pool.used[np.flatnonzero(pool.rows == row)] = False
+        else:
+            pools[index].insert(0, row)
 
 
 def binary_base_rate(training_labels: Sequence[bool]) -> float:

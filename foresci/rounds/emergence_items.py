@@ -18,9 +18,14 @@ pair). Uniform candidates would almost all resolve 0 (on the real corpus about 0
 used together within 3 months), so every task would tie and every question would be "no"; the strata
 spread the items over pairs from very to hardly likely without looking at the window.
 
-- A ``ce-`` task shows one pair from each stratum (uniform within the stratum, seeded by the round seed,
-  domain and window), in a seeded order, with no concept twice in the task, no pair of two forms of one
-  phrase (:func:`~foresci.emergence.questions.variant_pair`) and no pair twice in the round. Its public
+- A ``ce-`` task shows :data:`TASK_PAIRS` pairs all drawn from one stratum (the i-th task of a domain and
+  window from stratum ``i mod TASK_STRATA``: the top two alternate; uniform within the stratum, seeded by
+  the round seed, domain and window), in a seeded order (#43: one pair from each stratum made the top
+  stratum's, most popular, pair the winner by default: on the real KB at 2025-09-30 and 2025-12-31, 3
+  months, the most popular pair was the top of 0.547 of the tasks where a pair reached k (ties split,
+  chance 0.25) and 52 % of the tasks had none; drawn from one stratum, 0.309 and 34 %,
+  ``/tmp/s8em/rounds_rate.py`` of the s8 report), with no concept twice in the task, no pair of two forms
+  of one phrase (:func:`~foresci.emergence.questions.variant_pair`) and no pair twice in the round. Its public
   text, context and signals are the release's (:func:`~foresci.tasks.families.concept_emergence.builder.
   emergence_task`); its id hashes ``("round", the option labels)``. Tasks that the leakage lint flags are
   dropped.
@@ -88,6 +93,10 @@ STRATA: tuple[float, ...] = (0.001, 0.01, 0.1, 1.0)
 """Upper rank share of each stratum (:func:`stratum_score`, highest first)."""
 MIN_STRATUM = 20
 """Fewest candidates of a stratum (while candidates last): a small domain's top 0.1 % is a pair or two."""
+TASK_STRATA = 2
+"""``ce-`` tasks draw all their pairs from one stratum, cycling over the first ``TASK_STRATA`` (highest)."""
+TASK_PAIRS = len(STRATA)
+"""Pairs a ``ce-`` task shows (before its "none of these" option)."""
 SCORES = ("preferential_attachment", "resource_allocation")
 """The pre-cutoff network measures whose rank shares, averaged, order the candidates into strata."""
 
@@ -166,7 +175,8 @@ class EmergenceFreeze:
 
     # ---- ce- tasks -------------------------------------------------------------------------------------
     def domain_tasks(self, name: str, horizon: str, wanted: int) -> list[Frozen]:
-        """Up to ``wanted`` tasks of one domain and window, one pair per stratum each (module docstring)."""
+        """Up to ``wanted`` tasks of one domain and window, each of :data:`TASK_PAIRS` pairs from one stratum
+        (the i-th from stratum ``i mod TASK_STRATA``; module docstring)."""
         snapshot = self.snapshot(name, horizon)
         pairs, keys = snapshot.candidates.pairs, snapshot.vocabulary.keys
         rng = self._rng("tasks", name, horizon)
@@ -179,10 +189,13 @@ class EmergenceFreeze:
         k = self.settings.release.forecast_min_papers
         made: list[Frozen] = []
         allowed = frozenset(content_tokens(readable))
-        while len(made) < wanted and all(pools):
+        drawn = 0
+        while len(made) < wanted and any(pools[:TASK_STRATA]):
+            pool = pools[drawn % TASK_STRATA]
+            drawn += 1
             taken: set[int] = set()
             rows: list[int] = []
-            for pool in pools:
+            for _ in range(TASK_PAIRS):
                 row = next((row for row in pool if int(pairs[row, 0]) not in taken
                             and int(pairs[row, 1]) not in taken
                             and not variant_pair(keys[int(pairs[row, 0])], keys[int(pairs[row, 1])])), None)
@@ -191,8 +204,9 @@ class EmergenceFreeze:
                 pool.remove(row)
                 rows.append(row)
                 taken.update((int(pairs[row, 0]), int(pairs[row, 1])))
-            if len(rows) < len(pools):
-                break
+            if len(rows) < TASK_PAIRS:
+                pool.clear()  # this stratum cannot fill another task
+                continue
             rng.shuffle(rows)
             options = [pair_option(snapshot, row) for row in rows]
             decision = ("round", *sorted(option.label for option in options))

@@ -47,7 +47,7 @@ from foresci.taxonomy.models import Snapshot
 KB_BASELINES = ("persistence", "trend")
 NAME_ONLY = "name-only"  # the LLM baseline: native in name-only mode, when an LLM endpoint is configured
 NAME_ONLY_METHOD = "native"
-TASK_ONLY_BASELINES = ("recency",)  # answers direction and planning tasks from their public context
+TASK_ONLY_BASELINES = ("recency",)  # answer direction and planning tasks (no questions), reading the KB
 
 
 def round_snapshots(
@@ -115,8 +115,8 @@ def open_round(
     KB read as it stood that day), kept as is when it exists; returns its id (``round_id``, by default
     ``r-CUTOFF``).
 
-    ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend) answer; without it
-    only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
+    ``view_for`` (cutoff -> KBView) lets the KB-reading baselines (persistence, trend; recency: tasks) answer;
+    without it only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
     (``settings.llm.configured``: ``FORESCI_LLM__BASE_URL``) the name-only LLM baseline answers too.
     ``encoder``: the embedder of the bottleneck options' same-node check (default: the KB's own model).
     """
@@ -224,8 +224,8 @@ def open_round(
                 )
         if settings.llm.configured:
             commit_name_only(staging, questions, tasks, settings, cutoff, round_id)
-        for name in TASK_ONLY_BASELINES:
-            task_rows, task_transcripts = answer_tasks_with_method(tasks, name, settings, None)
+        for name in TASK_ONLY_BASELINES if view_for is not None else ():
+            task_rows, task_transcripts = answer_tasks_with_method(tasks, name, settings, view_for)
             if task_rows:
                 source_of = {**source, "value": name}
                 commit_version(

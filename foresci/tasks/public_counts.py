@@ -1,6 +1,10 @@
 """What a public task states about its options' paper counts, and the naive rule a reader can apply to
 them: pick the option with the highest recent / pre-cutoff ratio. Public context only (no hidden target),
-so answering methods may use it; the audit (:mod:`foresci.tasks.audit_rates`) gates the same rule."""
+so answering methods may use it; the audit (:mod:`foresci.tasks.audit_rates`) gates the same rule.
+
+Direction and planning tasks built since issue 43 state each option's size (pre-cutoff papers) but not its
+recent papers, so the ratio rule has nothing to read in them (:func:`public_option_counts` is empty); tasks
+of older releases still state both."""
 
 from __future__ import annotations
 
@@ -21,6 +25,19 @@ def public_option_counts(task: Task) -> dict[str, tuple[int, int]]:
         }
         if counts:
             return counts
+    return {}
+
+
+def public_sizes(task: Task) -> dict[str, int]:
+    """Option id -> pre-cutoff papers as the public task states them (empty when it does not)."""
+    for key in ("candidates", "options"):
+        table = task.context.get(key)
+        if not isinstance(table, dict):
+            continue
+        sizes = {str(option): int(entry["pre_cutoff_papers"]) for option, entry in table.items()
+                 if isinstance(entry, dict) and "pre_cutoff_papers" in entry}
+        if sizes:
+            return sizes
     return {}
 
 

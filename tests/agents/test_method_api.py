@@ -72,12 +72,12 @@ def test_shipped_methods_register_with_their_flags() -> None:
                                  "persistence", "recency", *links]
     assert shipped_methods(uses_llm=False) == ["trend", "persistence", "recency", *links]
     assert all(methods[name].families == {"concept_emergence"} for name in links)  # link prediction only
-    assert not methods["recency"].needs_kb and methods["recency"].forecast is None  # public context only
+    assert methods["recency"].needs_kb and methods["recency"].forecast is None  # tasks state no recent counts
     assert not methods["native"].needs_kb and methods["native"].uses_llm
     assert methods["aris"].needs_kb and methods["aris"].uses_llm
     assert methods["trend"].needs_kb and not methods["trend"].uses_llm
     assert all(methods[name].forecast is not None for name in shipped_methods()
-               if name not in {"recency", *links[:-1]})  # every one forecasts but the public-context rules
+               if name not in {"recency", *links[:-1]})  # every one forecasts but the task-only rules
     assert all(methods[name].shipped for name in shipped_methods())
 
 

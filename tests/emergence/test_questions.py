@@ -66,3 +66,31 @@ def test_forms_of_one_phrase_are_no_question_pair() -> None:
     assert not variant_pair("synthetic data", "synthetic images")
     assert not variant_pair("reasoning", "reasoning models")  # a one-word key is too broad to call nested
     assert not variant_pair("LLM agents", "multi-agent LLM agents planning")
+
+
+def test_option_sets_are_degree_matched_so_the_most_popular_pair_does_not_win_by_default() -> None:
+    """#43: each non-top option is the pair of its bucket nearest the top pair in log(1 + d_i * d_j); drawn
+    uniformly within buckets instead, the top pair is the strictly most popular one more often."""
+    import numpy as np
+
+    world = generate_emergence_world(CONFIG)
+    target = emergence_set(concept_papers(world.papers, SETTINGS.vocabulary), CONFIG.cutoff,
+                           CONFIG.window_end, SETTINGS)
+    popularity = np.log1p(target.snapshot.features.baseline("preferential_attachment"))
+    index = {(target.snapshot.vocabulary.names[int(a)], target.snapshot.vocabulary.names[int(b)]): row
+             for row, (a, b) in enumerate(target.snapshot.candidates.pairs)}
+
+    def spread(sets: list) -> float:  # mean |log popularity - the top pair's| of the non-top options
+        gaps = []
+        for option_set in sets:
+            rows = [index[(option.first, option.second)] for option in option_set.options]
+            top = rows[option_set.hidden_order()[0]]
+            gaps += [abs(popularity[row] - popularity[top]) for row in rows if row != top]
+        return float(np.mean(gaps))
+
+    matched = option_sets(target, 30, seed=1, max_persistence_share=1.0, floors=(3, 1, 0))
+    uniform = option_sets(target, 30, seed=1, max_persistence_share=1.0, floors=(3, 1, 0), matched=False)
+    assert len(matched) == len(uniform) >= 10
+    assert spread(matched) < 0.5 * spread(uniform)
+    on_top = [sum(item.persistence_match for item in sets) for sets in (matched, uniform)]
+    assert on_top[0] < on_top[1] and on_top[0] <= len(matched) / 3

@@ -124,7 +124,7 @@ def test_decisive_rule_matches_the_builders_gates_and_every_task_is_scored(tmp_p
     assert (counts["frozen"], counts["void"], counts["resolved"]) == (len(rows), 0, len(rows))
     assert counts["decisive"] == len(rows) - len(loose)
     top1 = json.loads((ledger / "board.json").read_text())["family_boards"]["top1"]
-    assert {entry["method"] for entry in top1["methods"]} == {"mine", "recency"}
+    assert {entry["method"] for entry in top1["methods"]} == {"mine"}  # recency reads the KB: none here
 
 
 def test_tasks_are_not_resolved_before_their_window_closes(tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ def test_open_induces_each_domain_once_for_both_kb_baselines(
     assert actions[0].startswith("opened")
     folder = round_dir(ledger, round_ids(ledger)[0])
     assert len(versions(folder, "trend")) == len(versions(folder, "persistence")) == 1
+    assert len(versions(folder, "recency")) == 1  # tasks state no recent counts: it reads them from the view
     assert made == [CUTOFF]  # every baseline answered through the one view
     assert induced and len(induced) == len(set(induced)) == 1  # T(toy, cutoff) once, not once per method
 

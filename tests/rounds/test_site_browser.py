@@ -29,6 +29,10 @@ def _ledger(tmp_path: Path) -> Path:
             tmp_path / "t.jsonl", round_tasks(round_dir(ledger, round_id)), "outside-team"
         ),
     )
+    direction_only = [task for task in round_tasks(round_dir(ledger, round_id))
+                      if task.family == "direction_forecasting"]
+    submit(ledger, round_id, ToyKB(until=CUTOFF),
+           task_answers=task_answers_file(tmp_path / "d.jsonl", direction_only, "direction-only"))
     toy_tick(ledger, None)
     return ledger
 
@@ -75,8 +79,9 @@ def test_site_in_headless_chromium(tmp_path: Path) -> None:
                 assert reference == str(board["items"])
                 dots = {entry["method"]: entry["score"] for entry in board["methods"]}
                 assert shown_dots(page, metric) == dots
-            top1 = shown_rows(page, "top1")  # recency answers 2 of the families: unranked, its coverage
-            assert top1["recency"]["rank"] == "unranked" and float(top1["recency"]["coverage"][:-2]) < 95
+            top1 = shown_rows(page, "top1")  # a team answering 1 of the families: unranked, its coverage
+            assert top1["direction-only"]["rank"] == "unranked"
+            assert float(top1["direction-only"]["coverage"][:-2]) < 95
             assert page.inner_text("#board-brier th:nth-child(11)") == "P(order holds)"
             assert page.query_selector("line.chance-line") is not None
             assert page.query_selector("line.naive-line") is not None

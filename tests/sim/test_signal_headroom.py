@@ -25,9 +25,13 @@ def _task(task_id: str, counts: dict[str, tuple[int, int]], top: str) -> tuple[T
 
 def test_rules_read_the_public_counts_with_ties_shared() -> None:
     task, target = _task("t", {"A": (100, 20), "B": (10, 8), "C": (100, 5)}, "B")
-    assert rule_top1(task, target) == {"rule:recency": 1.0, "rule:largest": 0.0}
+    assert rule_top1(task, target) == {"rule:recency": 1.0, "rule:largest": 0.0, "rule:smallest": 1.0}
     tied, target = _task("u", {"A": (100, 20), "B": (10, 8), "C": (100, 5)}, "A")
-    assert rule_top1(tied, target) == {"rule:recency": 0.0, "rule:largest": 0.5}  # A and C tie on size
+    # A and C tie on size
+    assert rule_top1(tied, target) == {"rule:recency": 0.0, "rule:largest": 0.5, "rule:smallest": 0.0}
+    sized = task.model_copy(update={"context": {"candidates": {"A": {"pre_cutoff_papers": 100},
+                                                               "B": {"pre_cutoff_papers": 10}}}})
+    assert rule_top1(sized, target) == {"rule:largest": 1.0, "rule:smallest": 0.0}  # no recency rule
 
 
 def test_headroom_names_the_best_public_rule_and_trends_margin() -> None:
@@ -48,3 +52,15 @@ def test_headroom_names_the_best_public_rule_and_trends_margin() -> None:
     assert room is not None and room.rule == "rule:recency"
     assert abs(room.margin.mean - (2 / 3 - 1)) < 1e-9 and not room.reading_pays
     assert "best public rule rule:recency 1.000" in room.line() and room.line().endswith("NO")
+
+
+def test_venue_headroom_is_printed_as_a_persistence_family() -> None:
+    quality = FamilyQuality("venue_positioning")
+    for world in range(6):
+        for index in range(2):
+            key = f"s{world}:t{index}"
+            quality.top1.setdefault("trend", {})[key] = float(index)
+            quality.top1.setdefault("persistence", {})[key] = 1.0
+    room = headroom(quality, world_of, samples=200)
+    assert room is not None and room.rule == "persistence" and not room.reading_pays
+    assert room.line().endswith("NO (a persistence family, not a headline one)")

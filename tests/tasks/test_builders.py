@@ -127,3 +127,20 @@ def test_public_tasks_carry_no_window_fact(evidence: DomainEvidence) -> None:
 def test_option_letters_carry_no_signal(evidence: DomainEvidence) -> None:
     built = build_direction_tasks(evidence, SETTINGS, "toy", 10)
     assert len(Counter(str(item.hidden.primary_direction) for item in built)) > 1
+
+
+def test_direction_and_planning_tasks_state_sizes_but_no_recent_counts(evidence: DomainEvidence) -> None:
+    """#43: a rule reading the task (highest recent / pre-cutoff ratio) was within noise of trend, so the
+    tasks state each option's size (what the count check compares) and no recent papers to read it from."""
+    from foresci.app.signal_headroom import rule_top1
+    from foresci.tasks.public_counts import public_option_counts, public_sizes, recency_choice
+
+    items = [*build_direction_tasks(evidence, SETTINGS, "toy", 5), *build_planning_tasks(evidence, SETTINGS,
+                                                                                          "toy", 5)]
+    assert {item.task.family for item in items} == {"direction_forecasting", "strategic_planning"}
+    for item in items:
+        assert "recent_papers" not in str(item.task.context)
+        assert public_option_counts(item.task) == {} and recency_choice(item.task) is None
+        assert public_sizes(item.task) == {option: stats["pre_total"]
+                                           for option, stats in item.hidden.stats["options"].items()}
+        assert set(rule_top1(item.task, item.hidden)) == {"rule:largest", "rule:smallest"}

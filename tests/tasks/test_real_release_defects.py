@@ -101,14 +101,32 @@ def test_the_audit_rejects_tasks_offering_near_duplicate_options() -> None:
     assert not family.passed and "near-duplicate options" in render_audit(report)
 
 
-def test_recency_method_answers_from_public_context_only(evidence: DomainEvidence) -> None:
+def test_recency_method_reads_stated_counts_or_else_the_kb(evidence: DomainEvidence) -> None:
+    """#43: tasks no longer state recent papers, so recency reads the KB where a task states none (and the
+    counts an older release's task states where it does)."""
+    from foresci.agents.tools import KBTools
+    from foresci.core.settings import Settings
     from foresci.methods.registry import MethodInput, registered
+    from foresci.methods.shipped.baselines import recency_counts
+    from tests.rounds.test_open_costs import ToyView
+    from tests.tasks.toy import ToyKB
 
     spec = registered()["recency"]
-    assert not spec.needs_kb and not spec.uses_llm
+    assert spec.needs_kb and not spec.uses_llm
     task, _ = _direction_task(0, {"A": (100, 20), "B": (10, 8), "D": (50, 10)}, "B")
     result = spec.answer(MethodInput(task=task, mode="full"))
     assert result.answer.direction == "B"
+    built = build_direction_tasks(evidence, SETTINGS, "toy", 5)[0]
+    with pytest.raises(ValueError, match="recency needs a KB"):
+        spec.answer(MethodInput(task=built.task, mode="full", settings=Settings()))
+    tools = KBTools(ToyView(ToyKB(until=CUTOFF), CUTOFF), "toy", budget=100)  # type: ignore[arg-type]
+    inputs = MethodInput(task=built.task, mode="full", settings=Settings(), tools=tools)
+    stats = built.hidden.stats["options"]  # the builder's counts: the KB's read the same papers
+    assert recency_counts(inputs) == {option: (stats[option]["pre_total"], stats[option]["baseline"])
+                                      for option in stats}
+    counts = recency_counts(inputs)
+    ratio = {option: counts[option][1] / max(counts[option][0], 1) for option in counts}
+    assert spec.answer(inputs).answer.direction == min(ratio, key=lambda option: (-ratio[option], option))
     bottleneck = build_bottleneck_tasks(evidence, SETTINGS, "toy", 5)[0].task
     with pytest.raises(ValueError, match="recency"):
         spec.answer(MethodInput(task=bottleneck, mode="full"))

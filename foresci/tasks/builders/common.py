@@ -224,9 +224,10 @@ def candidates_from(options: Sequence[NodeEvidence], rng: random.Random) -> list
 
 
 def pre_cutoff_context(item: NodeEvidence) -> dict[str, Any]:
-    """What a public task may say about a node: pre-cutoff counts and names only."""
-    return {"pre_cutoff_papers": item.pre_total, "recent_papers": item.baseline,
-            "key_terms": list(item.node.key_terms[:8])}
+    """What a public task says about a node: its size (pre-cutoff papers) and key terms. Not its recent
+    papers: with them a rule reading only the task (highest recent / pre-cutoff ratio) was within noise
+    of trend (issue 43); an agent retrieves recent counts with its KB tools."""
+    return {"pre_cutoff_papers": item.pre_total, "key_terms": list(item.node.key_terms[:8])}
 
 
 def is_duplicate(key: tuple[str, ...], kept: Sequence[tuple[str, ...]], overlap: float = 0.75) -> bool:

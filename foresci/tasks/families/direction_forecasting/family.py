@@ -170,7 +170,7 @@ class DirectionForecasting(TaskFamily):
         pre, recent = counts[chosen]
         return DirectionAnswer(
             direction=chosen, trajectory="accelerating", confidence=0.5,
-            rationale=f"{chosen} has the highest recent / pre-cutoff ratio stated in the task "
+            rationale=f"{chosen} has the highest recent / pre-cutoff paper ratio "
                       f"({recent}/{pre}).",
             signals=[f"{option}: {counts[option][1]} recent of {counts[option][0]} pre-cutoff papers"
                      for option in ranked])
