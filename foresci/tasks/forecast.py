@@ -243,10 +243,12 @@ def supply_nodes(evidence: DomainEvidence, settings: Any, min_papers: int) -> li
 
 def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
                      settings: Any, wanted: int, node_cap: int, min_papers: int,
-                     domain_names: Mapping[str, str], seed: str) -> list[ForecastQuestion]:
+                     domain_names: Mapping[str, str], seed: str,
+                     rules: Sequence[str] | None = None) -> list[ForecastQuestion]:
     """Up to ``wanted`` questions of one window under the supply's stratified rule (module docstring):
     layer by layer, each layer giving every node (domains interleaved, nodes in a seeded order) its next
-    rule that yields a question, at most ``node_cap`` layers. Reads the evidence's pre-cutoff facts only."""
+    rule that yields a question, at most ``node_cap`` layers; ``rules``: the rules in rotation (default: all
+    of :data:`RULES`). Reads the evidence's pre-cutoff facts only."""
     rng = random.Random(f"{seed}:supply")
     pools = {domain: supply_nodes(evidence, settings, min_papers) for domain, evidence in evidences.items()}
     for domain in sorted(pools):
@@ -259,7 +261,8 @@ def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[
         for domain in sorted(pools):
             if index < len(pools[domain]):
                 order.append((domain, pools[domain][index], index))
-    remaining = {(domain, item.node_id): _rotated(index) for domain, item, index in order}
+    names = [rule for rule in RULES if rules is None or rule in rules]
+    remaining = {(domain, item.node_id): _rotated(index, names) for domain, item, index in order}
     questions: list[ForecastQuestion] = []
     for _ in range(node_cap):
         for domain, item, _index in order:
@@ -275,12 +278,11 @@ def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[
     return questions
 
 
-def _rotated(index: int) -> list[str]:
+def _rotated(index: int, names: Sequence[str]) -> list[str]:
     """The rules in the order the ``index``-th node of a domain takes them (rotated by the index, so a cap
     below the number of rules does not always leave out the same rules)."""
-    start = index % len(RULES)
-    names = list(RULES)
-    return names[start:] + names[:start]
+    start = index % len(names)
+    return [*names[start:], *names[:start]]
 
 
 def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
@@ -355,7 +357,7 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     names = {name: domain_name(name) for name in evidences}
     if supply is not None:
         questions = supply_questions(evidences, previous, settings.tasks, n, supply.node_cap,
-                                     supply.min_node_papers, names, seed)
+                                     supply.min_node_papers, names, seed, getattr(supply, "rules", None))
     else:
         questions = make_questions(evidences, previous, settings.tasks, n, names)
     return questions, used, skipped
