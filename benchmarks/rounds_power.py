@@ -197,7 +197,8 @@ def _icc(effect: float, per_round: float) -> float:
 
 
 def _pooled(rows: list[dict[str, Any]], ranked: list[str]) -> list[dict[str, float]]:
-    pairs = [pair_power(rows, first, second) for index, first in enumerate(ranked) for second in ranked[index + 1:]]
+    pairs = [pair_power(rows, first, second)
+             for index, first in enumerate(ranked) for second in ranked[index + 1:]]
     return [pair for pair in pairs if pair is not None and pair["sd"] > 0]
 
 
@@ -252,10 +253,12 @@ def _pair_pvalue(rows: list[dict[str, Any]], board: dict[str, Any], first: str, 
     from foresci.rounds.scores import _pvalue
 
     triples = [(row["item"], row["method"], float(row["score"])) for row in rows]
-    clusters = {row["item"]: row["round_id"] for row in rows} if board["resampling"] == "rounds" else None
+    clusters = {row["item"]: row["round_id"] for row in rows} if "rounds" in board["resampling"] else None
+    nodes = ({row["item"]: str(row["node"]) for row in rows if row.get("node")}
+             if "nodes" in board["resampling"] else None)
     value = board["reference_value"] if board["metric"] == "brier" else None
     methods, draws = bootstrap_draws(triples, board["reference"], value, config.bootstrap, config.seed,
-                                     clusters)
+                                     clusters, nodes)
     return _pvalue(draws[:, methods.index(first)] - draws[:, methods.index(second)])
 
 
@@ -330,7 +333,7 @@ def ladder_check(ledger: Path, figures: dict[str, Any]) -> int:
             power = pair_power(board_rows, high, low)
             if power is None:
                 continue
-            se = power["se_clustered"] if board["resampling"] == "rounds" else power["se"]
+            se = power["se_clustered"] if "rounds" in board["resampling"] else power["se"]
             predicted = abs(power["difference"]) > 1.959964 * se  # significant at 0.05 by the report's SE
             pvalue = _pair_pvalue(board_rows, board, high, low, config)
             separated = pvalue <= 0.05

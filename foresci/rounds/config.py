@@ -40,7 +40,7 @@ class RoundSettings(SettingsSection):
     rules: list[str] = Field(default_factory=lambda: list(SUPPLY_RULES),
                              description="the supply rules a node's questions are drawn from, in rotation "
                                          "(foresci.tasks.forecast.RULES; count_growth is off by default: its "
-                                         "outcomes move with the corpus' volume, so one round's are one event)")
+                                         "outcomes move with the corpus' volume: a round's are one event)")
     min_node_papers: int = Field(default=4, ge=1,
                                  description="pre-cutoff papers a node needs to be asked about (the tasks' "
                                              "other eligibility rules apply: named from pre-cutoff words, "
