@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from foresci.tasks.families.base import ContractCheck, TaskFamily, register_family
+from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 NAME = "bottleneck_opportunity"
 
 
-class BottleneckAnswer(BaseModel):
+class BottleneckAnswer(OptionProbabilities):
     """bottleneck_opportunity: one root bottleneck, the opportunity it unlocks, and the mechanism."""
 
     model_config = ConfigDict(extra="forbid")

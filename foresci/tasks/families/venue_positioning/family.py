@@ -18,6 +18,7 @@ from foresci.tasks.families.parts import (
     ranking_schema,
     ranking_top_choice,
 )
+from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 NAME = "venue_positioning"
 
 
-class VenueAnswer(BaseModel):
+class VenueAnswer(OptionProbabilities):
     """venue_positioning: ranked venue families with framing and reviewer risks."""
 
     model_config = ConfigDict(extra="forbid")
