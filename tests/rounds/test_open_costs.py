@@ -142,3 +142,21 @@ def test_subject_papers_read_one_index_per_view_and_domain() -> None:
         assert [paper.paper_id for paper in subject_papers(view, question)] == scanned
         found_any = found_any or bool(scanned)
     assert found_any and len(questions) > 5 and reads == ["toy"]
+
+
+def test_biweekly_rounds_are_every_fourteen_days_and_their_windows_are_horizons() -> None:
+    """``schedule: every-n-days`` (``every_days`` 14 by default) is the biweekly cadence; a mid-month
+    cutoff's 3-month window is still a horizon after it (its questions resolve as a month end's do)."""
+    from foresci.tasks.forecast import _horizon
+    from foresci.tasks.models import ForecastQuestion
+    from foresci.tasks.windows import make_window
+
+    config = LedgerConfig(schedule="every-n-days", start=date(2025, 7, 1))
+    days = schedule_days(config, date(2025, 9, 1))
+    assert days == [date(2025, 7, 1), date(2025, 7, 15), date(2025, 7, 29), date(2025, 8, 12),
+                    date(2025, 8, 26)]
+    for cutoff in days:
+        frame = make_window(cutoff, "3m")
+        question = ForecastQuestion(question_id="q", kind="binary", domain="d", cutoff=cutoff, text="t",
+                                    resolution_rule="r", window_start=frame.start, window_end=frame.end)
+        assert _horizon(question) == "3m" and frame.start > cutoff
