@@ -14,7 +14,10 @@ as the board does):
 - the issue's agreement goals per board: adjusted vs direct paired difference of ranked pairs, and the
   largest move when one submitter is removed;
 - months until a difference of 0.02 Brier and 0.10 top-1 separates at the ledger's rate of items per round
-  (the median pair's SD and design effect; rounds per month from the cutoffs).
+  (the median pair's SD and design effect; rounds per month from the cutoffs);
+- where the Brier board's round clustering comes from (:func:`strata`): per question type (supply rule)
+  and per domain, the items per round, the SD of the paired difference, the intra-round correlation (ICC)
+  and design effect, and the pooled clustered MDD without each type.
 
 ``--ladder`` reads the known-skill ladder (methods named ``ladder-p<p>``, planted by
 ``rounds_replay.py --ladder``): the board must order them by p, and for each adjacent pair it prints
@@ -183,7 +186,64 @@ def report(ledger: Path) -> dict[str, Any]:
             print(f"    Δ = {goal} separates at ~{needed:.0f} items: {months:.1f} months at {rate:.0f} items "
                   f"per round (design effect {max(effect, 1.0):.2f})")
             figures[name]["months_to_goal"] = months
+        if name == "brier":
+            figures["brier_strata"] = strata(ledger, per_board[name], ranked, ids)
     return figures
+
+
+def _icc(effect: float, per_round: float) -> float:
+    """The intra-round correlation a design effect implies at ``per_round`` items a round (1 + (m-1) ICC)."""
+    return (effect - 1.0) / (per_round - 1.0) if per_round > 1 else float("nan")
+
+
+def _pooled(rows: list[dict[str, Any]], ranked: list[str]) -> list[dict[str, float]]:
+    pairs = [pair_power(rows, first, second)
+             for index, first in enumerate(ranked) for second in ranked[index + 1:]]
+    return [pair for pair in pairs if pair is not None and pair["sd"] > 0]
+
+
+def item_types(ledger: Path, ids: list[str]) -> dict[str, str]:
+    """Board item id (``round/question``) -> the question's supply rule (``pair_emergence`` for ceq-)."""
+    from foresci.rounds.ledger import load_round, round_dir
+    from foresci.rounds.submit import round_questions
+    from foresci.tasks.forecast import question_rule
+
+    found: dict[str, str] = {}
+    for round_id in ids:
+        for question in round_questions(round_dir(ledger, round_id), load_round(ledger, round_id)):
+            found[f"{round_id}/{question.question_id}"] = question_rule(question)
+    return found
+
+
+def strata(ledger: Path, rows: list[dict[str, Any]], ranked: list[str], ids: list[str]) -> dict[str, Any]:
+    """Print the Brier board's per-type and per-domain table of the round clustering (median over pairs of
+    ranked methods); returns it ({stratum: figures})."""
+    types = item_types(ledger, ids)
+    domains = {row["item"]: str(row.get("domain")) for row in rows}
+    table: dict[str, Any] = {}
+    print("\nbrier: where the round clustering comes from (median over ranked pairs; ICC = intra-round "
+          "correlation of the paired difference, design effect 1 + (m-1) ICC at m items a round):")
+    print(f"  {'stratum':44} {'items/round':>11} {'SD':>6} {'ICC':>7} {'deff':>6} {'MDD clustered':>13}")
+    strata_of = [("type " + name, lambda item, name=name: types.get(item) == name)
+                 for name in sorted(set(types.values()))]
+    strata_of += [("domain " + name, lambda item, name=name: domains.get(item) == name)
+                  for name in sorted(set(domains.values()))]
+    strata_of += [("all but type " + name, lambda item, name=name: types.get(item) != name)
+                  for name in sorted(set(types.values()))]
+    strata_of.insert(0, ("all", lambda item: True))
+    for label, keep in strata_of:
+        usable = _pooled([row for row in rows if keep(row["item"])], ranked)
+        if not usable:
+            continue
+        per_round = statistics.median(pair["n"] / pair["rounds"] for pair in usable)
+        effect = statistics.median(pair["design_effect"] for pair in usable)
+        figures = {"items_per_round": per_round, "sd": statistics.median(pair["sd"] for pair in usable),
+                   "design_effect": effect, "icc": _icc(effect, per_round),
+                   "mdd_clustered": statistics.median(Z * pair["se_clustered"] for pair in usable)}
+        table[label] = figures
+        print(f"  {label:44} {per_round:11.1f} {figures['sd']:6.3f} {figures['icc']:7.4f} {effect:6.2f} "
+              f"{figures['mdd_clustered']:13.4f}")
+    return table
 
 
 def _pair_pvalue(rows: list[dict[str, Any]], board: dict[str, Any], first: str, second: str,
@@ -193,10 +253,12 @@ def _pair_pvalue(rows: list[dict[str, Any]], board: dict[str, Any], first: str, 
     from foresci.rounds.scores import _pvalue
 
     triples = [(row["item"], row["method"], float(row["score"])) for row in rows]
-    clusters = {row["item"]: row["round_id"] for row in rows} if board["resampling"] == "rounds" else None
+    clusters = {row["item"]: row["round_id"] for row in rows} if "rounds" in board["resampling"] else None
+    nodes = ({row["item"]: str(row["node"]) for row in rows if row.get("node")}
+             if "nodes" in board["resampling"] else None)
     value = board["reference_value"] if board["metric"] == "brier" else None
     methods, draws = bootstrap_draws(triples, board["reference"], value, config.bootstrap, config.seed,
-                                     clusters)
+                                     clusters, nodes)
     return _pvalue(draws[:, methods.index(first)] - draws[:, methods.index(second)])
 
 
@@ -271,7 +333,7 @@ def ladder_check(ledger: Path, figures: dict[str, Any]) -> int:
             power = pair_power(board_rows, high, low)
             if power is None:
                 continue
-            se = power["se_clustered"] if board["resampling"] == "rounds" else power["se"]
+            se = power["se_clustered"] if "rounds" in board["resampling"] else power["se"]
             predicted = abs(power["difference"]) > 1.959964 * se  # significant at 0.05 by the report's SE
             pvalue = _pair_pvalue(board_rows, board, high, low, config)
             separated = pvalue <= 0.05

@@ -72,9 +72,16 @@ def add_public_rules(quality: Mapping[str, FamilyQuality], tasks: Mapping[str, T
                 part.top1.setdefault(rule, {})[task_id] = value
 
 
-PERSISTENCE_FAMILIES = ("venue_positioning",)
-"""Families whose answer is mostly where the work already is (persistence wins them; docs: release
-checks): their headroom is printed but they are no headline family."""
+def persistence_family(name: str) -> bool:
+    """Whether the family says its answer is mostly where the work already is (``TaskFamily.headline``
+    False: persistence wins it; docs: release checks): its headroom is printed but it is no headline
+    family. An unregistered name counts as a headline family."""
+    from foresci.tasks.families import UnknownFamilyError, get_family
+
+    try:
+        return not get_family(name).headline
+    except UnknownFamilyError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,7 @@ class Headroom:
     def line(self) -> str:
         """One printed line."""
         verdict = "yes" if self.reading_pays else "NO"
-        if self.family in PERSISTENCE_FAMILIES:
+        if persistence_family(self.family):
             verdict += " (a persistence family, not a headline one)"
         return (f"    headroom: best public rule {self.rule} {self.rule_top1.mean:.3f} "
                 f"[{self.rule_top1.low:.3f}, {self.rule_top1.high:.3f}]; trend - it {self.margin.mean:+.3f} "

@@ -52,16 +52,29 @@ def read_answer(name: str, task: Task, answer: Any) -> BaseModel:
     that does not fit."""
     schema = family_schema(task.family)
     if isinstance(answer, schema):
-        return answer
+        return _known_options(name, task, answer)
     data = answer.model_dump(mode="json") if isinstance(answer, BaseModel) else answer
     if not isinstance(data, dict):
         raise MethodOutputError(f"method {name} returned {type(answer).__name__}, expected a "
                                 f"{schema.__name__} (an object in the {task.family} answer schema)")
     try:
-        return schema.model_validate(data)
+        read = schema.model_validate(data)
     except ValidationError as error:
         raise MethodOutputError(f"method {name} answered outside the {schema.__name__} schema: "
                                 f"{_first_problem(error)}") from error
+    return _known_options(name, task, read)
+
+
+def _known_options(name: str, task: Task, answer: BaseModel) -> BaseModel:
+    """``answer`` when each key of its ``probabilities`` is one of the task's option ids."""
+    from foresci.tasks.option_probabilities import unknown_options
+
+    options = [candidate.option_id for candidate in task.candidates]
+    unknown = unknown_options(answer, options)
+    if unknown:
+        raise MethodOutputError(f"method {name}: probabilities: {', '.join(map(repr, unknown))} "
+                                f"not among the task's option ids {', '.join(options)}")
+    return answer
 
 
 def read_support(name: str, task: Task, support: Any) -> SupportArtifact | None:

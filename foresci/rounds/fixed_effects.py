@@ -128,17 +128,39 @@ def adjusted_scores(
 
 
 def resample_weights(
-    count: int, resamples: int, rng: np.random.Generator, clusters: Sequence[int] | None = None
+    count: int,
+    resamples: int,
+    rng: np.random.Generator,
+    clusters: Sequence[int] | None = None,
+    nodes: Sequence[int] | None = None,
 ) -> np.ndarray:
     """Bootstrap weights (resamples x ``count`` items): items drawn with replacement, or, with ``clusters``
     (a cluster index per item), whole clusters drawn with replacement (each item weighs its cluster's
-    draws)."""
+    draws). With ``nodes`` (a node index per item; an item of no node is its own) the nodes are drawn as
+    well: alone (items sharing a node resampled together), or with ``clusters`` two-way, each item
+    weighing its round's draws times its node's (the pigeonhole bootstrap of crossed random effects,
+    Owen 2007: both factors' variance is carried, neither is counted twice)."""
+    if nodes is not None:
+        node_index = np.asarray(nodes)
+        node_size = int(node_index.max()) + 1
+        node_draws = rng.multinomial(node_size, np.full(node_size, 1 / node_size), size=resamples)
+        weights = node_draws.astype(float)[:, node_index]
+        if clusters is None:
+            return weights
+        return weights * resample_weights(count, resamples, rng, clusters)
     if clusters is None:
         return rng.multinomial(count, np.full(count, 1 / count), size=resamples).astype(float)
     index = np.asarray(clusters)
     size = int(index.max()) + 1
     drawn = rng.multinomial(size, np.full(size, 1 / size), size=resamples).astype(float)
     return drawn[:, index]
+
+
+def _numbered(items: Sequence[str], keys: Mapping[str, str]) -> list[int]:
+    """A cluster number per item from ``keys`` (item -> cluster name; an item without one is its own)."""
+    names = sorted({keys.get(item, f"item:{item}") for item in items})
+    position = {name: index for index, name in enumerate(names)}
+    return [position[keys.get(item, f"item:{item}")] for item in items]
 
 
 def bootstrap_draws(
@@ -148,19 +170,19 @@ def bootstrap_draws(
     resamples: int,
     seed: int,
     clusters: Mapping[str, str] | None = None,
+    nodes: Mapping[str, str] | None = None,
 ) -> tuple[list[str], np.ndarray]:
     """(methods, resamples x methods adjusted scores) over a seeded bootstrap of items (or of the clusters
-    ``clusters`` names per item: whole rounds)."""
+    ``clusters`` names per item: whole rounds; with ``nodes``, item -> taxonomy node, the nodes too, alone
+    or crossed with the rounds: :func:`resample_weights`)."""
     fit = design(rows, reference)
     rng = np.random.default_rng(seed)
-    cluster_index = None
-    if clusters is not None:
-        names = sorted({clusters[item] for item in fit.items})
-        position = {name: index for index, name in enumerate(names)}
-        cluster_index = [position[clusters[item]] for item in fit.items]
+    cluster_index = None if clusters is None else _numbered(fit.items, clusters)
+    node_index = None if nodes is None else _numbered(fit.items, nodes)
     parts = []
     for start in range(0, resamples, CHUNK):
-        weights = resample_weights(len(fit.items), min(CHUNK, resamples - start), rng, cluster_index)
+        weights = resample_weights(len(fit.items), min(CHUNK, resamples - start), rng, cluster_index,
+                                   node_index)
         parts.append(solve(fit, weights, reference_value))
     return fit.methods, np.vstack(parts) if parts else np.zeros((0, len(fit.methods)))
 

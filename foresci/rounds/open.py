@@ -40,7 +40,7 @@ from foresci.rounds.submit import (
     commit_version,
     round_questions,
 )
-from foresci.tasks.forecast import make_package, question_rule
+from foresci.tasks.forecast import chosen_rules, make_package, question_rule
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
 
@@ -66,6 +66,19 @@ def round_snapshots(
         domain: (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
         for domain in kept
     }
+
+
+def share_snapshots(view: Any, used: Mapping[str, Snapshot], settings: Any) -> None:
+    """Hand the round's T(d, t) to the KB-reading baselines' view (they route into it instead of inducing
+    it again: ~16 s of a real-corpus opening) when it was induced as theirs is: from the KB's papers with
+    default ``taxonomy`` settings and no LLM naming (:mod:`foresci.agents.baselines.routing`)."""
+    from foresci.agents.baselines.routing import seed_routed
+    from foresci.core.settings import Settings
+
+    if settings.taxonomy != Settings().taxonomy or settings.llm.configured:
+        return
+    for domain, snapshot in used.items():
+        seed_routed(view, domain, snapshot)
 
 
 def commit_name_only(
@@ -134,6 +147,8 @@ def open_round(
         return round_id
     with atomic_folder(target) as staging:
         used = round_snapshots(kb, cutoff, settings, snapshots, taxonomy_dir)
+        if view_for is not None and snapshots is None and taxonomy_dir is None:
+            share_snapshots(view_for(cutoff), used, settings)
         frozen: list[Frozen] = []
         emergence = emergence_freeze(kb, cutoff, used, config, round_id)
         if config.family_tasks and config.families:
@@ -201,7 +216,8 @@ def open_round(
             "tasks_by_window": dict(Counter(item.task.horizon for item in frozen)),
             "by_rule": dict(Counter(question_rule(question) for question in questions)),
             "supply": {"questions": wanted, "emergence_questions": pairs, "node_cap": supply.node_cap,
-                       "concept_cap": supply.concept_cap, "min_node_papers": supply.min_node_papers},
+                       "concept_cap": supply.concept_cap, "min_node_papers": supply.min_node_papers,
+                       "rules": chosen_rules(supply)},
         }
         write_json(staging / ROUND_FILE, draft)
         source = {"kind": "baseline", "value": "answered at open"}

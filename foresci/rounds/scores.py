@@ -17,7 +17,9 @@ imputed score (Brier 0.25, task 0), and a method is ranked only when it answered
 a bootstrap SE at most that); others are listed unranked with their coverage.
 
 Inference (:mod:`foresci.rounds.fixed_effects`): a seeded bootstrap of ``config.bootstrap`` resamples of
-items, or of whole rounds once the board holds 8 rounds; the reference's own mean is recomputed in each
+items, or of whole rounds once the board holds 8 rounds; where the rows name a taxonomy node (``node``:
+the forecast questions about one node of T(d, t)) the nodes are drawn too, crossed with the rounds (an
+item weighs its round's draws times its node's); the reference's own mean is recomputed in each
 resample. Ranks: the leader and the methods right after it whose difference from it is not significant
 (two-sided bootstrap p-value, Holm-corrected, alpha 0.05) share rank 1, up to the first that is; the rest
 are ranked the same way from there (ranks stay monotone in the board's order; each row's p-value against
@@ -123,6 +125,7 @@ def score_round(
                     "kind": question.kind,
                     "family": question.params.get("family"),
                     "domain": question.domain,
+                    "node": f"{question.domain}/{question.node_id}" if question.node_id else None,
                     "method": record["method"],
                     "version": record["version"],
                     "metric": metric,
@@ -246,6 +249,13 @@ def _complete(
     return rows, due
 
 
+def resampling(rounds: bool, nodes: bool) -> str:
+    """What a board's bootstrap draws: ``items``, ``rounds``, ``nodes`` or ``rounds x nodes``."""
+    if nodes:
+        return "rounds x nodes" if rounds else "nodes"
+    return "rounds" if rounds else "items"
+
+
 def board(
     rows: Sequence[dict[str, Any]],
     metric: str,
@@ -277,6 +287,7 @@ def board(
     completed, due = _complete(picked, metric, entered)
     rounds = sorted({row["round_id"] for row in picked})
     clustered = len(rounds) >= ROUND_CLUSTERS
+    nodes = {row["item"]: str(row["node"]) for row in picked if row.get("node")}
     result: dict[str, Any] = {
         "metric": name or metric,
         "scored_metric": metric,
@@ -289,8 +300,10 @@ def board(
         "items": len({row["item"] for row in picked}),
         "rounds": len(rounds),
         "resamples": config.bootstrap,
-        "resampling": "rounds" if clustered else "items",
-        "resampling_rule": f"whole rounds once the board holds >= {ROUND_CLUSTERS} rounds, else items",
+        "resampling": resampling(clustered, bool(nodes)),
+        "resampling_rule": f"whole rounds once the board holds >= {ROUND_CLUSTERS} rounds, else items"
+        + ("; taxonomy nodes too (the items about one node drawn together; crossed with the rounds: "
+           "an item weighs its round's draws times its node's)" if nodes else ""),
         "reliability": None,
         "naive": None,
         "chance": None,
@@ -305,7 +318,8 @@ def board(
     triples: list[ScoreRow] = [(row["item"], row["method"], float(row["score"])) for row in completed]
     clusters = {row["item"]: row["round_id"] for row in completed} if clustered else None
     adjusted = adjusted_scores(triples, reference, value)
-    order_methods, draws = bootstrap_draws(triples, reference, value, config.bootstrap, config.seed, clusters)
+    order_methods, draws = bootstrap_draws(triples, reference, value, config.bootstrap, config.seed, clusters,
+                                           nodes or None)
     column = {method: index for index, method in enumerate(order_methods)}
     if value is None:
         result["reference_value"] = round(adjusted[reference], 10)

@@ -171,10 +171,12 @@ def supply_nodes(evidence: DomainEvidence, settings: Any, min_papers: int) -> li
 
 def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
                      settings: Any, wanted: int, node_cap: int, min_papers: int,
-                     domain_names: Mapping[str, str], seed: str) -> list[ForecastQuestion]:
+                     domain_names: Mapping[str, str], seed: str,
+                     rules: Sequence[str] | None = None) -> list[ForecastQuestion]:
     """Up to ``wanted`` questions of one window under the supply's stratified rule (module docstring):
     layer by layer, each layer giving every node (domains interleaved, nodes in a seeded order) its next
-    rule that yields a question, at most ``node_cap`` layers. Reads the evidence's pre-cutoff facts only."""
+    rule that yields a question, at most ``node_cap`` layers; ``rules``: the rules in rotation (default: all
+    of :data:`RULES`). Reads the evidence's pre-cutoff facts only."""
     rng = random.Random(f"{seed}:supply")
     pools = {domain: supply_nodes(evidence, settings, min_papers) for domain, evidence in evidences.items()}
     for domain in sorted(pools):
@@ -187,7 +189,8 @@ def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[
         for domain in sorted(pools):
             if index < len(pools[domain]):
                 order.append((domain, pools[domain][index], index))
-    remaining = {(domain, item.node_id): _rotated(index) for domain, item, index in order}
+    names = [rule for rule in supply_rules() if rules is None or rule in rules]
+    remaining = {(domain, item.node_id): _rotated(index, names) for domain, item, index in order}
     questions: list[ForecastQuestion] = []
     for _ in range(node_cap):
         for domain, item, _index in order:
@@ -203,12 +206,25 @@ def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[
     return questions
 
 
-def _rotated(index: int) -> list[str]:
+def chosen_rules(supply: Any) -> list[str]:
+    """The supply rules a round's settings (``rounds``) ask, in supply order: ``rules`` when given, else every
+    registered family's rules but ``skip_rules``. A UserError names an unknown rule and the known ones."""
+    known = list(supply_rules())
+    asked = list(getattr(supply, "rules", None) or [])
+    unknown = [rule for rule in asked if rule not in known]
+    if unknown:
+        raise UserError(f"unknown supply rule(s) {', '.join(unknown)}; the registered families' rules are "
+                        f"{', '.join(known)}", field="rounds.rules")
+    skipped = set(getattr(supply, "skip_rules", None) or ())
+    return [rule for rule in known if rule in asked] if asked else [
+        rule for rule in known if rule not in skipped]
+
+
+def _rotated(index: int, names: Sequence[str]) -> list[str]:
     """The rules in the order the ``index``-th node of a domain takes them (rotated by the index, so a cap
     below the number of rules does not always leave out the same rules)."""
-    names = list(supply_rules())
     start = index % len(names)
-    return names[start:] + names[:start]
+    return [*names[start:], *names[:start]]
 
 
 def make_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
@@ -283,7 +299,7 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     names = {name: domain_name(name) for name in evidences}
     if supply is not None:
         questions = supply_questions(evidences, previous, settings.tasks, n, supply.node_cap,
-                                     supply.min_node_papers, names, seed)
+                                     supply.min_node_papers, names, seed, chosen_rules(supply))
     else:
         questions = make_questions(evidences, previous, settings.tasks, n, names)
     return questions, used, skipped

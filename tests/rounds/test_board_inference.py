@@ -224,3 +224,49 @@ def test_entry_by_precision() -> None:
     assert short["m"]["se_vs_reference"] > 0.01 and not short["m"]["ranked"]
     assert long["m"]["se_vs_reference"] <= 0.01 and long["m"]["ranked"]
     assert short["always-0.5"]["ranked"]  # the reference itself is the scale
+
+
+def test_items_of_one_node_are_resampled_together_and_crossed_with_rounds() -> None:
+    """Items that share a taxonomy node (``node`` on the rows) move together: a node-level shock on one
+    method's scores. The board draws the nodes too (two-way with the rounds once there are 8), and its
+    interval's spread matches an independent recomputation: the paired mean under independently drawn
+    round x node weights (every method answers every item, so the adjusted difference is that mean)."""
+    rng = np.random.default_rng(11)
+    rounds, per_round, node_count = 8, 30, 12
+    shocks = rng.normal(0, 0.15, node_count)
+    rows = []
+    keys: list[tuple[int, int]] = []
+    differences = []
+    for round_index in range(rounds):
+        round_id = f"r-2025-{round_index + 1:02d}-28"
+        for number in range(per_round):
+            node = int(rng.integers(node_count))
+            item = f"{round_id}/q{number}"
+            hardness = rng.uniform(0.1, 0.4)
+            difference = -0.03 + shocks[node] + rng.normal(0, 0.05)
+            keys.append((round_index, node))
+            differences.append(difference)
+            for method, extra in (("always-0.5", 0.0), ("m", difference)):
+                rows.append({"round_id": round_id, "item": item, "method": method, "version": 1,
+                             "metric": "brier", "family": "f1", "imputed": False,
+                             "node": f"d/n{node}", "score": float(hardness + extra)})
+    result = board(rows, "brier", CONFIG)
+    assert result["resampling"] == "rounds x nodes" and "taxonomy nodes" in result["resampling_rule"]
+    entry = _entries(result)["m"]
+    width = entry["high"] - entry["low"]
+    # independent: numpy Poisson(1) weights per round and per node (a different draw than the board's)
+    check = np.random.default_rng(99)
+    values = np.asarray(differences)
+    round_of = np.array([key[0] for key in keys])
+    node_of = np.array([key[1] for key in keys])
+    means = []
+    for _ in range(4000):
+        weights = check.poisson(1.0, rounds)[round_of] * check.poisson(1.0, node_count)[node_of]
+        if weights.sum() > 0:
+            means.append(float((weights * values).sum() / weights.sum()))
+    low, high = np.percentile(means, [2.5, 97.5])
+    assert width == pytest.approx(high - low, rel=0.2)
+    no_nodes = board([{**row, "node": None} for row in rows], "brier", CONFIG)
+    items_only = _entries(no_nodes)["m"]
+    assert no_nodes["resampling"] == "rounds"
+    assert width > 1.5 * (items_only["high"] - items_only["low"])  # rounds alone miss the node shocks

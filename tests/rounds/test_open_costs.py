@@ -91,3 +91,73 @@ def test_schedule_end_stops_opening_rounds(tmp_path: Path) -> None:
     kb = ToyKB(until=CUTOFF)
     assert tick(ledger, kb, toy_settings(), snapshots={"toy": kb.snapshot}) in ([], ["board updated"])
     assert round_ids(ledger) == []
+
+
+def test_the_round_hands_its_taxonomy_to_the_kb_baselines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """open_round's T(d, t) is the baselines' (same papers, vectors, default taxonomy settings): they route
+    into it instead of inducing it again, with the same routed papers; other taxonomy settings: induced."""
+    from foresci.rounds.open import share_snapshots
+
+    kb = ToyKB(until=CUTOFF)
+    induced = routing._induce(ToyView(kb, CUTOFF), "toy")
+    assert induced is not None
+    calls: list[str | None] = []
+    induce = routing._induce
+    monkeypatch.setattr(routing, "_induce", lambda view, domain: calls.append(domain) or induce(view, domain))
+    seeded = ToyView(kb, CUTOFF)
+    share_snapshots(seeded, {"toy": induced.snapshot}, toy_settings())
+    found = routing.routed_taxonomy(seeded, "toy")
+    assert calls == [] and found is not None and found.routed == induced.routed
+    other = toy_settings()
+    other.taxonomy.seed += 1
+    share_snapshots(fresh := ToyView(kb, CUTOFF), {"toy": induced.snapshot}, other)
+    routing.routed_taxonomy(fresh, "toy")
+    assert calls == ["toy"]
+
+
+def test_subject_papers_read_one_index_per_view_and_domain() -> None:
+    """The baselines' subject papers of every question are those a scan of the domain's papers finds (most
+    of the quoted subject's content words among a paper's tokens), from one read of the view's papers."""
+    from foresci.agents.baselines.questions import QUOTED, subject_papers
+    from foresci.tasks.forecast import freeze_questions
+    from foresci.tasks.text import content_tokens
+
+    kb = ToyKB(until=CUTOFF)
+    questions, _, _ = freeze_questions(kb, CUTOFF, "3m", 40, toy_settings(), {"toy": kb.snapshot},
+                                       supply=toy_settings().rounds, seed="s")
+    reads: list[str | None] = []
+
+    class CountingView(ToyView):
+        def papers(self, domain: str | None = None,
+                   statuses: tuple[str, ...] = ("core", "support")) -> list[Any]:
+            reads.append(domain)
+            return super().papers(domain, statuses)
+
+    view = CountingView(kb, CUTOFF)
+    found_any = False
+    for question in questions:
+        words = set(content_tokens(QUOTED.findall(question.text)[0]))
+        needed = max(1, -(-3 * len(words) // 5))
+        scanned = [paper.paper_id for paper in ToyView(kb, CUTOFF).papers(question.domain)
+                   if len(words & set(content_tokens(paper.text))) >= needed]
+        assert [paper.paper_id for paper in subject_papers(view, question)] == scanned
+        found_any = found_any or bool(scanned)
+    assert found_any and len(questions) > 5 and reads == ["toy"]
+
+
+def test_biweekly_rounds_are_every_fourteen_days_and_their_windows_are_horizons() -> None:
+    """``schedule: every-n-days`` (``every_days`` 14 by default) is the biweekly cadence; a mid-month
+    cutoff's 3-month window is still a horizon after it (its questions resolve as a month end's do)."""
+    from foresci.tasks.forecast import _horizon
+    from foresci.tasks.models import ForecastQuestion
+    from foresci.tasks.windows import make_window
+
+    config = LedgerConfig(schedule="every-n-days", start=date(2025, 7, 1))
+    days = schedule_days(config, date(2025, 9, 1))
+    assert days == [date(2025, 7, 1), date(2025, 7, 15), date(2025, 7, 29), date(2025, 8, 12),
+                    date(2025, 8, 26)]
+    for cutoff in days:
+        frame = make_window(cutoff, "3m")
+        question = ForecastQuestion(question_id="q", kind="binary", domain="d", cutoff=cutoff, text="t",
+                                    resolution_rule="r", window_start=frame.start, window_end=frame.end)
+        assert _horizon(question) == "3m" and frame.start > cutoff

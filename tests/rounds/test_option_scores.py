@@ -40,6 +40,45 @@ def _answer(family: str, payload: dict, text: str = "") -> Answer:
     return Answer(task_id="t", family=family, method="m", payload=payload, text=text)
 
 
+SURE_PLUGIN = """
+from foresci.methods import method
+
+def _answer(task, probabilities):
+    first = task.candidates[0]
+    ranking = [{"option_id": option.option_id, "reason": "listed"} for option in task.candidates]
+    base = {
+        "direction_forecasting": {"direction": first.option_id, "trajectory": "steady", "rationale": "r"},
+        "bottleneck_opportunity": {"bottleneck": first.name, "opportunity": "o", "mechanism": "m"},
+    }.get(task.family, {"ranking": ranking})
+    return {**base, "probabilities": probabilities}
+
+@method("sure_plugin")
+def sure_plugin(inputs):
+    return _answer(inputs.task, {inputs.task.candidates[-1].option_id: 1.0})
+"""
+
+
+def test_answer_schemas_check_the_stated_probabilities() -> None:
+    from pydantic import ValidationError
+
+    from foresci.tasks.families import get_family
+
+    schema = get_family("strategic_planning").answer_schema
+    ranking = [{"option_id": "A", "reason": "r"}]
+    assert "probabilities" not in schema.model_validate({"ranking": ranking}).model_dump()  # bytes as before
+    kept = schema.model_validate({"ranking": ranking, "probabilities": {"A": 0.7, "B": 0.3}})
+    assert kept.model_dump()["probabilities"] == {"A": 0.7, "B": 0.3}
+    for wrong, message in (({"A": 0.7, "B": 0.2}, "sum to 1"), ({"A": 1.2, "B": -0.2}, "in [0, 1]")):
+        with pytest.raises(ValidationError, match=message.replace("[", r"\[").replace("]", r"\]")):
+            schema.model_validate({"ranking": ranking, "probabilities": wrong})
+    from foresci.methods.calling import MethodOutputError, read_answer
+
+    task = _task("strategic_planning")
+    with pytest.raises(MethodOutputError, match="'Z' not among the task's option ids A, B, C, D"):
+        read_answer("m", task, {"ranking": ranking, "probabilities": {"A": 0.5, "Z": 0.5}})
+    assert read_answer("m", task, kept).probabilities == {"A": 0.7, "B": 0.3}
+
+
 def test_rankings_and_choices_map_to_the_stated_distributions() -> None:
     planning = _task("strategic_planning")
     probabilities, how = answer_distribution(planning, _answer("strategic_planning", {"ranking": [
@@ -100,6 +139,9 @@ def test_a_round_scores_every_task_and_probability_answers(tmp_path: Path) -> No
                      "payload": {"probabilities": {last: 1.0}}})
     write_jsonl(tmp_path / "sure.jsonl", sure)
     submit(ledger, ROUND, ToyKB(until=CUTOFF), task_answers=tmp_path / "sure.jsonl")
+    plugin = tmp_path / "sure_plugin.py"  # the same probabilities from a plug-in, in its family's schema
+    plugin.write_text(SURE_PLUGIN)
+    submit(ledger, ROUND, ToyKB(until=CUTOFF), method=f"{plugin}:sure_plugin", trust_plugin=True)
     submit(ledger, ROUND, ToyKB(until=CUTOFF),
            task_answers=task_answers_file(tmp_path / "first.jsonl", tasks, "first"))
     toy_tick(ledger, None)
@@ -116,6 +158,9 @@ def test_a_round_scores_every_task_and_probability_answers(tmp_path: Path) -> No
                        for option in {c.option_id for c in task.candidates})
         assert row["score"] == pytest.approx(expected)
     assert {row["task_id"] for row in scores if row["method"] == "sure"} == set(resolutions)
+    stated = {row["task_id"]: row["score"] for row in scores if row["method"] == "sure"}
+    plugged = {row["task_id"]: row["score"] for row in scores if row["method"] == "sure_plugin"}
+    assert plugged == stated  # read from the plug-in's answers, not from their rankings or choices
     firsts = [row for row in scores if row["method"] == "first"]
     assert len(firsts) == len(resolutions) and not any(row["imputed"] for row in firsts)
     families = {task.family for task in tasks}

@@ -34,12 +34,13 @@ def test_open_freezes_public_files_and_baselines(ledger: Path) -> None:
     manifest = check_round(ledger, ROUND)
     questions = _questions(ledger)
     assert manifest.cutoff == CUTOFF and manifest.items == len(questions) == 8
-    assert set(manifest.counts["by_family"]) == {
+    assert set(manifest.counts["by_family"]) == {  # 8 questions: bottleneck mentions come later
         "direction_forecasting",
         "strategic_planning",
-        "bottleneck_opportunity",
         "venue_positioning",
     }
+    assert set(manifest.counts["by_rule"]) <= set(manifest.counts["supply"]["rules"])
+    assert "count_growth" not in manifest.counts["supply"]["rules"]  # off by default (rounds.rules)
     assert all(name.startswith("public/") for name in manifest.files)
     folder = round_dir(ledger, ROUND)
     assert not (folder / "resolutions").exists()  # hidden targets only at resolution

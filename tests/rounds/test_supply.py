@@ -20,9 +20,11 @@ from tests.rounds.helpers import toy_settings
 from tests.tasks.toy import CUTOFF, ToyKB
 
 
-def _supply(kb: ToyKB, wanted: int = 200, cutoff: date = CUTOFF, node_cap: int = 4) -> list:
+def _supply(kb: ToyKB, wanted: int = 200, cutoff: date = CUTOFF, node_cap: int = 4,
+            rules: list[str] | None = None) -> list:
     settings = toy_settings()
     settings.rounds.node_cap = node_cap
+    settings.rounds.rules = list(RULES) if rules is None else rules
     snapshot = ToyKB(until=CUTOFF).snapshot
     questions, _, _ = freeze_questions(kb, cutoff, "3m", wanted, settings, {"toy": snapshot},
                                        supply=settings.rounds, seed="s")
@@ -71,6 +73,27 @@ def test_new_rules_resolve_from_the_window() -> None:
     growth = {question.node_id: resolutions[question.question_id].outcome for question in questions
               if question_rule(question) == "count_growth"}
     assert growth.get("n_vorp", 1.0) == 1.0 and growth.get("n_quel", 0.0) == 0.0
+
+
+def test_default_supply_leaves_out_count_growth_and_fills_with_the_other_rules() -> None:
+    from foresci.core.errors import UserError
+    from foresci.rounds.config import SUPPLY_OFF, RoundSettings
+    from foresci.tasks.forecast import chosen_rules
+
+    default = _supply(ToyKB(until=CUTOFF), node_cap=5, rules=list(RoundSettings().rules))
+    asked = chosen_rules(RoundSettings())
+    assert {question_rule(question) for question in default} == set(asked) == set(RULES) - set(SUPPLY_OFF)
+    assert "count_growth" in SUPPLY_OFF
+    capped = _supply(ToyKB(until=CUTOFF), node_cap=3, rules=list(RoundSettings().rules))
+    assert len(capped) == len(_supply(ToyKB(until=CUTOFF), node_cap=3))  # nodes fill their cap from the rest
+    shares = [_supply(ToyKB(until=CUTOFF), node_cap=3, rules=["share_growth"])]
+    assert {question_rule(question) for question in shares[0]} == {"share_growth"}
+    try:
+        _supply(ToyKB(until=CUTOFF), node_cap=3, rules=["share_growth", "coin_flip"])
+    except UserError as error:
+        assert "coin_flip" in str(error) and "rounds.rules" in str(error)
+    else:
+        raise AssertionError("an unknown supply rule was accepted")
 
 
 def test_emergence_questions_cap_each_concept() -> None:

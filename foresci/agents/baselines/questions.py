@@ -17,6 +17,7 @@ from collections import Counter
 import numpy as np
 
 from foresci.agents.baselines.measure import months_before
+from foresci.agents.baselines.subject_index import subject_index
 from foresci.agents.config import AgentSettings
 from foresci.agents.tools import KBViewLike, month_of
 from foresci.contracts import ForecastAnswer
@@ -31,25 +32,14 @@ PROBABILITY_CAP = 0.95
 
 
 def subject_papers(view: KBViewLike, question: ForecastQuestion) -> list[Paper]:
-    """Pre-cutoff papers of the question's domain that hold most content words of its quoted subject."""
+    """Pre-cutoff papers of the question's domain that hold most content words of its quoted subject (read
+    from the view's per-domain word index, :mod:`foresci.agents.baselines.subject_index`)."""
     quoted = QUOTED.findall(question.text)
     words = set(content_tokens(quoted[0])) if quoted else set(content_tokens(question.text)[:4])
     if not words:
         return []
     needed = max(1, math.ceil(0.6 * len(words)))
-    return [
-        paper
-        for paper in view.papers(question.domain)
-        if paper.announced <= view.cutoff
-        and _may_hold(paper.text.lower(), words, needed)
-        and len(words & set(content_tokens(paper.text))) >= needed
-    ]
-
-
-def _may_hold(lowered: str, words: set[str], needed: int) -> bool:
-    """False when fewer than ``needed`` of ``words`` occur in ``lowered`` even as substrings (a token is
-    one, so such a paper cannot hold them as tokens either): skips tokenising most of a domain's papers."""
-    return sum(word in lowered for word in words) >= needed
+    return subject_index(view, question.domain).holding(words, needed)
 
 
 def _bounded(probability: float) -> float:

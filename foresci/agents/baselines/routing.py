@@ -65,31 +65,61 @@ def routed_taxonomy(view: KBViewLike, domain: str | None) -> RoutedTaxonomy | No
         return per_view[domain]
 
 
-def _induce(view: KBViewLike, domain: str | None) -> RoutedTaxonomy | None:
-    from foresci.core.settings import Settings
-    from foresci.taxonomy.assign import assign_papers
-    from foresci.taxonomy.induce import induce_taxonomy
-    from foresci.taxonomy.window import ancestors
+def seed_routed(view: KBViewLike, domain: str, snapshot: Snapshot) -> None:
+    """Hand ``view`` the T(domain, view.cutoff) its caller already induced from the same papers, vectors and
+    ``taxonomy`` settings (a round's opening: :func:`foresci.rounds.open.open_round`), so the forecasters
+    route into it instead of inducing it again; kept as is when one is already there."""
+    with _LOCK:
+        per_view = _CACHE.setdefault(view, {})
+        if domain not in per_view:
+            per_view[domain] = _routed(view, domain, snapshot)
 
-    if domain is None:
-        return None
-    settings = Settings()
-    papers = view.papers(domain, statuses=tuple(settings.taxonomy.member_statuses))
+
+def _routed(view: KBViewLike, domain: str, snapshot: Snapshot) -> RoutedTaxonomy | None:
+    """The view's papers of ``domain`` routed into ``snapshot``'s subtrees."""
+    found = _inputs(view, domain)
+    return None if found is None else _route(snapshot, *found)
+
+
+def _inputs(view: KBViewLike, domain: str) -> tuple[list[Any], np.ndarray] | None:
+    """The view's papers of ``domain`` screened into ``taxonomy.member_statuses`` and their vectors."""
+    from foresci.core.settings import Settings
+
+    papers = view.papers(domain, statuses=tuple(Settings().taxonomy.member_statuses))
     if not papers:
         return None
     vectors = np.asarray(view.embeddings([paper.paper_id for paper in papers]), dtype=np.float32)
     if vectors.ndim != 2 or vectors.shape[0] != len(papers):
         return None
-    history = induce_taxonomy(papers, vectors, domain, view.cutoff, settings)
-    if not history.snapshots:
-        return None
-    snapshot = history.final
+    return papers, vectors
+
+
+def _route(snapshot: Snapshot, papers: list[Any], vectors: np.ndarray) -> RoutedTaxonomy:
+    from foresci.taxonomy.assign import assign_papers
+    from foresci.taxonomy.window import ancestors
+
     routed: dict[str, list[str]] = {node.node_id: [] for node in snapshot.nodes}
     chains: dict[str, list[str]] = {}
     for paper_id, leaf in assign_papers(snapshot, papers, vectors).items():
         for node_id in chains.setdefault(leaf, ancestors(snapshot, leaf)):
             routed[node_id].append(paper_id)
     return RoutedTaxonomy(snapshot, routed)
+
+
+def _induce(view: KBViewLike, domain: str | None) -> RoutedTaxonomy | None:
+    from foresci.core.settings import Settings
+    from foresci.taxonomy.induce import induce_taxonomy
+
+    if domain is None:
+        return None
+    found = _inputs(view, domain)
+    if found is None:
+        return None
+    papers, vectors = found
+    history = induce_taxonomy(papers, vectors, domain, view.cutoff, Settings())
+    if not history.snapshots:
+        return None
+    return _route(history.final, papers, vectors)
 
 
 def option_node(snapshot: Snapshot | None, node_id: str | None, name: str) -> OptionNode | None:

@@ -151,6 +151,9 @@ class TaskFamily:
     """Whether a rule reading the per-option paper counts its public context states (the ``recency``
     method) may answer its tasks (:meth:`counts_rule_answer` then writes the answer); a run asks such a
     rule nothing of the other families."""
+    headline: bool = True
+    """Whether the benchmark's headline claim (reading the literature beats rules that read the task) is made
+    for it; False for a persistence family, whose answer is mostly where the work already is."""
     ranked: bool = False
     """Answers rank every option: FTA is the ranking score, option ids are enumerated in ``ranking``."""
     contract: str = ""

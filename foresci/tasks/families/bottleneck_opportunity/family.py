@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from foresci.tasks.families.base import ContractCheck, TaskFamily, register_family
 from foresci.tasks.families.bottleneck_opportunity import forecasts
+from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 NAME = "bottleneck_opportunity"
 
 
-class BottleneckAnswer(BaseModel):
+class BottleneckAnswer(OptionProbabilities):
     """bottleneck_opportunity: one root bottleneck, the opportunity it unlocks, and the mechanism."""
 
     model_config = ConfigDict(extra="forbid")

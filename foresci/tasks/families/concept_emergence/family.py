@@ -17,6 +17,7 @@ from foresci.tasks.families.parts import (
     ranking_schema,
     ranking_top_choice,
 )
+from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ CONTEXT_TEMPLATE = ("“concept” in papers recent latest never in one paper up
 pair_option`)."""
 
 
-class EmergenceAnswer(BaseModel):
+class EmergenceAnswer(OptionProbabilities):
     """concept_emergence: every pair ranked, most likely to be studied together first."""
 
     model_config = ConfigDict(extra="forbid")

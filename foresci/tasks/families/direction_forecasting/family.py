@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from foresci.tasks.families.base import AnswerLike, ContractCheck, TaskFamily, TopChoice, register_family
 from foresci.tasks.families.direction_forecasting import forecasts
 from foresci.tasks.families.parts import bullets, choice_schema, option_names, read_choice
+from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.options import option_ids, parse_answer_ranking, resolve_option
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 from foresci.taxonomy.models import Trajectory
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 NAME = "direction_forecasting"
 
 
-class DirectionAnswer(BaseModel):
+class DirectionAnswer(OptionProbabilities):
     """direction_forecasting: the candidate that gains momentum and its trajectory."""
 
     model_config = ConfigDict(extra="forbid")

@@ -19,6 +19,7 @@ from foresci.tasks.families.parts import (
     ranking_top_choice,
 )
 from foresci.tasks.families.strategic_planning import forecasts
+from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 NAME = "strategic_planning"
 
 
-class PlanningAnswer(BaseModel):
+class PlanningAnswer(OptionProbabilities):
     """strategic_planning: ranked options with milestones and risks."""
 
     model_config = ConfigDict(extra="forbid")

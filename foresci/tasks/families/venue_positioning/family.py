@@ -19,6 +19,7 @@ from foresci.tasks.families.parts import (
     ranking_top_choice,
 )
 from foresci.tasks.families.venue_positioning import forecasts
+from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 NAME = "venue_positioning"
 
 
-class VenueAnswer(BaseModel):
+class VenueAnswer(OptionProbabilities):
     """venue_positioning: ranked venue families with framing and reviewer risks."""
 
     model_config = ConfigDict(extra="forbid")
@@ -78,6 +79,7 @@ class VenuePositioning(TaskFamily):
     horizons = ("venue_cycle",)
     forecast_kind = "binary"
     ranked = True
+    headline = False  # a persistence family (docs: releases): persistence reads 0.70 top-1, trend 0.38
     round_tasks = "foresci.tasks.families.venue_positioning.rounds"
     agent_signals = "venue_profile"
     baseline_strategy = "venue_record"
