@@ -27,6 +27,30 @@ _NUMBER_CHARS = 24
 _SLACK_TOKENS = 16
 
 
+UNASKED = "x-foresci-unasked"
+"""A property carrying this key (true) is left out of the schema a request sends: an optional field a model
+is not asked for (a family answer's ``probabilities``, :mod:`foresci.tasks.option_probabilities`)."""
+
+
+def without_unasked(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` without the properties marked :data:`UNASKED` (in the schema and its ``$defs``; a copy,
+    or ``schema`` itself when none is marked)."""
+    if UNASKED not in str(schema):
+        return schema
+    trimmed = copy.deepcopy(schema)
+    for node in [trimmed, *(trimmed.get("$defs") or {}).values()]:
+        properties = node.get("properties")
+        if not isinstance(properties, dict):
+            continue
+        dropped = [name for name, value in properties.items()
+                   if isinstance(value, dict) and value.get(UNASKED)]
+        for name in dropped:
+            properties.pop(name)
+        if dropped and isinstance(node.get("required"), list):
+            node["required"] = [name for name in node["required"] if name not in dropped]
+    return trimmed
+
+
 def bounded_schema(schema: dict[str, Any], max_chars: int | None, max_items: int | None) -> dict[str, Any]:
     """``schema`` with ``maxLength`` on free-text strings and ``maxItems`` on unsized lists (a copy;
     ``schema`` itself when both caps are None)."""

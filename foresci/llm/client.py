@@ -29,7 +29,7 @@ from pydantic import BaseModel, SecretStr, ValidationError
 
 from foresci.core.artifacts import sha256_json
 from foresci.core.transcripts import record
-from foresci.llm.bounds import bounded_schema, reply_token_bound
+from foresci.llm.bounds import bounded_schema, reply_token_bound, without_unasked
 from foresci.llm.budget import estimate_tokens, fit_to_window
 from foresci.llm.cache import Usage, response_cache
 from foresci.llm.capabilities import capabilities_for
@@ -190,9 +190,11 @@ class LLMClient:
         return {self.settings.llm.effective_token_limit_param: limit}
 
     def request_schema(self, json_schema: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-        """The schema sent for ``json_schema`` (free text and lists capped as the settings say) and the
-        token limit of that request: the role's, raised to the longest reply the capped schema allows."""
+        """The schema sent for ``json_schema`` (fields models are not asked for left out, free text and lists
+        capped as the settings say) and the token limit of that request: the role's, raised to the longest
+        reply the capped schema allows."""
         llm = self.settings.llm
+        json_schema = without_unasked(json_schema)
         sent = bounded_schema(json_schema, llm.max_field_chars, llm.max_list_items)
         if sent is json_schema or self.max_tokens is None:
             return sent, self.max_tokens

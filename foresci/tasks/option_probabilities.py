@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
+from foresci.llm.bounds import UNASKED
+
 SUM_TOLERANCE = 1e-6
 
 
@@ -27,6 +29,11 @@ class OptionProbabilities(BaseModel):
         default=None,
         description="optional: option_id -> probability that this option is the outcome (each in [0, 1], "
         "summing to 1; options left out read 0); scored by the multi-class Brier score in rounds",
+        # foresci's own LLM calls leave it out of the schema they send (foresci.llm.bounds.without_unasked):
+        # the shipped LLM methods are not asked for probabilities (a small model fills the map with invented
+        # keys or sums that are not 1, and the failed check lost the whole answer); plug-ins and HTTP agents
+        # see the field in the exported schemas
+        json_schema_extra={UNASKED: True},
     )
 
     @field_validator("probabilities")

@@ -112,3 +112,19 @@ def test_tool_request_schema_is_what_the_tools_url_accepts(exported: Path) -> No
             assert accepted, request
         except ValidationError:
             assert not accepted, request
+
+
+@pytest.mark.parametrize("family", sorted({task.family for task in toy_tasks()}))
+def test_llm_requests_leave_out_the_probabilities_a_plugin_may_give(exported: Path, family: str) -> None:
+    """A family answer's optional ``probabilities`` is in the exported schema (plug-ins and HTTP agents may
+    state it) but not in the schema foresci's own LLM calls send: the real small model filled it with
+    invented option ids, and the failed check lost the whole answer."""
+    from foresci.core.settings import Settings
+    from foresci.llm.client import LLMClient
+
+    full = family_schema(family).model_json_schema()
+    assert "probabilities" in full["properties"]
+    client = LLMClient(Settings(), role="agent", use_cache=False)
+    sent, _ = client.request_schema(full)
+    assert "probabilities" not in sent["properties"] and "probabilities" not in json.dumps(sent)
+    assert set(sent["properties"]) == set(full["properties"]) - {"probabilities"}
