@@ -203,10 +203,7 @@ def run_command(
         f"({summary.forecast_errors} errors)"
     )
     if summary.evidence_none:
-        console.print(
-            f"  {summary.evidence_none} answers read no paper (evidence: none): cutoff before the KB "
-            "or an empty domain"
-        )
+        console.print(evidence_none_line(summary.evidence_none, summary.evidence_none_by), markup=False)
     if job_engine is not None and job_engine.lost:
         console.print(
             f"[yellow]{len(job_engine.lost)} jobs lost with their Ray workers (nothing written; rerun to "
@@ -309,3 +306,13 @@ def write_run_manifest(
     files = [name for name in (ANSWERS_FILE, FORECASTS_FILE, SCORES_FILE) if (out / name).is_file()]
     write_manifest(out, "run", inputs=inputs, config=config, files=files, counts=counts)
 
+
+def evidence_none_line(total: int, by: dict[str, int]) -> str:
+    """The run's line about answers that read no paper: how many, by method/family (most first), and the
+    two causes (a method answering from what the task itself states, e.g. the link measures of
+    concept-emergence pairs, reads none by design; else the cutoff is before the KB or the domain empty)."""
+    ordered = sorted(by.items(), key=lambda item: (-item[1], item[0]))
+    parts = ", ".join(f"{key} {count}" for key, count in ordered)
+    return (f"  {total} answers read no paper (evidence: none){': ' + parts if parts else ''}. A method "
+            "that answers from what the task states (e.g. the link measures of concept-emergence pairs) reads "
+            "none by design; otherwise the cutoff is before the KB or the domain is empty")

@@ -116,6 +116,7 @@ class RunSummary:
     answered: int = 0
     errors: int = 0
     evidence_none: int = 0
+    evidence_none_by: dict[str, int] = field(default_factory=dict)  # "method/family" -> answers reading none
     forecasts: int = 0
     forecast_errors: int = 0
     rows: int = 0  # after the run: rows standing for this command's (task, method, model, mode) keys
@@ -359,6 +360,9 @@ def answer_release(request: RunRequest) -> RunSummary:
             summary.answered += row.status == "ok"
             summary.errors += row.status == "error"
             summary.evidence_none += row.evidence == "none"
+            if row.evidence == "none":
+                key = f"{row.method}/{row.family}"
+                summary.evidence_none_by[key] = summary.evidence_none_by.get(key, 0) + 1
             if bar is not None and bar_task is not None:
                 bar.advance(bar_task)
     keys = {job.key for job in planned}

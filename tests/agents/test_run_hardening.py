@@ -317,3 +317,31 @@ def test_a_run_is_one_request_object(toy_world: ToyWorld, tmp_path: Path) -> Non
     assert {row.label for row in read_answers(out / ANSWERS_FILE)} == {"req"}
     with pytest.raises(TypeError):
         run_release(toy_tasks(), out, toy_world.settings, ["persistence"], None)  # type: ignore[misc]
+
+
+def test_the_run_says_which_methods_and_families_read_no_paper(toy_world: ToyWorld, tmp_path: Path) -> None:
+    """Answers that read no paper are counted by method/family, and the run's line names them with both
+    causes (by design, or a cutoff before the KB), instead of blaming the KB for all of them."""
+    from foresci.agents.cli import evidence_none_line
+    from foresci.core.locks import artifact_lock
+    from foresci.methods.runner import RunRequest, answer_release
+
+    out = tmp_path / "run"
+    empty = _view_factory(toy_world)
+
+    def before_the_kb(cutoff):  # type: ignore[no-untyped-def]
+        return empty(date(2000, 1, 1))
+
+    request = RunRequest(tasks=toy_tasks(), out=out, settings=toy_world.settings,
+                         methods=["persistence", "trend"], view_factory=before_the_kb, label="empty")
+    with artifact_lock(out):
+        summary = answer_release(request)
+    rows = read_answers(out / ANSWERS_FILE)
+    expected: dict[str, int] = {}
+    for row in rows:
+        if row.evidence == "none":
+            expected[f"{row.method}/{row.family}"] = expected.get(f"{row.method}/{row.family}", 0) + 1
+    assert expected and summary.evidence_none_by == expected
+    assert sum(expected.values()) == summary.evidence_none
+    line = evidence_none_line(summary.evidence_none, summary.evidence_none_by)
+    assert all(key in line for key in expected) and "by design" in line and "before the KB" in line
