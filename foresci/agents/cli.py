@@ -314,5 +314,5 @@ def evidence_none_line(total: int, by: dict[str, int]) -> str:
     ordered = sorted(by.items(), key=lambda item: (-item[1], item[0]))
     parts = ", ".join(f"{key} {count}" for key, count in ordered)
     return (f"  {total} answers read no paper (evidence: none){': ' + parts if parts else ''}. A method "
-            "that answers from what the task states (e.g. the link measures of concept-emergence pairs) reads "
-            "none by design; otherwise the cutoff is before the KB or the domain is empty")
+            "that answers from what the task states (e.g. the link measures of concept-emergence pairs) "
+            "reads none by design; otherwise the cutoff is before the KB or the domain is empty")
