@@ -139,7 +139,7 @@ def run_command(
                                 settings=settings)
                  for name in dict.fromkeys(chosen)]
     except MethodLoadError as error:
-        raise typer.BadParameter(_did_you_mean(error.message, chosen), param_hint="--method") from error
+        raise typer.BadParameter(error.message, param_hint="--method") from error
     in_process = [spec.name for spec in specs if not spec.shipped and not spec.isolated]
     judged = [name for name in JUDGED_OUTPUTS if (out / name).exists()]
     if in_process and judged:
@@ -247,24 +247,6 @@ def failed(summary: RunSummary) -> bool:
     if summary.rows:
         return summary.standing_errors == summary.rows
     return bool(summary.forecast_rows) and summary.forecast_standing_errors == summary.forecast_rows
-
-
-def _did_you_mean(message: str, chosen: list[str]) -> str:
-    """``message`` led by "did you mean persistence?" when it refuses an unknown method whose name is close
-    to a shipped method or an installed plug-in (``--method persistance``)."""
-    import difflib
-
-    from foresci.methods import shipped_methods
-    from foresci.methods.loading import installed_plugins
-
-    if not message.startswith("unknown method"):
-        return message
-    known = [*shipped_methods(), *installed_plugins()]
-    for name in chosen:
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
-        if name not in known and close:
-            return f"did you mean {close[0]}? {message}"
-    return message
 
 
 def write_run_manifest(
