@@ -1,5 +1,5 @@
 """Freeze a round at the KB's last announcement day: one forecast package per window and the family tasks
-(:mod:`foresci.rounds.family_tasks`; concept_emergence's ``ce-`` tasks and ``ceq-`` questions:
+(:mod:`foresci.rounds.family_tasks`; the concept-pair ``ce-`` tasks and ``ceq-`` questions:
 :mod:`foresci.rounds.emergence_items`), hashed, baselines in (persistence, trend and recency answer the
 family tasks too; the name-only LLM baseline answers both when an LLM endpoint is configured).
 

@@ -282,3 +282,39 @@ def test_registration_checks_the_hooks_with_the_definition() -> None:
     from foresci.tasks.families.base import SIGNAL_KINDS
 
     assert set(SIGNALS) == set(SIGNAL_KINDS)  # every signal block a family may name is measured
+
+
+class _Placed(_NoBaseline):
+    name = "placed_family"
+    abbreviation = "pf"
+    round_default = -1
+    question_label = "what the placed family asks"
+
+
+def test_a_new_ledgers_families_and_the_round_sites_labels_come_from_the_family_attributes() -> None:
+    """``rounds init`` without ``--families`` freezes the families with a ``round_default`` place, by that
+    place; the round site's question table says what each family's questions ask (``question_label``)."""
+    from foresci.rounds.ledger import LedgerConfig
+    from foresci.rounds.site import question_labels
+
+    before = LedgerConfig().families
+    assert set(before) == {family.name for family in all_families() if family.round_default is not None}
+    register_family(_Placed)
+    register_family(_NoBaseline)
+    try:
+        assert LedgerConfig().families == ["placed_family", *before]  # first by its place; unplaced: out
+        labels = question_labels()
+        assert labels["placed_family"] == "what the placed family asks"
+        assert _NoBaseline.name not in labels  # the site shows an unlabelled family by its name
+    finally:
+        for name in (_Placed.name, _NoBaseline.name):
+            registry._REGISTRY.pop(name, None)
+        registry._family_tuple.cache_clear()
+
+    class Misplaced(_NoBaseline):
+        name = "misplaced_family"
+        abbreviation = "mf"
+        round_default = "first"  # type: ignore[assignment]
+
+    with pytest.raises(FamilyDefinitionError, match="round_default 'first' is not None or an integer"):
+        register_family(Misplaced)

@@ -144,6 +144,11 @@ class TaskFamily:
     evidence, settings) -> foresci.tasks.families.round_outcome.Resolved`` on the window's evidence, and
     optionally ``finish(task, record) -> task`` (after the leakage lint) and ``top_choice(answer, task,
     hidden)`` (a round's top-1, else :meth:`top_choice`)."""
+    round_default: int | None = None
+    """Its place among a new ledger's default ``families`` (``rounds init`` naming none; lower first: the
+    order a round freezes the families' tasks in); None: it joins a round only when a ledger names it."""
+    question_label: str = ""
+    """What its forecast questions ask, as the rounds site's question table says it (empty: its name)."""
     choice_key: str | None = None
     """The answer field naming its one chosen option (a single-choice family; None: answers rank the
     options): what a round reads as the answer's pick (:meth:`read_choice`)."""
@@ -353,6 +358,11 @@ def definition_problems(family: TaskFamily) -> list[str]:
     if family.round_tasks is not None and not all(part.isidentifier()
                                                   for part in str(family.round_tasks).split(".")):
         problems.append(f"round_tasks {family.round_tasks!r} is not a module path")
+    if family.round_default is not None and (isinstance(family.round_default, bool)
+                                             or not isinstance(family.round_default, int)):
+        problems.append(f"round_default {family.round_default!r} is not None or an integer")
+    if not isinstance(family.question_label, str):
+        problems.append(f"question_label {family.question_label!r} is not a string")
     for attribute in ("hidden_target", "builder", "release_parts"):
         value = getattr(family, attribute)
         if (value is not None or attribute == "hidden_target") and not _dotted(value):

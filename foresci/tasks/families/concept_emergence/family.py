@@ -76,6 +76,8 @@ class ConceptEmergence(TaskFamily):
     """Rank concept pairs unconnected at the cutoff by how much the window will study them together."""
 
     name = NAME
+    round_default = 4
+    question_label = "concept pair used together (emergence)"
     abbreviation = "ce"
     answer_schema = EmergenceAnswer
     deliverables = (
