@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from foresci.agents.render import check_contract, render_text
 from foresci.contracts import Answer, RankedOption
-from foresci.core.io import JsonlError, dumps_line
+from foresci.core.io import JsonlError, dumps_line, iter_jsonl
 from foresci.tasks.families import (
     FamilyDefinitionError,
     TaskFamily,
@@ -206,15 +206,42 @@ def test_a_run_of_non_llm_methods_needs_no_prompt_texts_for_a_family_without_the
     from foresci.agents.prompts import PromptError, _load_prompts_cached
     from foresci.core.settings import Settings
     from foresci.methods.runner import run_release
+    from foresci.methods.shipped.prompts import prompt_book
 
     settings = Settings(cache_dir=tmp_path / "cache")
     _load_prompts_cached.cache_clear()
     try:
         run_release([], tmp_path / "baselines", settings, ["trend", "persistence"])
-        with pytest.raises(PromptError, match="no_baseline_family"):  # an LLM method still needs them
-            run_release([], tmp_path / "llm", settings, ["native"])
+        run_release([], tmp_path / "llm", settings, ["native"])  # nor an LLM run that asks it nothing
+        expected = Path(__file__).resolve().parent / "prompts.yaml"  # beside the module defining it
+        line = (f"family 'no_baseline_family' has no prompt texts for the LLM methods: expected {expected} "
+                "(keys contract, evidence_focus, rubric)")
+        with pytest.raises(PromptError) as caught:
+            prompt_book().family("no_baseline_family", "contract")
+        assert str(caught.value) == line
+        task = Task(**TASK, family=extra_family.name)
+        asked = run_release([task], tmp_path / "asked", settings, ["native"])
+        rows = list(iter_jsonl(tmp_path / "asked" / "answers.jsonl"))
+        assert asked.errors == 1 and asked.usage[next(iter(asked.usage))]["calls"] == 0  # asked no model
+        assert rows[0]["error"] == f"task t1: PromptError: {line}"  # the error row says it in one line
     finally:
         _load_prompts_cached.cache_clear()
+
+
+def test_a_family_ships_its_prompt_texts_in_its_own_folder() -> None:
+    """Every shipped family's texts are the ``prompts.yaml`` beside its module (no shared file names them);
+    the prompt book hands out exactly those texts."""
+    import yaml
+
+    from foresci.methods.shipped.prompts import prompt_book
+
+    book = prompt_book()
+    for family in all_families():
+        path = family.prompts_path()
+        assert path.parent.name == family.name and path.is_file(), path
+        texts = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert {key: book.family(family.name, key) for key in texts} == {
+            key: text.strip() for key, text in texts.items()}
 
 
 def test_registration_checks_the_family_as_a_whole_and_names_every_problem() -> None:

@@ -14,8 +14,10 @@ registers from a module outside foresci named in ``FORESCI_EXTENSIONS`` or the e
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
@@ -161,11 +163,15 @@ class TaskFamily:
     for it; False for a persistence family, whose answer is mostly where the work already is."""
     ranked: bool = False
     """Answers rank every option: FTA is the ranking score, option ids are enumerated in ``ranking``."""
+    prompts: str = "prompts.yaml"
+    """Its prompt texts' file (``contract``, ``rubric``, ``evidence_focus``: plain text, no variables), a
+    path relative to the folder of the module defining the family (:meth:`prompts_path`); the LLM methods
+    read it. When it is absent the family's own attributes below are its texts."""
     contract: str = ""
     rubric: str = ""
     evidence_focus: str = ""
-    """Texts for the prompts (answer contract, reviewer rubric, ARIS evidence focus); the shipped families'
-    texts live in ``agents/families.yaml``, which overrides these."""
+    """Texts for the prompts (answer contract, reviewer rubric, ARIS evidence focus) when the family has no
+    :attr:`prompts` file; the shipped families keep theirs in ``prompts.yaml`` in their folders."""
 
     # ---- hidden side (loaded on use: agents never import hidden code) ------------------------------
 
@@ -291,6 +297,12 @@ class TaskFamily:
         kind), for the ``task_signals`` baseline strategy; None: the task shows none to answer from."""
         return None
 
+    def prompts_path(self) -> Path:
+        """Where its prompt texts' file is: :attr:`prompts` beside the module that defines the family."""
+        module = sys.modules.get(type(self).__module__)
+        folder = Path(getattr(module, "__file__", None) or ".").resolve().parent
+        return folder / self.prompts
+
     def __repr__(self) -> str:
         return f"<TaskFamily {self.name}>"
 
@@ -382,6 +394,8 @@ def definition_problems(family: TaskFamily) -> list[str]:
     if family.baseline_strategy is not None and not (isinstance(family.baseline_strategy, str)
                                                      and family.baseline_strategy.isidentifier()):
         problems.append(f"baseline_strategy {family.baseline_strategy!r} is not None or a strategy name")
+    if not isinstance(family.prompts, str) or not family.prompts.strip():
+        problems.append(f"prompts {family.prompts!r} is not a file name")
     texts = {key: str(getattr(family, key, "") or "").strip() for key in _TEXTS}
     if any(texts.values()) and not all(texts.values()):
         problems.append(f"prompt texts: {[key for key, text in texts.items() if not text]} missing (give "
