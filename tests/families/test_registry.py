@@ -228,6 +228,36 @@ def test_a_run_of_non_llm_methods_needs_no_prompt_texts_for_a_family_without_the
         _load_prompts_cached.cache_clear()
 
 
+def test_a_family_from_outside_foresci_ships_its_prompt_texts_beside_its_module(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An extension family's ``prompts.yaml`` in its own folder is what the LLM methods read for it."""
+    import importlib
+
+    from foresci.agents.prompts import _load_prompts_cached
+    from foresci.methods.shipped.prompts import prompt_book
+
+    folder = tmp_path / "outside_family"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(
+        "from tests.families.test_registry import _NoBaseline\n\n\n"
+        "class Outside(_NoBaseline):\n    name = 'outside_family'\n    abbreviation = 'of'\n",
+        encoding="utf-8")
+    (folder / "prompts.yaml").write_text(
+        "contract: |\n  Say which option.\nrubric: Is it grounded?\n"
+        "evidence_focus: >\n  Counts\n  per month.\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register_family(importlib.import_module("outside_family").Outside)
+    _load_prompts_cached.cache_clear()
+    try:
+        book = prompt_book()
+        assert [book.family("outside_family", key) for key in ("contract", "rubric", "evidence_focus")] == [
+            "Say which option.", "Is it grounded?", "Counts per month."]
+    finally:
+        registry._REGISTRY.pop("outside_family", None)
+        registry._family_tuple.cache_clear()
+        _load_prompts_cached.cache_clear()
+
+
 def test_a_family_ships_its_prompt_texts_in_its_own_folder() -> None:
     """Every shipped family's texts are the ``prompts.yaml`` beside its module (no shared file names them);
     the prompt book hands out exactly those texts."""
