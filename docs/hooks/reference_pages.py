@@ -106,7 +106,7 @@ def families_page(families: list[Any]) -> str:
     parts = [
         "# Task family reference\n",
         GENERATED_NOTE.format(source="the task family registry (`foresci.tasks.families`) and "
-                              "`agents/families.yaml`"),
+                              "each family's `prompts.yaml`"),
         f"{len(families)} families: " + ", ".join(f"`{family.name}`" for family in families)
         + ". `foresci tasks families` lists the registered ones, extensions' included.\n",
         table(["family", "id prefix", "windows", "forecast questions", "metrics", "answer schema",

@@ -172,7 +172,7 @@ def metric_docs() -> MetricsDoc:
 
 def family_docs() -> list[FamilyDoc]:
     """The task family registry (``foresci.tasks.families``, extensions included) with the prompt texts of
-    ``agents/families.yaml``, in registry order."""
+    each family's own ``prompts.yaml``, in registry order."""
     from foresci.methods.shipped.prompts import prompt_book
     from foresci.tasks.families import all_families
 

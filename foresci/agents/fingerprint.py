@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from foresci.agents.prompts import shipped_family_prompt_files
 from foresci.core.artifacts import sha256_file, sha256_json
 from foresci.core.errors import UserError
 from foresci.core.io import read_json, write_json
@@ -26,7 +27,8 @@ FINGERPRINT_FILE = "run_fingerprint.json"
 
 
 def run_fingerprint_parts(settings: Settings, prompts_dir: Path | None = None) -> dict[str, Any]:
-    """The settings and prompt files that shape answers (not concurrency, endpoint URL or keys)."""
+    """The settings and prompt files that shape answers (not concurrency, endpoint URL or keys): the
+    ``agents/`` files and the shipped families' ``prompts.yaml``."""
     folder = prompts_dir or declarative_dir("agents")
     llm = settings.llm
     return {
@@ -37,7 +39,11 @@ def run_fingerprint_parts(settings: Settings, prompts_dir: Path | None = None) -
             "reask": llm.reask,
         },
         "embed_model": settings.embed.model,
-        "prompts": {path.name: sha256_file(path)[:16] for path in sorted(Path(folder).glob("*.yaml"))},
+        "prompts": {
+            **{path.name: sha256_file(path)[:16] for path in sorted(Path(folder).glob("*.yaml"))},
+            **{f"{path.parent.name}/{path.name}": sha256_file(path)[:16]
+               for path in shipped_family_prompt_files()},
+        },
     }
 
 

@@ -5,7 +5,9 @@ naming the file and key, when a template's placeholders differ from its declared
 variables the code passes (``expected``: file -> template key -> variables, which the caller derives from
 the code that renders them; the shipped methods declare theirs, see
 :func:`foresci.methods.shipped.prompts.prompt_book`); rendering fails when a value is missing or extra.
-``agents/families.yaml`` holds the per-family answer contract and reviewer rubric (plain text).
+Each task family's answer contract, reviewer rubric and evidence focus (plain text) are its own: the
+``prompts.yaml`` in its folder (:meth:`foresci.tasks.families.TaskFamily.prompts_path`), else the texts the
+family object carries. A family without either answers no LLM method (one line naming the file expected).
 
 Values that carry retrieved or model-written text (:data:`DATA_VARIABLES`) are fenced as data when
 rendered (:mod:`foresci.core.fencing`), and the shared system message gets the clause saying fenced text is
@@ -70,12 +72,13 @@ def placeholders(text: str) -> frozenset[str]:
 
 
 class PromptBook:
-    """All method templates and family texts of one ``agents/`` folder."""
+    """All method templates of one ``agents/`` folder and every registered family's texts."""
 
     def __init__(self, templates: dict[tuple[str, str], Template],
-                 families: dict[str, dict[str, str]]) -> None:
+                 families: dict[str, dict[str, str]], expected: Mapping[str, Path] | None = None) -> None:
         self.templates = templates
         self.families = families
+        self.expected = dict(expected or {})  # family without texts -> the file it would have them in
 
     def render(self, file: str, key: str, **values: Any) -> str:
         """Render template ``key`` of ``agents/<file>.yaml``."""
@@ -87,11 +90,17 @@ class PromptBook:
         return with_system_clause(text) if (file, key) in SYSTEM_TEMPLATES else text
 
     def family(self, family: str, key: str) -> str:
-        """A family text (``contract``, ``rubric`` or ``evidence_focus``) from ``agents/families.yaml``."""
-        try:
-            return self.families[family][key]
-        except KeyError as error:
-            raise PromptError(f"agents/families.yaml: no {key!r} for family {family!r}") from error
+        """A family text (``contract``, ``rubric`` or ``evidence_focus``): its ``prompts.yaml``'s, else the
+        family object's; a PromptError naming the family and the file expected when it has none."""
+        if key not in FAMILY_KEYS:
+            raise PromptError(f"no family text {key!r} (one of {sorted(FAMILY_KEYS)})")
+        texts = self.families.get(family)
+        if texts is None:
+            where = self.expected.get(family)
+            expected = f"expected {where}" if where is not None else "it is not a registered family"
+            raise PromptError(f"family {family!r} has no prompt texts for the LLM methods: {expected} "
+                              f"(keys {', '.join(sorted(FAMILY_KEYS))})")
+        return texts[key]
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -127,39 +136,55 @@ def _load_templates(path: Path, expected: Mapping[str, frozenset[str]]) -> dict[
     return loaded
 
 
-def _load_families(path: Path) -> dict[str, dict[str, str]]:
-    """Every registered family's texts: its entry in ``families.yaml`` (the shipped families'), else the
-    texts the family object carries (``TaskFamily.contract``/``rubric``/``evidence_focus``)."""
-    from foresci.tasks.families import all_families, family_names
+def family_texts(family: Any) -> dict[str, str] | None:
+    """One family's texts: its ``prompts.yaml`` (:meth:`~foresci.tasks.families.TaskFamily.prompts_path`,
+    checked: exactly the keys of :data:`FAMILY_KEYS`, no variables), else the texts the family object
+    carries (``contract``/``rubric``/``evidence_focus``), else None."""
+    path = family.prompts_path()
+    if path.is_file():
+        entry: dict[str, Any] = _read_yaml(path)
+        source = str(path)
+    else:
+        entry = {key: getattr(family, key, "") for key in FAMILY_KEYS}
+        if not all(str(text).strip() for text in entry.values()):
+            return None
+        source = f"family {family.name!r}"
+    if set(entry) != FAMILY_KEYS:
+        raise PromptError(f"{source}: keys {sorted(entry)} != {sorted(FAMILY_KEYS)}")
+    for key, text in entry.items():
+        if not isinstance(text, str) or not text.strip():
+            raise PromptError(f"{source}: {key}: expected a non-empty text")
+        if placeholders(text):
+            raise PromptError(f"{source}: {key}: family texts take no variables")
+    return {key: text.strip() for key, text in entry.items()}
 
-    data = _read_yaml(path).get("families")
-    if not isinstance(data, dict):
-        raise PromptError(f"{path}: expected 'families:' mapping")
+
+def _load_families() -> tuple[dict[str, dict[str, str]], dict[str, Path]]:
+    """Every registered family's texts (:func:`family_texts`), and for each family without any the file
+    it would have them in."""
+    from foresci.tasks.families import all_families
+
     families: dict[str, dict[str, str]] = {}
+    expected: dict[str, Path] = {}
     for registered in all_families():
-        family = registered.name
-        entry = data.get(family)
-        own = {key: getattr(registered, key, "") for key in FAMILY_KEYS}
-        if entry is None and all(str(text).strip() for text in own.values()):
-            entry = own
-        if not isinstance(entry, dict):
-            raise PromptError(f"{path}: families.{family}: missing (and the family object carries no "
-                              f"{'/'.join(sorted(FAMILY_KEYS))} texts)")
-        if set(entry) != FAMILY_KEYS:
-            raise PromptError(f"{path}: families.{family}: keys {sorted(entry)} != {sorted(FAMILY_KEYS)}")
-        for key, text in entry.items():
-            if placeholders(str(text)):
-                raise PromptError(f"{path}: families.{family}.{key}: family texts take no variables")
-        families[family] = {key: str(text).strip() for key, text in entry.items()}
-    unknown = sorted(set(data) - set(family_names()))
-    if unknown:
-        raise PromptError(f"{path}: unknown families {unknown}; known: {list(family_names())}")
-    return families
+        texts = family_texts(registered)
+        if texts is None:
+            expected[registered.name] = registered.prompts_path()
+        else:
+            families[registered.name] = texts
+    return families, expected
+
+
+def shipped_family_prompt_files() -> list[Path]:
+    """The shipped families' prompt files (``foresci/tasks/families/*/prompts.yaml``), sorted: what a
+    shipped method's version and a run's fingerprint hash beside the ``agents/`` files."""
+    folder = Path(__file__).resolve().parents[1] / "tasks" / "families"
+    return sorted(folder.glob("*/prompts.yaml"))
 
 
 def load_prompts(expected: PromptVariables, folder: Path | None = None) -> PromptBook:
     """Load and validate the templates ``expected`` names (file -> key -> variables the code passes) from
-    ``folder`` (default: the shipped ``agents/``), with the family texts of its ``families.yaml``."""
+    ``folder`` (default: the shipped ``agents/``), with every registered family's texts."""
     frozen = tuple((file, tuple(keys.items())) for file, keys in expected.items())
     return _load_prompts_cached(str(folder or declarative_dir("agents")), frozen)
 
@@ -174,4 +199,4 @@ def _load_prompts_cached(folder_text: str, expected: _FrozenVariables) -> Prompt
             raise PromptError(f"{path}: prompt file missing")
         for key, template in _load_templates(path, dict(keys)).items():
             templates[(file, key)] = template
-    return PromptBook(templates, _load_families(folder / "families.yaml"))
+    return PromptBook(templates, *_load_families())

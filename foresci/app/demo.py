@@ -1,19 +1,20 @@
 """``foresci demo``: foresci's main job end to end on the embedded synthetic world.
 
 Stages (each the real code path a user runs on real data):
-world -> knowledge base -> taxonomy at the cutoff -> release (five families, plus numeric and binary
-forecast questions and concept_emergence's bulk pair set) -> answering methods -> evaluation ->
+world -> knowledge base -> taxonomy at the cutoff -> release (the shipped families, plus numeric and binary
+forecast questions and the concept-pair family's bulk pair set) -> answering methods -> evaluation ->
 terminal leaderboard + HTML report (with the forecast table: CRPS, coverage, Brier, skill). Without an
 LLM endpoint only the non-LLM methods (trend, persistence) answer; with ``FORESCI_LLM__BASE_URL`` set
 the LLM methods join, and name-only too.
 
-concept_emergence's bulk link-prediction set is scored by the pair-scoring methods of the full-mode runs
+The bulk link-prediction set is scored by the pair-scoring methods of the full-mode runs
 (:mod:`foresci.app.demo_emergence`: AUC and precision@100 in each run's ``summary.json`` and the report,
 and a table in the terminal summary).
 
-The terminal summary ends with forecaster quality on direction forecasting: strict top-1 and FTA with
-bootstrap 95 % intervals next to chance (:mod:`foresci.evaluation.quality`), over enough direction tasks
-(``per_family``) for the interval to say whether a forecaster beats chance. Trend shares are normalised by
+The terminal summary ends with forecaster quality on the lead family (the first registered one the run
+scored): strict top-1 and FTA with bootstrap 95 % intervals next to chance
+(:mod:`foresci.evaluation.quality`), over enough of its tasks (``per_family``) for the interval to say whether
+a forecaster beats chance. Trend shares are normalised by
 the world's domain categories, a stable reference (the synthetic stream has no collection drift).
 """
 
@@ -111,6 +112,7 @@ def run_demo(
     from foresci.methods.runner import run_release
     from foresci.sim.world import default_world_config, generate_world, load_ground_truth
     from foresci.tasks.build import build_release
+    from foresci.tasks.families.lookup import registered_names
     from foresci.tasks.release import load_release
     from foresci.taxonomy.build import build_taxonomy
     from foresci.taxonomy.rules import TaxonomyRules
@@ -213,7 +215,7 @@ def run_demo(
                 progress=not quiet,
                 questions=questions,
             )
-            if mode == "full":  # concept_emergence's bulk set, as `foresci run` scores it
+            if mode == "full":  # a release's bulk pair set, as `foresci run` scores it
                 score_bulk(release_dir, run_dir, methods, view_factory)
             write_run_manifest(run_dir, release_dir, kb_dir, settings, methods, [], mode)
             run_dirs.append(run_dir)
@@ -254,8 +256,9 @@ def run_demo(
     quality = family_quality(
         read_models(run_dirs[0] / "scores.jsonl", Score), {task.task_id: task for task in release.tasks}
     )
-    if "direction_forecasting" in quality:
-        console.print(quality_table(quality["direction_forecasting"]))
+    lead = next((name for name in registered_names() if name in quality), None)
+    if lead is not None:
+        console.print(quality_table(quality[lead]))
     bulk = bulk_table(read_json(run_dirs[0] / "summary.json"))
     if bulk is not None:
         console.print(bulk)

@@ -1,5 +1,6 @@
-"""What ``foresci demo`` does with concept_emergence's bulk link-prediction set: the pair-scoring methods of a
-full-mode run score it (as ``foresci run`` does: ``emergence_scores.jsonl``), ``evaluate_run`` adds the
+"""What ``foresci demo`` does with a release's bulk link-prediction set (the concept-pair family's): the
+pair-scoring methods of a full-mode run score it (as ``foresci run`` does: ``emergence_scores.jsonl``),
+``evaluate_run`` adds the
 ``emergence`` section to the run's ``summary.json`` (AUC and precision@k with bootstrap intervals per
 method, domain, window and k), and the terminal summary shows one line per method: its mean AUC and
 precision@100 over the domain and window sets at the smallest k.

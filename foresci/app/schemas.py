@@ -74,7 +74,7 @@ def export_command(
 
     Example:
 
-      foresci schema export schemas/ && cat schemas/answer/direction_forecasting.schema.json
+      foresci schema export schemas/ && ls schemas/answer/
     """
     for path in export_schemas(out):
         typer.echo(str(path))

@@ -75,12 +75,15 @@ def http_version(url: str) -> str:
 
 
 def shipped_version() -> str:
-    """foresci's version and a hash of the agents' prompt files."""
+    """foresci's version and a hash of the agents' prompt files and the shipped families' prompt texts."""
     from foresci import __version__
+    from foresci.agents.prompts import shipped_family_prompt_files
     from foresci.core.artifacts import sha256_file
     from foresci.core.resources import declarative_dir
 
     digest = hashlib.sha256()
     for path in sorted(Path(declarative_dir("agents")).glob("*.yaml")):
         digest.update(path.name.encode() + sha256_file(path).encode())
+    for path in shipped_family_prompt_files():
+        digest.update(f"{path.parent.name}/{path.name}".encode() + sha256_file(path).encode())
     return f"foresci {__version__} prompts {digest.hexdigest()[:8]}"

@@ -19,11 +19,11 @@ share, venue lead (binary), node, venue and limitation-mention counts (numeric),
 domains' nodes (seeded, interleaved across domains), at most ``rounds.node_cap`` per node; every item
 carries its naive answer from pre-cutoff papers only.
 
-Family tasks (``public/tasks/``, :mod:`foresci.rounds.family_tasks`): the option tasks of
-direction_forecasting, strategic_planning, venue_positioning and bottleneck_opportunity, ``family_tasks``
-per family and window, round-robin over the domains, their option sets drawn from the builders' own
-pre-cutoff candidate pools with the round's seed (a release keeps only sets whose window outcome is
-decisive; a round cannot know that at open). They resolve at tick with the family's own code
+Family tasks (``public/tasks/``, :mod:`foresci.rounds.family_tasks`): the option tasks of every family in the
+ledger's ``families`` with round hooks (``TaskFamily.round_tasks``), ``family_tasks`` per family and window,
+round-robin over the domains, their option sets drawn from the builders' own pre-cutoff candidate pools with
+the round's seed (a release keeps only sets whose window outcome is decisive; a round cannot know that at
+open). They resolve at tick with the family's own code
 (``resolutions/tasks-<window>.jsonl``) to an outcome over their options (ties split; "none of these" for
 bottleneck and emergence tasks where no option rose or emerged); a set the builder's gates would keep is
 also decisive (the family's hidden target); ``void`` only for an outcome-blind reason, named. Submissions
@@ -33,9 +33,9 @@ top-1 of every task and FTA of decisive ones (ranking FTA for planning and venue
 direction and bottleneck, :mod:`foresci.rounds.slot_fta`); top-1 and FTA are shown on their own boards.
 Bottleneck options are the sub-direction's own
 pre-cutoff bottlenecks; the opportunity half of that family's question stays an open answer, resolved at
-tick and scored through FTA only (:mod:`foresci.tasks.families.bottleneck_opportunity.rounds`).
+tick and scored through FTA only (that family's ``rounds`` module).
 
-concept_emergence (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
+The concept-pair family (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
 ``family_tasks`` ``ce-`` ranking tasks per window round-robin over the domains (one candidate pair from each
 stratum of a pre-cutoff score, since the outcome is unknown at open) and ``rounds.emergence_questions``
 ``ceq-`` binary questions per window after the package's other questions (domains and strata cycled, at

@@ -73,11 +73,12 @@ def init_command(
         4, "--family-tasks", min=0, help="family tasks per family and window (0: none)"
     ),
     families: str | None = typer.Option(
-        None, "--families", help="task families frozen prospectively (comma list; default: the shipped five)"
+        None, "--families",
+        help="task families frozen prospectively (comma list; default: those with a round_default place)",
     ),
     emergence_questions: int | None = typer.Option(
         None, "--emergence-questions", min=0,
-        help="concept_emergence binary (ceq-) questions per window (default: rounds.emergence_questions)",
+        help="binary concept-pair (ceq-) questions per window (default: rounds.emergence_questions)",
     ),
 ) -> None:
     """Write the ledger's settings (ledger.json).

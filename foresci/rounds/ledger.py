@@ -36,6 +36,15 @@ def fault_point(step: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def default_families() -> list[str]:
+    """A new ledger's ``families``: every registered family with a ``round_default`` place, by that place
+    (ties in registry order)."""
+    from foresci.tasks.families.lookup import registered
+
+    placed = [family for family in registered() if family.round_default is not None]
+    return [family.name for family in sorted(placed, key=lambda family: family.round_default)]
+
+
 class LedgerConfig(BaseModel):
     """How a ledger opens and ranks rounds (``ledger.json``)."""
 
@@ -54,17 +63,16 @@ class LedgerConfig(BaseModel):
         "rule in foresci.tasks.forecast.supply_questions)",
     )
     families: list[str] = Field(
-        default_factory=lambda: ["direction_forecasting", "strategic_planning", "venue_positioning",
-                                 "bottleneck_opportunity", "concept_emergence"],
-        description="task families frozen prospectively (foresci.rounds.family_tasks; concept_emergence: "
-        "foresci.rounds.emergence_items)",
+        default_factory=lambda: default_families(),
+        description="task families frozen prospectively, in this order (foresci.rounds.family_tasks, "
+        "through each family's round hooks; default: the registered families with a `round_default` place)",
     )
     family_tasks: int = Field(default=4, ge=0, description="tasks per family and window (0: none)")
     emergence_questions: int | None = Field(
         default=None,
         ge=0,
-        description="concept_emergence binary (ceq-) questions per window, beside `questions` (when "
-        "concept_emergence is in `families`; None: the `rounds.emergence_questions` setting)",
+        description="binary concept-pair (ceq-) questions per window, beside `questions` (when the family "
+        "writing them is in `families`; None: the `rounds.emergence_questions` setting)",
     )
     min_items: int = Field(default=50, ge=1, description="resolved items a method needs to be ranked")
     bootstrap: int = Field(

@@ -1,5 +1,5 @@
 """Freeze a round at the KB's last announcement day: one forecast package per window and the family tasks
-(:mod:`foresci.rounds.family_tasks`; concept_emergence's ``ce-`` tasks and ``ceq-`` questions:
+(:mod:`foresci.rounds.family_tasks`; the concept-pair ``ce-`` tasks and ``ceq-`` questions:
 :mod:`foresci.rounds.emergence_items`), hashed, baselines in (persistence, trend and recency answer the
 family tasks too; the name-only LLM baseline answers both when an LLM endpoint is configured).
 
@@ -43,6 +43,7 @@ from foresci.rounds.submit import (
 from foresci.tasks.forecast import chosen_rules, make_package, question_rule
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
+from foresci.taxonomy.rules import RULE_FILES, TaxonomyRules
 
 KB_BASELINES = ("persistence", "trend")
 NAME_ONLY = "name-only"  # the LLM baseline: native in name-only mode, when an LLM endpoint is configured
@@ -56,26 +57,36 @@ def round_snapshots(
     settings: Any,
     snapshots: Mapping[str, Snapshot] | None,
     taxonomy_dir: Path | None,
+    rules: TaxonomyRules | None = None,
 ) -> dict[str, Snapshot]:
-    """T(d, cutoff) of every KB domain with papers at the cutoff (given, reused or induced)."""
+    """T(d, cutoff) of every KB domain with papers at the cutoff (given, reused or induced with ``rules``,
+    the taxonomy's rule files as the command loaded them)."""
     from foresci.tasks.domain_inputs import domains_with_papers, snapshot_for
 
     kept, _ = domains_with_papers(kb, list(kb.domains), cutoff,
                                   settings.taxonomy.member_statuses)
     return {
-        domain: (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir)
+        domain: (snapshots or {}).get(domain) or snapshot_for(kb, domain, cutoff, settings, taxonomy_dir,
+                                                                rules=rules)
         for domain in kept
     }
 
 
-def share_snapshots(view: Any, used: Mapping[str, Snapshot], settings: Any) -> None:
+def share_snapshots(view: Any, used: Mapping[str, Snapshot], settings: Any,
+                    rules: TaxonomyRules | None = None) -> None:
     """Hand the round's T(d, t) to the KB-reading baselines' view (they route into it instead of inducing
     it again: ~16 s of a real-corpus opening) when it was induced as theirs is: from the KB's papers with
-    default ``taxonomy`` settings and no LLM naming (:mod:`foresci.agents.baselines.routing`)."""
-    from foresci.agents.baselines.routing import seed_routed
+    default ``taxonomy`` settings and no LLM naming (:mod:`foresci.agents.baselines.routing`). ``rules``
+    (the command's rule files) are handed to the view too when the default settings name the same files,
+    so a baseline that still induces a T(d, t) reads no rule file again."""
+    from foresci.agents.baselines.routing import seed_routed, share_rules
     from foresci.core.settings import Settings
 
-    if settings.taxonomy != Settings().taxonomy or settings.llm.configured:
+    defaults = Settings().taxonomy
+    if rules is not None and all(getattr(settings.taxonomy, name) == getattr(defaults, name)
+                                 for name in RULE_FILES):
+        share_rules(view, rules)
+    if settings.taxonomy != defaults or settings.llm.configured:
         return
     for domain, snapshot in used.items():
         seed_routed(view, domain, snapshot)
@@ -123,6 +134,7 @@ def open_round(
     encoder: TextEncoder | None = None,
     cutoff: date | None = None,
     round_id: str | None = None,
+    rules: TaxonomyRules | None = None,
 ) -> str:
     """Freeze the round at ``kb``'s last announcement day, or at ``cutoff`` (a missed scheduled round: the
     KB read as it stood that day), kept as is when it exists; returns its id (``round_id``, by default
@@ -132,6 +144,8 @@ def open_round(
     without it only the question-only baselines (always-0.5, base-rate) do. With an LLM endpoint configured
     (``settings.llm.configured``: ``FORESCI_LLM__BASE_URL``) the name-only LLM baseline answers too.
     ``encoder``: the embedder of the bottleneck options' same-node check (default: the KB's own model).
+    ``rules``: the taxonomy's rule files as the command loaded them (None: read once here, from
+    ``settings.taxonomy``), handed to every induction of the opening.
     """
     from foresci.core.settings import Settings
 
@@ -145,10 +159,11 @@ def open_round(
     target = round_dir(ledger, round_id)
     if (target / ROUND_FILE).is_file():
         return round_id
+    rules = rules or TaxonomyRules.load(settings.taxonomy)
     with atomic_folder(target) as staging:
-        used = round_snapshots(kb, cutoff, settings, snapshots, taxonomy_dir)
+        used = round_snapshots(kb, cutoff, settings, snapshots, taxonomy_dir, rules)
         if view_for is not None and snapshots is None and taxonomy_dir is None:
-            share_snapshots(view_for(cutoff), used, settings)
+            share_snapshots(view_for(cutoff), used, settings, rules)
         frozen: list[Frozen] = []
         emergence = emergence_freeze(kb, cutoff, used, config, round_id)
         if config.family_tasks and config.families:

@@ -89,6 +89,14 @@ def _write_csv(path: Path, rows: Sequence[dict[str, Any]], fields: Sequence[str]
         writer.writerows(rows)
 
 
+def question_labels() -> dict[str, str]:
+    """Per registered family, what its forecast questions ask (``TaskFamily.question_label``; a family
+    without one is shown by its name)."""
+    from foresci.tasks.families.lookup import registered
+
+    return {family.name: family.question_label for family in registered() if family.question_label}
+
+
 def _method_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     grouped: dict[str, list[dict[str, Any]]] = {}
     for row in latest_rows(rows):
@@ -155,6 +163,7 @@ def build_site(ledger: Path | str, out: Path | str) -> Path:
                 root="../",
                 round=entry,
                 questions=round_questions(folder, manifest),
+                asks=question_labels(),
                 outcomes=outcomes,
                 tasks=round_tasks(folder),
                 task_outcomes=resolved_tasks(folder, manifest),

@@ -53,6 +53,7 @@ from foresci.rounds.submit import all_submissions, round_questions, round_tasks
 from foresci.rounds.task_scores import score_tasks, task_counts, task_resolution_path
 from foresci.tasks.forecast import load_package, resolve_questions
 from foresci.taxonomy.models import Snapshot
+from foresci.taxonomy.rules import TaxonomyRules
 
 
 def write_jsonl_if_changed(path: Path, rows: list[dict[str, Any]]) -> bool:
@@ -242,22 +243,26 @@ def tick(
     view_for: Callable[[date], Any] | None = None,
     taxonomy_dir: Path | None = None,
     encoder: TextEncoder | None = None,
+    rules: TaxonomyRules | None = None,
 ) -> list[str]:
     """Do what is due on ``kb``'s clock; returns one line per change made (empty when nothing was due).
 
     ``encoder``: the embedder of the bottleneck tasks' same-node check and of the slot FTA (default: the
-    KB's own model, :func:`foresci.rounds.slot_fta.round_encoder`; none when the KB names none)."""
-    ledger = Path(ledger)
-    if encoder is None:
-        from foresci.core.settings import Settings
+    KB's own model, :func:`foresci.rounds.slot_fta.round_encoder`; none when the KB names none). ``rules``:
+    the taxonomy's rule files (None: read once here), handed to every round it opens."""
+    from foresci.core.settings import Settings
 
-        encoder = round_encoder(kb, settings or Settings())
+    ledger = Path(ledger)
+    settings = settings or Settings()
+    if encoder is None:
+        encoder = round_encoder(kb, settings)
+    rules = rules or TaxonomyRules.load(settings.taxonomy)
     actions: list[str] = []
     with artifact_lock(ledger, timeout=None):
         day = last_announcement(kb)
         actions.extend(open_due_rounds(ledger, kb, day, lambda **when: open_round(
             ledger, kb, settings, snapshots=snapshots, view_for=view_for, taxonomy_dir=taxonomy_dir,
-            encoder=encoder, **when)))
+            encoder=encoder, rules=rules, **when)))
         fault_point("open")
         for round_id in round_ids(ledger):
             manifest = check_round(ledger, round_id)

@@ -107,7 +107,7 @@ def _families_with_closed_windows(chosen: list[Any], cutoff: date, windows: Sequ
 
     A family left out for an open window is named in a warning; one the user asked for (``asked``:
     ``--families``) is an error naming the window: `--window 3m` on a KB three months past the cutoff
-    builds every family but venue_positioning, whose six-month venue cycle has not closed. ``left_out``:
+    builds every family but one whose own six-month window (a venue cycle) has not closed. ``left_out``:
     where to record each family left out (name -> why), for the manifest and the command's warning."""
     kept = []
     for family in chosen:

@@ -43,16 +43,18 @@ def build_command(
                                         "questions (numeric and binary; default settings "
                                         "tasks.forecast_questions)"),
     families: str | None = typer.Option(None, "--families", help="only these task families (comma list; "
-                                        "`foresci tasks families` lists them); default all. The venue "
-                                        "cycle window is read only when venue_positioning is one"),
+                                        "`foresci tasks families` lists them); default all. A "
+                                        "family's own windows (e.g. a venue cycle) are read only when it "
+                                        "is one"),
 ) -> None:
     """Build a release: tasks.jsonl (public), hidden.jsonl (targets), manifest.json (counts, hashes, audit).
 
-    With --forecast N the release also carries N forecast questions (forecast.jsonl, public) spread over
-    the windows and their resolutions (forecast_hidden.jsonl, hidden); every method answers them in
-    `foresci run` and `foresci eval` scores them with CRPS, coverage and Brier. concept_emergence adds its
-    binary questions after those N (taxonomy/emergence.yaml release.forecast_questions_per_set per domain
-    and window) and writes its bulk link-prediction set (emergence_pairs.jsonl, emergence_hidden.jsonl).
+    With --forecast N the release also carries N forecast questions (forecast.jsonl, public) spread over the
+    windows and their resolutions (forecast_hidden.jsonl, hidden); every method answers them in `foresci run`
+    and `foresci eval` scores them with CRPS, coverage and Brier. A family with release parts adds its own
+    after those N: the concept-pair family its binary questions (taxonomy/emergence.yaml
+    release.forecast_questions_per_set per domain and window) and its bulk link-prediction set
+    (emergence_pairs.jsonl, emergence_hidden.jsonl).
 
     Examples:
 

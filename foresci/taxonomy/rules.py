@@ -14,6 +14,9 @@ from foresci.taxonomy.signals import SignalPatterns
 from foresci.taxonomy.slicing import SlicingPolicy, load_slicing_policy
 from foresci.taxonomy.trajectory import TrajectoryRules
 
+RULE_FILES = ("dimensions_file", "slicing_file", "signals_file", "evolution_file", "trajectory_file")
+"""The taxonomy settings naming the rule files (two settings naming the same files load the same rules)."""
+
 
 @dataclass(frozen=True)
 class TaxonomyRules:

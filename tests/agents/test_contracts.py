@@ -63,14 +63,19 @@ def test_missing_template_variable_is_an_error(tmp_path: Path) -> None:
         prompt_book(folder)
 
 
-def test_missing_family_text_is_an_error(tmp_path: Path) -> None:
-    folder = _copy_prompts(tmp_path)
-    path = folder / "families.yaml"
-    path.write_text(
-        path.read_text().replace("    rubric: |\n      Milestone", "    rubrik: |\n      Milestone")
-    )
-    with pytest.raises(PromptError, match=r"families\.strategic_planning"):
-        prompt_book(folder)
+def test_a_family_prompt_file_with_a_wrong_key_names_the_file_and_the_keys(tmp_path: Path) -> None:
+    from foresci.agents.prompts import family_texts
+    from foresci.tasks.families import get_family
+
+    shipped = get_family("strategic_planning").prompts_path()
+    broken = tmp_path / "prompts.yaml"
+    broken.write_text(shipped.read_text().replace("rubric: |", "rubrik: |"), encoding="utf-8")
+
+    class Misnamed(type(get_family("strategic_planning"))):  # type: ignore[misc]
+        prompts = str(broken)  # an absolute path: not beside the module
+
+    with pytest.raises(PromptError, match=rf"{broken}: keys \['contract', 'evidence_focus', 'rubrik'\]"):
+        family_texts(Misnamed())
 
 
 def test_agents_never_import_hidden_targets_or_evaluation() -> None:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from foresci.agents.render import check_contract, render_text
 from foresci.contracts import Answer, RankedOption
-from foresci.core.io import JsonlError, dumps_line
+from foresci.core.io import JsonlError, dumps_line, iter_jsonl
 from foresci.tasks.families import (
     FamilyDefinitionError,
     TaskFamily,
@@ -206,15 +206,72 @@ def test_a_run_of_non_llm_methods_needs_no_prompt_texts_for_a_family_without_the
     from foresci.agents.prompts import PromptError, _load_prompts_cached
     from foresci.core.settings import Settings
     from foresci.methods.runner import run_release
+    from foresci.methods.shipped.prompts import prompt_book
 
     settings = Settings(cache_dir=tmp_path / "cache")
     _load_prompts_cached.cache_clear()
     try:
         run_release([], tmp_path / "baselines", settings, ["trend", "persistence"])
-        with pytest.raises(PromptError, match="no_baseline_family"):  # an LLM method still needs them
-            run_release([], tmp_path / "llm", settings, ["native"])
+        run_release([], tmp_path / "llm", settings, ["native"])  # nor an LLM run that asks it nothing
+        expected = Path(__file__).resolve().parent / "prompts.yaml"  # beside the module defining it
+        line = (f"family 'no_baseline_family' has no prompt texts for the LLM methods: expected {expected} "
+                "(keys contract, evidence_focus, rubric)")
+        with pytest.raises(PromptError) as caught:
+            prompt_book().family("no_baseline_family", "contract")
+        assert str(caught.value) == line
+        task = Task(**TASK, family=extra_family.name)
+        asked = run_release([task], tmp_path / "asked", settings, ["native"])
+        rows = list(iter_jsonl(tmp_path / "asked" / "answers.jsonl"))
+        assert asked.errors == 1 and asked.usage[next(iter(asked.usage))]["calls"] == 0  # asked no model
+        assert rows[0]["error"] == f"task t1: PromptError: {line}"  # the error row says it in one line
     finally:
         _load_prompts_cached.cache_clear()
+
+
+def test_a_family_from_outside_foresci_ships_its_prompt_texts_beside_its_module(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An extension family's ``prompts.yaml`` in its own folder is what the LLM methods read for it."""
+    import importlib
+
+    from foresci.agents.prompts import _load_prompts_cached
+    from foresci.methods.shipped.prompts import prompt_book
+
+    folder = tmp_path / "outside_family"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(
+        "from tests.families.test_registry import _NoBaseline\n\n\n"
+        "class Outside(_NoBaseline):\n    name = 'outside_family'\n    abbreviation = 'of'\n",
+        encoding="utf-8")
+    (folder / "prompts.yaml").write_text(
+        "contract: |\n  Say which option.\nrubric: Is it grounded?\n"
+        "evidence_focus: >\n  Counts\n  per month.\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register_family(importlib.import_module("outside_family").Outside)
+    _load_prompts_cached.cache_clear()
+    try:
+        book = prompt_book()
+        assert [book.family("outside_family", key) for key in ("contract", "rubric", "evidence_focus")] == [
+            "Say which option.", "Is it grounded?", "Counts per month."]
+    finally:
+        registry._REGISTRY.pop("outside_family", None)
+        registry._family_tuple.cache_clear()
+        _load_prompts_cached.cache_clear()
+
+
+def test_a_family_ships_its_prompt_texts_in_its_own_folder() -> None:
+    """Every shipped family's texts are the ``prompts.yaml`` beside its module (no shared file names them);
+    the prompt book hands out exactly those texts."""
+    import yaml
+
+    from foresci.methods.shipped.prompts import prompt_book
+
+    book = prompt_book()
+    for family in all_families():
+        path = family.prompts_path()
+        assert path.parent.name == family.name and path.is_file(), path
+        texts = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert {key: book.family(family.name, key) for key in texts} == {
+            key: text.strip() for key, text in texts.items()}
 
 
 def test_registration_checks_the_family_as_a_whole_and_names_every_problem() -> None:
@@ -282,3 +339,39 @@ def test_registration_checks_the_hooks_with_the_definition() -> None:
     from foresci.tasks.families.base import SIGNAL_KINDS
 
     assert set(SIGNALS) == set(SIGNAL_KINDS)  # every signal block a family may name is measured
+
+
+class _Placed(_NoBaseline):
+    name = "placed_family"
+    abbreviation = "pf"
+    round_default = -1
+    question_label = "what the placed family asks"
+
+
+def test_a_new_ledgers_families_and_the_round_sites_labels_come_from_the_family_attributes() -> None:
+    """``rounds init`` without ``--families`` freezes the families with a ``round_default`` place, by that
+    place; the round site's question table says what each family's questions ask (``question_label``)."""
+    from foresci.rounds.ledger import LedgerConfig
+    from foresci.rounds.site import question_labels
+
+    before = LedgerConfig().families
+    assert set(before) == {family.name for family in all_families() if family.round_default is not None}
+    register_family(_Placed)
+    register_family(_NoBaseline)
+    try:
+        assert LedgerConfig().families == ["placed_family", *before]  # first by its place; unplaced: out
+        labels = question_labels()
+        assert labels["placed_family"] == "what the placed family asks"
+        assert _NoBaseline.name not in labels  # the site shows an unlabelled family by its name
+    finally:
+        for name in (_Placed.name, _NoBaseline.name):
+            registry._REGISTRY.pop(name, None)
+        registry._family_tuple.cache_clear()
+
+    class Misplaced(_NoBaseline):
+        name = "misplaced_family"
+        abbreviation = "mf"
+        round_default = "first"  # type: ignore[assignment]
+
+    with pytest.raises(FamilyDefinitionError, match="round_default 'first' is not None or an integer"):
+        register_family(Misplaced)

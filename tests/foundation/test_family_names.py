@@ -19,25 +19,16 @@ ALLOWED: dict[str, str] = {
     # the arXiv-release importer maps another benchmark's family names onto ours: a table of names by nature
     "foresci/tasks/rf_import.py": "maps ResearchForesight's family names onto the shipped ones",
     "foresci/tasks/rf_families.py": "ResearchForesight's per-family target mappers (an importer)",
-    # release-quality checks with per-family gates (s8-release's area this session)
+    # release-quality checks with per-family gates (the release checks' helper's area)
     "foresci/tasks/release_checks.py": "per-family release gates (owned by the release checks' helper)",
     "foresci/tasks/release_defects.py": "per-family defect counts of a release audit",
-    "foresci/tasks/build.py": "docstring: which family needs the closed venue cycle",
-    "foresci/tasks/cli.py": "help texts naming the venue and emergence families",
-    # application commands built around particular families' outputs
-    "foresci/app/demo.py": "the demo prints the direction family's quality table and emergence's pair set",
-    "foresci/app/demo_emergence.py": "the demo's emergence section",
+    # the signal benchmark is built around direction tasks (the headroom helper's area)
     "foresci/app/signal.py": "the signal benchmark reads direction tasks by design",
     "foresci/app/signal_purity.py": "the signal benchmark's purity check reads direction tasks",
-    "foresci/app/schemas.py": "an example command in the help text",
-    "foresci/methods/shipped/emergence.py": "link-prediction methods made for the emergence family",
-    # rounds: family tasks freeze and resolve through TaskFamily.round_tasks; these still name families
-    "foresci/rounds/__init__.py": "module docstring describing the rounds' families",
-    "foresci/rounds/cli.py": "help text of --emergence-questions",
-    "foresci/rounds/ledger.py": "the ledger's default families",
-    "foresci/rounds/open.py": "docstring",
+    # a method made for one family imports that family's scoring, as a third-party method would
+    "foresci/methods/shipped/emergence.py": "link-prediction methods answer the emergence family only",
+    # rounds: the emergence family's ce-/ceq- items are not yet behind round_tasks (the rounds helper's area)
     "foresci/rounds/emergence_items.py": "the emergence family's round tasks and questions",
-    "foresci/rounds/templates/round.html": "the rounds site's per-family sections",
 }
 
 

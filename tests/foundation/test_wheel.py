@@ -84,6 +84,8 @@ def test_wheel_runs_outside_checkout(wheel_venv: Path, tmp_path: Path) -> None:
     assert str(REPO_ROOT) not in package_file, "foresci was imported from the checkout, not the wheel"
     assert "_declarative" in kb_dir and "_declarative" in taxonomy_dir
     assert list(Path(kb_dir).glob("domains/*.yaml")), "domain definitions did not ship in the wheel"
+    shipped_prompts = list(Path(package_file).parent.glob("tasks/families/*/prompts.yaml"))
+    assert shipped_prompts, "the families' prompt texts did not ship in the wheel"
 
     helped = _run([str(wheel_venv / "bin" / "foresci"), "--help"], cwd=tmp_path)
     assert helped.returncode == 0, helped.stderr

@@ -29,9 +29,11 @@ import numpy as np
 
 from foresci.agents.tools import KBViewLike
 from foresci.taxonomy.models import Node, Snapshot
+from foresci.taxonomy.rules import TaxonomyRules
 
 _LOCK = threading.Lock()
 _CACHE: weakref.WeakKeyDictionary[Any, dict[str | None, RoutedTaxonomy | None]] = weakref.WeakKeyDictionary()
+_RULES: weakref.WeakKeyDictionary[Any, TaxonomyRules] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -75,6 +77,13 @@ def seed_routed(view: KBViewLike, domain: str, snapshot: Snapshot) -> None:
             per_view[domain] = _routed(view, domain, snapshot)
 
 
+def share_rules(view: KBViewLike, rules: TaxonomyRules) -> None:
+    """Hand ``view`` the taxonomy's rule files as its caller's command loaded them (from the ``taxonomy``
+    settings this module induces with), so an induction here reads no rule file again."""
+    with _LOCK:
+        _RULES[view] = rules
+
+
 def _routed(view: KBViewLike, domain: str, snapshot: Snapshot) -> RoutedTaxonomy | None:
     """The view's papers of ``domain`` routed into ``snapshot``'s subtrees."""
     found = _inputs(view, domain)
@@ -116,7 +125,7 @@ def _induce(view: KBViewLike, domain: str | None) -> RoutedTaxonomy | None:
     if found is None:
         return None
     papers, vectors = found
-    history = induce_taxonomy(papers, vectors, domain, view.cutoff, Settings())
+    history = induce_taxonomy(papers, vectors, domain, view.cutoff, Settings(), rules=_RULES.get(view))
     if not history.snapshots:
         return None
     return _route(history.final, papers, vectors)

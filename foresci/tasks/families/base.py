@@ -14,8 +14,10 @@ registers from a module outside foresci named in ``FORESCI_EXTENSIONS`` or the e
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
@@ -144,6 +146,11 @@ class TaskFamily:
     evidence, settings) -> foresci.tasks.families.round_outcome.Resolved`` on the window's evidence, and
     optionally ``finish(task, record) -> task`` (after the leakage lint) and ``top_choice(answer, task,
     hidden)`` (a round's top-1, else :meth:`top_choice`)."""
+    round_default: int | None = None
+    """Its place among a new ledger's default ``families`` (``rounds init`` naming none; lower first: the
+    order a round freezes the families' tasks in); None: it joins a round only when a ledger names it."""
+    question_label: str = ""
+    """What its forecast questions ask, as the rounds site's question table says it (empty: its name)."""
     choice_key: str | None = None
     """The answer field naming its one chosen option (a single-choice family; None: answers rank the
     options): what a round reads as the answer's pick (:meth:`read_choice`)."""
@@ -156,11 +163,15 @@ class TaskFamily:
     for it; False for a persistence family, whose answer is mostly where the work already is."""
     ranked: bool = False
     """Answers rank every option: FTA is the ranking score, option ids are enumerated in ``ranking``."""
+    prompts: str = "prompts.yaml"
+    """Its prompt texts' file (``contract``, ``rubric``, ``evidence_focus``: plain text, no variables), a
+    path relative to the folder of the module defining the family (:meth:`prompts_path`); the LLM methods
+    read it. When it is absent the family's own attributes below are its texts."""
     contract: str = ""
     rubric: str = ""
     evidence_focus: str = ""
-    """Texts for the prompts (answer contract, reviewer rubric, ARIS evidence focus); the shipped families'
-    texts live in ``agents/families.yaml``, which overrides these."""
+    """Texts for the prompts (answer contract, reviewer rubric, ARIS evidence focus) when the family has no
+    :attr:`prompts` file; the shipped families keep theirs in ``prompts.yaml`` in their folders."""
 
     # ---- hidden side (loaded on use: agents never import hidden code) ------------------------------
 
@@ -286,6 +297,12 @@ class TaskFamily:
         kind), for the ``task_signals`` baseline strategy; None: the task shows none to answer from."""
         return None
 
+    def prompts_path(self) -> Path:
+        """Where its prompt texts' file is: :attr:`prompts` beside the module that defines the family."""
+        module = sys.modules.get(type(self).__module__)
+        folder = Path(getattr(module, "__file__", None) or ".").resolve().parent
+        return folder / self.prompts
+
     def __repr__(self) -> str:
         return f"<TaskFamily {self.name}>"
 
@@ -353,6 +370,11 @@ def definition_problems(family: TaskFamily) -> list[str]:
     if family.round_tasks is not None and not all(part.isidentifier()
                                                   for part in str(family.round_tasks).split(".")):
         problems.append(f"round_tasks {family.round_tasks!r} is not a module path")
+    if family.round_default is not None and (isinstance(family.round_default, bool)
+                                             or not isinstance(family.round_default, int)):
+        problems.append(f"round_default {family.round_default!r} is not None or an integer")
+    if not isinstance(family.question_label, str):
+        problems.append(f"question_label {family.question_label!r} is not a string")
     for attribute in ("hidden_target", "builder", "release_parts"):
         value = getattr(family, attribute)
         if (value is not None or attribute == "hidden_target") and not _dotted(value):
@@ -372,6 +394,8 @@ def definition_problems(family: TaskFamily) -> list[str]:
     if family.baseline_strategy is not None and not (isinstance(family.baseline_strategy, str)
                                                      and family.baseline_strategy.isidentifier()):
         problems.append(f"baseline_strategy {family.baseline_strategy!r} is not None or a strategy name")
+    if not isinstance(family.prompts, str) or not family.prompts.strip():
+        problems.append(f"prompts {family.prompts!r} is not a file name")
     texts = {key: str(getattr(family, key, "") or "").strip() for key in _TEXTS}
     if any(texts.values()) and not all(texts.values()):
         problems.append(f"prompt texts: {[key for key, text in texts.items() if not text]} missing (give "

@@ -51,6 +51,8 @@ class BottleneckOpportunity(TaskFamily):
     """Name a sub-direction's root bottleneck, the opportunity it unlocks, and the mechanism."""
 
     name = NAME
+    round_default = 3
+    question_label = "papers addressing a limitation (bottleneck)"
     abbreviation = "bo"
     answer_schema = BottleneckAnswer
     deliverables = (

@@ -76,6 +76,8 @@ class ConceptEmergence(TaskFamily):
     """Rank concept pairs unconnected at the cutoff by how much the window will study them together."""
 
     name = NAME
+    round_default = 4
+    question_label = "concept pair used together (emergence)"
     abbreviation = "ce"
     answer_schema = EmergenceAnswer
     deliverables = (
@@ -94,14 +96,6 @@ class ConceptEmergence(TaskFamily):
     """Its binary ``ceq-`` questions (will two concepts be used together in >= k window papers?), written
     by its release parts and a round's open, not by the family cycle (no ``forecast_kind``)."""
     routed_questions = False
-    contract = ("Rank all candidate concept pairs (by option_id, most likely first) by how many papers in "
-                "the window after the cutoff will use both concepts. Explain which pre-cutoff signals "
-                "(shared neighbouring concepts, growing use) support the top pairs.")
-    rubric = ("Signal interpretation (shared neighbours, popularity and recent growth read correctly); "
-              "discrimination (the ranking separates likely from unlikely pairs, not only popular ones); "
-              "specificity; uncertainty awareness.")
-    evidence_focus = ("For each pair: how often each concept is used, how recently, and which concepts "
-                      "appear with both before the cutoff.")
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
         return ranking_schema(EmergenceAnswer, tuple(options))

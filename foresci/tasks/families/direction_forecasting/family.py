@@ -60,6 +60,8 @@ class DirectionForecasting(TaskFamily):
     """Pick the candidate direction that gains the most momentum in the window, with its trajectory."""
 
     name = NAME
+    round_default = 0
+    question_label = "share growth (direction forecasting)"
     abbreviation = "df"
     answer_schema = DirectionAnswer
     deliverables = (

@@ -62,6 +62,8 @@ class StrategicPlanning(TaskFamily):
     """Rank the options a team could pursue in the window, with milestones, risks and a go/no-go."""
 
     name = NAME
+    round_default = 1
+    question_label = "paper count (planning's sub-direction)"
     abbreviation = "sp"
     answer_schema = PlanningAnswer
     deliverables = (

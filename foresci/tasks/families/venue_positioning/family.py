@@ -66,6 +66,8 @@ class VenuePositioning(TaskFamily):
     """Rank venue families for a contribution, with the framing, reviewer risks and evidence upgrades."""
 
     name = NAME
+    round_default = 2
+    question_label = "venue share (venue positioning)"
     abbreviation = "vp"
     answer_schema = VenueAnswer
     deliverables = (
