@@ -52,6 +52,7 @@ def test_the_training_period_is_the_latest_closed_window_whatever_the_task_windo
     assert result.not_trainable is None and LEARNED in result.scores
     assert result.audit["learned_training"] == {"cutoff": shift_months(config.cutoff, -3).isoformat(),
                                                 "window_end": config.cutoff.isoformat()}
+    assert "poisson on" in result.audit["learned"] and "as normal_scores" in result.audit["learned"]
 
 
 def _paper(index: int, day: date, *keys: str) -> ConceptPaper:
