@@ -59,7 +59,13 @@ class TargetSettings(_Section):
 class LearnedSettings(_Section):
     """The learned baseline."""
 
-    model: Literal["logistic", "gradient_boosting"] = Field(default="logistic", description="classifier")
+    model: Literal["logistic", "gradient_boosting", "poisson"] = Field(
+        default="logistic", description="logistic or gradient_boosting: a classifier of 'co-occurs in at "
+        "least train_min_papers window papers'; poisson: a Poisson regression of the pair's window papers, "
+        "scored as P(at least one) = 1 - exp(-expected papers)")
+    inputs: Literal["percentiles", "normal_scores"] = Field(
+        default="percentiles", description="what the model reads of each feature: its percentile among the "
+        "cutoff's candidates, or that percentile's normal score (the same order, the tails kept apart)")
     seed: int = Field(default=7, description="random seed of the classifier and its training sample")
     max_training_pairs: int = Field(default=100_000, ge=10, description="training pairs sampled at most")
     train_min_papers: int | None = Field(

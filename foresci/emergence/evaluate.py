@@ -96,7 +96,7 @@ def train_learned(papers: Sequence[ConceptPaper], cutoff: date, min_papers: int,
     history = history_months(first, period.cutoff) if first else 0
     return fit_learned(training.snapshot.features.matrix(), training.labels(min_papers), settings.learned,
                        period.cutoff, period.end,
-                       feature_columns(history, settings.learned.features))
+                       feature_columns(history, settings.learned.features), training.counts)
 
 
 def method_scores(target: EmergenceSet, model: LearnedModel) -> dict[str, np.ndarray]:

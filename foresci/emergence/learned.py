@@ -1,4 +1,4 @@
-"""The learned baseline: a scikit-learn classifier on the pair features of an earlier cutoff.
+"""The learned baseline: a scikit-learn model on the pair features of an earlier cutoff.
 
 Trained on the latest window the cutoff closes (features of the candidates at ``t - L``, labels from
 ``(t - L, t]``, ``L = learned.train_window_months`` whatever the task's window, so every training input is
@@ -6,6 +6,13 @@ at or before ``t``) and applied to the candidates at ``t``: the recipe of Scienc
 (curated network features, a simple model). A model with nothing to learn from (the KB does not cover the
 training period, or the window holds too few positives) is *not trainable*: it carries the reason and no
 estimator, and an evaluation names it instead of scoring it.
+
+What it reads of each feature (``learned.inputs``): the percentile among the cutoff's candidates (an
+earlier cutoff's network is smaller, so raw counts would not mean the same at training and at application),
+or that percentile's normal score (:func:`normal_scores`: the same order, but the top and bottom of a
+heavy-tailed measure such as d_i * d_j stay spread apart instead of being squeezed into the last percent).
+What it predicts (``learned.model``): a classifier's probability that the pair co-occurs, or, for
+``poisson``, the pair's expected window papers, scored as P(at least one) = 1 - exp(-expected).
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ class LearnedModel:
     training_cutoff: date | None = None  # the training snapshot's cutoff
     training_end: date | None = None  # the end of the window its labels read
     columns: tuple[int, ...] | None = None  # the feature columns it reads (None: all)
+    inputs: str = "percentiles"  # what it reads of each column: percentiles or normal_scores
+    counts: bool = False  # a regression of window papers (scored as 1 - exp(-expected)), not a classifier
 
     @property
     def trainable(self) -> bool:
@@ -39,9 +48,31 @@ class LearnedModel:
         """Probability of emergence of each row (a constant 0.5 for a model that is not trainable)."""
         if self.estimator is None or len(features) == 0:
             return np.full(len(features), 0.5)
-        chosen = features if self.columns is None else features[:, list(self.columns)]
+        chosen = model_inputs(features if self.columns is None else features[:, list(self.columns)],
+                              self.inputs)
+        if self.counts:
+            expected = np.asarray(self.estimator.predict(chosen), dtype=np.float64)  # type: ignore[attr-defined]
+            return -np.expm1(-expected)
         probabilities = self.estimator.predict_proba(chosen)  # type: ignore[attr-defined]
         return np.asarray(probabilities[:, 1], dtype=np.float64)
+
+
+def normal_scores(percentiles: np.ndarray) -> np.ndarray:
+    """The normal score of each percentile in (0, 1] (:meth:`PairFeatures.matrix`'s columns, n rows): the
+    standard normal quantile of the mid-rank ``p - 1 / (2 n)``, so the top percentile maps to a finite value
+    and the order within each column is kept."""
+    from scipy.stats import norm
+
+    values = np.asarray(percentiles, dtype=np.float64)
+    if len(values) == 0:
+        return values
+    half = 0.5 / len(values)
+    return np.asarray(norm.ppf(np.clip(values - half, half, 1.0 - half)), dtype=np.float64)
+
+
+def model_inputs(percentiles: np.ndarray, inputs: str) -> np.ndarray:
+    """What a model reading ``inputs`` (percentiles or normal_scores) is given of the feature columns."""
+    return normal_scores(percentiles) if inputs == "normal_scores" else percentiles
 
 
 def not_trainable(reason: str, pairs: int = 0, positives: int = 0, training_cutoff: date | None = None,
@@ -51,30 +82,37 @@ def not_trainable(reason: str, pairs: int = 0, positives: int = 0, training_cuto
 
 
 def _estimator(settings: LearnedSettings) -> object:
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if settings.model == "poisson":
+        from sklearn.linear_model import PoissonRegressor
+
+        return make_pipeline(StandardScaler(), PoissonRegressor(alpha=1e-4, max_iter=1000))
     if settings.model == "gradient_boosting":
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, random_state=settings.seed)
     from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
 
     return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, class_weight="balanced"))
 
 
 def fit_learned(features: np.ndarray, labels: np.ndarray, settings: LearnedSettings,
                 training_cutoff: date | None = None, training_end: date | None = None,
-                columns: tuple[int, ...] | None = None) -> LearnedModel:
-    """Fit the classifier on (a seeded sample of at most ``max_training_pairs``) training pairs, reading
+                columns: tuple[int, ...] | None = None, counts: np.ndarray | None = None) -> LearnedModel:
+    """Fit the model on (a seeded sample of at most ``max_training_pairs``) training pairs, reading
     ``columns`` of ``features`` (None: all); not trainable with fewer than ``min_training_positives``
-    positives or negatives."""
+    positives (``labels``) or negatives. A ``poisson`` model regresses ``counts`` (each pair's window papers;
+    None: the labels as 0/1)."""
     rows = np.arange(len(labels))
     if len(rows) > settings.max_training_pairs:
         rows = np.sort(np.random.default_rng(settings.seed).choice(len(rows), settings.max_training_pairs,
                                                                     replace=False))
-    x, y = features[rows], labels[rows].astype(int)
-    if columns is not None:
-        x = x[:, list(columns)]
+    chosen = features if columns is None else features[:, list(columns)]
+    x, y = model_inputs(chosen, settings.inputs)[rows], labels[rows].astype(int)  # scores over every pair
+    poisson = settings.model == "poisson"
+    target = (counts[rows] if counts is not None else y).astype(np.float64) if poisson else y
     positives = int(y.sum())
     fewest = settings.min_training_positives
     if positives < fewest or len(y) - positives < fewest:
@@ -82,8 +120,9 @@ def fit_learned(features: np.ndarray, labels: np.ndarray, settings: LearnedSetti
         return not_trainable(f"{len(y)} training pairs{period} with {positives} positives (needs at least "
                              f"{fewest} of each class)", len(y), positives, training_cutoff, training_end)
     estimator = _estimator(settings)
-    estimator.fit(x, y)  # type: ignore[attr-defined]
-    read = "" if columns is None else f", {len(columns)} features"
+    estimator.fit(x, target)  # type: ignore[attr-defined]
+    read = ("" if columns is None else f", {len(columns)} features") + f" as {settings.inputs}"
     note = (f"{settings.model} on {len(y)} pairs, {positives} positive ({training_cutoff} -> {training_end})"
             f"{read}")
-    return LearnedModel(estimator, len(y), positives, note, training_cutoff, training_end, columns)
+    return LearnedModel(estimator, len(y), positives, note, training_cutoff, training_end, columns,
+                        settings.inputs, poisson)

@@ -52,6 +52,7 @@ def test_the_training_period_is_the_latest_closed_window_whatever_the_task_windo
     assert result.not_trainable is None and LEARNED in result.scores
     assert result.audit["learned_training"] == {"cutoff": shift_months(config.cutoff, -3).isoformat(),
                                                 "window_end": config.cutoff.isoformat()}
+    assert "poisson on" in result.audit["learned"] and "as normal_scores" in result.audit["learned"]
 
 
 def _paper(index: int, day: date, *keys: str) -> ConceptPaper:
@@ -125,3 +126,82 @@ def test_history_features_are_left_out_where_the_papers_do_not_cover_them() -> N
     assert f", {len(FAST.learned.features)} features" in result.audit["learned"]
     # on the arXiv corpus (from 2025-03-18) a 2025-09-30 model trains at 2025-06-30: four months, no age
     assert "log_min_age_days" not in {FEATURE_NAMES[column] for column in feature_columns(4, chosen)}
+
+
+def test_normal_scores_keep_each_columns_order_and_spread_its_tails() -> None:
+    from scipy.stats import rankdata
+
+    from foresci.emergence.learned import model_inputs, normal_scores
+
+    raw = np.random.default_rng(4).lognormal(2.0, 1.5, (1000, 2))  # heavy-tailed, like d_i * d_j
+    percentiles = rankdata(raw, axis=0) / len(raw)
+    scores = normal_scores(percentiles)
+    assert np.isfinite(scores).all() and abs(float(np.median(scores))) < 0.01
+    for column in range(2):
+        order = np.argsort(raw[:, column])
+        assert np.all(np.diff(scores[order, column]) > 0)  # no ties in the raw column: strictly rising
+        top, middle = np.sort(scores[:, column])[[-1, -2]], np.sort(scores[:, column])[[500, 499]]
+        # one rank apart: at the top the scores lie far apart, in the middle close (percentiles: 0.001 both)
+        assert top[0] - top[1] > 50 * (middle[0] - middle[1])
+    assert model_inputs(percentiles, "percentiles") is percentiles
+    assert np.array_equal(model_inputs(percentiles, "normal_scores"), scores)
+
+
+def test_a_poisson_model_scores_the_chance_of_at_least_one_window_paper() -> None:
+    from scipy.stats import rankdata, spearmanr
+
+    from foresci.emergence.config import LearnedSettings
+    from foresci.emergence.learned import fit_learned, normal_scores
+
+    rng = np.random.default_rng(8)
+    raw = rng.normal(size=(6000, 3))
+    expected = np.exp(-3.0 + 1.2 * raw[:, 0] + 0.6 * raw[:, 1])  # the third column carries nothing
+    counts = rng.poisson(expected)
+    features = rankdata(raw, axis=0) / len(raw)
+    settings = LearnedSettings(model="poisson", inputs="normal_scores", min_training_positives=10)
+    model = fit_learned(features, counts >= 1, settings, counts=counts)
+    assert model.trainable and model.counts and "poisson" in model.note and "normal_scores" in model.note
+    assert model.training_positives == int((counts >= 1).sum())
+    scores = model.score(features)
+    predicted = model.estimator.predict(normal_scores(features))  # type: ignore[union-attr]
+    assert np.allclose(scores, 1.0 - np.exp(-predicted)) and ((scores > 0) & (scores < 1)).all()
+    assert spearmanr(scores, expected)[0] > 0.95
+    # the count is what it learns: ones for every positive would rank the same pairs less well
+    flat = fit_learned(features, counts >= 1, settings).score(features)
+    assert spearmanr(flat, expected)[0] < spearmanr(scores, expected)[0]
+
+
+def _row(positives: int, lift: tuple[float, float, float] | None):  # type: ignore[no-untyped-def]
+    from foresci.emergence.evaluate import Evaluation
+    from foresci.emergence.scoring import Interval
+
+    interval = Interval(0.8, 0.75, 0.85)
+    scores = {name: {"auc": interval, "precision@100": interval}
+              for name in ("preferential_attachment", "common_neighbours", "adamic_adar", "jaccard",
+                           "resource_allocation", *([LEARNED] if lift else []))}
+    stratified = {name: interval for name in (*scores, "degree", *([f"{LEARNED}-preferential_attachment"]
+                                                                   if lift else []))}
+    audit = {"positive_share": 0.01, "degree_auc": 0.79, "degree_strata": 5, "pre_cutoff_papers": 100,
+             "window_papers": 50, "features_read_after_cutoff": False, "features_last_read": "2025-09-30",
+             "learned": "poisson on 10 pairs" if lift else "not trainable: no papers",
+             "learned_minus_preferential_attachment_auc":
+                 dict(zip(("value", "low", "high"), lift, strict=True)) if lift else None}
+    return Evaluation(cutoff=date(2025, 9, 30), window_end=date(2025, 12, 31), min_papers=3,
+                      total_candidates=1000, scored_candidates=1000, positives=positives, scores=scores,
+                      audit=audit, stratified=stratified, not_trainable=None if lift else "not trainable: x")
+
+
+def test_rows_with_too_few_positives_are_named_underpowered_and_left_out_of_the_learned_goal(capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
+    from benchmarks.emergence import MIN_GOAL_POSITIVES, lift_verdict
+
+    few = _row(MIN_GOAL_POSITIVES - 1, (0.01, -0.02, 0.04))
+    assert lift_verdict(few).startswith("UNDERPOWERED")
+    assert not any("learned" in failure for failure in report("d", 3, few))
+    assert "UNDERPOWERED" in capsys.readouterr().out and "UNDERPOWERED" in table_line("d", 3, few)
+    wide = _row(MIN_GOAL_POSITIVES, (0.01, -0.002, 0.03))
+    assert lift_verdict(wide) == "MISS (interval reaches 0)"
+    assert any("interval reaches 0" in failure for failure in report("d", 3, wide))
+    assert lift_verdict(_row(500, (-0.01, -0.03, 0.01))) == "MISS (effect <= 0)"
+    assert lift_verdict(_row(500, (0.02, 0.01, 0.03))) == "ok" and " ok;" in table_line("d", 3, _row(500, (
+        0.02, 0.01, 0.03)))
+    assert lift_verdict(_row(500, None)) == "NOT TRAINABLE"
