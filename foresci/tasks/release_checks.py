@@ -428,17 +428,18 @@ def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
     rival_names = [display_name(item.node) for item in rivals]
     for item, name in zip(pool, names, strict=True):
         fit = fits.get(item.node_id)
-        indexed = index is not None and any(paper in index.row_of for paper in item.pre_ids)
+        words = index if index is not None and any(paper in index.row_of for paper in item.pre_ids) else None
         if fit is not None and not fit.fits:
             renamed = relabel(domain, item, rivals, rival_names, domain_name)
             if renamed is not None:
                 kept.append(renamed)
                 continue
             refused.append(f"check:label_mismatch: {where}: {fit.detail()}")
-        elif not fits and indexed and (share := index.word_share(name, item.pre_ids)) < MIN_LABEL_SHARE:
+        elif not fits and words is not None and \
+                (share := words.word_share(name, item.pre_ids)) < MIN_LABEL_SHARE:
             refused.append(f"check:label_mismatch: {where}: '{name}': its words in {share:.0%} of its node's "
                            "papers")
-        elif indexed and (bucket := bucket_reason(name, item.pre_ids, index)) is not None:
+        elif words is not None and (bucket := bucket_reason(name, item.pre_ids, words)) is not None:
             refused.append(f"check:label_mismatch: {where}: {bucket}")
         else:
             kept.append(item)
