@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from foresci.tasks.hidden import HiddenTarget
-from foresci.tasks.label_fit import LabelFit, label_fits
+from foresci.tasks.label_fit import LabelFit, bucket_reason, label_fits
 from foresci.tasks.models import Task
 from foresci.tasks.option_similarity import names_near_duplicate
 from foresci.tasks.task_winner import winner_node
@@ -409,8 +409,9 @@ def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
     """A direction or planning builder's option pool (NodeEvidence) without the nodes no task should offer:
     names that are the domain itself (``umbrella_option``) and names that do not fit their node's papers
     (``label_mismatch``: :mod:`foresci.tasks.label_fit`; without an embedder, the name's words in fewer than
-    ``MIN_LABEL_SHARE`` of the node's papers), each name read against the names of ``compare`` (default the
-    pool). A mismatched node is first renamed by one of its own mined names where one fits
+    ``MIN_LABEL_SHARE`` of the node's papers; with one, also names of a generic bucket:
+    :func:`~foresci.tasks.label_fit.bucket_reason`), each name read against the names of ``compare`` (default
+    the pool). A mismatched node (not a bucket) is first renamed by one of its own mined names where one fits
     (:func:`relabel`); each node left out is recorded as a refusal of ``family``."""
     where = f"{family} {domain.domain} {domain.window.horizon}"
     refused = [f"check:umbrella_option: {where}: '{display_name(item.node)}' in domain '{domain_name}'"
@@ -422,21 +423,24 @@ def option_pool(domain: Any, pool: Sequence[Any], domain_name: str, family: str,
     fits = label_fits(domain, rivals, [display_name(item.node) for item in rivals],
                       [item.node_id for item in pool])
     _POOL_FITS.setdefault((domain.domain, domain.cutoff), {}).update(fits)
-    index = None if fits else domain_index(domain)
+    index = domain_index(domain) if domain.papers else None
     kept = []
     rival_names = [display_name(item.node) for item in rivals]
     for item, name in zip(pool, names, strict=True):
         fit = fits.get(item.node_id)
+        words = index if index is not None and any(paper in index.row_of for paper in item.pre_ids) else None
         if fit is not None and not fit.fits:
             renamed = relabel(domain, item, rivals, rival_names, domain_name)
             if renamed is not None:
                 kept.append(renamed)
                 continue
             refused.append(f"check:label_mismatch: {where}: {fit.detail()}")
-        elif index is not None and any(paper in index.row_of for paper in item.pre_ids) and \
-                (share := index.word_share(name, item.pre_ids)) < MIN_LABEL_SHARE:
+        elif not fits and words is not None and \
+                (share := words.word_share(name, item.pre_ids)) < MIN_LABEL_SHARE:
             refused.append(f"check:label_mismatch: {where}: '{name}': its words in {share:.0%} of its node's "
                            "papers")
+        elif words is not None and (bucket := bucket_reason(name, item.pre_ids, words)) is not None:
+            refused.append(f"check:label_mismatch: {where}: {bucket}")
         else:
             kept.append(item)
     record_refusals(domain.domain, domain.window.horizon, refused)

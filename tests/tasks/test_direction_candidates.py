@@ -8,6 +8,7 @@ from foresci.tasks.builders.common import direction_candidates, eligible_nodes, 
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence
 from foresci.tasks.families.direction_forecasting.builder import build_direction_tasks, lead_noise
+from foresci.tasks.families.strategic_planning.builder import planning_candidates
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Lineage, Node, Signal, Snapshot
 
@@ -54,6 +55,18 @@ def test_late_and_chain_dominated_nodes_are_not_direction_candidates() -> None:
     assert [item.node_id for item in direction_candidates(domain, settings)] == ["n1", "n2"]
     lenient = TaskSettings(min_history_share=0.1, max_phrase_share=0.9)
     assert [item.node_id for item in direction_candidates(domain, lenient)] == ["n1", "n2", "n3", "n4"]
+
+
+def test_planning_offers_late_nodes_but_not_bottleneck_subjects() -> None:
+    """Entry (newcomer share) needs no long history, so a late node is a planning option while it stays out
+    of direction's growth target; a node dominated by one limitation phrase stays out of both (#44)."""
+    domain = _domain([_node("n1", "alpha router", 0, 60, chain_papers=12), _node("n2", "beta cache", 1, 40),
+                      _node("n3", "gamma router", 3, 20), _node("n4", "delta drift", 0, 30, chain_papers=21)])
+    settings = TaskSettings()
+    assert [item.node_id for item in planning_candidates(domain, settings)] == ["n1", "n2", "n3"]
+    assert "n3" not in {item.node_id for item in direction_candidates(domain, settings)}
+    strict = TaskSettings(max_phrase_share=0.15)
+    assert [item.node_id for item in planning_candidates(domain, strict)] == ["n2", "n3"]
 
 
 def _growing(node_id: str, label: str, baseline: int, window: int, growth: float) -> NodeEvidence:

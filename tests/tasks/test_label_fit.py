@@ -25,6 +25,7 @@ from foresci.tasks.release_checks import (
     take_refusals,
 )
 from foresci.taxonomy.models import NameEvidence, Node
+from foresci.taxonomy.naming import display_name
 
 TOPICS = {  # node id -> (its name, what its papers are about)
     "n1": ("flow matching", "flow matching rectified flow velocity field transport"),
@@ -141,3 +142,43 @@ def test_a_mismatched_node_is_renamed_by_a_mined_name_that_fits_before_it_is_dro
     unfixable = _domain(topics, {"n5": ["flow matching"]})
     kept = list(unfixable.nodes.values())
     assert renamed_pool(unfixable, kept, "visual", kept)[-1].node.name == "generative adversarial networks"
+
+
+def test_a_generic_bucket_whose_central_papers_fit_its_name_is_caught() -> None:
+    """'low-resource languages' on the real KB: five central papers read as the name, the other papers of the
+    node are the domain's generic mix. Read over all the node's papers, the name is a bucket's (#44)."""
+    domain = _domain(TOPICS)
+    del domain.nodes["n5"]
+    about = "low-resource languages translation multilingual corpora"
+    central = [Paper(paper_id=f"n6-c{index}", title=f"low-resource languages study {index}",
+                     abstract=f"We improve {about} in setting {index}.", announced=date(2025, 6, 1 + index))
+               for index in range(5)]
+    generic = [Paper(paper_id=f"n6-g{index}", title=f"{topic} study {index}",
+                     abstract=f"We improve {topic} in setting {index}.",
+                     announced=date(2025, 7, 1 + index % 28))
+               for index, topic in enumerate(["flow matching transport", "video generation frames",
+                                              "image editing masks", "super resolution details"] * 8)]
+    more = [Paper(paper_id=f"n1-x{index}", title=f"flow matching for low-resource languages {index}",
+                  abstract="Transport maps.", announced=date(2025, 8, 1 + index)) for index in range(2)]
+    for paper in (*central, *generic, *more):
+        domain.papers[paper.paper_id] = paper
+    ids = [paper.paper_id for paper in (*central, *generic)]
+    node = Node(node_id="n6", label="low_resource_languages", name="low-resource languages",
+                key_terms=["languages"], centroid=_embed([about])[0].tolist(), representative_ids=ids[:5],
+                paper_ids=ids, name_evidence=NameEvidence(method="phrase_mining"))
+    domain.nodes["n6"] = _Evidence(node=node, subtree=["n6"], pre_ids=ids)
+    domain.nodes["n1"].pre_ids += [paper.paper_id for paper in more]
+    domain.snapshot.nodes = [item.node for item in domain.nodes.values()]
+    pool = list(domain.nodes.values())
+    fits = label_fits(domain, pool, [display_name(item.node) for item in pool])
+    assert fits["n6"].fits  # its central papers are nearest its name: the embedding check passes it
+    kept = option_pool(domain, pool, "visual generative modelling", "direction_forecasting")
+    assert [item.node_id for item in kept] == ["n1", "n2", "n3", "n4"]
+    refusals = take_refusals("gen", "3m")
+    assert len(refusals) == 1 and "'low-resource languages'" in refusals[0]
+    assert "generic bucket" in refusals[0]
+    # the same node holding mostly its own topic is no bucket
+    domain.nodes["n6"].pre_ids = ids[:5] + ids[5:9]
+    assert [item.node_id for item in option_pool(domain, pool, "visual generative modelling",
+                                                 "direction_forecasting")] == ["n1", "n2", "n3", "n4", "n6"]
+    take_refusals("gen", "3m")

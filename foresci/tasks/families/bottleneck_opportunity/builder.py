@@ -152,12 +152,41 @@ def build_bottleneck_tasks(domain: DomainEvidence, settings: TaskSettings, domai
     return built
 
 
+DOMAIN_MIN_PAPERS = 3
+"""Pre-cutoff papers of the domain that must state a problem phrase before it can be matched to a node."""
+_DOMAIN_MINED: dict[tuple[int, date], tuple[Any, list[Signal]]] = {}
+
+
+def domain_bottlenecks(domain: DomainEvidence) -> list[Signal]:
+    """The problem phrases the domain's pre-cutoff papers state in their limitation sentences, each in at
+    least :data:`DOMAIN_MIN_PAPERS` papers (remembered per paper mapping and cutoff: the windows of one
+    domain share them)."""
+    key = (id(domain.papers), domain.cutoff)
+    remembered = _DOMAIN_MINED.get(key)
+    if remembered is not None and remembered[0] is domain.papers:
+        return remembered[1]
+    pre = [paper_id for paper_id, paper in sorted(domain.papers.items()) if paper.announced <= domain.cutoff]
+    found = mined_bottlenecks(domain.papers, pre, DOMAIN_MIN_PAPERS)
+    if len(_DOMAIN_MINED) >= 8:
+        _DOMAIN_MINED.clear()
+    _DOMAIN_MINED[key] = (domain.papers, found)
+    return found
+
+
 def node_bottlenecks(evidence: NodeEvidence, domain: DomainEvidence | None = None) -> list[Signal]:
     """The node's bottleneck signals: the taxonomy's, then (given ``domain``) the problem phrases its own
-    pre-cutoff papers state in their limitation sentences (:mod:`foresci.tasks.bottleneck_mining`)."""
+    pre-cutoff papers state in their limitation sentences (:mod:`foresci.tasks.bottleneck_mining`), then
+    those the domain's papers state (:func:`domain_bottlenecks`) that name the node in its own words
+    (:func:`node_markers`: a word its papers use at least twice as often as the domain's). A limitation a
+    node's papers share with the rest of the domain is often written in another node's papers ("lack of
+    sufficient parallel corpora" for machine translation on the real 2025-12-31 KB); the rise, same-node
+    and opportunity checks judge it as they judge the node's own."""
     signals = [signal for signal in evidence.node.signals if signal.kind == "bottleneck"]
     if domain is not None:
         signals += mined_bottlenecks(domain.papers, evidence.pre_ids)
+        seen = {phrase_key(signal.text) for signal in signals}
+        signals += [signal for signal in domain_bottlenecks(domain)
+                    if phrase_key(signal.text) not in seen and node_markers(signal.text, evidence, domain)]
     return signals
 
 
