@@ -38,6 +38,10 @@ class RoundSettings(SettingsSection):
                           description="most questions about one taxonomy node per window (one per rule)")
     concept_cap: int = Field(default=2, ge=1,
                              description="most ceq- questions naming one concept per domain and window")
+    venue_cap: int = Field(default=4, ge=1,
+                           description="most questions naming one venue family per domain and window (a "
+                                       "family's venue-lead outcomes move together with the conference "
+                                       "calendar)")
     rules: list[str] = Field(default_factory=list,
                              description="the supply rules a node's questions are drawn from, in rotation; "
                                          "empty (the default): every registered family's rules but "
