@@ -27,7 +27,8 @@ class RoundSettings(SettingsSection):
 
     questions: int = Field(default=320, ge=1,
                            description="node and venue questions per window (binary: node growth against its "
-                                       "previous window and against its domain share, venue lead; numeric: "
+                                       "previous window, share growth and share decline against its domain "
+                                       "share, venue lead; numeric: "
                                        "node, venue and limitation-mention counts); stratified over domains "
                                        "and nodes, at most `node_cap` per node")
     emergence_questions: int = Field(default=120, ge=0,
