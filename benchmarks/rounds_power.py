@@ -13,6 +13,9 @@ as the board does):
   design effect, the split-half reliability (from the board);
 - the issue's agreement goals per board: adjusted vs direct paired difference of ranked pairs, and the
   largest move when one submitter is removed;
+- the same MDD clustered over rounds whose windows overlap (:func:`overlap_variance`: adjacent monthly
+  rounds with 3-month windows share 2 months, biweekly ones 2.5; the product of two rounds' totals counts
+  with the share of their windows that overlap);
 - months until a difference of 0.02 Brier and 0.10 top-1 separates at the ledger's rate of items per round
   (the median pair's SD and design effect; rounds per month from the cutoffs);
 - where the Brier board's round clustering comes from (:func:`strata`): per question type (supply rule)
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import statistics
 import sys
 from collections import Counter
@@ -61,8 +65,49 @@ def _board_rows(rows: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     return completed
 
 
+def _window_days(rows: list[dict[str, Any]]) -> float | None:
+    """The length in days of the rows' window (``3m``: 3 x 30.44; ``14d``, ``2w``); None when unknown or
+    when the rows hold several."""
+    names = {str(row.get("window")) for row in rows}
+    if len(names) != 1:
+        return None
+    match = re.fullmatch(r"(\d+)([mwd])", names.pop())
+    if match is None:
+        return None
+    return int(match.group(1)) * {"m": 30.44, "w": 7.0, "d": 1.0}[match.group(2)]
+
+
+def _round_day(round_id: str) -> date | None:
+    try:
+        return date.fromisoformat(round_id[2:])
+    except ValueError:
+        return None
+
+
+def overlap_variance(totals: dict[str, float], window_days: float | None) -> float | None:
+    """Variance of a sum of round totals whose windows overlap: sum over round pairs of the product of their
+    centred totals weighted by the share of their windows that overlap (1 - days apart / window length,
+    0 beyond; 1 for a round with itself: the cluster-robust sum of squares when no windows overlap), with
+    the clusters' small-sample factor. Adjacent monthly rounds with 3-month windows share 2 of their 3
+    months, biweekly ones 2.5: clustering by round alone treats them as independent. None without dated
+    round ids or a known window."""
+    days = {round_id: _round_day(round_id) for round_id in totals}
+    if window_days is None or any(day is None for day in days.values()):
+        return None
+    variance = 0.0
+    for first, first_total in totals.items():
+        for second, second_total in totals.items():
+            apart = abs((days[first] - days[second]).days)  # type: ignore[operator]
+            weight = max(0.0, 1.0 - apart / window_days)
+            variance += weight * first_total * second_total
+    clusters = len(totals)
+    return max(variance, 0.0) * clusters / max(clusters - 1, 1)
+
+
 def pair_power(rows: list[dict[str, Any]], first: str, second: str) -> dict[str, float] | None:
-    """SD of the paired per-item difference, SE paired by item and cluster-robust over rounds, n."""
+    """SD of the paired per-item difference, SE paired by item, cluster-robust over rounds, and over rounds
+    whose windows overlap (:func:`overlap_variance`; the round-clustered SE when the rounds are not dated),
+    n."""
     scores: dict[str, dict[str, tuple[str, float]]] = {}
     for row in rows:
         scores.setdefault(row["method"], {})[row["item"]] = (row["round_id"], float(row["score"]))
@@ -79,8 +124,11 @@ def pair_power(rows: list[dict[str, Any]], first: str, second: str) -> dict[str,
         totals[round_id] = totals.get(round_id, 0.0) + float(value)
     clusters = len(totals)
     robust = float(np.sqrt(sum(total**2 for total in totals.values()) * clusters / max(clusters - 1, 1))) / n
+    shared_items = set(shared)
+    overlapping = overlap_variance(totals, _window_days([row for row in rows if row["item"] in shared_items]))
     iid = sd / np.sqrt(n)
     return {
+        "se_overlap": float(np.sqrt(overlapping)) / n if overlapping is not None else robust,
         "n": n,
         "rounds": clusters,
         "difference": float(differences.mean()),
@@ -170,14 +218,19 @@ def report(ledger: Path) -> dict[str, Any]:
         effect = statistics.median(pair["design_effect"] for pair in usable)
         mdd = statistics.median(Z * pair["se"] for pair in usable)
         mdd_clustered = statistics.median(Z * pair["se_clustered"] for pair in usable)
+        mdd_overlap = statistics.median(Z * pair["se_overlap"] for pair in usable)
+        overlap_effect = statistics.median((pair["se_overlap"] / pair["se"]) ** 2 for pair in usable
+                                           if pair["se"] > 0)
         rate = n / max(len({row["round_id"] for row in per_board[name]}), 1)
         figures[name] = {"n": n, "sd": sd, "design_effect": effect, "mdd": mdd,
-                         "mdd_clustered": mdd_clustered, "items_per_round": rate,
+                         "mdd_clustered": mdd_clustered, "mdd_overlap": mdd_overlap,
+                         "overlap_design_effect": overlap_effect, "items_per_round": rate,
                          "reliability": board["reliability"]}
         print(f"  {name:11} {len(usable):3} pairs, items {n:.0f} ({rate:.0f}/round), SD of paired difference "
               f"{sd:.3f} (range {min(p['sd'] for p in usable):.3f}-{max(p['sd'] for p in usable):.3f}); "
               f"MDD paired {mdd:.4f}, with round clustering {mdd_clustered:.4f} "
-              f"(design effect {effect:.2f}); "
+              f"(design effect {effect:.2f}), with overlapping windows {mdd_overlap:.4f} "
+              f"(design effect {overlap_effect:.2f}); "
               f"split-half reliability {board['reliability']}")
         goal = GOALS.get(name)
         if goal is not None:
@@ -186,6 +239,10 @@ def report(ledger: Path) -> dict[str, Any]:
             print(f"    Δ = {goal} separates at ~{needed:.0f} items: {months:.1f} months at {rate:.0f} items "
                   f"per round (design effect {max(effect, 1.0):.2f})")
             figures[name]["months_to_goal"] = months
+            overlap_months = (Z * sd / goal) ** 2 * max(overlap_effect, 1.0) / max(rate, 1e-9) * spacing
+            print(f"      with overlapping windows (design effect {max(overlap_effect, 1.0):.2f}): "
+                  f"{overlap_months:.1f} months")
+            figures[name]["months_to_goal_overlap"] = overlap_months
         if name == "brier":
             figures["brier_strata"] = strata(ledger, per_board[name], ranked, ids)
     return figures

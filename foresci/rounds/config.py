@@ -27,7 +27,8 @@ class RoundSettings(SettingsSection):
 
     questions: int = Field(default=320, ge=1,
                            description="node and venue questions per window (binary: node growth against its "
-                                       "previous window and against its domain share, venue lead; numeric: "
+                                       "previous window, share growth and share decline against its domain "
+                                       "share, venue lead; numeric: "
                                        "node, venue and limitation-mention counts); stratified over domains "
                                        "and nodes, at most `node_cap` per node")
     emergence_questions: int = Field(default=120, ge=0,
@@ -38,6 +39,10 @@ class RoundSettings(SettingsSection):
                           description="most questions about one taxonomy node per window (one per rule)")
     concept_cap: int = Field(default=2, ge=1,
                              description="most ceq- questions naming one concept per domain and window")
+    venue_cap: int = Field(default=4, ge=1,
+                           description="most questions naming one venue family per domain and window (a "
+                                       "family's venue-lead outcomes move together with the conference "
+                                       "calendar)")
     rules: list[str] = Field(default_factory=list,
                              description="the supply rules a node's questions are drawn from, in rotation; "
                                          "empty (the default): every registered family's rules but "

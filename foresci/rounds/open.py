@@ -231,7 +231,8 @@ def open_round(
             "tasks_by_window": dict(Counter(item.task.horizon for item in frozen)),
             "by_rule": dict(Counter(question_rule(question) for question in questions)),
             "supply": {"questions": wanted, "emergence_questions": pairs, "node_cap": supply.node_cap,
-                       "concept_cap": supply.concept_cap, "min_node_papers": supply.min_node_papers,
+                       "concept_cap": supply.concept_cap, "venue_cap": supply.venue_cap,
+                       "min_node_papers": supply.min_node_papers,
                        "rules": chosen_rules(supply)},
         }
         write_json(staging / ROUND_FILE, draft)

@@ -13,7 +13,9 @@ A round's package uses the **question supply** instead (:func:`supply_questions`
 
 Stratified rule: each domain's supply nodes (:func:`supply_nodes`) shuffled with the round's seed and
 interleaved across the domains; layer by layer, every node takes its next rule that yields a question (the
-rule order rotated by the node's position), at most ``node_cap`` layers, until ``n`` questions. A round adds
+rule order rotated by the node's position), at most ``node_cap`` layers, until ``n`` questions; at most
+``venue_cap`` questions of a domain name one venue family (the conference calendar moves all of one
+family's venue-lead outcomes together, so a round's venue items are spread over the families). A round adds
 the questions families write elsewhere after these (``extra_questions``: the binary ``ceq-`` pair questions,
 :mod:`foresci.rounds.emergence_items`).
 
@@ -38,7 +40,14 @@ from foresci.tasks.builders.common import eligible_nodes
 from foresci.tasks.domain_inputs import domain_name, domains_with_papers, evidence_for_windows
 from foresci.tasks.evidence import DomainEvidence, NodeEvidence, collect_evidence
 from foresci.tasks.families import all_families, get_family
-from foresci.tasks.families.questions import COUNT_GROWTH_RATE, SHARE_GROWTH_RATE, QuestionAsk, share_grew
+from foresci.tasks.families.questions import (
+    COUNT_GROWTH_RATE,
+    SHARE_DECLINE_RATE,
+    SHARE_GROWTH_RATE,
+    QuestionAsk,
+    share_fell,
+    share_grew,
+)
 from foresci.tasks.hidden import Resolution
 from foresci.tasks.models import ForecastQuestion, QuestionKind
 from foresci.tasks.parallel_taxonomies import snapshots_for
@@ -50,7 +59,7 @@ RESOLUTIONS_FILE = "resolutions.jsonl"
 SNAPSHOT_DIR = "snapshots"
 
 
-SUPPLY_ORDER = ("share_growth", "node_count", "count_growth", "venue_count", "venue_lead",
+SUPPLY_ORDER = ("share_growth", "share_decline", "node_count", "count_growth", "venue_count", "venue_lead",
                 "bottleneck_mentions")
 """The order of the shipped families' rules in a round's supply (the rotation :func:`_rotated` starts
 from); rules of other families follow in registry order."""
@@ -87,12 +96,13 @@ def _kinds() -> Iterator[tuple[str, str]]:
         yield from cycle
 
 
-def _growth_base_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence) -> float:
-    """Share of the pool whose domain share grew >= 10 % in the last pre-cutoff period (a naive prior)."""
+def _growth_base_rate(pool: Sequence[NodeEvidence], previous: DomainEvidence, fell: bool = False) -> float:
+    """Share of the pool whose domain share grew >= 10 % (``fell``: fell to 1/1.10 or below) in the last
+    pre-cutoff period (a naive prior)."""
     grown = [previous.nodes[item.node_id].baseline_growth for item in pool if item.node_id in previous.nodes]
     if not grown:
         return 0.5
-    hits = sum(1 for value in grown if share_grew(value))
+    hits = sum(1 for value in grown if (share_fell(value) if fell else share_grew(value)))
     return round((hits + 0.5) / (len(grown) + 1), 4)
 
 
@@ -172,18 +182,23 @@ def supply_nodes(evidence: DomainEvidence, settings: Any, min_papers: int) -> li
 def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[str, DomainEvidence],
                      settings: Any, wanted: int, node_cap: int, min_papers: int,
                      domain_names: Mapping[str, str], seed: str,
-                     rules: Sequence[str] | None = None) -> list[ForecastQuestion]:
+                     rules: Sequence[str] | None = None,
+                     venue_cap: int | None = None) -> list[ForecastQuestion]:
     """Up to ``wanted`` questions of one window under the supply's stratified rule (module docstring):
     layer by layer, each layer giving every node (domains interleaved, nodes in a seeded order) its next
     rule that yields a question, at most ``node_cap`` layers; ``rules``: the rules in rotation (default: all
-    of :data:`RULES`). Reads the evidence's pre-cutoff facts only."""
+    of :data:`RULES`); ``venue_cap``: at most that many questions naming one venue family
+    (``params.venue_family``) per domain, a node past it taking its next rule (None: no cap). Reads the
+    evidence's pre-cutoff facts only."""
     rng = random.Random(f"{seed}:supply")
     pools = {domain: supply_nodes(evidence, settings, min_papers) for domain, evidence in evidences.items()}
     for domain in sorted(pools):
         rng.shuffle(pools[domain])
     rates = {domain: {SHARE_GROWTH_RATE: _growth_base_rate(pools[domain], previous[domain]),
+                      SHARE_DECLINE_RATE: _growth_base_rate(pools[domain], previous[domain], fell=True),
                       COUNT_GROWTH_RATE: _count_growth_rate(pools[domain], previous[domain])}
              for domain in evidences}
+    venues: Counter[tuple[str, str]] = Counter()
     order: list[tuple[str, NodeEvidence, int]] = []
     for index in range(max((len(pool) for pool in pools.values()), default=0)):
         for domain in sorted(pools):
@@ -200,6 +215,11 @@ def supply_questions(evidences: Mapping[str, DomainEvidence], previous: Mapping[
             while rules:
                 made = _rule_question(rules.pop(0), item, evidences[domain], rates[domain],
                                       domain_names[domain], rng, previous[domain].nodes.get(item.node_id))
+                venue = made.params.get("venue_family") if made is not None else None
+                if venue is not None and venue_cap is not None:
+                    if venues[(domain, str(venue))] >= venue_cap:
+                        continue
+                    venues[(domain, str(venue))] += 1
                 if made is not None:
                     questions.append(made)
                     break
@@ -299,7 +319,8 @@ def freeze_questions(kb: Any, cutoff: date, window: str, n: int, settings: Any,
     names = {name: domain_name(name) for name in evidences}
     if supply is not None:
         questions = supply_questions(evidences, previous, settings.tasks, n, supply.node_cap,
-                                     supply.min_node_papers, names, seed, chosen_rules(supply))
+                                     supply.min_node_papers, names, seed, chosen_rules(supply),
+                                     getattr(supply, "venue_cap", None))
     else:
         questions = make_questions(evidences, previous, settings.tasks, n, names)
     return questions, used, skipped

@@ -109,6 +109,11 @@ def test_forecast_questions(toy_world: ToyWorld) -> None:
     assert forecast_question("trend", view, growing, settings).probability > 0.5  # type: ignore[operator]
     assert forecast_question("trend", view, cooling, settings).probability < 0.5  # type: ignore[operator]
     assert forecast_question("persistence", view, cooling, settings).probability == 0.3
+    for subject, grows in (("graph memory", True), ("reward shaping", False)):  # the mirror question
+        decline = _question("binary", f"Will the share of '{subject}' fall?", family="direction_forecasting",
+                            threshold=round(1 / 1.1, 6), direction="decline")
+        falls = forecast_question("trend", view, decline, settings).probability
+        assert falls is not None and (falls < 0.5) == grows
     venue = _question(
         "binary",
         "Will ACL lead for 'graph memory'?",

@@ -46,3 +46,33 @@ def test_paired_and_clustered_standard_errors() -> None:
     clustered = power(_rows(0.1, 1), "b", "a")
     assert clustered["design_effect"] > 3 and clustered["se_clustered"] > 1.7 * clustered["se"]
     assert power(_rows(0.0, 1)[:4], "b", "a") is None  # too few shared items
+
+
+def _dated_rows(days_apart: int, seed: int) -> list[dict]:
+    """Two methods on 40 dated rounds x 30 items with 3-month windows; a round's shift in b - a is the sum of
+    the shocks of the fortnights its window spans, so rounds whose windows overlap share shocks."""
+    from datetime import date, timedelta
+
+    rng = np.random.default_rng(seed)
+    shocks = rng.normal(0, 0.05, size=400)
+    rows = []
+    for number in range(40):
+        day = date(2025, 1, 1) + timedelta(days=days_apart * number)
+        start = number * days_apart // 14
+        shift = float(shocks[start:start + 6].sum())  # the window's 6 fortnights
+        for item in range(30):
+            base = rng.uniform(0, 0.5)
+            common = {"round_id": f"r-{day.isoformat()}", "item": f"{number}/{item}", "window": "3m"}
+            rows.append({**common, "method": "a", "score": base})
+            rows.append({**common, "method": "b", "score": base + shift + rng.normal(0, 0.2)})
+    return rows
+
+
+def test_rounds_whose_windows_overlap_are_not_counted_as_independent() -> None:
+    power = _script().pair_power
+    biweekly = power(_dated_rows(14, 2), "b", "a")
+    assert biweekly["se_overlap"] > 1.3 * biweekly["se_clustered"]  # about 2 expected: 6 shared fortnights
+    apart = power(_dated_rows(120, 2), "b", "a")  # windows 91 days long, rounds 120 days apart
+    assert apart["se_overlap"] == pytest.approx(apart["se_clustered"])
+    undated = power(_rows(0.1, 1), "b", "a")  # round ids without dates: the round-clustered SE
+    assert undated["se_overlap"] == undated["se_clustered"]

@@ -1,6 +1,7 @@
 """A round's question supply (foresci.tasks.forecast.supply_questions): every rule, the node cap, naive
-answers from pre-cutoff facts only, the resolution of the new rules, the concept cap of the ceq- questions
-and the ledger's override of the supply size."""
+answers from pre-cutoff facts only, the resolution of the new rules, share growth and its mirror share
+decline, the venue cap, the concept cap of the ceq- questions and the ledger's override of the supply
+size."""
 
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ from tests.tasks.toy import CUTOFF, ToyKB
 
 
 def _supply(kb: ToyKB, wanted: int = 200, cutoff: date = CUTOFF, node_cap: int = 4,
-            rules: list[str] | None = None) -> list:
+            rules: list[str] | None = None, venue_cap: int | None = None) -> list:
     settings = toy_settings()
     settings.rounds.node_cap = node_cap
+    if venue_cap is not None:
+        settings.rounds.venue_cap = venue_cap
     settings.rounds.rules = list(RULES) if rules is None else rules
     snapshot = ToyKB(until=CUTOFF).snapshot
     questions, _, _ = freeze_questions(kb, cutoff, "3m", wanted, settings, {"toy": snapshot},
@@ -75,6 +78,41 @@ def test_new_rules_resolve_from_the_window() -> None:
     assert growth.get("n_vorp", 1.0) == 1.0 and growth.get("n_quel", 0.0) == 0.0
 
 
+def test_share_decline_mirrors_share_growth_and_resolves_from_the_window() -> None:
+    questions = _supply(ToyKB(until=CUTOFF), node_cap=6)
+    snapshot = ToyKB(until=CUTOFF).snapshot
+    resolutions = {row.question_id: row for row in resolve_questions(questions, {"toy": snapshot}, ToyKB())}
+    by_rule: dict[str, dict[str, float]] = {"share_growth": {}, "share_decline": {}}
+    for question in questions:
+        rule = question_rule(question)
+        if rule not in by_rule:
+            continue
+        row = resolutions[question.question_id]
+        share, baseline = row.details["window_share"], question.params["baseline_share"]
+        if rule == "share_decline":
+            assert question.params["direction"] == "decline" and question.params["threshold"] < 1
+            assert row.outcome == float(share * 1.10 <= baseline)
+            assert 0 < float(question.baseline or 0) < 1
+        by_rule[rule][str(question.node_id)] = row.outcome
+    assert by_rule["share_growth"] and by_rule["share_decline"]
+    both = set(by_rule["share_growth"]) & set(by_rule["share_decline"])
+    assert both and not any(by_rule["share_growth"][node] and by_rule["share_decline"][node] for node in both)
+    # the toy world's n_vorp triples and n_quel collapses in the window
+    assert by_rule["share_decline"].get("n_vorp") == 0.0 and by_rule["share_decline"].get("n_quel") == 1.0
+
+
+def test_venue_cap_spreads_a_domains_venue_questions_over_the_venue_families() -> None:
+    def per_family(questions: list) -> Counter:
+        return Counter((question.domain, question.params["venue_family"]) for question in questions
+                       if "venue_family" in question.params)
+
+    loose = _supply(ToyKB(until=CUTOFF), node_cap=4, venue_cap=100)
+    capped = _supply(ToyKB(until=CUTOFF), node_cap=4, venue_cap=1)
+    assert max(per_family(loose).values()) > 1
+    assert max(per_family(capped).values()) == 1
+    assert len(capped) == len(loose)  # a node past the cap takes its next rule
+
+
 def test_default_supply_leaves_out_count_growth_and_fills_with_the_other_rules() -> None:
     from foresci.core.errors import UserError
     from foresci.rounds.config import SUPPLY_OFF, RoundSettings
@@ -122,4 +160,5 @@ def test_round_takes_supply_size_from_settings_unless_the_ledger_sets_it(tmp_pat
         manifest = load_round(ledger, round_id)
         sizes[name] = len(round_questions(ledger / "rounds" / round_id, manifest))
         assert manifest.counts["supply"]["node_cap"] == settings.rounds.node_cap
+        assert manifest.counts["supply"]["venue_cap"] == settings.rounds.venue_cap
     assert sizes == {"default": 20, "ledger": 6}

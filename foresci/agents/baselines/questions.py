@@ -4,7 +4,8 @@ The question's subject is matched by the content words of the name it quotes ('.
 on papers up to the cutoff. Numeric counts: persistence repeats the baseline period's count; trend
 scales it by the fitted monthly growth of the subject's papers over the window's offset. Intervals are
 log-normal with a spread that shrinks as counts grow. Binary growth: persistence gives the question's
-naive base rate; trend a logistic of the projected share growth against the threshold. Binary venue:
+naive base rate; trend a logistic of the projected share growth against the threshold (mirrored for a
+share-decline question, ``params.direction == "decline"``). Binary venue:
 whether the venue leads the subject's (recency-weighted, for trend) venue counts.
 """
 
@@ -133,6 +134,9 @@ def forecast_question(
     threshold = float(question.params.get("threshold", 1.1))
     slope = _log_slope([share * 1000 for share in shares]) if any(shares) else 0.0
     projected = math.exp(slope * window)
-    answer.probability = _bounded(1 / (1 + math.exp(-(math.log(projected) - math.log(threshold)) / 0.15)))
+    margin = math.log(projected) - math.log(threshold)
+    if question.params.get("direction") == "decline":  # will the share fall to threshold x or below?
+        margin = -margin
+    answer.probability = _bounded(1 / (1 + math.exp(-margin / 0.15)))
     notes.append(f"share slope {slope:+.3f}/month projects x{projected:.2f} against x{threshold:.2f}")
     return answer

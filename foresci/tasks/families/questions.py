@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 SHARE_GROWTH_RATE, COUNT_GROWTH_RATE = "share_growth", "count_growth"
 """Keys of :attr:`QuestionAsk.rates`: the share of the domain's nodes whose share (count) grew one window
 earlier, smoothed (a naive prior every binary growth question of the domain may use)."""
+SHARE_DECLINE_RATE = "share_decline"
+"""Key of :attr:`QuestionAsk.rates`: the share of the domain's nodes whose share fell by the growth
+threshold's reciprocal one window earlier, smoothed (the naive prior of a share-decline question)."""
 GROWTH_THRESHOLD = 1.10
 """Share growth (window over baseline share) that counts as growing."""
 
@@ -24,6 +27,12 @@ GROWTH_THRESHOLD = 1.10
 def share_grew(log_growth: float) -> bool:
     """Whether a node's log share growth reaches :data:`GROWTH_THRESHOLD`."""
     return log_growth >= math.log(GROWTH_THRESHOLD)
+
+
+def share_fell(log_growth: float) -> bool:
+    """Whether a node's share fell to 1 / :data:`GROWTH_THRESHOLD` of its baseline or below (the mirror of
+    :func:`share_grew`: a share-decline question)."""
+    return log_growth <= -math.log(GROWTH_THRESHOLD)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,13 @@ RULES: tuple[tuple[str, QuestionKind], ...] = ((MENTIONS, "numeric"),)
 
 def mentions(words: set[str], paper: Paper) -> bool:
     """Whether the paper's title+abstract holds at least MENTION_SHARE of ``words``."""
-    return bool(words) and len(words & set(content_tokens(paper.text))) >= MENTION_SHARE * len(words)
+    return covers(words, frozenset(content_tokens(paper.text)))
+
+
+def covers(words: set[str], paper_words: frozenset[str]) -> bool:
+    """:func:`mentions` on a paper's content tokens (``DomainEvidence.token_set``: tokenised once per
+    paper, not once per limitation and question)."""
+    return bool(words) and len(words & paper_words) >= MENTION_SHARE * len(words)
 
 
 def write(rule: str, ask: QuestionAsk) -> QuestionDraft | None:
@@ -32,10 +38,13 @@ def write(rule: str, ask: QuestionAsk) -> QuestionDraft | None:
                and (signal.first_seen is None or signal.first_seen <= evidence.cutoff)]
     if not signals:
         return None
-    recent = [evidence.papers[paper_id] for paper_id in item.pre_ids
+    recent = [evidence.token_set(paper_id) for paper_id in item.pre_ids
               if window.in_baseline(evidence.papers[paper_id].announced)]
-    counted = [(sum(1 for paper in recent if mentions(set(content_tokens(core_phrase(signal.text))), paper)),
-                signal.count, core_phrase(signal.text)) for signal in signals]
+    counted = []
+    for signal in signals:
+        words = set(content_tokens(core_phrase(signal.text)))
+        counted.append((sum(1 for paper_words in recent if covers(words, paper_words)), signal.count,
+                        core_phrase(signal.text)))
     found, _, phrase = max(counted)
     if found == 0:
         return None
@@ -51,4 +60,4 @@ def resolve(rule: str, question: ForecastQuestion, item: NodeEvidence,
             evidence: DomainEvidence) -> tuple[float, dict[str, Any]]:
     """The node's window papers that mention the question's limitation."""
     words = set(content_tokens(str(question.params["phrase"])))
-    return float(sum(1 for paper_id in item.window_ids if mentions(words, evidence.papers[paper_id]))), {}
+    return float(sum(1 for paper_id in item.window_ids if covers(words, evidence.token_set(paper_id)))), {}
