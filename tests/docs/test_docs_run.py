@@ -1,9 +1,10 @@
 """The README's and the tutorials' runnable code blocks, run as a user runs them: bash in an empty folder,
 ``foresci`` on the PATH (this checkout's), one shell per page, so the docs cannot drift from the code.
 
-Each page's run blocks generate and use a small synthetic world; a page marked ``docs-test: after
-PAGE.md`` runs in a copy of the folder that page left. Every run folder a page writes must hold only
-answers that succeeded.
+Each page's run blocks generate and use a small synthetic world, or read a slice of the shared data at
+``../shared`` (the folder beside the checkout, which a page's folder then has beside it too; missing, the
+page is skipped, and fails under CI=true); a page marked ``docs-test: after PAGE.md`` runs in a copy of
+the folder that page left. Every run folder a page writes must hold only answers that succeeded.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_shared
 from tests.docs.blocks import REPO_ROOT, Block, command_lines, doc_pages, read_blocks, runs_after, script
 
 PAGE_TIMEOUT_S = 600
@@ -58,8 +60,18 @@ def _environment(tmp: Path) -> dict[str, str]:
     }
 
 
+SHARED_PATH = "../shared/"
+
+
+def _reads_shared(blocks: list[Block]) -> bool:
+    """Whether a page's run blocks read ``../shared`` (the shared data beside the user's folder)."""
+    return any(block.action == "run" and SHARED_PATH in block.text for block in blocks)
+
+
 def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
     blocks = read_blocks(page)
+    if _reads_shared(blocks) and not (folder.parent / "shared").exists():
+        (folder.parent / "shared").symlink_to(require_shared())  # skips, or fails under CI=true
     script_file = folder.parent / f"{folder.name}.sh"
     script_file.write_text(script(blocks))
     log = folder.parent / f"{folder.name}.log"
@@ -232,3 +244,21 @@ def _ends(pid: int, within_s: float = 5.0) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_a_page_reading_the_shared_data_finds_it_beside_its_folder_and_fails_under_ci_without_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tests.conftest as conftest_module
+
+    page = tmp_path / "page.md"
+    page.write_text("<!-- docs-test: run -->\n```bash\nls ../shared/corpora\n```\n")
+    environment = _environment(tmp_path)
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setattr(conftest_module, "SHARED", tmp_path / "absent")
+    (tmp_path / "first" / "work").mkdir(parents=True)
+    with pytest.raises(pytest.fail.Exception, match=r"needs .*absent"):
+        _run_page(page, tmp_path / "first" / "work", environment)
+    (tmp_path / "data" / "corpora" / "arxiv-daily").mkdir(parents=True)
+    monkeypatch.setattr(conftest_module, "SHARED", tmp_path / "data")
+    (tmp_path / "second" / "work").mkdir(parents=True)
+    assert "arxiv-daily" in _run_page(page, tmp_path / "second" / "work", environment).output
