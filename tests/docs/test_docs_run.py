@@ -10,6 +10,7 @@ the folder that page left. Every run folder a page writes must hold only answers
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -61,6 +62,10 @@ def _environment(tmp: Path) -> dict[str, str]:
 
 
 SHARED_PATH = "../shared/"
+# What a page's run blocks need beyond foresci's core: (text in a run block, module, how to install it).
+# `make test` installs both extras, so under CI=true a missing one fails the page instead of skipping it.
+EXTRAS = (("--engine ray", "ray", "pip install 'foresci[ray]'"),
+          ("foresci llm serve", "llama_cpp", "pip install 'foresci[local-llm]' (make llm)"))
 
 
 def _reads_shared(blocks: list[Block]) -> bool:
@@ -72,6 +77,11 @@ def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
     blocks = read_blocks(page)
     if _reads_shared(blocks) and not (folder.parent / "shared").exists():
         (folder.parent / "shared").symlink_to(require_shared())  # skips, or fails under CI=true
+    for text, module, install in EXTRAS:
+        if any(block.action == "run" and text in block.text for block in blocks) \
+                and importlib.util.find_spec(module) is None:
+            message = f"{page.name} needs {module}: {install}"
+            pytest.fail(message) if os.environ.get("CI", "").lower() == "true" else pytest.skip(message)
     script_file = folder.parent / f"{folder.name}.sh"
     script_file.write_text(script(blocks))
     log = folder.parent / f"{folder.name}.log"
@@ -262,3 +272,22 @@ def test_a_page_reading_the_shared_data_finds_it_beside_its_folder_and_fails_und
     monkeypatch.setattr(conftest_module, "SHARED", tmp_path / "data")
     (tmp_path / "second" / "work").mkdir(parents=True)
     assert "arxiv-daily" in _run_page(page, tmp_path / "second" / "work", environment).output
+
+
+@pytest.mark.slow
+def test_the_ray_page_answers_as_the_local_engine(page_runs: dict[Path, PageRun],
+                                                  docs_environment: dict[str, str],
+                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The Ray page's run (a local cluster) gives the answers the first benchmark's local run gave, as
+    the page says; only timing fields differ."""
+    page = REPO_ROOT / "docs" / "tutorials" / "ray.md"
+    done = run_page(page, page_runs, docs_environment, tmp_path_factory)
+
+    def payloads(run: str) -> list[tuple[str, str, str]]:
+        rows = [json.loads(line) for line in (done.folder / run / "answers.jsonl").read_text().splitlines()
+                if line.strip()]
+        return sorted((row["task_id"], row["method"], json.dumps(row["payload"], sort_keys=True))
+                      for row in rows)
+
+    assert json.loads((done.folder / "work/runs/ray/manifest.json").read_text())["engine"] == "ray"
+    assert payloads("work/runs/ray") == payloads("work/runs/baselines") != []
