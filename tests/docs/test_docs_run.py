@@ -289,5 +289,6 @@ def test_the_ray_page_answers_as_the_local_engine(page_runs: dict[Path, PageRun]
         return sorted((row["task_id"], row["method"], json.dumps(row["payload"], sort_keys=True))
                       for row in rows)
 
-    assert json.loads((done.folder / "work/runs/ray/manifest.json").read_text())["engine"] == "ray"
+    manifest = json.loads((done.folder / "work/runs/ray/manifest.json").read_text())
+    assert manifest["config"]["settings"]["runtime"]["engine"] == "ray"
     assert payloads("work/runs/ray") == payloads("work/runs/baselines") != []
