@@ -38,7 +38,7 @@ def run_command(
         "full", "--mode", help="'full' or 'name_only' (question + candidate names only)"
     ),
     limit: int | None = typer.Option(
-        None, "--limit", min=0, help="answer only the first N tasks (0 answers none)"
+        None, "--limit", min=0, help="answer only the first N tasks and first N forecast questions (0: none)"
     ),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="drop error rows and try them again"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),

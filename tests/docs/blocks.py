@@ -110,8 +110,8 @@ def script(blocks: list[Block]) -> str:
 
 def command_lines(block: Block) -> list[list[str]]:
     """The ``foresci ...`` command lines of a shell block, as argument lists (continuations joined;
-    leading ``VAR=value`` assignments, comments and everything after a ``;``, ``&&``, ``|`` or ``&``
-    dropped)."""
+    leading ``VAR=value`` assignments, comments and everything after a ``;``, ``&&``, ``|``, ``&`` or a
+    redirection dropped)."""
     joined = re.sub(r"\\\n\s*", " ", block.text)
     commands: list[list[str]] = []
     for raw in joined.splitlines():
@@ -119,7 +119,7 @@ def command_lines(block: Block) -> list[list[str]]:
             words = shlex.split(raw, comments=True)
         except ValueError as error:
             raise ValueError(f"{block.where}: cannot read {raw!r}: {error}") from error
-        for separator in (";", "&&", "||", "|", "&"):
+        for separator in (";", "&&", "||", "|", "&", ">", ">>", "2>", "<"):
             if separator in words:
                 words = words[:words.index(separator)]
         while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):

@@ -73,9 +73,10 @@ def test_a_marker_without_its_block_is_an_error_naming_the_line(tmp_path: Path, 
 
 def test_command_lines_drop_assignments_comments_and_what_follows_a_separator(tmp_path: Path) -> None:
     block = Block(tmp_path / "p.md", 1, "bash", "PYTHONPATH=. foresci run r --out o   # note\n"
-                  "foresci eval a \\\n    --offline && echo done\npython x.py &\nforesci kb stats k | cat\n")
+                  "foresci eval a \\\n    --offline && echo done\npython x.py &\nforesci kb stats k | cat\n"
+                  "foresci llm serve --port 0 > llm.env &\n")
     assert command_lines(block) == [["run", "r", "--out", "o"], ["eval", "a", "--offline"],
-                                    ["kb", "stats", "k"]]
+                                    ["kb", "stats", "k"], ["llm", "serve", "--port", "0"]]
 
 
 def test_the_checker_catches_a_wrong_command_or_option() -> None:

@@ -1,14 +1,16 @@
 """The README's and the tutorials' runnable code blocks, run as a user runs them: bash in an empty folder,
 ``foresci`` on the PATH (this checkout's), one shell per page, so the docs cannot drift from the code.
 
-Each page's run blocks generate and use a small synthetic world; a page marked ``docs-test: after
-PAGE.md`` runs in a copy of the folder that page left. Every run folder a page writes must hold only
-answers that succeeded.
+Each page's run blocks generate and use a small synthetic world, or read a slice of the shared data at
+``../shared`` (the folder beside the checkout, which a page's folder then has beside it too; missing, the
+page is skipped, and fails under CI=true); a page marked ``docs-test: after PAGE.md`` runs in a copy of
+the folder that page left. Every run folder a page writes must hold only answers that succeeded.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_shared
 from tests.docs.blocks import REPO_ROOT, Block, command_lines, doc_pages, read_blocks, runs_after, script
 
 PAGE_TIMEOUT_S = 600
@@ -58,8 +61,27 @@ def _environment(tmp: Path) -> dict[str, str]:
     }
 
 
+SHARED_PATH = "../shared/"
+# What a page's run blocks need beyond foresci's core: (text in a run block, module, how to install it).
+# `make test` installs both extras, so under CI=true a missing one fails the page instead of skipping it.
+EXTRAS = (("--engine ray", "ray", "pip install 'foresci[ray]'"),
+          ("foresci llm serve", "llama_cpp", "pip install 'foresci[local-llm]' (make llm)"))
+
+
+def _reads_shared(blocks: list[Block]) -> bool:
+    """Whether a page's run blocks read ``../shared`` (the shared data beside the user's folder)."""
+    return any(block.action == "run" and SHARED_PATH in block.text for block in blocks)
+
+
 def _run_page(page: Path, folder: Path, environment: dict[str, str]) -> PageRun:
     blocks = read_blocks(page)
+    if _reads_shared(blocks) and not (folder.parent / "shared").exists():
+        (folder.parent / "shared").symlink_to(require_shared())  # skips, or fails under CI=true
+    for text, module, install in EXTRAS:
+        if any(block.action == "run" and text in block.text for block in blocks) \
+                and importlib.util.find_spec(module) is None:
+            message = f"{page.name} needs {module}: {install}"
+            pytest.fail(message) if os.environ.get("CI", "").lower() == "true" else pytest.skip(message)
     script_file = folder.parent / f"{folder.name}.sh"
     script_file.write_text(script(blocks))
     log = folder.parent / f"{folder.name}.log"
@@ -232,3 +254,41 @@ def _ends(pid: int, within_s: float = 5.0) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_a_page_reading_the_shared_data_finds_it_beside_its_folder_and_fails_under_ci_without_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tests.conftest as conftest_module
+
+    page = tmp_path / "page.md"
+    page.write_text("<!-- docs-test: run -->\n```bash\nls ../shared/corpora\n```\n")
+    environment = _environment(tmp_path)
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setattr(conftest_module, "SHARED", tmp_path / "absent")
+    (tmp_path / "first" / "work").mkdir(parents=True)
+    with pytest.raises(pytest.fail.Exception, match=r"needs .*absent"):
+        _run_page(page, tmp_path / "first" / "work", environment)
+    (tmp_path / "data" / "corpora" / "arxiv-daily").mkdir(parents=True)
+    monkeypatch.setattr(conftest_module, "SHARED", tmp_path / "data")
+    (tmp_path / "second" / "work").mkdir(parents=True)
+    assert "arxiv-daily" in _run_page(page, tmp_path / "second" / "work", environment).output
+
+
+@pytest.mark.slow
+def test_the_ray_page_answers_as_the_local_engine(page_runs: dict[Path, PageRun],
+                                                  docs_environment: dict[str, str],
+                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The Ray page's run (a local cluster) gives the answers the first benchmark's local run gave, as
+    the page says; only timing fields differ."""
+    page = REPO_ROOT / "docs" / "tutorials" / "ray.md"
+    done = run_page(page, page_runs, docs_environment, tmp_path_factory)
+
+    def payloads(run: str) -> list[tuple[str, str, str]]:
+        rows = [json.loads(line) for line in (done.folder / run / "answers.jsonl").read_text().splitlines()
+                if line.strip()]
+        return sorted((row["task_id"], row["method"], json.dumps(row["payload"], sort_keys=True))
+                      for row in rows)
+
+    manifest = json.loads((done.folder / "work/runs/ray/manifest.json").read_text())
+    assert manifest["config"]["settings"]["runtime"]["engine"] == "ray"
+    assert payloads("work/runs/ray") == payloads("work/runs/baselines") != []
