@@ -480,3 +480,26 @@ def test_trend_ranks_planning_options_by_newcomer_entry_not_momentum(monkeypatch
     assert persistence.ranking[0].option_id == "A"
     a_papers = [paper for paper in papers if "a" in paper.paper_id[7:]]
     assert entry_rate(a_papers, cutoff, 3).newcomers == 0 and entry_rate(a_papers, cutoff, 12).newcomers == 3
+
+
+def test_trend_ranks_concept_pairs_by_shared_neighbours_between_concepts_in_use_now() -> None:
+    """#43: trend was Adamic–Adar, a measure the task stated, so the rule reading it tied trend. Trend now
+    weighs a pair's shared neighbours by how much its two concepts are used in the last three months (ties,
+    as pairs without shared neighbours, by that use); persistence is preferential attachment."""
+    from foresci.agents.baselines.strategies import baseline_answer
+
+    def pair(adamic_adar: float, degrees: float, growth: float) -> dict[str, float]:
+        return {"degree_first": degrees, "degree_second": degrees, "adamic_adar": adamic_adar,
+                "common_neighbours": 1.0 if adamic_adar else 0.0, "growth_first": growth,
+                "growth_second": growth}
+
+    stated = {"A": pair(1.0, 9.0, 0.0), "B": pair(0.6, 3.0, 8.0), "C": pair(0.0, 4.0, 30.0),
+              "D": pair(0.0, 2.0, 2.0)}
+    task = TASKS["direction_forecasting"].model_copy(update={
+        "family": "concept_emergence", "context": {"pair_signals": stated},
+        "candidates": [Candidate(option_id=option, name=f"c{option} + d{option}") for option in stated]})
+    view: Any = _ListView([])
+    ranked = {kind: [item.option_id for item in baseline_answer(  # type: ignore[arg-type]
+        Forecaster(kind, view, AgentSettings()), task)[0].ranking] for kind in ("trend", "persistence")}
+    assert ranked["trend"] == ["B", "A", "C", "D"]  # Adamic–Adar alone: A, B, then C, D in option order
+    assert ranked["persistence"] == ["A", "C", "B", "D"]
