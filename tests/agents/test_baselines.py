@@ -423,7 +423,6 @@ def test_trend_ranks_planning_options_by_newcomer_entry_not_momentum(monkeypatch
     import numpy as np
 
     import foresci.taxonomy.induce as induce
-    from foresci.agents.baselines.entry import entry_rate
     from foresci.kb.models import Paper
     from foresci.taxonomy.models import Node, Snapshot
 
@@ -478,6 +477,8 @@ def test_trend_ranks_planning_options_by_newcomer_entry_not_momentum(monkeypatch
     assert "9 of its 9 papers of the last 3 months" in answer.ranking[0].reason
     persistence, _ = Forecaster("persistence", view, AgentSettings()).planning(task)
     assert persistence.ranking[0].option_id == "A"
+    from foresci.agents.baselines.entry import entry_rate
+
     a_papers = [paper for paper in papers if "a" in paper.paper_id[7:]]
     assert entry_rate(a_papers, cutoff, 3).newcomers == 0 and entry_rate(a_papers, cutoff, 12).newcomers == 3
 
