@@ -23,6 +23,12 @@ class AgentSettings(SettingsSection):
     )
     concurrency: int = Field(default=4, description="tasks answered concurrently by `foresci run`")
     trend_months: int = Field(default=12, description="months before the cutoff the forecasters read")
+    planning_entry_months: int = Field(
+        default=3,
+        ge=1,
+        description="months before the cutoff in which trend reads each planning option's newcomer entry "
+        "rate (its papers by authors new to it; foresci.agents.baselines.entry)",
+    )
     trend_min_monthly_papers: float = Field(
         default=2.0,
         ge=0.0,

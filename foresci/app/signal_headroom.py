@@ -10,11 +10,13 @@ papers):
   only where the task states recent papers, which tasks built since issue 43 do not);
 - ``rule:largest``: the most pre-cutoff papers;
 - ``rule:smallest``: the fewest (planning ranks options by newcomers' entry, where a crowded option ranks
-  low, so the smallest option is a rule to beat there).
+  low, so the smallest option was the rule to beat there until planning tasks stopped stating sizes).
 
 Persistence is a scored method already (it reads the KB's pre-cutoff counts, which the public counts
-restate), and so are the five link measures of concept emergence (each ranks a task's pairs by the value
-its public ``pair_signals`` state). A family whose tasks state no counts gets no rule rows.
+restate), and so are the five link measures of concept emergence (they ranked a task's pairs by the value
+its public ``pair_signals`` stated; since issue 43 tasks state none and they read the network from the KB,
+so for concept emergence the bar is stricter than a rule reading the task). A family whose tasks state no
+counts (planning, concept emergence) gets no rule rows.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from foresci.tasks.public_counts import public_option_counts, public_sizes
 RULES = ("rule:recency", "rule:largest", "rule:smallest")
 PUBLIC_READERS = ("persistence", *RULES, "preferential_attachment", "common_neighbours", "adamic_adar",
                   "jaccard", "resource_allocation")
-"""The fixed rules compared with trend: each reads only what a task states (or restates) publicly. The
-five link measures are methods that rank a concept-emergence task's pairs by the measure its public
-``pair_signals`` state (scored only where a run asked them)."""
+"""The fixed rules compared with trend: each reads only what a task states (or restates) publicly, and the
+five link measures (concept emergence; scored only where a run asked them), which read what older tasks
+stated in ``pair_signals`` and now read the same measures from the KB (a stricter bar)."""
 
 
 def _tie_share(values: Mapping[str, float], top: str) -> float:

@@ -176,13 +176,15 @@ def distinctive_gram_sets(focus: Sequence[frozenset[str]], background: Sequence[
     return kept
 
 
-def name_evidence_text(node: Node, papers: Mapping[str, Paper], cutoff: date) -> str:
+def name_evidence_text(node: Node, papers: Mapping[str, Paper], cutoff: date, counted: bool = True) -> str:
     """Where a node's name comes from, for public task text: how many of its pre-cutoff papers use the
-    phrase and one such paper's title (only papers announced on or before ``cutoff`` are quoted)."""
+    phrase (not when ``counted`` is False: a planning task states no size) and one such paper's title (only
+    papers announced on or before ``cutoff`` are quoted)."""
     evidence = node.name_evidence
     if evidence is None or evidence.method == "label" or not node.name:
         return ""
     quoted = next((papers[paper_id].title for paper_id in evidence.paper_ids
                    if paper_id in papers and papers[paper_id].announced <= cutoff), None)
-    where = f"'{node.name}' in {evidence.support} papers before the cutoff"
+    where = (f"'{node.name}' in {evidence.support} papers before the cutoff" if counted
+             else f"'{node.name}' in papers before the cutoff")
     return f"{where}, e.g. '{quoted}'" if quoted else where

@@ -57,7 +57,11 @@ def test_planning(forecasters: dict[str, Forecaster]) -> None:
     trend, _ = forecasters["trend"].planning(TASKS["strategic_planning"])
     persistence, _ = forecasters["persistence"].planning(TASKS["strategic_planning"])
     assert [item.option_id for item in persistence.ranking] == ["B", "C", "A"]
-    assert trend.ranking[0].option_id == "A"
+    forecaster = forecasters["trend"]
+    series = forecaster.series(TASKS["strategic_planning"])
+    rates = {option: forecaster.entry(item).rate for option, item in series.items()}
+    assert [rates[item.option_id] for item in trend.ranking] == sorted(rates.values(), reverse=True)
+    assert all("by authors new to it" in item.reason for item in trend.ranking)
 
 
 def test_venue_and_bottleneck(forecasters: dict[str, Forecaster]) -> None:
@@ -412,3 +416,96 @@ def test_subject_papers_equal_the_token_rule() -> None:
                 if len(words & set(content_tokens(paper.text))) >= math.ceil(0.6 * len(words))]
     found = [paper.paper_id for paper in subject_papers(_ListView(papers), question)]  # type: ignore[arg-type]
     assert found == expected == ["2025.00000", "2025.00003", "2025.00005"]
+
+
+def test_trend_ranks_planning_options_by_newcomer_entry_not_momentum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """#43: a planning task's key is where newcomers enter. Topic a grows fastest (1 -> 12 papers a month)
+    but every paper is by the same three authors; topic b is flat (3 a month) and written by new authors
+    each month. Trend (momentum, before) put a first, below chance on 20 fresh worlds; it now reads each
+    option's newcomer entry from the KB and puts b first, while persistence still ranks by volume."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import foresci.taxonomy.induce as induce
+    from foresci.kb.models import Paper
+    from foresci.taxonomy.models import Node, Snapshot
+
+    cutoff = date(2025, 12, 31)
+    papers, rows = [], []
+    for month in range(1, 13):
+        for index in range(month):
+            papers.append(Paper(paper_id=f"2025.{month:02d}a{index:02d}", title="a paper", abstract="about a",
+                                categories=["cs.CL"], authors=[f"held {index % 3}"],
+                                announced=date(2025, month, 1 + index)))
+            rows.append([1.0, 0.0])
+        for index in range(3):
+            papers.append(Paper(paper_id=f"2025.{month:02d}b{index}", title="b paper", abstract="about b",
+                                categories=["cs.CL"], authors=[f"new {month}-{index}", f"co {month}-{index}"],
+                                announced=date(2025, month, 20 + index)))
+            rows.append([0.0, 1.0])
+    vectors = np.asarray(rows, dtype=np.float32)
+    by_id = {paper.paper_id: index for index, paper in enumerate(papers)}
+    snapshot = Snapshot(domain=DOMAIN, cutoff=cutoff, nodes=[
+        Node(node_id="n-a", label="topic a", paper_ids=[p.paper_id for p in papers if "a" in p.paper_id[7:]],
+             centroid=[1.0, 0.0]),
+        Node(node_id="n-b", label="topic b", paper_ids=[p.paper_id for p in papers if "b" in p.paper_id[7:]],
+             centroid=[0.0, 1.0])])
+
+    class View:
+        def __init__(self) -> None:
+            self.cutoff = cutoff
+
+        def papers(self, domain: str | None = None, statuses: tuple[str, ...] = ("core",)) -> list[Paper]:
+            return list(papers)
+
+        def monthly_counts(self, domain: str | None = None) -> dict[str, int]:
+            return {f"2025-{month:02d}": month + 3 for month in range(1, 13)}
+
+        def embeddings(self, paper_ids: list[str]) -> np.ndarray:
+            return vectors[[by_id[paper_id] for paper_id in paper_ids]]
+
+        def get(self, paper_id: str) -> Paper | None:
+            return papers[by_id[paper_id]] if paper_id in by_id else None
+
+    monkeypatch.setattr(induce, "induce_taxonomy",
+                        lambda *args, **kwargs: SimpleNamespace(snapshots=[snapshot], final=snapshot))
+    task = TASKS["strategic_planning"].model_copy(update={"domain": DOMAIN, "cutoff": cutoff, "candidates": [
+        Candidate(option_id="A", name="topic a", node_id="n-a"),
+        Candidate(option_id="B", name="topic b", node_id="n-b")]})
+    view: Any = View()
+    trend = Forecaster("trend", view, AgentSettings())
+    series = trend.series(task)
+    assert series["A"].log_slope() > series["B"].log_slope()  # momentum says a
+    answer, _ = trend.planning(task)
+    assert [item.option_id for item in answer.ranking] == ["B", "A"]
+    assert "9 of its 9 papers of the last 3 months" in answer.ranking[0].reason
+    persistence, _ = Forecaster("persistence", view, AgentSettings()).planning(task)
+    assert persistence.ranking[0].option_id == "A"
+    from foresci.agents.baselines.entry import entry_rate
+
+    a_papers = [paper for paper in papers if "a" in paper.paper_id[7:]]
+    assert entry_rate(a_papers, cutoff, 3).newcomers == 0 and entry_rate(a_papers, cutoff, 12).newcomers == 3
+
+
+def test_trend_ranks_concept_pairs_by_shared_neighbours_between_concepts_in_use_now() -> None:
+    """#43: trend was Adamic–Adar, a measure the task stated, so the rule reading it tied trend. Trend now
+    weighs a pair's shared neighbours by how much its two concepts are used in the last three months (ties,
+    as pairs without shared neighbours, by that use); persistence is preferential attachment."""
+    from foresci.agents.baselines.strategies import baseline_answer
+
+    def pair(adamic_adar: float, degrees: float, growth: float) -> dict[str, float]:
+        return {"degree_first": degrees, "degree_second": degrees, "adamic_adar": adamic_adar,
+                "common_neighbours": 1.0 if adamic_adar else 0.0, "growth_first": growth,
+                "growth_second": growth}
+
+    stated = {"A": pair(1.0, 9.0, 0.0), "B": pair(0.6, 3.0, 8.0), "C": pair(0.0, 4.0, 30.0),
+              "D": pair(0.0, 2.0, 2.0)}
+    task = TASKS["direction_forecasting"].model_copy(update={
+        "family": "concept_emergence", "context": {"pair_signals": stated},
+        "candidates": [Candidate(option_id=option, name=f"c{option} + d{option}") for option in stated]})
+    view: Any = _ListView([])
+    ranked = {kind: [item.option_id for item in baseline_answer(  # type: ignore[arg-type]
+        Forecaster(kind, view, AgentSettings()), task)[0].ranking] for kind in ("trend", "persistence")}
+    assert ranked["trend"] == ["B", "A", "C", "D"]  # Adamic–Adar alone: A, B, then C, D in option order
+    assert ranked["persistence"] == ["A", "C", "B", "D"]

@@ -13,7 +13,7 @@ from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.families import family_names, get_family
 from foresci.tasks.families.concept_emergence.builder import build_emergence_tasks
-from foresci.tasks.families.concept_emergence.family import EmergenceAnswer, signal_ranking
+from foresci.tasks.families.concept_emergence.family import EmergenceAnswer
 from foresci.tasks.hidden import parse_hidden_target
 from foresci.tasks.lint import lint_task
 from foresci.tasks.text import content_tokens, vocabulary
@@ -52,24 +52,35 @@ def test_tasks_are_clean_and_hide_the_window_order(built: tuple[list[Built], Dom
         assert "window_papers" not in str(item.task.model_dump())
 
 
-def test_baselines_rank_by_public_signals_and_score_against_the_hidden_order(
+def test_baselines_rank_by_the_kb_network_and_score_against_the_hidden_order(
         built: tuple[list[Built], DomainEvidence]) -> None:
+    """#43: trend and persistence read the network the KB shows at the cutoff (the task states none):
+    persistence preferential attachment, trend Adamic–Adar times the two concepts' recent papers."""
+    from types import SimpleNamespace
+
+    from foresci.agents.baselines.forecasters import Forecaster
+    from foresci.agents.baselines.pair_network import activity, network_score, pair_signals
+    from foresci.agents.config import AgentSettings
+    from tests.emergence.world import CutoffView
+
     items, evidence = built
     papers = evidence.papers
+    view = CutoffView(list(papers.values()), CONFIG.cutoff, SimpleNamespace(path="world-6f", fingerprint="f"))
     family = get_family("concept_emergence")
     for item in items:
+        signals = pair_signals(view, item.task)
         for kind in ("persistence", "trend"):
-            found = family.signal_answer(item.task, kind)
-            assert found is not None
-            answer, support = found
-            assert isinstance(answer, EmergenceAnswer) and support.notes
+            answer, support = Forecaster(kind, view, AgentSettings()).answer(item.task)  # type: ignore[arg-type]
+            assert isinstance(answer, EmergenceAnswer) and "co-occurrence network" in support.notes[-1]
             assert len(support.evidence) == 3 and all(entry.paper_ids for entry in support.evidence)
             cited = {paper_id for entry in support.evidence for paper_id in entry.paper_ids}
             assert all(papers[paper_id].announced <= item.task.cutoff for paper_id in cited)
             assert family.check_contract(item.task, answer).problems == []
             predicted = [entry.option_id for entry in answer.ranking]
-            score = "preferential_attachment" if kind == "persistence" else "adamic_adar"
-            assert predicted == signal_ranking(item.task, score)
+            score = "preferential_attachment" if kind == "persistence" else "growing_links"
+            keys = [(network_score(signals[option], score), activity(signals[option]))
+                    for option in predicted]
+            assert keys == sorted(keys, reverse=True)
             rendered = family.render(item.task, answer)
             assert all(f"{option} (" in rendered for option in predicted)
         gold = list(item.hidden.ranking)  # type: ignore[attr-defined]

@@ -19,7 +19,6 @@ from foresci.tasks.builders.common import Built
 from foresci.tasks.config import TaskSettings
 from foresci.tasks.evidence import DomainEvidence
 from foresci.tasks.families.concept_emergence.builder import build_emergence_tasks
-from foresci.tasks.families.concept_emergence.family import signal_value
 from foresci.tasks.families.concept_emergence.release import emergence_release_parts
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.text import vocabulary
@@ -43,20 +42,42 @@ def world() -> tuple[list[Built], DomainEvidence, list[Paper]]:
     return build_emergence_tasks(evidence, TaskSettings(), "synthetic systems", 8), evidence, papers
 
 
-def test_network_methods_rank_by_the_stated_measure(world: tuple[list[Built], DomainEvidence, list[Paper]]
-                                                    ) -> None:
-    items, _, _ = world
+def test_network_methods_read_the_measures_from_the_kb_not_the_task(
+        world: tuple[list[Built], DomainEvidence, list[Paper]]) -> None:
+    """#43: a task states no network measure (the rule reading the stated Adamic–Adar tied trend); the link
+    methods read the network the KB view shows at the cutoff: the same measures the builder's snapshot
+    holds for each pair."""
+    import re
+
+    from foresci.agents.baselines.pair_network import network_score, pair_signals
+    from foresci.emergence.questions import pair_option
+    from foresci.tasks.families.concept_emergence.builder import window_target
+
+    items, evidence, papers = world
+    tools = SimpleNamespace(view=CutoffView(papers, CONFIG.cutoff, SimpleNamespace(path="world-6m",
+                                                                                   fingerprint="f")))
+    snapshot = window_target(evidence).snapshot
+    rows = {f"{snapshot.vocabulary.names[int(first)]} + {snapshot.vocabulary.names[int(second)]}": row
+            for row, (first, second) in enumerate(snapshot.candidates.pairs)}
     methods = registered()
-    for name in NETWORK:
-        for item in items:
-            result = methods[name].answer(MethodInput(task=item.task, mode="full"))
+    for item in items:
+        assert "pair_signals" not in item.task.context
+        assert not any(re.search(r"\d+ (papers|concepts?)", c.description) for c in item.task.candidates)
+        signals = pair_signals(tools.view, item.task)
+        for candidate in item.task.candidates:
+            stated = pair_option(snapshot, rows[candidate.name]).signals  # what the task used to state
+            read = {key: signals[candidate.option_id][key] for key in stated}
+            assert read == pytest.approx(stated, abs=1e-6)
+        for name in NETWORK:
+            assert methods[name].needs_kb
+            result = methods[name].answer(MethodInput(task=item.task, mode="full",
+                                                      tools=tools))  # type: ignore[arg-type]
             ranked = [entry.option_id for entry in result.answer.ranking]  # type: ignore[union-attr]
-            values = [signal_value(item.task, option, name) for option in ranked]
+            values = [network_score(signals[option], name) for option in ranked]
             assert sorted(ranked) == sorted(c.option_id for c in item.task.candidates)
             assert values == sorted(values, reverse=True)
-    signals = items[0].task.context["pair_signals"]["A"]
-    union = signals["degree_first"] + signals["degree_second"] - signals["common_neighbours"]
-    assert signal_value(items[0].task, "A", "jaccard") == pytest.approx(signals["common_neighbours"] / union)
+    with pytest.raises(ValueError, match="needs a KB"):
+        methods["adamic_adar"].answer(MethodInput(task=items[0].task, mode="full"))
 
 
 def test_learned_links_ranks_and_forecasts_from_the_view_only(

@@ -22,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from foresci.agents.baselines.entry import EntryRate, entry_rate
 from foresci.agents.baselines.measure import (
     CandidateSeries,
     Reference,
@@ -126,11 +127,14 @@ class Forecaster:
         announced = {paper.paper_id: month_of(paper.announced) for paper in self.view.papers(task.domain)}
         hows = sorted({item.how for item in found.values() if item is not None})
         self._measured_by = f"papers T(t) routes into {' / '.join(hows)}"
-        return {
-            option: node_series(option, routed.routed[item.node.node_id], months, reference, announced)
-            for option, item in found.items()
-            if item is not None
-        }
+        measured = {}
+        for option, item in found.items():
+            if item is None:
+                continue
+            ids = routed.routed[item.node.node_id]
+            measured[option] = node_series(option, ids, months, reference, announced)
+            measured[option].history = list(ids)
+        return measured
 
     def read_note(self, task: Task) -> str:
         """Which months were read, how options were measured and what shares are normalised by."""
@@ -253,8 +257,9 @@ class Forecaster:
         return ranked, f"all options (none reaches {floor} papers; slopes shrunk by volume)"
 
     def planning(self, task: Task) -> tuple[PlanningAnswer, SupportArtifact]:
-        """Options ranked by recent volume (persistence) or by momentum, the fitted growth of their share
-        (trend; options under the volume floor after the others)."""
+        """Options ranked by recent volume (persistence) or by newcomer entry, the share of each option's
+        papers of the last ``planning_entry_months`` months by authors new to it (trend,
+        :mod:`foresci.agents.baselines.entry`: what the task's key measures; ties by momentum)."""
         series = self.series(task)
         order = [candidate.option_id for candidate in task.candidates]
         if self.kind == "persistence":
@@ -262,23 +267,31 @@ class Forecaster:
                 order,
                 key=lambda option: (-series[option].volume, -series[option].latest, order.index(option)),
             )
+            reasons = {option: f"{series[option].volume} recent papers, share slope "
+                       f"{series[option].log_slope():+.1%}/month" for option in order}
         else:
-            ranked, _ = self._by_momentum(series, order)
-        ranking = [
-            RankedOption(
-                option_id=option,
-                reason=f"{series[option].volume} recent papers, "
-                f"share slope {series[option].log_slope():+.1%}/month",
-            )
-            for option in ranked
-        ]
+            by_momentum, _ = self._by_momentum(series, order)
+            entries = {option: self.entry(series[option]) for option in order}
+            ranked = sorted(order, key=lambda option: (-entries[option].rate, by_momentum.index(option)))
+            reasons = {option: entries[option].reason() for option in order}
+        ranking = [RankedOption(option_id=option, reason=reasons[option]) for option in ranked]
         answer = PlanningAnswer(
             ranking=ranking,
             milestones=[f"Start with {ranked[0]}: reproduce its strongest recent results"],
-            risks=["past volume may not continue" if self.kind == "persistence" else "momentum may revert"],
-            go_no_go=f"continue {ranked[0]} if its share keeps growing in the first months",
+            risks=["past volume may not continue" if self.kind == "persistence"
+                   else "the teams already in it may close it to newcomers"],
+            go_no_go=(f"continue {ranked[0]} if its share keeps growing in the first months"
+                      if self.kind == "persistence"
+                      else f"continue {ranked[0]} if new teams keep publishing in it in the first months"),
         )
         return answer, self._artifact(task, series)
+
+    def entry(self, item: CandidateSeries) -> EntryRate:
+        """One option's newcomer :class:`EntryRate` over its papers up to the cutoff (every routed paper,
+        else the months read)."""
+        ids = item.history or [*item.paper_ids_by_half[0], *item.paper_ids_by_half[1]]
+        papers = [paper for paper in (self.view.get(paper_id) for paper_id in ids) if paper is not None]
+        return entry_rate(papers, self.view.cutoff, self.settings.planning_entry_months)
 
     def _domain_papers(self, task: Task) -> list[Paper]:
         """The domain's papers on or before the cutoff (the most recent 3,000)."""

@@ -101,6 +101,9 @@ class CandidateSeries:
     shares: list[float]
     paper_ids_by_half: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
     totals: list[int] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)
+    """Every paper id of the option up to the cutoff, not only the months read (entry reads who wrote
+    before; empty: the months read are all there is)."""
 
     @property
     def volume(self) -> int:

@@ -8,7 +8,9 @@ so a strategy that returns something else is one clear error row, not a crash in
 
 The shipped strategies: ``momentum_choice`` (the option whose share gains most; persistence: the
 biggest), ``momentum_ranking`` (options ranked so), ``venue_record`` (venue families by where similar
-work was accepted), ``recurring_limitation`` (the limitation read as most recurrent / rising) and
+work was accepted), ``recurring_limitation`` (the limitation read as most recurrent / rising),
+``pair_network`` (concept pairs by measures of the co-occurrence network the KB shows at the cutoff:
+persistence preferential attachment, trend shared neighbours between concepts in use now) and
 ``task_signals`` (the family's own answer from the signals its task shows,
 :meth:`~foresci.tasks.families.TaskFamily.signal_answer`). An extension registers its own with
 :func:`register_strategy`.
@@ -17,7 +19,7 @@ work was accepted), ``recurring_limitation`` (the limitation read as most recurr
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -33,6 +35,9 @@ class Forecaster(Protocol):
 
     @property
     def kind(self) -> str: ...
+
+    @property
+    def view(self) -> Any: ...
 
     def direction(self, task: Task) -> tuple[BaseModel, SupportArtifact]: ...
     def planning(self, task: Task) -> tuple[BaseModel, SupportArtifact]: ...
@@ -103,6 +108,26 @@ def venue_record(forecaster: Forecaster, task: Task) -> tuple[BaseModel, Support
 def recurring_limitation(forecaster: Forecaster, task: Task) -> tuple[BaseModel, SupportArtifact]:
     """The limitation the forecaster reads as most recurrent (persistence) or rising (trend)."""
     return forecaster.bottleneck(task)
+
+
+@register_strategy("pair_network")
+def pair_network(forecaster: Forecaster, task: Task) -> tuple[BaseModel, SupportArtifact]:
+    """Concept pairs ranked by a measure of the network the KB shows at the cutoff
+    (:mod:`foresci.agents.baselines.pair_network`): persistence, preferential attachment (popular concepts
+    meet); trend, ``growing_links`` (Adamic–Adar times the two concepts' recent papers; ties, pairs of
+    all-zero shared neighbours included, by those recent papers)."""
+    from foresci.agents.baselines.pair_network import activity, network_score, pair_signals
+    from foresci.tasks.families.concept_emergence.family import scored_answer
+
+    _options(task)
+    signals = pair_signals(forecaster.view, task)
+    score = "preferential_attachment" if forecaster.kind == "persistence" else "growing_links"
+    answer, support = scored_answer(task, score, forecaster.kind,
+                                    lambda option: network_score(signals[option], score),
+                                    tie=lambda option: activity(signals[option]))
+    support.notes[-1] = (f"{forecaster.kind}: {score} of each pair in the co-occurrence network of the KB's "
+                         f"papers up to {task.cutoff.isoformat()}")
+    return answer, support
 
 
 @register_strategy("task_signals")

@@ -1,8 +1,9 @@
 """Link-prediction methods for concept_emergence tasks (a run asks them nothing else).
 
 The five network baselines of Science4Cast rank a task's concept pairs by a measure of the co-occurrence
-network at the cutoff that the task states for every option (``context.pair_signals``): preferential
-attachment (degree product), common neighbours, Adamic–Adar, Jaccard and resource allocation.
+network at the cutoff, read from the task's KB view (:mod:`foresci.agents.baselines.pair_network`; a task
+of an older release that states ``context.pair_signals`` is read as stated): preferential attachment
+(degree product), common neighbours, Adamic–Adar, Jaccard and resource allocation.
 ``learned_links`` is the learned baseline: a classifier on those network features trained at the earlier
 cutoff ``t - window`` with labels up to ``t`` (:mod:`foresci.emergence.pair_model`, papers from the
 task's KB view only); it ranks a task's pairs by their probability and answers the family's binary
@@ -16,7 +17,7 @@ from typing import Any
 from foresci.contracts import ForecastAnswer
 from foresci.core.transcripts import record
 from foresci.methods.registry import ForecastInput, MethodInput, MethodResult, method
-from foresci.tasks.families.concept_emergence.family import NAME, scored_answer, signal_value
+from foresci.tasks.families.concept_emergence.family import NAME, scored_answer
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.windows import HORIZON_MONTHS
 
@@ -24,36 +25,45 @@ FAMILIES = (NAME,)
 
 
 def _network(score: str, inputs: MethodInput) -> MethodResult:
+    from foresci.agents.baselines.pair_network import network_score, pair_signals
+
     task = inputs.task
-    answer, support = scored_answer(task, score, score, lambda option: signal_value(task, option, score))
+    if isinstance(task.context.get("pair_signals"), dict) and task.context["pair_signals"]:
+        signals = pair_signals(None, task)
+    else:
+        view = getattr(inputs.tools, "view", None)
+        if view is None:
+            raise ValueError(f"method {score} needs a KB (--kb): the task states no network measures")
+        signals = pair_signals(view, task)
+    answer, support = scored_answer(task, score, score, lambda option: network_score(signals[option], score))
     return MethodResult(answer=answer, support=support)
 
 
-@method("preferential_attachment", order=80, families=FAMILIES)
+@method("preferential_attachment", needs_kb=True, order=80, families=FAMILIES)
 def preferential_attachment(inputs: MethodInput) -> MethodResult:
     """Pairs of well-connected concepts meet first: the product of the two concepts' degrees."""
     return _network("preferential_attachment", inputs)
 
 
-@method("common_neighbours", order=81, families=FAMILIES)
+@method("common_neighbours", needs_kb=True, order=81, families=FAMILIES)
 def common_neighbours(inputs: MethodInput) -> MethodResult:
     """Pairs sharing the most neighbouring concepts meet first."""
     return _network("common_neighbours", inputs)
 
 
-@method("adamic_adar", order=82, families=FAMILIES)
+@method("adamic_adar", needs_kb=True, order=82, families=FAMILIES)
 def adamic_adar(inputs: MethodInput) -> MethodResult:
     """Shared neighbours, each weighted by 1 / log(its degree): rare shared concepts count more."""
     return _network("adamic_adar", inputs)
 
 
-@method("jaccard", order=83, families=FAMILIES)
+@method("jaccard", needs_kb=True, order=83, families=FAMILIES)
 def jaccard(inputs: MethodInput) -> MethodResult:
     """Shared neighbours over all neighbours of the two concepts."""
     return _network("jaccard", inputs)
 
 
-@method("resource_allocation", order=84, families=FAMILIES)
+@method("resource_allocation", needs_kb=True, order=84, families=FAMILIES)
 def resource_allocation(inputs: MethodInput) -> MethodResult:
     """Shared neighbours, each weighted by 1 / its degree."""
     return _network("resource_allocation", inputs)

@@ -14,6 +14,7 @@ papers are never drawn).
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Sequence
 
@@ -114,19 +115,33 @@ def option_ids(count: int) -> list[str]:
     return [chr(ord("A") + position) for position in range(count)]
 
 
+_USAGE = re.compile(r" in \d+ papers \(\d+ recent; (latest: “)")
+_SHARED = re.compile(r", \d+ concepts? used with both$")
+
+
+def public_context(context: str) -> str:
+    """An option's one-line context as a task states it: each concept's latest pre-cutoff paper and that
+    no paper used both, not the network's measures (how many papers use each concept, how many recently,
+    how many concepts both are used with). Issue 43: a link measure the task stated (``pair_signals``,
+    these counts) was all trend read, so the rule reading it tied trend; a method reads the network from
+    the KB (:mod:`foresci.agents.baselines.pair_network`)."""
+    return _SHARED.sub("", _USAGE.sub(r" (\1", context))
+
+
 def emergence_task(domain: str, window: Window, options: Sequence[PairOption], domain_name: str,
                    identifier: str) -> Task:
-    """The public task showing ``options`` in this order (text, signals and context: pre-cutoff facts only);
-    a release and a round's prospective freeze write the same task for the same options."""
+    """The public task showing ``options`` in this order (names and :func:`public_context`: pre-cutoff facts,
+    no network measure); a release and a round's prospective freeze write the same task for the same
+    options."""
     ids = option_ids(len(options))
-    candidates = [Candidate(option_id=option_id, name=option.label, description=option.context)
+    candidates = [Candidate(option_id=option_id, name=option.label,
+                            description=public_context(option.context))
                   for option_id, option in zip(ids, options, strict=True)]
     title, question = emergence_question(domain_name, window.cutoff, window.start, window.end)
-    signals = {option_id: option.signals for option_id, option in zip(ids, options, strict=True)}
     return Task(task_id=identifier, family=NAME, domain=domain, cutoff=window.cutoff,
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question, candidates=candidates,
-                context={"pair_signals": signals, "domain_name": domain_name,
+                context={"domain_name": domain_name,
                          "pair_papers": {option_id: list(option.paper_ids)
                                          for option_id, option in zip(ids, options, strict=True)}},
                 deliverable=list(get_family(NAME).deliverables))

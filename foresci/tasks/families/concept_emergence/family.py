@@ -91,7 +91,7 @@ class ConceptEmergence(TaskFamily):
     release_parts = "foresci.tasks.families.concept_emergence.release:emergence_release_parts"
     ranked = True
     agent_signals = "none"
-    baseline_strategy = "task_signals"
+    baseline_strategy = "pair_network"
     forecast_rules = (("pair_emergence", "binary"),)
     """Its binary ``ceq-`` questions (will two concepts be used together in >= k window papers?), written
     by its release parts and a round's open, not by the family cycle (no ``forecast_kind``)."""
@@ -136,17 +136,19 @@ class ConceptEmergence(TaskFamily):
         return scored_answer(task, score, who, lambda option: signal_value(task, option, score))
 
 
-def scored_answer(task: Task, score: str, who: str,
-                  value: Callable[[str], float]) -> tuple[EmergenceAnswer, Any]:
-    """The answer ranking the task's options by ``value`` (option id -> score, higher first; ties in option
-    order), with a support artifact citing each pair's latest pre-cutoff papers."""
+def scored_answer(task: Task, score: str, who: str, value: Callable[[str], float],
+                  tie: Callable[[str], float] | None = None) -> tuple[EmergenceAnswer, Any]:
+    """The answer ranking the task's options by ``value`` (option id -> score, higher first; ties by
+    ``tie``, higher first, then in option order), with a support artifact citing each pair's latest
+    pre-cutoff papers."""
     from foresci.contracts import Evidence, SupportArtifact
 
     if not task.candidates:
         raise ValueError(f"task {task.task_id} ({task.family}) has no candidate options to rank")
     order = [candidate.option_id for candidate in task.candidates]
     values = {option: value(option) for option in order}
-    ranked = sorted(order, key=lambda option: (-values[option], order.index(option)))
+    ties = {option: tie(option) if tie is not None else 0.0 for option in order}
+    ranked = sorted(order, key=lambda option: (-values[option], -ties[option], order.index(option)))
     label = score.replace("_", " ")
     answer = EmergenceAnswer(
         ranking=[RankedOption(option_id=option, reason=f"{label} rank {position}")

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from foresci.tasks.builders.common import (
     Built,
@@ -25,7 +27,6 @@ from foresci.tasks.builders.common import (
     display_name,
     eligible_nodes,
     phrase_share,
-    pre_cutoff_context,
     record_dropped_twins,
     sample_option_sets,
     task_id,
@@ -174,13 +175,31 @@ def void_reason(options: Sequence[NodeEvidence], settings: TaskSettings,
     return None
 
 
+SIZE = re.compile(r"(?:^|(?<=; ))\d+ papers; ")
+"""The "N papers; " of a node description ("N papers; most central: ...")."""
+
+
+def sizeless(description: str) -> str:
+    """A node description without its paper count: a planning task states no option's size (issue 43:
+    the key is newcomers' entry, where small options lead, so a stated size let "pick the smallest" beat
+    trend without reading the KB; an agent retrieves sizes with its tools)."""
+    return SIZE.sub("", description)
+
+
 def name_options(domain: DomainEvidence, options: Sequence[NodeEvidence],
                  rng: random.Random) -> list[tuple[Candidate, NodeEvidence]]:
     """The options shuffled and named A, B, C..., each described by where its name comes from (pre-cutoff
-    papers) and its node description."""
+    papers, uncounted) and its node description without its size (:func:`sizeless`)."""
     return [(candidate.model_copy(update={"description": "; ".join(filter(None, [
-        name_evidence_text(item.node, domain.papers, domain.cutoff), candidate.description]))}), item)
+        name_evidence_text(item.node, domain.papers, domain.cutoff, counted=False),
+        sizeless(candidate.description)]))}), item)
         for candidate, item in candidates_from(options, rng)]
+
+
+def option_context(item: NodeEvidence) -> dict[str, Any]:
+    """What a planning task states about an option: its key terms, not its size (:func:`sizeless`; the
+    hidden target keeps ``pre_total``)."""
+    return {"key_terms": list(item.node.key_terms[:8])}
 
 
 def _build_one(domain: DomainEvidence, options: Sequence[NodeEvidence], scope: str, settings: TaskSettings,
@@ -208,7 +227,7 @@ def public_task(domain: DomainEvidence, options: Sequence[NodeEvidence],
                 horizon=window.horizon, window_start=window.start, window_end=window.end, title=title,
                 question=question, candidates=[candidate for candidate, _ in named],
                 context={"domain_name": domain_name, "scope": scope,
-                         "options": {option_of[item.node_id]: pre_cutoff_context(item) for item in options}},
+                         "options": {option_of[item.node_id]: option_context(item) for item in options}},
                 deliverable=list(get_family(FAMILY).deliverables))
 
 

@@ -1,0 +1,125 @@
+"""A concept-emergence task's pairs measured in the co-occurrence network the KB shows at the cutoff.
+
+Concept-emergence tasks state the pairs and what each concept means, not the network's measures (issue
+43: a link measure the task stated was all trend read, so trend tied the rule reading it). The forecasters
+and the link-prediction methods read them here, from the task's KB view: the domain's core papers up to
+the cutoff (what the family's builder reads), the concept vocabulary mined from them, the network
+(:mod:`foresci.emergence.network`) and the pair measures (:func:`foresci.emergence.features.pair_features`:
+degrees, common neighbours, Adamic–Adar, resource allocation and each concept's papers in the last three
+months). A task of an older release that states ``pair_signals`` is read as stated.
+
+The network is computed once per (view, domain, cutoff, horizon) in the process.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from foresci.tasks.models import Task
+
+STATUSES = ("core",)
+"""The screening statuses the family's builder reads."""
+SIGNALS = ("degree_first", "degree_second", "papers_first", "papers_second", "recent_first", "recent_second",
+           "common_neighbours", "adamic_adar", "resource_allocation", "growth_first", "growth_second")
+"""Per pair: what the older releases stated (the first nine) and each concept's papers in the last
+three calendar months (``growth_*``)."""
+
+_NETWORKS: dict[tuple[int, str, str, str], tuple[Any, dict[str, int], Any]] = {}
+_GUARD = threading.Lock()
+_KEPT = 8
+
+
+def _network(view: Any, task: Task) -> tuple[dict[str, int], Any]:
+    """(concept name -> column, the network) of the task's domain at its cutoff, from ``view``."""
+    from foresci.emergence.concepts import concept_papers, mine_vocabulary
+    from foresci.emergence.config import load_emergence_settings
+    from foresci.emergence.months import shift_months
+    from foresci.emergence.network import build_network, incidence
+    from foresci.tasks.windows import HORIZON_MONTHS
+
+    key = (id(view), task.domain, task.cutoff.isoformat(), task.horizon)
+    with _GUARD:
+        found = _NETWORKS.get(key)
+        if found is not None and found[0] is view:
+            return found[1], found[2]
+    settings = load_emergence_settings()
+    papers = sorted((paper for paper in view.papers(domain=task.domain, statuses=STATUSES)
+                     if paper.announced <= task.cutoff), key=lambda paper: (paper.announced, paper.paper_id))
+    concepts = concept_papers(papers, settings.vocabulary)
+    vocabulary = mine_vocabulary(concepts, task.cutoff, settings.vocabulary)
+    network = build_network(concepts, incidence(concepts, vocabulary), task.cutoff,
+                            shift_months(task.cutoff, -HORIZON_MONTHS.get(task.horizon, 3)))
+    columns = {name: column for column, name in enumerate(vocabulary.names)}
+    with _GUARD:
+        if len(_NETWORKS) >= _KEPT:
+            _NETWORKS.pop(next(iter(_NETWORKS)))
+        _NETWORKS[key] = (view, columns, network)
+    return columns, network
+
+
+def pair_signals(view: Any, task: Task) -> dict[str, dict[str, float]]:
+    """Option id -> the pair's measures (:data:`SIGNALS`) in the network ``view`` shows at the task's
+    cutoff; the task's own ``pair_signals`` when it states them (older releases). A pair one of whose
+    concepts the KB's vocabulary lacks reads zeros (nothing known about it)."""
+    stated = task.context.get("pair_signals")
+    if isinstance(stated, dict) and stated:
+        return {str(option): {name: float(value) for name, value in dict(values).items()}
+                for option, values in stated.items()}
+    from foresci.emergence.features import pair_features
+    from foresci.emergence.network import GROWTH_MONTHS
+
+    columns, network = _network(view, task)
+    rows: list[tuple[str, int, int]] = []
+    found: dict[str, dict[str, float]] = {}
+    for candidate in task.candidates:
+        first, _, second = candidate.name.partition(" + ")
+        if first in columns and second in columns:
+            rows.append((candidate.option_id, columns[first], columns[second]))
+        else:
+            found[candidate.option_id] = dict.fromkeys(SIGNALS, 0.0)
+    if rows:
+        pairs = np.asarray([(left, right) for _, left, right in rows], dtype=np.int64)
+        features = pair_features(network, pairs)
+        monthly = network.monthly
+        growth = (monthly[:, :GROWTH_MONTHS].sum(axis=1) if monthly is not None
+                  else np.zeros(len(network.frequency)))
+        for index, (option, left, right) in enumerate(rows):
+            found[option] = {
+                "degree_first": float(features.degree_left[index]),
+                "degree_second": float(features.degree_right[index]),
+                "papers_first": float(network.frequency[left]),
+                "papers_second": float(network.frequency[right]),
+                "recent_first": float(network.recent_frequency[left]),
+                "recent_second": float(network.recent_frequency[right]),
+                "common_neighbours": float(features.common[index]),
+                "adamic_adar": float(features.adamic_adar[index]),
+                "resource_allocation": float(features.resource_allocation[index]),
+                "growth_first": float(growth[left]), "growth_second": float(growth[right]),
+            }
+    return found
+
+
+def network_score(signals: dict[str, float], score: str) -> float:
+    """A link measure of one pair from its :func:`pair_signals`: preferential attachment (degree product),
+    Jaccard (shared over all neighbours), ``growing_links`` (trend: Adamic–Adar times the geometric mean of
+    the two concepts' papers in the last three months, one added to each: shared neighbours between
+    concepts in use now) or a signal as is (common neighbours, Adamic–Adar, resource allocation)."""
+    first, second = signals.get("degree_first", 0.0), signals.get("degree_second", 0.0)
+    if score == "preferential_attachment":
+        return first * second
+    if score == "jaccard":
+        common = signals.get("common_neighbours", 0.0)
+        union = first + second - common
+        return common / union if union > 0 else 0.0
+    if score == "growing_links":
+        return signals.get("adamic_adar", 0.0) * activity(signals)
+    return signals.get(score, 0.0)
+
+
+def activity(signals: dict[str, float]) -> float:
+    """Geometric mean of the two concepts' papers in the last three months, one added to each."""
+    first, second = signals.get("growth_first", 0.0), signals.get("growth_second", 0.0)
+    return float(np.sqrt((first + 1.0) * (second + 1.0)))
