@@ -148,6 +148,18 @@ def run_command(
             f"{', '.join(in_process)} could read: run it into a new folder, or without --trust-plugin",
             param_hint="--out",
         )
+    # a release holding only the bulk link-prediction set is scored from its public pair features
+    from foresci.emergence.bulk import PUBLIC_FILE as BULK_PAIRS_FILE
+
+    bulk_only = (release / BULK_PAIRS_FILE).exists() and all(
+        not (release / name).exists() or (release / name).stat().st_size == 0
+        for name in ("tasks.jsonl", "forecast.jsonl"))
+    needs_kb = [spec.name for spec in specs if spec.needs_kb and (mode == "full" or not spec.uses_llm)
+                and not bulk_only]
+    if needs_kb and kb is None:
+        raise typer.BadParameter(
+            f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
+        )
     wanting_llm = [spec.name for spec in specs if spec.uses_llm]
     if wanting_llm and not settings.llm.configured:
         raise typer.BadParameter(
@@ -157,13 +169,6 @@ def run_command(
             param_hint="--method",
         )
     loaded = load_release(release)
-    # a release holding only the bulk link-prediction set is scored from its public pair features
-    needs_kb = [spec.name for spec in specs if spec.needs_kb and (mode == "full" or not spec.uses_llm)
-                and (loaded.tasks or loaded.questions)]
-    if needs_kb and kb is None:
-        raise typer.BadParameter(
-            f"{', '.join(needs_kb)} read the knowledge base: give --kb KB", param_hint="--kb"
-        )
     knowledge_base = None
     if kb is not None:
         from foresci.kb.store import KnowledgeBase

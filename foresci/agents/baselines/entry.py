@@ -1,7 +1,7 @@
 """Newcomer entry into an option before the cutoff: what the trend forecaster reads for planning tasks.
 
 A planning task's key is where newcomers enter in the window: the share of an option's window papers none
-of whose authors had published in it before (:mod:`foresci.tasks.families.strategic_planning.builder`).
+of whose authors had published in it before (the planning family's target).
 Trend forecasts it by the option's *current* entry rate, read from the KB: among the option's papers of the
 last ``months`` months before the cutoff, the share none of whose authors is an author of one of its
 earlier papers (each paper judged against everything the option published before it, so the rate says how

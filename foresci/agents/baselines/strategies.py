@@ -117,14 +117,14 @@ def pair_network(forecaster: Forecaster, task: Task) -> tuple[BaseModel, Support
     meet); trend, ``growing_links`` (Adamic–Adar times the two concepts' recent papers; ties, pairs of
     all-zero shared neighbours included, by those recent papers)."""
     from foresci.agents.baselines.pair_network import activity, network_score, pair_signals
-    from foresci.tasks.families.concept_emergence.family import scored_answer
+    from foresci.tasks.families.lookup import find_family
 
     _options(task)
     signals = pair_signals(forecaster.view, task)
     score = "preferential_attachment" if forecaster.kind == "persistence" else "growing_links"
-    answer, support = scored_answer(task, score, forecaster.kind,
-                                    lambda option: network_score(signals[option], score),
-                                    tie=lambda option: activity(signals[option]))
+    answer, support = find_family(task.family).ranked_by(
+        task, score, forecaster.kind, lambda option: network_score(signals[option], score),
+        tie=lambda option: activity(signals[option]))
     support.notes[-1] = (f"{forecaster.kind}: {score} of each pair in the co-occurrence network of the KB's "
                          f"papers up to {task.cutoff.isoformat()}")
     return answer, support

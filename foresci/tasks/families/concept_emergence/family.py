@@ -129,6 +129,12 @@ class ConceptEmergence(TaskFamily):
 
         return resolve_emergence_questions(questions, kb, fingerprint)
 
+    def ranked_by(self, task: Task, score: str, who: str, value: Callable[[str], float],
+                  tie: Callable[[str], float] | None = None) -> tuple[EmergenceAnswer, Any]:
+        """The answer ranking the task's pairs by ``value`` (:func:`scored_answer`): what a baseline's
+        ``pair_network`` strategy answers with, without naming this family."""
+        return scored_answer(task, score, who, value, tie)
+
     def signal_answer(self, task: Task, who: str) -> tuple[BaseModel, Any] | None:
         """persistence: preferential attachment (popular concepts meet); trend (any other): Adamic–Adar
         (shared neighbours, rarer ones weigh more). Both read only the signals the task shows."""
