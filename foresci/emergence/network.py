@@ -130,3 +130,17 @@ def growth_arrays(days: np.ndarray, paper_concepts: sp.csr_matrix,
         first_seen = np.where(first == np.iinfo(np.int64).max, 0, first)
     before = visible & (days <= shift_months(cutoff, -GROWTH_MONTHS).toordinal())
     return monthly, first_seen, cooccurrence(paper_concepts[np.flatnonzero(before)])
+
+
+def link_measure(signals: dict[str, float], score: str) -> float:
+    """A link measure of one pair from its stated network signals (``degree_first``, ``degree_second``,
+    ``common_neighbours``, ``adamic_adar``, ...): preferential attachment (the degree product), Jaccard
+    (shared over all neighbours), or a signal as is (common neighbours, Adamic–Adar, resource allocation)."""
+    first, second = signals.get("degree_first", 0.0), signals.get("degree_second", 0.0)
+    if score == "preferential_attachment":
+        return first * second
+    if score == "jaccard":
+        common = signals.get("common_neighbours", 0.0)
+        union = first + second - common
+        return common / union if union > 0 else 0.0
+    return signals.get(score, 0.0)

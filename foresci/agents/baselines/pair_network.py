@@ -107,16 +107,11 @@ def network_score(signals: dict[str, float], score: str) -> float:
     Jaccard (shared over all neighbours), ``growing_links`` (trend: Adamic–Adar times the geometric mean of
     the two concepts' papers in the last three months, one added to each: shared neighbours between
     concepts in use now) or a signal as is (common neighbours, Adamic–Adar, resource allocation)."""
-    first, second = signals.get("degree_first", 0.0), signals.get("degree_second", 0.0)
-    if score == "preferential_attachment":
-        return first * second
-    if score == "jaccard":
-        common = signals.get("common_neighbours", 0.0)
-        union = first + second - common
-        return common / union if union > 0 else 0.0
+    from foresci.emergence.network import link_measure
+
     if score == "growing_links":
         return signals.get("adamic_adar", 0.0) * activity(signals)
-    return signals.get(score, 0.0)
+    return link_measure(signals, score)
 
 
 def activity(signals: dict[str, float]) -> float:

@@ -54,15 +54,10 @@ def signal_value(task: Task, option: str, score: str) -> float:
     """A pre-cutoff network score of one option from the task's context signals: preferential attachment
     (the degree product), Jaccard (shared over all neighbours), or a signal stated as is (common
     neighbours, Adamic–Adar, resource allocation)."""
+    from foresci.emergence.network import link_measure
+
     found: dict[str, float] = task.context.get("pair_signals", {}).get(option, {})
-    first, second = found.get("degree_first", 0.0), found.get("degree_second", 0.0)
-    if score == "preferential_attachment":
-        return first * second
-    if score == "jaccard":
-        common = found.get("common_neighbours", 0.0)
-        union = first + second - common
-        return common / union if union > 0 else 0.0
-    return found.get(score, 0.0)
+    return link_measure(found, score)
 
 
 def signal_ranking(task: Task, score: str) -> list[str]:
