@@ -2,9 +2,9 @@
 
 The toy world of the agents tests (a real KB, post-cutoff papers marked) has one task per family. Every
 registered LLM method answers every task (the full method x family grid), then every row is evaluated
-offline, and two rows of each family, every method among them, are judged by the same model (the judge's
+offline, and one row of each family, each by a different method, is judged by the same model (the judge's
 prompts and metrics depend on the family and the answer, not on the method that wrote it; judging all 24
-rows took 1,262 s of the test's 2,076 s in a run at load 15). Every row must be a schema-valid answer or an
+rows took 1,262 s of the test's 2,076 s in a run at load 15, and two rows per family 614 s in all in CI). Every row must be a schema-valid answer or an
 error row with its reason; no prompt may carry anything after the cutoff; a rerun must make zero model
 calls. A recording proxy (the scripted server in forwarding mode) sits between foresci and the model
 server, so every prompt the model saw is read back.
@@ -97,10 +97,11 @@ def grid() -> list[tuple[str, Task]]:
     return [(method, task) for task in toy_tasks() for method in shipped_methods(uses_llm=True)]
 
 
-def judged_rows(rows: list[Any], methods: list[str], per_family: int = 2) -> list[Any]:
+def judged_rows(rows: list[Any], methods: list[str], per_family: int = 1) -> list[Any]:
     """The rows the real judge scores: ``per_family`` ok rows of each family, the methods taken in turn
-    across families (family i starts at method ``per_family * i``), so every method is judged at least
-    once when ``per_family`` x families >= methods; an error row is passed over for the next method."""
+    across families (family i starts at method ``per_family * i``), so no two families are judged on one
+    method's answer while ``per_family`` x families <= methods (every method is judged once it is >=); an
+    error row is passed over for the next method."""
     families = list(dict.fromkeys(row.family for row in rows))
     by_cell = {(row.method, row.family): row for row in rows if row.status == "ok"}
     chosen: list[Any] = []
@@ -118,12 +119,15 @@ def test_the_judged_rows_cover_every_family_and_method_and_pass_over_errors() ->
     rows = [SimpleNamespace(method=method, family=family, status="ok") for family in families
             for method in methods]
     chosen = judged_rows(rows, methods)
-    assert len(chosen) == 2 * len(families)
-    assert {row.family for row in chosen} == set(families) and {row.method for row in chosen} == set(methods)
+    assert len(chosen) == len(families) <= len(methods)
+    assert {row.family for row in chosen} == set(families)
+    assert len({row.method for row in chosen}) == len(families), "two families judged on one method"
+    both = judged_rows(rows, methods, per_family=2)
+    assert len(both) == 2 * len(families) and {row.method for row in both} == set(methods)
     first = next(row for row in rows if row.family == families[0] and row.method == methods[0])
     first.status = "error"
     again = judged_rows(rows, methods)
-    assert first not in again and sum(row.family == families[0] for row in again) == 2
+    assert first not in again and sum(row.family == families[0] for row in again) == 1
 
 
 def _scores(run_dir: Path) -> list[Score]:
@@ -204,7 +208,7 @@ def test_every_method_and_family_through_the_real_model(
         to_judge = judged_rows(rows, methods)
         assert {row.family for row in to_judge} == {row.family for row in rows if row.status == "ok"}
         if ok == len(rows):
-            assert {row.method for row in to_judge} == set(methods)
+            assert len({row.method for row in to_judge}) == len(to_judge)
         for row in to_judge:  # one judged run per row: its judging time is its own
             judged_run = tmp_path / "judged" / f"{row.method}-{row.family}"
             write_jsonl(judged_run / ANSWERS_FILE, [row])
