@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget, Resolution, Slot
     from foresci.tasks.models import ForecastQuestion, QuestionKind, Task
+    from foresci.tasks.text_index import TextIndex
 
 class FamilyDefinitionError(UserError):
     """A :class:`TaskFamily` subclass that cannot be registered (a missing attribute, a taken name)."""
@@ -167,6 +168,9 @@ class TaskFamily:
     """Its prompt texts' file (``contract``, ``rubric``, ``evidence_focus``: plain text, no variables), a
     path relative to the folder of the module defining the family (:meth:`prompts_path`); the LLM methods
     read it. When it is absent the family's own attributes below are its texts."""
+    text_checks: bool = False
+    """Its :meth:`release_findings` read the domain's pre-cutoff text: an audit without it (``tasks audit``
+    without ``--kb``) says the premises were not checked."""
     contract: str = ""
     rubric: str = ""
     evidence_focus: str = ""
@@ -264,6 +268,41 @@ class TaskFamily:
     def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
         """The FTA slots derived from the hidden target's fields when it carries none of its own
         (``hidden.slots``); none by default (FTA then does not apply)."""
+        return []
+
+    # ---- release checks (``tasks build`` screens candidates, ``tasks audit`` reports a release) ------
+
+    def release_findings(self, task: Task, index: TextIndex | None) -> list[tuple[str, str]]:
+        """(check, detail) for each release check (:mod:`foresci.tasks.release_checks`) its public task
+        fails by the family's own reading of its options (``index``: the domain's pre-cutoff text, None
+        when not read); none by default. The checks on the hidden target (trajectory, thin target, label
+        fit, node wins) apply to every family."""
+        return []
+
+    def release_screen(self, task: Task, hidden: HiddenTarget, domain: DomainEvidence) -> None:
+        """Record on a candidate's target, at build time, what its release checks read later (the shipped
+        node-option families record how each option's name fits its node); nothing by default."""
+
+    def winner_counts(self, task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
+        """Window papers of the keyed winner and the runner-up (the ``thin_target`` check); default: the
+        first two options of the target's ``ranking`` in its ``stats.options`` (None when it records none)."""
+        from foresci.tasks.release_checks import option_counts
+
+        return option_counts(hidden, list(getattr(hidden, "ranking", []) or []))
+
+    def lead_finding(self, task: Task, hidden: HiddenTarget, counts: tuple[int, int],
+                     settings: TaskSettings) -> str | None:
+        """Why the winner's lead over the runner-up (``counts``: :meth:`winner_counts`, the winner past
+        ``min_window_papers``) is too thin to key (a ``thin_target`` detail); None: no lead gate (default)."""
+        return None
+
+    def defect_figures(self, tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> dict[str, Any]:
+        """The family's own figures of a release audit (:func:`foresci.tasks.release_defects.release_defects`,
+        ``tasks``: the release's tasks of this family), merged into the audit's figures; none by default."""
+        return {}
+
+    def defect_lines(self, figures: Mapping[str, Any]) -> list[str]:
+        """Plain lines of its :meth:`defect_figures` (read from the audit's merged ``figures``)."""
         return []
 
     # ---- forecast questions (pre-cutoff facts in, a question out; resolved once the window closed) --
