@@ -24,8 +24,6 @@ ALLOWED: dict[str, str] = {
     "foresci/app/signal_purity.py": "the signal benchmark's purity check reads direction tasks",
     # a method made for one family imports that family's scoring, as a third-party method would
     "foresci/methods/shipped/emergence.py": "link-prediction methods answer the emergence family only",
-    # rounds: the emergence family's ce-/ceq- items are not yet behind round_tasks (#40 left open)
-    "foresci/rounds/emergence_items.py": "the emergence family's round tasks and questions",
 }
 
 

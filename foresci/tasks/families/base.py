@@ -147,6 +147,15 @@ class TaskFamily:
     evidence, settings) -> foresci.tasks.families.round_outcome.Resolved`` on the window's evidence, and
     optionally ``finish(task, record) -> task`` (after the leakage lint) and ``top_choice(answer, task,
     hidden)`` (a round's top-1, else :meth:`top_choice`)."""
+    round_items: str | None = None
+    """Module of its own round items (None: none), for a family whose round items do not freeze one option
+    set per domain evidence (the concept-pair family: ``ce-`` tasks and ``ceq-`` questions from its own
+    snapshots): ``open_items(reader, domains, seed, config) -> items | None`` at a round's open
+    (``reader``: the round's pre-cutoff reader; ``domains``: those the round froze snapshots of;
+    ``config``: the ledger's), where ``items.round_tasks(windows, per_window) -> [Frozen]``,
+    ``items.round_questions(window, wanted, supply) -> [ForecastQuestion]`` (``supply``: the rounds
+    settings) and ``items.reader``; and ``resolve_items(frozen, window, kb) -> [resolution row]`` once a
+    window closed (:mod:`foresci.tasks.families.round_outcome`)."""
     round_default: int | None = None
     """Its place among a new ledger's default ``families`` (``rounds init`` naming none; lower first: the
     order a round freezes the families' tasks in); None: it joins a round only when a ledger names it."""
@@ -250,6 +259,22 @@ class TaskFamily:
         missing = [name for name in ("freeze", "resolve") if not callable(getattr(module, name, None))]
         if missing:
             raise FamilyDefinitionError(f"family {self.name!r}: round hooks {self.round_tasks!r} define no "
+                                        f"{' or '.join(missing)}")
+        return module
+
+    def round_items_hooks(self) -> Any:
+        """The module of its own round items (``round_items``); a FamilyDefinitionError when it lacks one."""
+        if self.round_items is None:
+            raise FamilyDefinitionError(f"family {self.name!r} has no round items (round_items is None)")
+        try:
+            module = importlib.import_module(self.round_items)
+        except ImportError as error:
+            raise FamilyDefinitionError(f"family {self.name!r}: cannot load its round items "
+                                        f"{self.round_items!r}: {error}") from error
+        missing = [name for name in ("open_items", "resolve_items")
+                   if not callable(getattr(module, name, None))]
+        if missing:
+            raise FamilyDefinitionError(f"family {self.name!r}: round items {self.round_items!r} define no "
                                         f"{' or '.join(missing)}")
         return module
 
@@ -406,9 +431,10 @@ def definition_problems(family: TaskFamily) -> list[str]:
         value = getattr(family, attribute)
         if isinstance(value, str) or not value or not all(isinstance(item, str) and item for item in value):
             problems.append(f"{attribute} must be a non-empty sequence of non-empty strings, got {value!r}")
-    if family.round_tasks is not None and not all(part.isidentifier()
-                                                  for part in str(family.round_tasks).split(".")):
-        problems.append(f"round_tasks {family.round_tasks!r} is not a module path")
+    for attribute in ("round_tasks", "round_items"):
+        value = getattr(family, attribute)
+        if value is not None and not all(part.isidentifier() for part in str(value).split(".")):
+            problems.append(f"{attribute} {value!r} is not a module path")
     if family.round_default is not None and (isinstance(family.round_default, bool)
                                              or not isinstance(family.round_default, int)):
         problems.append(f"round_default {family.round_default!r} is not None or an integer")

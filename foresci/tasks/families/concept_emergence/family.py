@@ -94,6 +94,7 @@ class ConceptEmergence(TaskFamily):
     by its release parts and a round's open, not by the family cycle (no ``forecast_kind``)."""
     routed_questions = False
     text_checks = True
+    round_items = "foresci.tasks.families.concept_emergence.rounds"
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
         return ranking_schema(EmergenceAnswer, tuple(options))
