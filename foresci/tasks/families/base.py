@@ -171,6 +171,11 @@ class TaskFamily:
     headline: bool = True
     """Whether the benchmark's headline claim (reading the literature beats rules that read the task) is made
     for it; False for a persistence family, whose answer is mostly where the work already is."""
+    signal_benchmark: bool = False
+    """Whether the synthetic-world signal benchmark (:mod:`foresci.app.signal`) checks the foresight signal
+    on its tasks (trend's top-1 above persistence and chance where trends are visible before the cutoff,
+    chance inside trend's interval where they are not); the first registered family setting it is the one
+    read. Its hidden targets name their option nodes (``stats.node_ids``) for the purity count."""
     ranked: bool = False
     """Answers rank every option: FTA is the ranking score, option ids are enumerated in ``ranking``."""
     prompts: str = "prompts.yaml"

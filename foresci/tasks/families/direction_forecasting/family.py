@@ -81,6 +81,7 @@ class DirectionForecasting(TaskFamily):
     agent_signals = "candidate_trends"
     baseline_strategy = "momentum_choice"
     counts_rule_answers = True
+    signal_benchmark = True
     forecast_rules = forecasts.RULES
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
