@@ -19,8 +19,6 @@ ALLOWED: dict[str, str] = {
     # the arXiv-release importer maps another benchmark's family names onto ours: a table of names by nature
     "foresci/tasks/rf_import.py": "maps ResearchForesight's family names onto the shipped ones",
     "foresci/tasks/rf_families.py": "ResearchForesight's per-family target mappers (an importer)",
-    # a method made for one family imports that family's scoring, as a third-party method would
-    "foresci/methods/shipped/emergence.py": "link-prediction methods answer the emergence family only",
 }
 
 
