@@ -1,6 +1,9 @@
 """A shipped task family is a whole plug-in: its name appears in its own folder and nowhere else in foresci,
 but for the one ordered list of shipped families (``BUILTIN_FAMILIES``) and the files of :data:`ALLOWED`,
-each with why it still names one (tests and docs are outside ``foresci/`` and not scanned)."""
+each with why it still names one (tests and docs are outside ``foresci/`` and not scanned). What differs
+by family is a hook of the family (``TaskFamily``: release checks and defect figures, round tasks and round
+items, the signal benchmark's family, what a method answers by what families declare), so only a table
+of another benchmark's family names is left."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ ORDERED_LIST = "foresci/tasks/families/lookup.py"
 
 ALLOWED: dict[str, str] = {
     # the arXiv-release importer maps another benchmark's family names onto ours: a table of names by nature
+    # (its per-family target mappers write our families' hidden targets from ResearchForesight's fields)
     "foresci/tasks/rf_import.py": "maps ResearchForesight's family names onto the shipped ones",
     "foresci/tasks/rf_families.py": "ResearchForesight's per-family target mappers (an importer)",
 }
