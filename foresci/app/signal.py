@@ -29,13 +29,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from foresci.app.signal_purity import mixed_direction_tasks
+from foresci.app.signal_purity import mixed_direction_tasks, signal_family
 from foresci.core.errors import UserError
 from foresci.core.settings import Settings
 from foresci.evaluation.quality import CHANCE, FamilyQuality, chance_level, family_quality
 from foresci.sim.knobs import WorldConfig
 
-DIRECTION = "direction_forecasting"
+
+def __getattr__(name: str) -> Any:
+    if name == "DIRECTION":  # the family the benchmark reads (``TaskFamily.signal_benchmark``)
+        return signal_family()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 SPARE_SEEDS = 5
 """Seeds past a set's ``count`` a run may use: a world whose last weekdays drew no paper cannot close its
 window and is replaced by the next seed; disjoint seed sets start ``count + SPARE_SEEDS`` apart."""
@@ -78,9 +84,10 @@ class DifficultyPool:
         return pooled
 
     def families(self) -> list[str]:
-        """Families seen in any world, direction first."""
+        """Families seen in any world, the signal family (direction) first."""
         names = {name for world in self.worlds for name in world.quality}
-        return sorted(names, key=lambda name: (name != DIRECTION, name))
+        first = signal_family()
+        return sorted(names, key=lambda name: (name != first, name))
 
 
 def world_of(task_key: str) -> str:
@@ -225,7 +232,7 @@ def seed_pool(difficulty: float, start: int, count: int, config_of: Callable[[in
 def signal_failures(pool: DifficultyPool, visible_up_to: float = 0.6, flat_from: float = 1.0,
                     samples: int = 2000) -> list[str]:
     """What the pool misses of the signal check (empty when it holds)."""
-    quality = pool.family(DIRECTION)
+    quality = pool.family(signal_family())
     trend = quality.interval("top1", "trend", samples, cluster_of=world_of, equal_clusters=True)
     persistence = quality.interval("top1", "persistence", samples, cluster_of=world_of, equal_clusters=True)
     chance = chance_level(quality)
@@ -254,7 +261,7 @@ def format_pool(pool: DifficultyPool, samples: int = 2000) -> list[str]:
 
     lines = [f"== difficulty {pool.difficulty:g}: {len(pool.worlds)} worlds =="]
     for world in pool.worlds:
-        part = world.quality.get(DIRECTION)
+        part = world.quality.get(signal_family())
         hits = {method: (sum(part.top1.get(method, {}).values()), len(part.top1.get(method, {})))
                 for method in ("trend", "persistence")} if part else {}
         chance = chance_level(part) if part else None

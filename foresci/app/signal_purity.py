@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from foresci.core.errors import UserError
 from foresci.core.io import iter_jsonl
 from foresci.sim.truth import PAPER_LABELS_NAME
 from foresci.tasks.release import HIDDEN_FILE
@@ -25,6 +26,17 @@ from foresci.taxonomy.store import load_taxonomy
 PURE_SHARE = 0.85
 """A node is pure when at least this share of its pre-cutoff papers come from one planted direction
 (background papers count against it)."""
+
+
+def signal_family() -> str:
+    """The family the signal benchmark reads: the first registered one with ``signal_benchmark`` set."""
+    from foresci.tasks.families import all_families
+
+    found = next((family.name for family in all_families() if family.signal_benchmark), None)
+    if found is None:
+        raise UserError("no registered task family sets signal_benchmark: the signal benchmark has no tasks "
+                        "to read", field="signal_benchmark")
+    return found
 
 
 def node_purity(world: Path, taxonomies: list[Path]) -> dict[str, float]:
@@ -49,11 +61,13 @@ def node_purity(world: Path, taxonomies: list[Path]) -> dict[str, float]:
 
 
 def mixed_direction_tasks(world: Path, taxonomies: list[Path], release: Path) -> tuple[int, int]:
-    """(direction tasks offering at least one mixed option node, direction tasks) of a world's release."""
+    """(tasks of the signal family, :func:`signal_family`, offering at least one mixed option node, its
+    tasks) of a world's release."""
     purity = node_purity(world, taxonomies)
+    family = signal_family()
     mixed = total = 0
     for row in iter_jsonl(release / HIDDEN_FILE):
-        if row.get("family") != "direction_forecasting":
+        if row.get("family") != family:
             continue
         total += 1
         nodes = (row.get("stats") or {}).get("node_ids", {}).values()

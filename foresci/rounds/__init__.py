@@ -35,7 +35,8 @@ Bottleneck options are the sub-direction's own
 pre-cutoff bottlenecks; the opportunity half of that family's question stays an open answer, resolved at
 tick and scored through FTA only (that family's ``rounds`` module).
 
-The concept-pair family (:mod:`foresci.rounds.emergence_items`, when it is in the ledger's ``families``):
+The concept-pair family (its own round items, ``TaskFamily.round_items``, when it is in the ledger's
+``families``):
 ``family_tasks`` ``ce-`` ranking tasks per window round-robin over the domains (one candidate pair from each
 stratum of a pre-cutoff score, since the outcome is unknown at open) and ``rounds.emergence_questions``
 ``ceq-`` binary questions per window after the package's other questions (domains and strata cycled, at

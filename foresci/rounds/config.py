@@ -1,6 +1,6 @@
 """Settings of a round's question supply (the ``rounds`` section): how many resolvable items each window of
 a round freezes and the caps that keep them from being near-copies
-(:func:`foresci.tasks.forecast.supply_questions`, :mod:`foresci.rounds.emergence_items`). A ledger's own
+(:func:`foresci.tasks.forecast.supply_questions`, a family's ``round_items``). A ledger's own
 ``questions`` / ``emergence_questions`` (``ledger.json``) override the two sizes."""
 
 from __future__ import annotations

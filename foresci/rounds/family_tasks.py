@@ -51,8 +51,8 @@ OPTIONS_FILE = "options.jsonl"
 SETTINGS_FILE = "task_settings.json"
 SNAPSHOT_DIR = "snapshots"
 __all__ = ["DATA_NEVER_ARRIVED", "Frozen", "PreCutoffReader", "family_horizons", "freeze_tasks",
-           "load_frozen", "read_task_resolutions", "resolution_row", "resolve_one", "resolve_tasks",
-           "round_families", "task_windows", "write_frozen"]
+           "load_frozen", "open_items", "read_task_resolutions", "resolution_row", "resolve_one",
+           "resolve_tasks", "round_families", "task_windows", "write_frozen"]
 def family_horizons(family: str, windows: Sequence[str]) -> list[str]:
     """The windows a family's round tasks ask about (its fixed cycle, else ``windows``)."""
     return get_family(family).round_horizons(windows)
@@ -67,6 +67,23 @@ def __getattr__(name: str) -> Any:
     if name == "FAMILIES":  # the families registered now that freeze round tasks here
         return round_families()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def open_items(kb: Any, cutoff: date, snapshots: Mapping[str, Snapshot], families: Sequence[str],
+               config: Any, seed: str) -> list[Any]:
+    """The round items of each of ``families`` that has its own (``TaskFamily.round_items``), opened at
+    ``cutoff`` over the domains of ``snapshots``, each reading through its own :class:`PreCutoffReader`
+    (``config``: the ledger's; a family asked for nothing opens none)."""
+    opened = []
+    for name in families:
+        family = get_family(name)
+        if family.round_items is None:
+            continue
+        found = family.round_items_hooks().open_items(PreCutoffReader(kb, cutoff), sorted(snapshots), seed,
+                                                       config)
+        if found is not None:
+            opened.append(found)
+    return opened
 
 
 def _round_task_id(family: str, evidence: DomainEvidence, decision: Sequence[str]) -> str:
@@ -167,8 +184,6 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
     """Resolve the tasks of one horizon (its window closed in ``kb``): one row per task, ``resolved`` with
     the family's hidden target or ``void`` with the gate that failed (``embed``: as for the freeze)."""
     from foresci.kb.store import last_announcement
-    from foresci.rounds.emergence_items import NAME as EMERGENCE
-    from foresci.rounds.emergence_items import resolve_emergence_tasks
 
     chosen = [item for item in frozen if item.record["horizon"] == horizon]
     if not chosen:
@@ -177,8 +192,10 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
     if (latest := last_announcement(kb)) < window.end:
         raise UserError(f"the KB ends on {latest}; the {horizon} window to {window.end} has not closed",
                         field="window")
-    emergence = [item for item in chosen if item.task.family == EMERGENCE]
-    chosen = [item for item in chosen if item.task.family != EMERGENCE]
+    own = sorted({item.task.family for item in chosen
+                  if get_family(item.task.family).round_items is not None})
+    items = {family: [item for item in chosen if item.task.family == family] for family in own}
+    chosen = [item for item in chosen if item.task.family not in items]
     rows: list[dict[str, Any]] = []
     for domain in sorted({item.task.domain for item in chosen}):
         papers = kb.papers(until=window.end, domain=domain, statuses=CANDIDATE_STATUSES)
@@ -190,7 +207,9 @@ def resolve_tasks(frozen: Sequence[Frozen], horizon: str, kb: Any, settings: Tas
             resolved = (Resolved.voided(DATA_NEVER_ARRIVED) if evidence.reference_window == 0
                         else resolve_one(item, evidence, settings))
             rows.append(resolution_row(item, item.task.family, horizon, resolved))
-    return rows + (resolve_emergence_tasks(emergence, window, kb) if emergence else [])
+    for family, frozen_items in items.items():  # a family's own round items resolve themselves
+        rows += get_family(family).round_items_hooks().resolve_items(frozen_items, window, kb)
+    return rows
 
 
 def resolve_one(item: Frozen, evidence: DomainEvidence, settings: TaskSettings) -> Resolved:

@@ -1,23 +1,21 @@
 """What every family's round tasks share: the pre-cutoff reader a freeze reads the KB through, a frozen task
 with its record, the outcome-blind void of a window without data, and a task's resolution row
-(:mod:`foresci.rounds.family_tasks` freezes and resolves through the families' hooks; the concept-emergence
-items, :mod:`foresci.rounds.emergence_items`, use the same pieces)."""
+(:mod:`foresci.rounds.family_tasks` freezes and resolves through the families' hooks; a family's own round
+items, ``TaskFamily.round_items``, use the same pieces: the frozen task, its row and the void live in
+:mod:`foresci.tasks.families.round_outcome`, below the rounds)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from foresci.core.errors import UserError
 from foresci.kb.models import Paper
 from foresci.kb.screen import CANDIDATE_STATUSES
-from foresci.tasks.families.round_outcome import Resolved
-from foresci.tasks.models import Task
+from foresci.tasks.families.round_outcome import DATA_NEVER_ARRIVED, Frozen, resolution_row
 
-DATA_NEVER_ARRIVED = "no paper of the domain was announced in the window: its data never arrived"
-"""The outcome-blind void: the KB holds no paper of the task's domain in the window."""
+__all__ = ["DATA_NEVER_ARRIVED", "Frozen", "PreCutoffReader", "resolution_row"]
 
 
 class PreCutoffReader:
@@ -50,24 +48,5 @@ class PreCutoffReader:
             raise UserError(f"embedding of {unknown[0]} asked for before the reader handed it out",
                             field="cutoff")
         return self.kb.embeddings(list(paper_ids))
-
-
-@dataclass
-class Frozen:
-    """One prospectively frozen task and what resolution needs about it (all pre-cutoff facts)."""
-
-    task: Task
-    record: dict[str, Any]
-
-
-def resolution_row(item: Frozen, family: str, horizon: str, resolved: Resolved) -> dict[str, Any]:
-    """The row ``resolutions/tasks-<window>.jsonl`` keeps of one task: ``status`` (``void`` only for an
-    outcome-blind ``reason``), ``outcome`` (option id -> share), ``decisive`` (a hidden target: top-1 and
-    FTA as a release scores them), ``note`` (why not decisive) and the ``hidden`` target."""
-    hidden = resolved.hidden
-    return {"task_id": item.task.task_id, "family": family, "domain": item.task.domain, "horizon": horizon,
-            "status": "void" if resolved.void is not None else "resolved", "reason": resolved.void,
-            "outcome": resolved.outcome, "decisive": hidden is not None, "note": resolved.note,
-            "hidden": None if hidden is None else hidden.model_dump(mode="json")}
 
 

@@ -1,6 +1,6 @@
 """Freeze a round at the KB's last announcement day: one forecast package per window and the family tasks
-(:mod:`foresci.rounds.family_tasks`; the concept-pair ``ce-`` tasks and ``ceq-`` questions:
-:mod:`foresci.rounds.emergence_items`), hashed, baselines in (persistence, trend and recency answer the
+(:mod:`foresci.rounds.family_tasks`; a family's own round items, tasks and questions, through its
+``round_items`` hooks), hashed, baselines in (persistence, trend and recency answer the
 family tasks too; the name-only LLM baseline answers both when an LLM endpoint is configured).
 
 The round folder is built in a staging folder and appears with one rename (public files, ``round.json``
@@ -21,8 +21,7 @@ from foresci.evaluation.fta import TextEncoder
 from foresci.kb.store import last_announcement
 from foresci.rounds.answering import shared_views
 from foresci.rounds.baselines import base_rate_answers, chance_answers
-from foresci.rounds.emergence_items import emergence_freeze, emergence_questions, emergence_windows
-from foresci.rounds.family_tasks import Frozen, freeze_tasks, task_windows, write_frozen
+from foresci.rounds.family_tasks import Frozen, freeze_tasks, open_items, task_windows, write_frozen
 from foresci.rounds.ledger import (
     PUBLIC_DIR,
     ROUND_FILE,
@@ -165,7 +164,7 @@ def open_round(
         if view_for is not None and snapshots is None and taxonomy_dir is None:
             share_snapshots(view_for(cutoff), used, settings, rules)
         frozen: list[Frozen] = []
-        emergence = emergence_freeze(kb, cutoff, used, config, round_id)
+        items = open_items(kb, cutoff, used, config.families, config, f"{config.seed}:{round_id}")
         if config.family_tasks and config.families:
             embedder = encoder if encoder is not None else round_encoder(kb, settings)
             frozen, reader = freeze_tasks(
@@ -180,8 +179,8 @@ def open_round(
                 None if embedder is None else embedder.encode,
             )
             assert reader.latest is None or reader.latest <= cutoff
-            if emergence is not None:
-                frozen += emergence.tasks(emergence_windows(config.windows), config.family_tasks)
+            for opened in items:
+                frozen += opened.round_tasks(config.windows, config.family_tasks)
             write_frozen(staging / PUBLIC_DIR, frozen, used, settings.tasks)
         supply = settings.rounds
         wanted = supply.questions if config.questions is None else config.questions
@@ -198,7 +197,8 @@ def open_round(
                 settings=settings,
                 snapshots=used,
                 taxonomy_dir=taxonomy_dir,
-                extra_questions=emergence_questions(emergence, window, pairs, supply.concept_cap),
+                extra_questions=[question for opened in items
+                                 for question in opened.round_questions(window, pairs, supply)],
                 supply=supply,
                 seed=f"{config.seed}:{round_id}:{window}",
             )
@@ -264,5 +264,5 @@ def open_round(
                     staging, name, [], source_of, cutoff, round_id, task_transcripts, task_rows=task_rows
                 )
         fault_point("open-staged")
-        assert emergence is None or emergence.reader.latest is None or emergence.reader.latest <= cutoff
+        assert all(opened.reader.latest is None or opened.reader.latest <= cutoff for opened in items)
     return round_id

@@ -17,7 +17,7 @@ rule order rotated by the node's position), at most ``node_cap`` layers, until `
 ``venue_cap`` questions of a domain name one venue family (the conference calendar moves all of one
 family's venue-lead outcomes together, so a round's venue items are spread over the families). A round adds
 the questions families write elsewhere after these (``extra_questions``: the binary ``ceq-`` pair questions,
-:mod:`foresci.rounds.emergence_items`).
+a family's round items, ``TaskFamily.round_items``).
 
 The taxonomy snapshots are frozen in the package (``snapshots/<domain>.json``) so resolution routes new
 papers with the same centroids. Each question carries a naive persistence baseline.
@@ -336,7 +336,7 @@ def make_package(kb: Any, out: Path | str, cutoff: date, window: str = "3m", n: 
     Reads only papers announced on or before the cutoff. The manifest records the content hash of the
     questions and snapshots and the creation time (the only wall-clock value of the package).
     ``extra_questions`` (frozen elsewhere from the same pre-cutoff papers: a round's ``ceq-`` questions,
-    :mod:`foresci.rounds.emergence_items`) follow the ``n`` questions. ``supply`` and ``seed``: as for
+    a family's ``round_items``) follow the ``n`` questions. ``supply`` and ``seed``: as for
     :func:`freeze_questions` (a round's stratified supply).
     """
     from foresci.core.settings import Settings

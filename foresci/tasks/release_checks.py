@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from foresci.tasks.families.lookup import find_family as get_family
 from foresci.tasks.hidden import HiddenTarget
 from foresci.tasks.label_fit import LabelFit, bucket_reason, label_fits
 from foresci.tasks.models import Task
@@ -167,73 +168,89 @@ def count_z(top: float, second: float) -> float:
 
 
 def pair_names(task: Task) -> list[tuple[str, str]]:
-    """The (first, second) concept names of a concept-emergence task's options."""
+    """The (first, second) concept names of a concept-pair task's options ("first + second")."""
     found = [tuple(candidate.name.split(" + ", 1)) for candidate in task.candidates]
     return [(pair[0], pair[1]) for pair in found if len(pair) == 2]
 
 
-def winner_counts(task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
-    """Window papers of the keyed winner and the runner-up, from the hidden target; None when the family
-    records none."""
-    ranking = list(getattr(hidden, "ranking", []) or [])
-    stats = hidden.stats
-    if task.family == "concept_emergence":
-        counts = dict(getattr(hidden, "window_papers", {}) or {})
-        values = sorted((int(value) for value in counts.values()), reverse=True)
-    elif task.family == "venue_positioning":
-        venues = dict(stats.get("window_venues") or {})
-        names = {candidate.option_id: candidate.name for candidate in task.candidates}
-        values = ([int(venues.get(names.get(option, ""), 0)) for option in ranking[:2]] if "fit" in stats
-                  else sorted((int(value) for value in venues.values()), reverse=True))
-    elif isinstance(stats.get("options"), dict) and ranking:
-        options = stats["options"]
-        values = [int(options[option].get("window", 0)) for option in ranking[:2] if option in options]
-    else:
+def option_counts(hidden: HiddenTarget, ranking: Sequence[str]) -> tuple[int, int] | None:
+    """Window papers of the first two options of ``ranking`` by the target's ``stats.options`` (a family's
+    default :meth:`~foresci.tasks.families.TaskFamily.winner_counts`); None when it records none."""
+    options = hidden.stats.get("options")
+    if not isinstance(options, dict) or not ranking:
         return None
-    values = [*values, 0, 0]
-    return values[0], values[1]
+    values = [int(options[option].get("window", 0)) for option in ranking[:2] if option in options]
+    return top_two(values)
 
 
-def _top_name(task: Task, ranking: Sequence[str]) -> str:
-    names = {candidate.option_id: candidate.name for candidate in task.candidates}
-    return names.get(ranking[0], "") if ranking else ""
+def top_two(values: Sequence[int]) -> tuple[int, int]:
+    """The first two of ``values`` (0 for a missing one)."""
+    padded = [*values, 0, 0]
+    return padded[0], padded[1]
+
+
+def winner_counts(task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
+    """Window papers of the keyed winner and the runner-up, from the hidden target (the task's family's
+    :meth:`~foresci.tasks.families.TaskFamily.winner_counts`); None when the family records none."""
+    return get_family(task.family).winner_counts(task, hidden)
+
+
+def lead_detail(top: int, second: int, settings: Any) -> str | None:
+    """Why a winner's lead over the runner-up is thin (within ``min_count_z`` Poisson standard errors of the
+    two counts); None when it is not."""
+    if count_z(top, second) < settings.min_count_z:
+        return (f"lead {top} vs {second} is {count_z(top, second):.2f} < {settings.min_count_z} Poisson "
+                "standard errors")
+    return None
+
+
+def pair_findings(task: Task, index: TextIndex | None) -> list[tuple[str, str]]:
+    """The checks of a task whose options pair two concepts: fragment concepts, two names of one concept,
+    one name inside the other, and (with the pre-cutoff ``index``) a pair some pre-cutoff paper already
+    uses together (a false premise)."""
+    found: list[tuple[str, str]] = []
+    for first, second in pair_names(task):
+        for name in (first, second):
+            reason = fragment_reason(name, index)
+            if reason:
+                found.append(("fragment_concept", reason))
+        if same_concept(first, second):
+            found.append(("synonym_pair", f"'{first}' / '{second}'"))
+        elif nested(first, second):
+            found.append(("nested_pair", f"'{first}' / '{second}'"))
+        if index is not None and (together := index.together(first, second)):
+            found.append(("false_premise", f"'{first} + {second}' together in {len(together)} pre-cutoff "
+                          f"papers, e.g. {together[0]}"))
+    return found
+
+
+def option_findings(task: Task) -> list[tuple[str, str]]:
+    """The checks of a task whose options are taxonomy nodes: an option that is the domain itself, two
+    options naming one concept, and an option description's paper count differing from the stored one."""
+    found: list[tuple[str, str]] = []
+    domain_name = str(task.context.get("domain_name") or task.domain)
+    names = [candidate.name for candidate in task.candidates]
+    for name in names:
+        if is_umbrella(name, domain_name):
+            found.append(("umbrella_option", f"'{name}' in domain '{domain_name}'"))
+    for position, first in enumerate(names):
+        for second in names[position + 1:]:
+            if same_concept(first, second):
+                found.append(("near_synonym_options", f"'{first}' / '{second}'"))
+    stored = task.context.get("candidates") or task.context.get("options") or {}
+    for candidate in task.candidates:
+        stated = stated_count(candidate.description)
+        known = dict(stored.get(candidate.option_id) or {}).get("pre_cutoff_papers")
+        if stated is not None and known is not None and stated != int(known):
+            found.append(("count_mismatch", f"'{candidate.name}': {stated} papers stated, {known} stored"))
+    return found
 
 
 def task_findings(task: Task, hidden: HiddenTarget | None, settings: Any,
                   index: TextIndex | None = None) -> list[tuple[str, str]]:
     """(check, detail) for every check one task fails; ``settings``: the tasks settings (min_window_papers,
     min_count_z); ``index``: the domain's pre-cutoff text (premise and fragment-tail checks need it)."""
-    found: list[tuple[str, str]] = []
-    domain_name = str(task.context.get("domain_name") or task.domain)
-    if task.family == "concept_emergence":
-        for first, second in pair_names(task):
-            for name in (first, second):
-                reason = fragment_reason(name, index)
-                if reason:
-                    found.append(("fragment_concept", reason))
-            if same_concept(first, second):
-                found.append(("synonym_pair", f"'{first}' / '{second}'"))
-            elif nested(first, second):
-                found.append(("nested_pair", f"'{first}' / '{second}'"))
-            if index is not None and (together := index.together(first, second)):
-                found.append(("false_premise", f"'{first} + {second}' together in {len(together)} pre-cutoff "
-                              f"papers, e.g. {together[0]}"))
-    elif task.family in ("direction_forecasting", "strategic_planning"):
-        names = [candidate.name for candidate in task.candidates]
-        for name in names:
-            if is_umbrella(name, domain_name):
-                found.append(("umbrella_option", f"'{name}' in domain '{domain_name}'"))
-        for position, first in enumerate(names):
-            for second in names[position + 1:]:
-                if same_concept(first, second):
-                    found.append(("near_synonym_options", f"'{first}' / '{second}'"))
-        stored = task.context.get("candidates") or task.context.get("options") or {}
-        for candidate in task.candidates:
-            stated = stated_count(candidate.description)
-            known = dict(stored.get(candidate.option_id) or {}).get("pre_cutoff_papers")
-            if stated is not None and known is not None and stated != int(known):
-                found.append(("count_mismatch",
-                              f"'{candidate.name}': {stated} papers stated, {known} stored"))
+    found = list(get_family(task.family).release_findings(task, index))
     if hidden is not None:
         found.extend(_target_findings(task, hidden, settings))
     return found
@@ -254,15 +271,8 @@ def _target_findings(task: Task, hidden: HiddenTarget, settings: Any) -> list[tu
         top, second = counts
         if top < settings.min_window_papers:
             found.append(("thin_target", f"winner has {top} window papers < {settings.min_window_papers}"))
-        elif task.family == "venue_positioning" and "fit" in stats:
-            z = float(dict(stats["fit"]).get(_top_name(task, ranking), {}).get("z", 0.0))
-            if z < settings.min_count_z:
-                found.append(("thin_target", f"best-fit venue exceeds the domain mix by {z:.2f} < "
-                              f"{settings.min_count_z} Poisson standard errors"))
-        elif task.family in ("concept_emergence", "venue_positioning") and count_z(top, second) < \
-                settings.min_count_z:
-            found.append(("thin_target", f"lead {top} vs {second} is {count_z(top, second):.2f} < "
-                          f"{settings.min_count_z} Poisson standard errors"))
+        elif (thin := get_family(task.family).lead_finding(task, hidden, counts, settings)) is not None:
+            found.append(("thin_target", thin))
     for option, fit in dict(stats.get("label_fit") or {}).items():
         if not LabelFit(name=option, **fit).fits:
             found.append(("label_mismatch", f"option {option}: its most central paper is nearer "
@@ -305,7 +315,8 @@ def audit_checks(tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget], sett
             flagged["node_win_cap"].append(f"{family}:{domain}:{node}")
             if len(examples["node_win_cap"]) < EXAMPLES:
                 examples["node_win_cap"].append(f"{family} {domain} node {node} wins {count} tasks")
-    text_checked = bool(indexes) or not any(task.family == "concept_emergence" for task in tasks)
+    text_checked = bool(indexes) or not any(get_family(family).text_checks
+                                            for family in {task.family for task in tasks})
     return {"tasks": len(tasks), "text_checked": text_checked,
             "counts": {check: len(ids) for check, ids in flagged.items()},
             "flagged": flagged, "examples": examples}
@@ -391,14 +402,21 @@ def screen(task: Task, hidden: HiddenTarget, domain: Any, settings: Any) -> list
     embedder) on the target first."""
     index = domain_index(domain)
     repair_counts(task, hidden)
-    if task.family in ("direction_forecasting", "strategic_planning"):
-        fits = _POOL_FITS.get((domain.domain, domain.cutoff), {})
-        record_relabels(task, hidden, domain)
-        if fits:
-            record_label_fits(task, hidden, fits)
-        else:
-            record_label_shares(task, hidden, domain, index)
+    get_family(task.family).release_screen(task, hidden, domain)
     return task_findings(task, hidden, settings, index)
+
+
+def record_option_labels(task: Task, hidden: HiddenTarget, domain: Any) -> None:
+    """Record on a target whose options are taxonomy nodes how each option's name fits its node: the pool's
+    renames (:func:`record_relabels`), then the embedder's label fits (:func:`record_label_fits`) or, without
+    an embedder, the name's word shares (:func:`record_label_shares`). A family's
+    :meth:`~foresci.tasks.families.TaskFamily.release_screen` for such options."""
+    fits = _POOL_FITS.get((domain.domain, domain.cutoff), {})
+    record_relabels(task, hidden, domain)
+    if fits:
+        record_label_fits(task, hidden, fits)
+    else:
+        record_label_shares(task, hidden, domain, domain_index(domain))
 
 
 _POOL_FITS: dict[tuple[str, Any], dict[str, LabelFit]] = {}

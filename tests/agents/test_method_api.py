@@ -71,7 +71,10 @@ def test_shipped_methods_register_with_their_flags() -> None:
     assert shipped_methods() == ["native", "hybrid_rag", "coi", "research_agent", "aris", "react", "trend",
                                  "persistence", "recency", *links]
     assert shipped_methods(uses_llm=False) == ["trend", "persistence", "recency", *links]
-    assert all(methods[name].families == {"concept_emergence"} for name in links)  # link prediction only
+    from foresci.tasks.families import family_names
+
+    assert all([family for family in family_names() if methods[name].asks(family)] == ["concept_emergence"]
+               for name in links)  # link prediction only: the family declaring the pair-network strategy
     assert methods["recency"].needs_kb and methods["recency"].forecast is None  # tasks state no recent counts
     assert not methods["native"].needs_kb and methods["native"].uses_llm
     assert methods["aris"].needs_kb and methods["aris"].uses_llm

@@ -141,3 +141,46 @@ def test_a_run_asks_link_methods_only_concept_emergence_questions() -> None:
     planned = plan_forecasts([question, ce], specs, [], "full")
     jobs = {(job.question.question_id, job.spec.name) for job in planned}
     assert jobs == {("fq-1", "trend"), ("ceq-1", "trend"), ("ceq-1", "learned_links")}
+
+
+def test_link_methods_answer_any_family_declaring_the_pair_network_strategy_through_its_ranked_by() -> None:
+    """The link methods name no family: a run asks them the tasks of every family declaring the
+    ``pair_network`` baseline strategy (an extension included) and they answer through its ``ranked_by``."""
+    from foresci.tasks.families import base as family_base
+    from foresci.tasks.families import family_names, get_family, register_family
+    from foresci.tasks.families.concept_emergence.family import ConceptEmergence
+    from foresci.tasks.families.lookup import FAMILIES
+    from foresci.tasks.models import Candidate, Task
+
+    calls: list[tuple[str, str]] = []
+
+    class Pairs(ConceptEmergence):
+        name = "outside_pairs_family"
+        abbreviation = "op"
+        round_default = None
+        round_items = None
+
+        def ranked_by(self, task, score, who, value, tie=None):  # type: ignore[no-untyped-def]
+            calls.append((score, who))
+            return super().ranked_by(task, score, who, value, tie)
+
+    window = make_window(CONFIG.cutoff, "3m")
+    register_family(Pairs)
+    try:
+        methods = registered()
+        assert [family for family in family_names() if methods["jaccard"].asks(family)] == [
+            name for name in family_names() if get_family(name).baseline_strategy == "pair_network"]
+        assert methods["jaccard"].asks(Pairs.name) and not methods["jaccard"].asks("no such family")
+        signals = {"A": {"common_neighbours": 3, "degree_first": 4, "degree_second": 5},
+                   "B": {"common_neighbours": 1, "degree_first": 2, "degree_second": 2}}
+        task = Task(task_id="op-1", family=Pairs.name, domain="synthetic", cutoff=CONFIG.cutoff, horizon="3m",
+                    window_start=window.start, window_end=window.end, title="t", question="q?",
+                    candidates=[Candidate(option_id="A", name="a + b"),
+                                Candidate(option_id="B", name="c + d")],
+                    context={"pair_signals": signals})
+        result = methods["common_neighbours"].answer(MethodInput(task=task, mode="full"))
+        assert calls == [("common_neighbours", "common_neighbours")]
+        assert [entry.option_id for entry in result.answer.ranking] == ["A", "B"]
+    finally:
+        FAMILIES.remove(Pairs.name)
+        family_base._family_tuple.cache_clear()

@@ -1,6 +1,9 @@
 """A shipped task family is a whole plug-in: its name appears in its own folder and nowhere else in foresci,
 but for the one ordered list of shipped families (``BUILTIN_FAMILIES``) and the files of :data:`ALLOWED`,
-each with why it still names one (tests and docs are outside ``foresci/`` and not scanned)."""
+each with why it still names one (tests and docs are outside ``foresci/`` and not scanned). What differs
+by family is a hook of the family (``TaskFamily``: release checks and defect figures, round tasks and round
+items, the signal benchmark's family, what a method answers by what families declare), so only a table
+of another benchmark's family names is left."""
 
 from __future__ import annotations
 
@@ -17,18 +20,9 @@ ORDERED_LIST = "foresci/tasks/families/lookup.py"
 
 ALLOWED: dict[str, str] = {
     # the arXiv-release importer maps another benchmark's family names onto ours: a table of names by nature
+    # (its per-family target mappers write our families' hidden targets from ResearchForesight's fields)
     "foresci/tasks/rf_import.py": "maps ResearchForesight's family names onto the shipped ones",
     "foresci/tasks/rf_families.py": "ResearchForesight's per-family target mappers (an importer)",
-    # release-quality checks with per-family gates: not yet hooks of the families (#40 left open)
-    "foresci/tasks/release_checks.py": "per-family release gates",
-    "foresci/tasks/release_defects.py": "per-family defect counts of a release audit",
-    # the signal benchmark is built around direction tasks by design
-    "foresci/app/signal.py": "the signal benchmark reads direction tasks by design",
-    "foresci/app/signal_purity.py": "the signal benchmark's purity check reads direction tasks",
-    # a method made for one family imports that family's scoring, as a third-party method would
-    "foresci/methods/shipped/emergence.py": "link-prediction methods answer the emergence family only",
-    # rounds: the emergence family's ce-/ceq- items are not yet behind round_tasks (#40 left open)
-    "foresci/rounds/emergence_items.py": "the emergence family's round tasks and questions",
 }
 
 

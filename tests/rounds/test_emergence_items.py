@@ -22,14 +22,6 @@ from foresci.emergence.config import load_emergence_settings
 from foresci.emergence.questions import pair_option
 from foresci.emergence.resolve import pair_window_counts
 from foresci.kb.models import Paper
-from foresci.rounds.emergence_items import (
-    MIN_STRATUM,
-    STRATA,
-    EmergenceFreeze,
-    emergence_outcome,
-    resolve_emergence_tasks,
-    strata_of,
-)
 from foresci.rounds.family_tasks import PreCutoffReader, load_frozen
 from foresci.rounds.ledger import LedgerConfig, init_ledger, round_dir
 from foresci.rounds.open import open_round
@@ -37,6 +29,14 @@ from foresci.rounds.submit import DeadlineError, round_questions, round_tasks, s
 from foresci.rounds.tick import tick
 from foresci.sim.emergence import EmergenceWorldConfig, generate_emergence_world
 from foresci.tasks.families.concept_emergence.forecasts import resolve_emergence_questions
+from foresci.tasks.families.concept_emergence.rounds import (
+    MIN_STRATUM,
+    STRATA,
+    EmergenceFreeze,
+    emergence_outcome,
+    resolve_emergence_tasks,
+    strata_of,
+)
 from foresci.tasks.forecast import resolve_questions
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot

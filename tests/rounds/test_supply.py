@@ -10,12 +10,12 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from foresci.rounds.emergence_items import EmergenceFreeze
 from foresci.rounds.family_tasks import PreCutoffReader
 from foresci.rounds.ledger import LedgerConfig, init_ledger, load_round
 from foresci.rounds.open import open_round
 from foresci.rounds.submit import round_questions
 from foresci.tasks.families.concept_emergence.forecasts import KEYS_PARAM
+from foresci.tasks.families.concept_emergence.rounds import EmergenceFreeze
 from foresci.tasks.forecast import RULES, freeze_questions, question_rule, resolve_questions
 from tests.rounds.helpers import toy_settings
 from tests.tasks.toy import CUTOFF, ToyKB

@@ -7,7 +7,10 @@ import json
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from foresci.app.signal_purity import PURE_SHARE, mixed_direction_tasks, node_purity
+from foresci.core.errors import UserError
 from foresci.taxonomy.induce import TaxonomyHistory
 from foresci.taxonomy.models import Node, Snapshot
 from foresci.taxonomy.store import save_taxonomy
@@ -67,3 +70,24 @@ def test_purity_reads_the_last_snapshot_and_where_each_paper_is_written(tmp_path
 def test_mixed_direction_tasks_counts_direction_tasks_with_a_mixed_option(tmp_path: Path) -> None:
     world, taxonomies, release = _world(tmp_path)
     assert mixed_direction_tasks(world, taxonomies, release) == (2, 3)
+
+
+def test_the_signal_benchmark_reads_the_family_that_sets_signal_benchmark(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark names no family: it reads the first registered family with ``signal_benchmark``
+    (the shipped direction family); with that flag on another family, the purity count reads that one's
+    tasks, and with none set it is one clear error."""
+    from foresci.app import signal
+    from foresci.app.signal_purity import signal_family
+    from foresci.tasks.families import all_families, get_family
+
+    marked = [family.name for family in all_families() if family.signal_benchmark]
+    assert signal_family() == signal.DIRECTION == marked[0]
+    world, taxonomies, release = _world(tmp_path)
+    monkeypatch.setattr(get_family(marked[0]), "signal_benchmark", False)
+    monkeypatch.setattr(get_family("strategic_planning"), "signal_benchmark", True)
+    assert signal.DIRECTION == "strategic_planning"
+    assert mixed_direction_tasks(world, taxonomies, release) == (1, 1)  # its one task offers mixed nB
+    monkeypatch.setattr(get_family("strategic_planning"), "signal_benchmark", False)
+    with pytest.raises(UserError, match="no registered task family sets signal_benchmark"):
+        signal_family()

@@ -201,7 +201,8 @@ def test_a_direction_family_the_biggest_option_wins_throughout_is_not_kept() -> 
 
 
 def test_release_defect_figures_on_the_toy_world(evidence: DomainEvidence) -> None:
-    from foresci.tasks.release_defects import bottleneck_rise, release_defects, render_defects
+    from foresci.tasks.families.bottleneck_opportunity.defects import bottleneck_rise
+    from foresci.tasks.release_defects import release_defects, render_defects
 
     built = (build_direction_tasks(evidence, SETTINGS, "toy", 10)
              + build_planning_tasks(evidence, SETTINGS, "toy", 10)
@@ -247,8 +248,9 @@ def test_specificity_reads_the_primary_opportunitys_lift_after_a_round_trip() ->
     the figure must be the primary (first) opportunity's."""
     import json
 
+    from foresci.tasks.families.bottleneck_opportunity.defects import primary_opportunity_lift
     from foresci.tasks.families.bottleneck_opportunity.target import BottleneckTarget
-    from foresci.tasks.release_defects import primary_opportunity_lift, release_defects
+    from foresci.tasks.release_defects import release_defects
 
     target = BottleneckTarget(task_id="bo-1", bottleneck=["training instability"],
                               opportunity=["teacher model", "adversarial training"],

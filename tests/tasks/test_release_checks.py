@@ -3,13 +3,20 @@ must not."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
+from typing import Any
 
 import numpy as np
+import pytest
+from pydantic import BaseModel
 
 from foresci.tasks.audit import audit_tasks, render_audit
 from foresci.tasks.builders.common import Built, select_balanced
 from foresci.tasks.config import TaskSettings
+from foresci.tasks.families import TaskFamily, get_family, register_family
+from foresci.tasks.families import base as family_base
+from foresci.tasks.families.lookup import FAMILIES
 from foresci.tasks.hidden import HiddenTarget, make_hidden_target
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.release_checks import (
@@ -171,3 +178,79 @@ def test_one_node_wins_at_most_max_node_wins_tasks() -> None:
                          settings)
     assert report.release_checks["counts"]["node_win_cap"] == 1
     assert "node_win_cap: 1" in render_audit(report)
+
+
+class _GatedAnswer(BaseModel):
+    note: str = ""
+
+
+class _Gated(TaskFamily):
+    """A family from outside foresci with its own release gates: every option named "bad" is an umbrella
+    option, its winner's lead is read from ``stats.lead`` and gated at 3 papers, and a release audit counts
+    its tasks offering a "bad" option."""
+
+    name = "gated_toy_family"
+    abbreviation = "gt"
+    answer_schema = _GatedAnswer
+    deliverables = ("Say something.",)
+    metrics = ("trace_offline",)
+    hidden_target = "foresci.tasks.hidden:HiddenTarget"
+
+    def release_findings(self, task: Task, index: TextIndex | None) -> list[tuple[str, str]]:
+        return [("umbrella_option", f"'{candidate.name}' is bad") for candidate in task.candidates
+                if candidate.name == "bad"]
+
+    def release_screen(self, task: Task, hidden: HiddenTarget, domain: object) -> None:
+        hidden.stats["screened_by"] = self.name
+
+    def winner_counts(self, task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
+        top, second = hidden.stats["lead"]
+        return int(top), int(second)
+
+    def lead_finding(self, task: Task, hidden: HiddenTarget, counts: tuple[int, int],
+                     settings: TaskSettings) -> str | None:
+        return f"lead {counts[0] - counts[1]} < 3" if counts[0] - counts[1] < 3 else None
+
+    def defect_figures(self, tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> dict[str, Any]:
+        return {"bad_option_tasks": [task.task_id for task in tasks
+                                     if any(candidate.name == "bad" for candidate in task.candidates)]}
+
+    def defect_lines(self, figures: Mapping[str, Any]) -> list[str]:
+        return [f"tasks offering a bad option: {len(figures['bad_option_tasks'])}"]
+
+
+@pytest.fixture
+def gated() -> Iterator[TaskFamily]:
+    """The gated family registered for one test, then removed again."""
+    register_family(_Gated)
+    try:
+        yield get_family(_Gated.name)
+    finally:
+        FAMILIES.remove(_Gated.name)
+        family_base._family_tuple.cache_clear()
+
+
+def test_a_family_from_outside_gates_its_tasks_and_counts_its_defects_through_its_hooks(
+        gated: TaskFamily) -> None:
+    """The release checks and the defect audit name no family: they ask each task's family (its
+    ``release_findings``, ``release_screen``, ``winner_counts``, ``lead_finding``, ``defect_figures``)."""
+    from types import SimpleNamespace
+
+    from foresci.tasks.release_checks import screen
+    from foresci.tasks.release_defects import release_defects, render_defects
+
+    bad = _task(gated.name, ["bad", "fine option"])
+    good = _task(gated.name, ["good option", "fine option"])
+    close = HiddenTarget(task_id=bad.task_id, family=gated.name, stats={"lead": [12, 10]})
+    clear = HiddenTarget(task_id=good.task_id, family=gated.name, stats={"lead": [12, 2]})
+    figures = audit_checks([bad, good], {bad.task_id: close, good.task_id: clear}, SETTINGS)
+    assert figures["flagged"]["umbrella_option"] == [bad.task_id]
+    assert figures["flagged"]["thin_target"] == [bad.task_id] and "lead 2 < 3" in figures["examples"][
+        "thin_target"][0]
+    assert figures["text_checked"] is True  # the family reads no text: nothing was left unchecked
+    domain = SimpleNamespace(text_cache=SimpleNamespace(text_index=_texts()))
+    assert screen(good, clear, domain, SETTINGS) == [] and clear.stats["screened_by"] == gated.name
+    defects = release_defects([bad, good], {})
+    assert defects["bad_option_tasks"] == [bad.task_id]
+    assert "tasks offering a bad option: 1" in render_defects(defects)
+

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget, Resolution, Slot
     from foresci.tasks.models import ForecastQuestion, QuestionKind, Task
+    from foresci.tasks.text_index import TextIndex
 
 class FamilyDefinitionError(UserError):
     """A :class:`TaskFamily` subclass that cannot be registered (a missing attribute, a taken name)."""
@@ -146,6 +147,15 @@ class TaskFamily:
     evidence, settings) -> foresci.tasks.families.round_outcome.Resolved`` on the window's evidence, and
     optionally ``finish(task, record) -> task`` (after the leakage lint) and ``top_choice(answer, task,
     hidden)`` (a round's top-1, else :meth:`top_choice`)."""
+    round_items: str | None = None
+    """Module of its own round items (None: none), for a family whose round items do not freeze one option
+    set per domain evidence (the concept-pair family: ``ce-`` tasks and ``ceq-`` questions from its own
+    snapshots): ``open_items(reader, domains, seed, config) -> items | None`` at a round's open
+    (``reader``: the round's pre-cutoff reader; ``domains``: those the round froze snapshots of;
+    ``config``: the ledger's), where ``items.round_tasks(windows, per_window) -> [Frozen]``,
+    ``items.round_questions(window, wanted, supply) -> [ForecastQuestion]`` (``supply``: the rounds
+    settings) and ``items.reader``; and ``resolve_items(frozen, window, kb) -> [resolution row]`` once a
+    window closed (:mod:`foresci.tasks.families.round_outcome`)."""
     round_default: int | None = None
     """Its place among a new ledger's default ``families`` (``rounds init`` naming none; lower first: the
     order a round freezes the families' tasks in); None: it joins a round only when a ledger names it."""
@@ -161,12 +171,20 @@ class TaskFamily:
     headline: bool = True
     """Whether the benchmark's headline claim (reading the literature beats rules that read the task) is made
     for it; False for a persistence family, whose answer is mostly where the work already is."""
+    signal_benchmark: bool = False
+    """Whether the synthetic-world signal benchmark (:mod:`foresci.app.signal`) checks the foresight signal
+    on its tasks (trend's top-1 above persistence and chance where trends are visible before the cutoff,
+    chance inside trend's interval where they are not); the first registered family setting it is the one
+    read. Its hidden targets name their option nodes (``stats.node_ids``) for the purity count."""
     ranked: bool = False
     """Answers rank every option: FTA is the ranking score, option ids are enumerated in ``ranking``."""
     prompts: str = "prompts.yaml"
     """Its prompt texts' file (``contract``, ``rubric``, ``evidence_focus``: plain text, no variables), a
     path relative to the folder of the module defining the family (:meth:`prompts_path`); the LLM methods
     read it. When it is absent the family's own attributes below are its texts."""
+    text_checks: bool = False
+    """Its :meth:`release_findings` read the domain's pre-cutoff text: an audit without it (``tasks audit``
+    without ``--kb``) says the premises were not checked."""
     contract: str = ""
     rubric: str = ""
     evidence_focus: str = ""
@@ -249,6 +267,22 @@ class TaskFamily:
                                         f"{' or '.join(missing)}")
         return module
 
+    def round_items_hooks(self) -> Any:
+        """The module of its own round items (``round_items``); a FamilyDefinitionError when it lacks one."""
+        if self.round_items is None:
+            raise FamilyDefinitionError(f"family {self.name!r} has no round items (round_items is None)")
+        try:
+            module = importlib.import_module(self.round_items)
+        except ImportError as error:
+            raise FamilyDefinitionError(f"family {self.name!r}: cannot load its round items "
+                                        f"{self.round_items!r}: {error}") from error
+        missing = [name for name in ("open_items", "resolve_items")
+                   if not callable(getattr(module, name, None))]
+        if missing:
+            raise FamilyDefinitionError(f"family {self.name!r}: round items {self.round_items!r} define no "
+                                        f"{' or '.join(missing)}")
+        return module
+
     def round_horizons(self, windows: Sequence[str]) -> list[str]:
         """The windows its round tasks ask about: its fixed cycle (``venue_cycle``) if it reads one, else
         the ledger's ``windows``."""
@@ -264,6 +298,41 @@ class TaskFamily:
     def derived_slots(self, task: Task, hidden: HiddenTarget) -> list[Slot]:
         """The FTA slots derived from the hidden target's fields when it carries none of its own
         (``hidden.slots``); none by default (FTA then does not apply)."""
+        return []
+
+    # ---- release checks (``tasks build`` screens candidates, ``tasks audit`` reports a release) ------
+
+    def release_findings(self, task: Task, index: TextIndex | None) -> list[tuple[str, str]]:
+        """(check, detail) for each release check (:mod:`foresci.tasks.release_checks`) its public task
+        fails by the family's own reading of its options (``index``: the domain's pre-cutoff text, None
+        when not read); none by default. The checks on the hidden target (trajectory, thin target, label
+        fit, node wins) apply to every family."""
+        return []
+
+    def release_screen(self, task: Task, hidden: HiddenTarget, domain: DomainEvidence) -> None:
+        """Record on a candidate's target, at build time, what its release checks read later (the shipped
+        node-option families record how each option's name fits its node); nothing by default."""
+
+    def winner_counts(self, task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
+        """Window papers of the keyed winner and the runner-up (the ``thin_target`` check); default: the
+        first two options of the target's ``ranking`` in its ``stats.options`` (None when it records none)."""
+        from foresci.tasks.release_checks import option_counts
+
+        return option_counts(hidden, list(getattr(hidden, "ranking", []) or []))
+
+    def lead_finding(self, task: Task, hidden: HiddenTarget, counts: tuple[int, int],
+                     settings: TaskSettings) -> str | None:
+        """Why the winner's lead over the runner-up (``counts``: :meth:`winner_counts`, the winner past
+        ``min_window_papers``) is too thin to key (a ``thin_target`` detail); None: no lead gate (default)."""
+        return None
+
+    def defect_figures(self, tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> dict[str, Any]:
+        """The family's own figures of a release audit (:func:`foresci.tasks.release_defects.release_defects`,
+        ``tasks``: the release's tasks of this family), merged into the audit's figures; none by default."""
+        return {}
+
+    def defect_lines(self, figures: Mapping[str, Any]) -> list[str]:
+        """Plain lines of its :meth:`defect_figures` (read from the audit's merged ``figures``)."""
         return []
 
     # ---- forecast questions (pre-cutoff facts in, a question out; resolved once the window closed) --
@@ -367,9 +436,10 @@ def definition_problems(family: TaskFamily) -> list[str]:
         value = getattr(family, attribute)
         if isinstance(value, str) or not value or not all(isinstance(item, str) and item for item in value):
             problems.append(f"{attribute} must be a non-empty sequence of non-empty strings, got {value!r}")
-    if family.round_tasks is not None and not all(part.isidentifier()
-                                                  for part in str(family.round_tasks).split(".")):
-        problems.append(f"round_tasks {family.round_tasks!r} is not a module path")
+    for attribute in ("round_tasks", "round_items"):
+        value = getattr(family, attribute)
+        if value is not None and not all(part.isidentifier() for part in str(value).split(".")):
+            problems.append(f"{attribute} {value!r} is not a module path")
     if family.round_default is not None and (isinstance(family.round_default, bool)
                                              or not isinstance(family.round_default, int)):
         problems.append(f"round_default {family.round_default!r} is not None or an integer")

@@ -3,6 +3,7 @@ rendering and the baselines' answer (a free-text answer: no option ids, no top c
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +115,17 @@ class BottleneckOpportunity(TaskFamily):
         if mechanism:
             slots.append(Slot(name="mechanism", variants=[mechanism]))
         return slots
+
+    def defect_figures(self, tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> dict[str, Any]:
+        """Rising targets and the primary opportunities' specificity (:mod:`.defects`)."""
+        from foresci.tasks.families.bottleneck_opportunity.defects import defect_figures
+
+        return defect_figures(tasks, hidden)
+
+    def defect_lines(self, figures: Mapping[str, Any]) -> list[str]:
+        from foresci.tasks.families.bottleneck_opportunity.defects import defect_lines
+
+        return defect_lines(figures)
 
     def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
         """Its forecast questions (:mod:`.forecasts`)."""

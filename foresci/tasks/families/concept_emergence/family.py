@@ -3,7 +3,7 @@ and the baselines' answer (network link-prediction scores read from the task's p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +21,10 @@ from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
+    from foresci.tasks.config import TaskSettings
     from foresci.tasks.hidden import HiddenTarget, Resolution
     from foresci.tasks.models import ForecastQuestion, Task
+    from foresci.tasks.text_index import TextIndex
 
 NAME = "concept_emergence"
 CONTEXT_TEMPLATE = ("“concept” in papers recent latest never in one paper up to concepts concept used with "
@@ -91,6 +93,8 @@ class ConceptEmergence(TaskFamily):
     """Its binary ``ceq-`` questions (will two concepts be used together in >= k window papers?), written
     by its release parts and a round's open, not by the family cycle (no ``forecast_kind``)."""
     routed_questions = False
+    text_checks = True
+    round_items = "foresci.tasks.families.concept_emergence.rounds"
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
         return ranking_schema(EmergenceAnswer, tuple(options))
@@ -116,6 +120,40 @@ class ConceptEmergence(TaskFamily):
     def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
         """S_top: the first pair of the answer's ranking is the one the window studied most."""
         return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
+
+    def release_findings(self, task: Task, index: TextIndex | None) -> list[tuple[str, str]]:
+        """Its options pair two concepts: fragments, one concept twice, one inside the other, and (with the
+        pre-cutoff text) a pair already used together."""
+        from foresci.tasks.release_checks import pair_findings
+
+        return pair_findings(task, index)
+
+    def winner_counts(self, task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
+        """The two highest window-paper counts of its pairs."""
+        from foresci.tasks.release_checks import top_two
+
+        counts = dict(getattr(hidden, "window_papers", {}) or {})
+        return top_two(sorted((int(value) for value in counts.values()), reverse=True))
+
+    def lead_finding(self, task: Task, hidden: HiddenTarget, counts: tuple[int, int],
+                     settings: TaskSettings) -> str | None:
+        """The most-used pair must lead the next by ``min_count_z`` Poisson standard errors."""
+        from foresci.tasks.release_checks import lead_detail
+
+        return lead_detail(*counts, settings)
+
+    def defect_figures(self, tasks: Sequence[Task], hidden: Mapping[str, HiddenTarget]) -> dict[str, Any]:
+        """Its tasks, and those offering a pair of two names of one concept (goal 0)."""
+        from foresci.tasks.release_defects import names_one_concept_twice
+
+        return {"concept_pairs": len(tasks),
+                "one_concept_twice_tasks": [task.task_id for task in tasks if names_one_concept_twice(task)]}
+
+    def defect_lines(self, figures: Mapping[str, Any]) -> list[str]:
+        if not figures["concept_pairs"]:
+            return []
+        return [f"concept pairs naming one concept twice: {len(figures['one_concept_twice_tasks'])} of "
+                f"{figures['concept_pairs']} concept-emergence tasks offer one (goal 0)"]
 
     def resolve_unrouted(self, questions: Sequence[ForecastQuestion], kb: Any,
                          fingerprint: str) -> list[Resolution]:

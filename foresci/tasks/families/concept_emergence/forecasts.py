@@ -7,7 +7,7 @@ Questions are drawn half from the window's positives and half from its negatives
 the Brier score is not dominated by the rare positives' absence; the text never says so. The naive
 baseline probability is the positive share of the earlier cutoff's candidates (pre-cutoff data only).
 A round's prospective questions are sampled without the window instead
-(:mod:`foresci.rounds.emergence_items`).
+(:mod:`foresci.tasks.families.concept_emergence.rounds`).
 """
 
 from __future__ import annotations

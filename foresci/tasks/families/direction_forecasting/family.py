@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget, Slot
     from foresci.tasks.models import ForecastQuestion, Task
+    from foresci.tasks.text_index import TextIndex
 
 NAME = "direction_forecasting"
 
@@ -80,6 +81,7 @@ class DirectionForecasting(TaskFamily):
     agent_signals = "candidate_trends"
     baseline_strategy = "momentum_choice"
     counts_rule_answers = True
+    signal_benchmark = True
     forecast_rules = forecasts.RULES
 
     def constrained_schema(self, options: Sequence[str]) -> type[BaseModel]:
@@ -177,6 +179,18 @@ class DirectionForecasting(TaskFamily):
                       f"({recent}/{pre}).",
             signals=[f"{option}: {counts[option][1]} recent of {counts[option][0]} pre-cutoff papers"
                      for option in ranked])
+
+    def release_findings(self, task: Task, index: TextIndex | None) -> list[tuple[str, str]]:
+        """Its options are taxonomy nodes: umbrella options, near-synonym options, stated paper counts."""
+        from foresci.tasks.release_checks import option_findings
+
+        return option_findings(task)
+
+    def release_screen(self, task: Task, hidden: HiddenTarget, domain: DomainEvidence) -> None:
+        """Record how each option's name fits its node's papers (read by the ``label_mismatch`` check)."""
+        from foresci.tasks.release_checks import record_option_labels
+
+        record_option_labels(task, hidden, domain)
 
     def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
         """Its forecast questions (:mod:`.forecasts`)."""

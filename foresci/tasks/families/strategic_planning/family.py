@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget
     from foresci.tasks.models import ForecastQuestion, Task
+    from foresci.tasks.text_index import TextIndex
 
 NAME = "strategic_planning"
 
@@ -117,6 +118,18 @@ class StrategicPlanning(TaskFamily):
             milestones=[f"Start with {ranked[0]}: its recent share of its own history is highest"],
             risks=["a recent burst may not continue"],
             go_no_go=f"continue {ranked[0]} if its recent papers keep coming")
+
+    def release_findings(self, task: Task, index: TextIndex | None) -> list[tuple[str, str]]:
+        """Its options are taxonomy nodes: umbrella options, near-synonym options, stated paper counts."""
+        from foresci.tasks.release_checks import option_findings
+
+        return option_findings(task)
+
+    def release_screen(self, task: Task, hidden: HiddenTarget, domain: DomainEvidence) -> None:
+        """Record how each option's name fits its node's papers (read by the ``label_mismatch`` check)."""
+        from foresci.tasks.release_checks import record_option_labels
+
+        record_option_labels(task, hidden, domain)
 
     def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
         """Its forecast questions (:mod:`.forecasts`)."""

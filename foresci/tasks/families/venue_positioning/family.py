@@ -23,6 +23,7 @@ from foresci.tasks.option_probabilities import OptionProbabilities
 from foresci.tasks.templates import COMMON_REQUIREMENTS, when
 
 if TYPE_CHECKING:
+    from foresci.tasks.config import TaskSettings
     from foresci.tasks.evidence import DomainEvidence, NodeEvidence
     from foresci.tasks.families.questions import QuestionAsk, QuestionDraft
     from foresci.tasks.hidden import HiddenTarget
@@ -115,6 +116,34 @@ class VenuePositioning(TaskFamily):
     def top_choice(self, answer: AnswerLike, task: Task, hidden: HiddenTarget) -> TopChoice | None:
         """S_top: the first venue family of the answer's ranking is the hidden first."""
         return ranking_top_choice(answer, task, getattr(hidden, "ranking", []))
+
+    def winner_counts(self, task: Task, hidden: HiddenTarget) -> tuple[int, int] | None:
+        """Window papers of the two best-fit venues (a target read by fit), else the two busiest venues."""
+        from foresci.tasks.release_checks import top_two
+
+        venues = dict(hidden.stats.get("window_venues") or {})
+        if "fit" not in hidden.stats:
+            return top_two(sorted((int(value) for value in venues.values()), reverse=True))
+        names = {candidate.option_id: candidate.name for candidate in task.candidates}
+        ranking = list(getattr(hidden, "ranking", []) or [])
+        return top_two([int(venues.get(names.get(option, ""), 0)) for option in ranking[:2]])
+
+    def lead_finding(self, task: Task, hidden: HiddenTarget, counts: tuple[int, int],
+                     settings: TaskSettings) -> str | None:
+        """The best-fit venue must exceed the domain's venue mix by ``min_count_z`` Poisson standard errors
+        (a target read by fit), else lead the runner-up by as many."""
+        from foresci.tasks.release_checks import lead_detail
+
+        if "fit" not in hidden.stats:
+            return lead_detail(*counts, settings)
+        ranking = list(getattr(hidden, "ranking", []) or [])
+        names = {candidate.option_id: candidate.name for candidate in task.candidates}
+        top = names.get(ranking[0], "") if ranking else ""
+        z = float(dict(hidden.stats["fit"]).get(top, {}).get("z", 0.0))
+        if z < settings.min_count_z:
+            return (f"best-fit venue exceeds the domain mix by {z:.2f} < {settings.min_count_z} Poisson "
+                    "standard errors")
+        return None
 
     def forecast_question(self, rule: str, ask: QuestionAsk) -> QuestionDraft | None:
         """Its forecast questions (:mod:`.forecasts`)."""

@@ -1,5 +1,6 @@
-"""concept_emergence in rounds: ``ce-`` ranking tasks and ``ceq-`` binary questions frozen prospectively,
-resolved by the family's own target code once their window has closed in the KB.
+"""concept_emergence in rounds (its round items, ``ConceptEmergence.round_items``: :func:`open_items` at a
+round's open, :func:`resolve_items` at its tick): ``ce-`` ranking tasks and ``ceq-`` binary questions frozen
+prospectively, resolved by the family's own target code once their window has closed in the KB.
 
 **What is read at open.** Each domain's candidate papers up to the cutoff, through the round's
 :class:`~foresci.rounds.frozen.PreCutoffReader` (a later paper is an error), give the snapshot a
@@ -71,8 +72,6 @@ from foresci.emergence.concepts import ConceptPaper, concept_papers
 from foresci.emergence.config import EmergenceSettings, load_emergence_settings
 from foresci.emergence.questions import pair_option, variant_pair
 from foresci.emergence.resolve import domain_window_papers, pair_window_counts
-from foresci.rounds.frozen import DATA_NEVER_ARRIVED, Frozen, PreCutoffReader, resolution_row
-from foresci.rounds.option_scores import Resolved, split_outcome, with_none_option
 from foresci.tasks.builders.common import task_id
 from foresci.tasks.domain_inputs import domain_name
 from foresci.tasks.families.concept_emergence.builder import emergence_task, option_ids
@@ -84,6 +83,14 @@ from foresci.tasks.families.concept_emergence.forecasts import (
     vocabulary_settings,
 )
 from foresci.tasks.families.concept_emergence.target import EmergenceTarget
+from foresci.tasks.families.round_outcome import (
+    DATA_NEVER_ARRIVED,
+    Frozen,
+    Resolved,
+    resolution_row,
+    split_outcome,
+    with_none_option,
+)
 from foresci.tasks.lint import lint_task
 from foresci.tasks.models import ForecastQuestion
 from foresci.tasks.text import content_tokens, vocabulary
@@ -141,9 +148,10 @@ class DomainFreeze:
 
 
 class EmergenceFreeze:
-    """What a round's freeze knows of concept emergence at its cutoff (papers through ``reader`` only)."""
+    """What a round's freeze knows of concept emergence at its cutoff (papers through ``reader`` only: the
+    round's :class:`~foresci.rounds.frozen.PreCutoffReader`)."""
 
-    def __init__(self, reader: PreCutoffReader, domains: Sequence[str], seed: str,
+    def __init__(self, reader: Any, domains: Sequence[str], seed: str,
                  settings: EmergenceSettings | None = None) -> None:
         self.reader, self.seed = reader, seed
         self.cutoff: date = reader.cutoff
@@ -240,6 +248,16 @@ class EmergenceFreeze:
                         frozen.append(item)
                         taken += 1
         return frozen
+
+    def round_tasks(self, windows: Sequence[str], per_window: int) -> list[Frozen]:
+        """A round's ``ce-`` tasks: ``per_window`` per window of the ledger's ``windows`` the family asks
+        about (:func:`emergence_windows`)."""
+        return self.tasks(emergence_windows(windows), per_window)
+
+    def round_questions(self, window: str, wanted: int, supply: Any) -> list[ForecastQuestion]:
+        """A round's ``ceq-`` questions of one window (none outside the family's horizons); ``supply``: the
+        rounds settings (``concept_cap``)."""
+        return emergence_questions(self, window, wanted, supply.concept_cap)
 
     # ---- ceq- questions --------------------------------------------------------------------------------
     def stratum_base_rates(self, name: str, horizon: str) -> list[float]:
@@ -369,13 +387,18 @@ def emergence_outcome(identifier: str, counts: Mapping[str, int], min_papers: in
 
 
 
-def emergence_freeze(kb: Any, cutoff: date, snapshots: Mapping[str, Any], config: Any,
-                     round_id: str) -> EmergenceFreeze | None:
-    """The round's concept-emergence freeze over the domains it froze snapshots of (None when the ledger's
-    ``families`` leave concept_emergence out, or it asks neither tasks nor questions of it)."""
-    if NAME not in config.families or not (config.family_tasks or config.emergence_questions != 0):
+def open_items(reader: Any, domains: Sequence[str], seed: str, config: Any) -> EmergenceFreeze | None:
+    """The family's round items at a round's open (``TaskFamily.round_items``): the freeze over the domains
+    the round froze snapshots of, reading through ``reader`` (the round's pre-cutoff reader); None when the
+    ledger ``config`` asks neither tasks (``family_tasks``) nor questions (``emergence_questions``) of it."""
+    if not (config.family_tasks or config.emergence_questions != 0):
         return None
-    return EmergenceFreeze(PreCutoffReader(kb, cutoff), sorted(snapshots), f"{config.seed}:{round_id}")
+    return EmergenceFreeze(reader, sorted(domains), seed)
+
+
+def resolve_items(frozen: Sequence[Frozen], window: Window, kb: Any) -> list[dict[str, Any]]:
+    """Resolution rows of the family's frozen round tasks of one window (``TaskFamily.round_items``)."""
+    return resolve_emergence_tasks(frozen, window, kb)
 
 
 def emergence_windows(windows: Sequence[str]) -> list[str]:
