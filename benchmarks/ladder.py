@@ -20,7 +20,10 @@ several, each counting once, else tasks), and per metric whether it separates p 
 difference's interval above 0 in the metric's good direction); a metric whose paired p = 0.4 - p = 0
 difference's interval holds 0 is named FLAT, one whose means are not monotone in p NON-MONOTONE. Beside
 each p = 0.1 - p = 0 difference: ``need``, the clusters (tasks of one release, or releases) at which it
-would separate, n = (2.8 SD / mean)^2 from the paired differences' SD (80 % power at two-sided 5 %).
+would separate, n = (2.8 SD / mean)^2 from the paired differences' SD (80 % power at two-sided 5 %), and
+when clusters are tasks the same figure expected from the p = 0.4 - p = 0 differences (a task's p = 0.1
+step is its p = 0.4 step when its draw is under 0.1: a quarter of them; :func:`clusters_needed`), which
+does not hang on the few tasks one draw makes skilled at 0.1.
 
 Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5]``; synthetic worlds are the
 releases of ``foresci demo`` or of ``benchmarks/foresight_signal.py --keep`` (``KEEP/d0.6-s*/release``).
@@ -202,6 +205,7 @@ class Ladder:
     """metric -> level -> cluster -> values (a cluster: a release, or a task of a single release)."""
 
     values: dict[str, dict[float, dict[str, list[float]]]] = field(default_factory=dict)
+    tasks_as_clusters: bool = True
 
     def add(self, metric: str, level: float, cluster: str, value: float) -> None:
         self.values.setdefault(metric, {}).setdefault(level, {}).setdefault(cluster, []).append(value)
@@ -217,7 +221,7 @@ def collect(releases: Sequence[Path], seed: int, by_task: bool = False) -> Ladde
 
     settings = Settings()
     encoder = embedder_from_settings(settings)
-    ladder = Ladder()
+    ladder = Ladder(tasks_as_clusters=by_task or len(releases) == 1)
     for number, folder in enumerate(releases):
         release = load_release(folder)
         rng = np.random.default_rng([seed, number])
@@ -252,14 +256,24 @@ def _difference(high: dict[str, list[float]], low: dict[str, list[float]], sampl
     return _interval(pairs, samples, seed) if pairs else None
 
 
-def clusters_needed(high: dict[str, list[float]], low: dict[str, list[float]]) -> float | None:
-    """Clusters at which the paired difference ``high`` - ``low`` would separate from 0: (2.8 SD / mean)^2
-    over the shared clusters' differences; None with fewer than two clusters or a zero mean difference."""
+def clusters_needed(high: dict[str, list[float]], low: dict[str, list[float]],
+                    share: float = 1.0) -> float | None:
+    """Clusters at which a paired step would separate from 0: (2.8 SD / mean)^2 of its differences (80 %
+    power, two-sided 5 %). ``share`` 1: the step is ``high`` - ``low`` itself (sample SD). ``share`` < 1:
+    the step of a lower level, whose difference on a task is the ``high`` - ``low`` one when its common
+    draw falls under that level (probability ``share``, e.g. 0.1 / 0.4) and 0 otherwise, so its mean is
+    ``share`` E[d] and its variance ``share`` E[d^2] - mean^2 (valid when clusters are tasks). None with
+    fewer than two clusters or a zero mean."""
     shared = sorted(set(high) & set(low))
     differences = np.array([np.mean(high[name]) - np.mean(low[name]) for name in shared])
-    if len(differences) < 2 or abs(float(differences.mean())) < 1e-12:
+    if len(differences) < 2:
         return None
-    return float((2.8 * differences.std(ddof=1) / differences.mean()) ** 2)
+    mean = share * float(differences.mean())
+    if abs(mean) < 1e-12:
+        return None
+    spread = float(differences.std(ddof=1)) if share == 1.0 else \
+        float(np.sqrt(max(share * float(np.mean(differences ** 2)) - mean ** 2, 0.0)))
+    return (2.8 * spread / mean) ** 2
 
 
 def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
@@ -283,11 +297,14 @@ def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
         marks = ([] if monotone else ["NON-MONOTONE"]) + (["FLAT"] if flat else [])
         count = sum(len(values) for values in by_level[0.0].values())
         need = clusters_needed(by_level[0.1], by_level[0.0])
+        expected = clusters_needed(by_level[LEVELS[-1]], by_level[0.0], LEVELS[1] / LEVELS[-1]) \
+            if ladder.tasks_as_clusters else None
         line = (f"{metric[:56]:<56} " + "  ".join(f"{cells[level].mean:.3f} [{cells[level].low:.3f},"
                                                   f"{cells[level].high:.3f}]" for level in LEVELS)
                 + f"  {'yes' if separates else 'no'}"
                 + (f" ({step.mean:+.3f} [{step.low:+.3f}, {step.high:+.3f}])" if step else "")
                 + f"  n={count} need={'-' if need is None else f'{need:.0f}'}"
+                + (f" (from p{LEVELS[-1]:g}: {expected:.0f})" if expected is not None else "")
                 + (f"  {' '.join(marks)}" if marks else ""))
         print(line)
         if marks:

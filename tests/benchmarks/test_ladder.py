@@ -109,3 +109,7 @@ def test_clusters_needed_follows_the_paired_differences() -> None:
     assert clusters_needed({"a": [0.1], "b": [0.3], "c": [0.2]}, low) == pytest.approx(1.96)  # (2.8·0.1/0.2)²
     assert clusters_needed({"a": [0.15], "b": [0.25], "c": [0.2]}, low) == pytest.approx(0.49)  # smaller SD
     assert clusters_needed({"a": [0.1], "b": [-0.1], "c": [0.0]}, low) is None  # no mean step
+    # expected from a higher level: differences (1, 1, 0) at p = 0.4 make a 0.1 step of mean 1/6 and
+    # variance 1/6 - 1/36 = 5/36
+    expected = clusters_needed({"a": [1.0], "b": [1.0], "c": [0.0]}, low, share=0.25)
+    assert expected == pytest.approx(2.8 ** 2 * (5 / 36) / (1 / 6) ** 2)
