@@ -15,15 +15,16 @@ at every higher p.
 Each release's answers are scored offline by the evaluation code (``score_answers``: strict top-1, FTA and
 the offline Fact / Trace / Pers stand-ins, CRPS and Brier on forecast questions), and the bulk
 link-prediction set, when the release carries one, by AUC (pair score: its label when skilled, else
-uniform). Printed: metric x p, mean with a 95 % bootstrap interval (resampling releases when there are
-several, each counting once, else tasks), and per metric whether it separates p = 0.1 from p = 0 (paired
-difference's interval above 0 in the metric's good direction); a metric whose paired p = 0.4 - p = 0
-difference's interval holds 0 is named FLAT, one whose means are not monotone in p NON-MONOTONE. Beside
-each p = 0.1 - p = 0 difference: ``need``, the clusters (tasks of one release, or releases) at which it
-would separate, n = (2.8 SD / mean)^2 from the paired differences' SD (80 % power at two-sided 5 %), and
-when clusters are tasks the same figure expected from the p = 0.4 - p = 0 differences (a task's p = 0.1
-step is its p = 0.4 step when its draw is under 0.1: a quarter of them; :func:`clusters_needed`), which
-does not hang on the few tasks one draw makes skilled at 0.1.
+uniform). Printed: metric x p, mean with a 95 % bootstrap interval (resampling tasks; with several
+releases first resampling releases, each counting once, then tasks pooled over them), and per metric
+whether it separates p = 0.1 from p = 0 (paired difference's interval above 0 in the metric's good
+direction); a metric whose paired p = 0.4 - p = 0 difference's interval holds 0 is named FLAT, one whose
+means are not monotone in p NON-MONOTONE (the exit code reads the release-resampled table). Beside each
+p = 0.1 - p = 0 difference: ``need``, the clusters (tasks, or releases) at which it would separate,
+n = (2.8 SD / mean)^2 from the paired differences' SD (80 % power at two-sided 5 %), and when clusters
+are tasks the same figure expected from the p = 0.4 - p = 0 differences (a task's p = 0.1 step is its
+p = 0.4 step when its draw is under 0.1: a quarter of them; :func:`clusters_needed`), which does not
+hang on the few tasks one draw makes skilled at 0.1.
 
 Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5]``; synthetic worlds are the
 releases of ``foresci demo`` or of ``benchmarks/foresight_signal.py --keep`` (``KEEP/d0.6-s*/release``).
@@ -202,7 +203,7 @@ def bulk_aucs(folder: Path, level: float, seed: int) -> dict[str, float]:
 
 @dataclass
 class Ladder:
-    """metric -> level -> cluster -> values (a cluster: a release, or a task of a single release)."""
+    """metric -> level -> cluster -> values (a cluster: a task, ``release|task``, or a whole release)."""
 
     values: dict[str, dict[float, dict[str, list[float]]]] = field(default_factory=dict)
     tasks_as_clusters: bool = True
@@ -210,10 +211,20 @@ class Ladder:
     def add(self, metric: str, level: float, cluster: str, value: float) -> None:
         self.values.setdefault(metric, {}).setdefault(level, {}).setdefault(cluster, []).append(value)
 
+    def by_release(self) -> Ladder:
+        """The same values with each release one cluster (its tasks' values together)."""
+        merged = Ladder(tasks_as_clusters=False)
+        for metric, levels in self.values.items():
+            for level, clusters in levels.items():
+                for cluster, values in sorted(clusters.items()):
+                    for value in values:
+                        merged.add(metric, level, cluster.split("|", 1)[0], value)
+        return merged
 
-def collect(releases: Sequence[Path], seed: int, by_task: bool = False) -> Ladder:
-    """Score the planted answerer at every level on every release (clusters: releases when there are
-    several, else tasks; ``by_task``: tasks always)."""
+
+def collect(releases: Sequence[Path], seed: int) -> Ladder:
+    """Score the planted answerer at every level on every release (clusters: tasks, ``r<n>|<task>``; a
+    bulk set counts as one task)."""
     from foresci.core.settings import Settings
     from foresci.embedders.embedder import embedder_from_settings
     from foresci.evaluation.runner import score_answers
@@ -221,7 +232,7 @@ def collect(releases: Sequence[Path], seed: int, by_task: bool = False) -> Ladde
 
     settings = Settings()
     encoder = embedder_from_settings(settings)
-    ladder = Ladder(tasks_as_clusters=by_task or len(releases) == 1)
+    ladder = Ladder()
     for number, folder in enumerate(releases):
         release = load_release(folder)
         rng = np.random.default_rng([seed, number])
@@ -230,21 +241,20 @@ def collect(releases: Sequence[Path], seed: int, by_task: bool = False) -> Ladde
         session = EvaluationSession(release=release, settings=settings, encoder=encoder)
         for level in LEVELS:
             for score in score_answers(answers_of(release, level, draws), session):
-                cluster = f"r{number}" if len(releases) > 1 and not by_task else f"r{number}:{score.task_id}"
+                cluster = f"r{number}|{score.task_id}"
                 for name, metric in score.metrics.items():
                     if metric.value is not None and np.isfinite(metric.value):
                         ladder.add(f"{score.family}:{name}", level, cluster, float(metric.value))
             for name, value in bulk_aucs(folder, level, seed + number).items():
-                ladder.add(f"{name}:auc", level, f"r{number}" if len(releases) > 1 and not by_task
-                           else f"r{number}:{name}", value)
+                ladder.add(f"{name}:auc", level, f"r{number}|{name}", value)
         print(f"  {folder}: {len(release.tasks)} tasks, {len(release.questions)} forecast questions",
               flush=True)
     return ladder
 
 
 def _interval(clusters: dict[str, list[float]], samples: int, seed: int) -> MeanWithInterval:
-    """Mean with a bootstrap interval resampling clusters, each counting once (a task of one release is
-    its own cluster: the plain bootstrap over tasks)."""
+    """Mean with a bootstrap interval resampling clusters, each counting once (with tasks as clusters:
+    the plain bootstrap over tasks)."""
     return cluster_bootstrap_mean([clusters[name] for name in sorted(clusters)], samples, seed,
                                   equal_weights=True)
 
@@ -317,12 +327,16 @@ def main() -> int:
     parser.add_argument("--release", type=Path, action="append", required=True, help="release folder")
     parser.add_argument("--seed", type=int, default=5, help="seed of the skill draws and guesses")
     parser.add_argument("--samples", type=int, default=2000, help="bootstrap resamples")
-    parser.add_argument("--by-task", action="store_true",
-                        help="resample tasks even across several releases (default: releases)")
     args = parser.parse_args()
     print(f"ladder on {len(args.release)} release(s), p in {', '.join(f'{level:g}' for level in LEVELS)}")
-    ladder = collect(args.release, args.seed, args.by_task)
-    findings = report(ladder, args.samples)
+    ladder = collect(args.release, args.seed)
+    if len(args.release) > 1:
+        print("\nreleases resampled (each counts once):")
+        findings = report(ladder.by_release(), args.samples)
+        print("\ntasks resampled, pooled over the releases (need: in tasks):")
+        report(ladder, args.samples)
+    else:
+        findings = report(ladder, args.samples)
     for finding in findings:
         print(f"NAMED: {finding}")
     return 1 if findings else 0

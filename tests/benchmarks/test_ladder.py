@@ -113,3 +113,12 @@ def test_clusters_needed_follows_the_paired_differences() -> None:
     # variance 1/6 - 1/36 = 5/36
     expected = clusters_needed({"a": [1.0], "b": [1.0], "c": [0.0]}, low, share=0.25)
     assert expected == pytest.approx(2.8 ** 2 * (5 / 36) / (1 / 6) ** 2)
+
+
+def test_by_release_merges_each_release_s_tasks_into_one_cluster() -> None:
+    ladder = Ladder()
+    for cluster, value in (("r0|a", 1.0), ("r0|b", 0.0), ("r1|a", 0.5)):
+        ladder.add("x:m", 0.0, cluster, value)
+    merged = ladder.by_release()
+    assert merged.values["x:m"][0.0] == {"r0": [1.0, 0.0], "r1": [0.5]}
+    assert not merged.tasks_as_clusters and ladder.tasks_as_clusters
