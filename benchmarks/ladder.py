@@ -26,7 +26,9 @@ are tasks the same figure expected from the p = 0.4 - p = 0 differences (a task'
 p = 0.4 step when its draw is under 0.1: a quarter of them; :func:`clusters_needed`), which does not
 hang on the few tasks one draw makes skilled at 0.1.
 
-Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5]``; synthetic worlds are the
+Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5] [--save FILE]
+[--first N] [--load FILE ...]`` (``--load`` pools earlier runs' saved values; a run after one over N
+releases takes ``--first N``, so the pooled draws are those of one run over all); synthetic worlds are the
 releases of ``foresci demo`` or of ``benchmarks/foresight_signal.py --keep`` (``KEEP/d0.6-s*/release``).
 Exit 1 when a metric is flat or non-monotone (a finding to read, not a failure of the code).
 """
@@ -34,6 +36,7 @@ Exit 1 when a metric is flat or non-monotone (a finding to read, not a failure o
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -211,6 +214,19 @@ class Ladder:
     def add(self, metric: str, level: float, cluster: str, value: float) -> None:
         self.values.setdefault(metric, {}).setdefault(level, {}).setdefault(cluster, []).append(value)
 
+    def save(self, path: Path) -> None:
+        """Write the values as JSON (``--save``), to be pooled with other runs (``--load``)."""
+        path.write_text(json.dumps({metric: {str(level): clusters for level, clusters in levels.items()}
+                                    for metric, levels in self.values.items()}))
+
+    def load(self, path: Path) -> None:
+        """Add the values a ``save`` wrote."""
+        for metric, levels in json.loads(path.read_text()).items():
+            for level, clusters in levels.items():
+                for cluster, values in clusters.items():
+                    for value in values:
+                        self.add(metric, float(level), cluster, float(value))
+
     def by_release(self) -> Ladder:
         """The same values with each release one cluster (its tasks' values together)."""
         merged = Ladder(tasks_as_clusters=False)
@@ -222,9 +238,9 @@ class Ladder:
         return merged
 
 
-def collect(releases: Sequence[Path], seed: int) -> Ladder:
-    """Score the planted answerer at every level on every release (clusters: tasks, ``r<n>|<task>``; a
-    bulk set counts as one task)."""
+def collect(releases: Sequence[Path], seed: int, first: int = 0) -> Ladder:
+    """Score the planted answerer at every level on every release (clusters: tasks, ``<folder>|<task>``; a
+    bulk set counts as one task). Release k's draws are seeded by (``seed``, ``first`` + k)."""
     from foresci.core.settings import Settings
     from foresci.embedders.embedder import embedder_from_settings
     from foresci.evaluation.runner import score_answers
@@ -233,7 +249,7 @@ def collect(releases: Sequence[Path], seed: int) -> Ladder:
     settings = Settings()
     encoder = embedder_from_settings(settings)
     ladder = Ladder()
-    for number, folder in enumerate(releases):
+    for number, folder in enumerate(releases, start=first):
         release = load_release(folder)
         rng = np.random.default_rng([seed, number])
         keys = sorted(release.tasks) + sorted(release.questions)
@@ -241,12 +257,12 @@ def collect(releases: Sequence[Path], seed: int) -> Ladder:
         session = EvaluationSession(release=release, settings=settings, encoder=encoder)
         for level in LEVELS:
             for score in score_answers(answers_of(release, level, draws), session):
-                cluster = f"r{number}|{score.task_id}"
+                cluster = f"{folder}|{score.task_id}"
                 for name, metric in score.metrics.items():
                     if metric.value is not None and np.isfinite(metric.value):
                         ladder.add(f"{score.family}:{name}", level, cluster, float(metric.value))
             for name, value in bulk_aucs(folder, level, seed + number).items():
-                ladder.add(f"{name}:auc", level, f"r{number}|{name}", value)
+                ladder.add(f"{name}:auc", level, f"{folder}|{name}", value)
         print(f"  {folder}: {len(release.tasks)} tasks, {len(release.questions)} forecast questions",
               flush=True)
     return ladder
@@ -324,13 +340,26 @@ def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--release", type=Path, action="append", required=True, help="release folder")
+    parser.add_argument("--release", type=Path, action="append", default=[], help="release folder")
+    parser.add_argument("--first", type=int, default=0,
+                        help="number of the first release in the draws' seed (a run pooled after one over N "
+                             "releases: N, so the draws are those of one run over all)")
+    parser.add_argument("--save", type=Path, default=None, help="write the scored values here (JSON)")
+    parser.add_argument("--load", type=Path, action="append", default=[],
+                        help="add the values of an earlier --save (pooling runs over different releases)")
     parser.add_argument("--seed", type=int, default=5, help="seed of the skill draws and guesses")
     parser.add_argument("--samples", type=int, default=2000, help="bootstrap resamples")
     args = parser.parse_args()
-    print(f"ladder on {len(args.release)} release(s), p in {', '.join(f'{level:g}' for level in LEVELS)}")
-    ladder = collect(args.release, args.seed)
-    if len(args.release) > 1:
+    print(f"ladder on {len(args.release)} release(s) and {len(args.load)} saved run(s), p in "
+          f"{', '.join(f'{level:g}' for level in LEVELS)}")
+    ladder = collect(args.release, args.seed, args.first) if args.release else Ladder()
+    for path in args.load:
+        ladder.load(path)
+    if args.save:
+        ladder.save(args.save)
+    releases = {cluster.split("|", 1)[0] for levels in ladder.values.values() for clusters in levels.values()
+                for cluster in clusters}
+    if len(releases) > 1:
         print("\nreleases resampled (each counts once):")
         findings = report(ladder.by_release(), args.samples)
         print("\ntasks resampled, pooled over the releases (need: in tasks):")

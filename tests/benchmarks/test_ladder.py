@@ -122,3 +122,13 @@ def test_by_release_merges_each_release_s_tasks_into_one_cluster() -> None:
     merged = ladder.by_release()
     assert merged.values["x:m"][0.0] == {"r0": [1.0, 0.0], "r1": [0.5]}
     assert not merged.tasks_as_clusters and ladder.tasks_as_clusters
+
+
+def test_saved_values_load_back(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ladder = Ladder()
+    ladder.add("x:m", 0.1, "w1|a", 0.25)
+    ladder.save(tmp_path / "run.json")
+    pooled = Ladder()
+    pooled.add("x:m", 0.1, "w2|a", 1.0)
+    pooled.load(tmp_path / "run.json")
+    assert pooled.values["x:m"][0.1] == {"w2|a": [1.0], "w1|a": [0.25]}
