@@ -188,7 +188,8 @@ def answers_of(release: ReleaseData, level: float, draws: dict[str, Draws]) -> l
 
 
 def bulk_aucs(folder: Path, level: float, seed: int) -> dict[str, float]:
-    """AUC of the planted pair scores on each bulk set of ``folder`` (empty without one)."""
+    """AUC of the planted pair scores on each bulk set of ``folder`` (empty without one; a set with one
+    class only, whose AUC is undefined, left out)."""
     from foresci.emergence.bulk import HIDDEN_FILE, hidden_groups
     from foresci.emergence.scoring import score_pairs
 
@@ -200,7 +201,9 @@ def bulk_aucs(folder: Path, level: float, seed: int) -> dict[str, float]:
         skill, guess = rng.uniform(size=len(ids)), rng.uniform(size=len(ids))
         labels = counts >= 1
         scores = np.where(skill < level, labels.astype(float), guess)
-        found[f"emergence:{group}"] = score_pairs(scores, labels, [], 0, 0)["auc"].value
+        auc = score_pairs(scores, labels, [], 0, 0)["auc"].value
+        if auc is not None and np.isfinite(auc):
+            found[f"emergence:{group}"] = auc
     return found
 
 
@@ -263,6 +266,7 @@ def collect(releases: Sequence[Path], seed: int, first: int = 0) -> Ladder:
                         ladder.add(f"{score.family}:{name}", level, cluster, float(metric.value))
             for name, value in bulk_aucs(folder, level, seed + number).items():
                 ladder.add(f"{name}:auc", level, f"{folder}|{name}", value)
+                ladder.add("emergence:every_set:auc", level, f"{folder}|{name}", value)  # the sets pooled
         print(f"  {folder}: {len(release.tasks)} tasks, {len(release.questions)} forecast questions",
               flush=True)
     return ladder
