@@ -2,23 +2,33 @@
 
 A benchmark-only answerer (never a shipped method) with planted skill p answers each task *from its hidden
 target* with probability p and otherwise makes a uniform guess: a random order of the options (the
-direction's trajectory at random), for a bottleneck task a limitation the task lists publicly, for a
-binary forecast a uniform probability, for a numeric one the observed value of another question of the
-release. The skilled answer ranks the target's ranking first, names its trajectory, bottleneck and
-opportunity, and writes the target's claims as its rationale; a skilled forecast states the outcome
-(binary: 0.98 / 0.02; numeric: p10-p50-p90 at 0.9x, 1x, 1.1x of the observed value). Draws are common
-across p (one uniform per task: skilled at p when it is below p, the same guess otherwise), so a task
-skilled at p = 0.1 is skilled at every higher p.
+direction's trajectory at random), for a bottleneck task a limitation the task lists publicly. The skilled
+answer ranks the target's ranking first, names its trajectory, bottleneck and opportunity, and writes the
+target's claims as its rationale; a skilled plan (strategic planning) carries the target's own milestones
+and go/no-go criterion, a guessed one the same sentences written for its guessed top option
+(:func:`plan`). A forecast question (:func:`forecast_payload`): binary, 0.98 / 0.02 on the resolved
+outcome when skilled, else 0.5; numeric, p10-p50-p90 at 0.9x, 1x, 1.1x of the resolved value when
+skilled, else of the question's naive (persistence) answer. Draws are common across p (one uniform per
+task: skilled at p when it is below p, the same guess otherwise), so a task skilled at p = 0.1 is skilled
+at every higher p.
 
 Each release's answers are scored offline by the evaluation code (``score_answers``: strict top-1, FTA and
 the offline Fact / Trace / Pers stand-ins, CRPS and Brier on forecast questions), and the bulk
 link-prediction set, when the release carries one, by AUC (pair score: its label when skilled, else
-uniform). Printed: metric x p, mean with a 95 % bootstrap interval (resampling releases when there are
-several, each counting once, else tasks), and per metric whether it separates p = 0.1 from p = 0 (paired
-difference's interval above 0 in the metric's good direction); a metric whose paired p = 0.4 - p = 0
-difference's interval holds 0 is named FLAT, one whose means are not monotone in p NON-MONOTONE.
+uniform). Printed: metric x p, mean with a 95 % bootstrap interval (resampling tasks; with several
+releases first resampling releases, each counting once, then tasks pooled over them), and per metric
+whether it separates p = 0.1 from p = 0 (paired difference's interval above 0 in the metric's good
+direction); a metric whose paired p = 0.4 - p = 0 difference's interval holds 0 is named FLAT, one whose
+means are not monotone in p NON-MONOTONE (the exit code reads the release-resampled table). Beside each
+p = 0.1 - p = 0 difference: ``need``, the clusters (tasks, or releases) at which it would separate,
+n = (2.8 SD / mean)^2 from the paired differences' SD (80 % power at two-sided 5 %), and when clusters
+are tasks the same figure expected from the p = 0.4 - p = 0 differences (a task's p = 0.1 step is its
+p = 0.4 step when its draw is under 0.1: a quarter of them; :func:`clusters_needed`), which does not
+hang on the few tasks one draw makes skilled at 0.1.
 
-Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5]``; synthetic worlds are the
+Run: ``python benchmarks/ladder.py --release DIR [--release DIR ...] [--seed 5] [--save FILE]
+[--first N] [--load FILE ...]`` (``--load`` pools earlier runs' saved values; a run after one over N
+releases takes ``--first N``, so the pooled draws are those of one run over all); synthetic worlds are the
 releases of ``foresci demo`` or of ``benchmarks/foresight_signal.py --keep`` (``KEEP/d0.6-s*/release``).
 Exit 1 when a metric is flat or non-monotone (a finding to read, not a failure of the code).
 """
@@ -26,6 +36,7 @@ Exit 1 when a metric is flat or non-monotone (a finding to read, not a failure o
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,7 +51,7 @@ from foresci.contracts import Answer  # noqa: E402
 from foresci.evaluation.loading import ReleaseData, load_release  # noqa: E402
 from foresci.evaluation.stats import MeanWithInterval, cluster_bootstrap_mean  # noqa: E402
 from foresci.tasks.hidden import HiddenTarget  # noqa: E402
-from foresci.tasks.models import Task  # noqa: E402
+from foresci.tasks.models import ForecastQuestion, Task  # noqa: E402
 
 LEVELS = (0.0, 0.1, 0.2, 0.4)
 LOWER_IS_BETTER = frozenset({"crps", "brier", "log_loss"})
@@ -77,6 +88,26 @@ def _public_limitations(task: Task) -> list[str]:
     return found or [task.title]
 
 
+def plan(task: Task, target: HiddenTarget, top: str, skilled: bool) -> dict[str, Any]:
+    """The planted plan's milestones and go/no-go criterion (scored by ``plan_outcome``).
+
+    Skilled: the hidden target's own plan (``stats.milestones`` and ``stats.go_no_go``, the builder's plan
+    for the hidden top option). Otherwise, and for a target without one: the same sentences written from
+    the public task for the answer's top option (its name, the horizon, the window's end), so the guess
+    differs from the skilled plan only in the option it names.
+    """
+    stats = target.stats or {}
+    if skilled and stats.get("milestones") and stats.get("go_no_go"):
+        return {"milestones": [str(item) for item in stats["milestones"]], "go_no_go": str(stats["go_no_go"])}
+    name = next((candidate.name for candidate in task.candidates if candidate.option_id == top), top)
+    months = int(task.horizon.rstrip("m")) if task.horizon.rstrip("m").isdigit() else 2
+    return {"milestones": [f"a first result in {name} within {months // 2 or 1} month(s)",
+                           f"a comparison against the strongest pre-cutoff work in {name} by "
+                           f"{task.window_end.isoformat()}"],
+            "go_no_go": (f"continue if newcomers keep publishing in {name}; stop if its papers come back to "
+                         "the teams already in it")}
+
+
 def task_payload(task: Task, target: HiddenTarget, skilled: bool, rng: np.random.Generator) -> dict[str, Any]:
     """The family answer of the planted answerer (skilled: from the hidden target; else a uniform guess)."""
     ranking = list(getattr(target, "ranking", []) or [])
@@ -90,10 +121,13 @@ def task_payload(task: Task, target: HiddenTarget, skilled: bool, rng: np.random
     if family in RANKING_FAMILIES:
         order = _order(task, ranking if skilled else [], rng)
         rationale = _claims(target) if skilled else ""
-        key = "go_no_go" if family == "strategic_planning" else "rationale"
+        ranked = [{"option_id": option} for option in order]
         if family == "venue_positioning":
-            return {"ranking": [{"option_id": option} for option in order], "framing": rationale}
-        return {"ranking": [{"option_id": option} for option in order], key: rationale}
+            return {"ranking": ranked, "framing": rationale}
+        if family == "strategic_planning":  # the rationale goes with the top option: go_no_go holds the
+            ranked[0]["reason"] = rationale  # plan's criterion, which plan_outcome reads
+            return {"ranking": ranked, **plan(task, target, order[0], skilled)}
+        return {"ranking": ranked, "rationale": rationale}
     if family == "bottleneck_opportunity":
         bottlenecks = list(getattr(target, "bottleneck", []))
         opportunities = list(getattr(target, "opportunity", []))
@@ -105,6 +139,23 @@ def task_payload(task: Task, target: HiddenTarget, skilled: bool, rng: np.random
         return {"bottleneck": limits[int(rng.integers(len(limits)))], "opportunity": task.title,
                 "mechanism": "", "evidence_summary": ""}
     raise ValueError(f"the ladder has no answer for family {family}")
+
+
+def forecast_payload(question: ForecastQuestion, outcome: float, skilled: bool, observed: Sequence[float],
+                     rng: np.random.Generator) -> dict[str, float]:
+    """The planted forecast. Binary: 0.98 / 0.02 on the resolved outcome when skilled, else 0.5. Numeric:
+    p10 / p50 / p90 at 0.9x / 1x / 1.1x of a centre, the resolved value when skilled, else the question's
+    naive (persistence) answer, ``baseline`` (a question without one: the resolved value of a random
+    question of the release, ``observed``)."""
+    if question.kind == "binary":
+        return {"probability": (0.98 if outcome >= 0.5 else 0.02) if skilled else 0.5}
+    if skilled:
+        value = outcome
+    elif question.baseline is not None:
+        value = float(question.baseline)
+    else:
+        value = float(observed[int(rng.integers(len(observed)))])
+    return {"p10": 0.9 * value, "p50": value, "p90": 1.1 * value + 1e-6}
 
 
 def answers_of(release: ReleaseData, level: float, draws: dict[str, Draws]) -> list[Answer]:
@@ -129,21 +180,16 @@ def answers_of(release: ReleaseData, level: float, draws: dict[str, Draws]) -> l
         if resolution is None:
             continue
         draw = draws[question_id]
-        rng = np.random.default_rng(draw.seed)
-        skilled = draw.skill < level
-        forecast: dict[str, Any] = {"question_id": question_id, "method": method}
-        if question.kind == "binary":
-            forecast["probability"] = (0.98 if resolution.outcome >= 0.5 else 0.02) if skilled \
-                else float(rng.uniform())
-        else:
-            value = resolution.outcome if skilled else float(observed[int(rng.integers(len(observed)))])
-            forecast.update({"p10": 0.9 * value, "p50": value, "p90": 1.1 * value + 1e-6})
+        forecast = {"question_id": question_id, "method": method,
+                    **forecast_payload(question, resolution.outcome, draw.skill < level, observed,
+                                       np.random.default_rng(draw.seed))}
         answers.append(Answer(task_id=question_id, family="forecast", method=method, payload=forecast))
     return answers
 
 
 def bulk_aucs(folder: Path, level: float, seed: int) -> dict[str, float]:
-    """AUC of the planted pair scores on each bulk set of ``folder`` (empty without one)."""
+    """AUC of the planted pair scores on each bulk set of ``folder`` (empty without one; a set with one
+    class only, whose AUC is undefined, left out)."""
     from foresci.emergence.bulk import HIDDEN_FILE, hidden_groups
     from foresci.emergence.scoring import score_pairs
 
@@ -155,22 +201,49 @@ def bulk_aucs(folder: Path, level: float, seed: int) -> dict[str, float]:
         skill, guess = rng.uniform(size=len(ids)), rng.uniform(size=len(ids))
         labels = counts >= 1
         scores = np.where(skill < level, labels.astype(float), guess)
-        found[f"emergence:{group}"] = score_pairs(scores, labels, [], 0, 0)["auc"].value
+        auc = score_pairs(scores, labels, [], 0, 0)["auc"].value
+        if auc is not None and np.isfinite(auc):
+            found[f"emergence:{group}"] = auc
     return found
 
 
 @dataclass
 class Ladder:
-    """metric -> level -> cluster -> values (a cluster: a release, or a task of a single release)."""
+    """metric -> level -> cluster -> values (a cluster: a task, ``release|task``, or a whole release)."""
 
     values: dict[str, dict[float, dict[str, list[float]]]] = field(default_factory=dict)
+    tasks_as_clusters: bool = True
 
     def add(self, metric: str, level: float, cluster: str, value: float) -> None:
         self.values.setdefault(metric, {}).setdefault(level, {}).setdefault(cluster, []).append(value)
 
+    def save(self, path: Path) -> None:
+        """Write the values as JSON (``--save``), to be pooled with other runs (``--load``)."""
+        path.write_text(json.dumps({metric: {str(level): clusters for level, clusters in levels.items()}
+                                    for metric, levels in self.values.items()}))
 
-def collect(releases: Sequence[Path], seed: int) -> Ladder:
-    """Score the planted answerer at every level on every release."""
+    def load(self, path: Path) -> None:
+        """Add the values a ``save`` wrote."""
+        for metric, levels in json.loads(path.read_text()).items():
+            for level, clusters in levels.items():
+                for cluster, values in clusters.items():
+                    for value in values:
+                        self.add(metric, float(level), cluster, float(value))
+
+    def by_release(self) -> Ladder:
+        """The same values with each release one cluster (its tasks' values together)."""
+        merged = Ladder(tasks_as_clusters=False)
+        for metric, levels in self.values.items():
+            for level, clusters in levels.items():
+                for cluster, values in sorted(clusters.items()):
+                    for value in values:
+                        merged.add(metric, level, cluster.split("|", 1)[0], value)
+        return merged
+
+
+def collect(releases: Sequence[Path], seed: int, first: int = 0) -> Ladder:
+    """Score the planted answerer at every level on every release (clusters: tasks, ``<folder>|<task>``; a
+    bulk set counts as one task). Release k's draws are seeded by (``seed``, ``first`` + k)."""
     from foresci.core.settings import Settings
     from foresci.embedders.embedder import embedder_from_settings
     from foresci.evaluation.runner import score_answers
@@ -179,7 +252,7 @@ def collect(releases: Sequence[Path], seed: int) -> Ladder:
     settings = Settings()
     encoder = embedder_from_settings(settings)
     ladder = Ladder()
-    for number, folder in enumerate(releases):
+    for number, folder in enumerate(releases, start=first):
         release = load_release(folder)
         rng = np.random.default_rng([seed, number])
         keys = sorted(release.tasks) + sorted(release.questions)
@@ -187,20 +260,21 @@ def collect(releases: Sequence[Path], seed: int) -> Ladder:
         session = EvaluationSession(release=release, settings=settings, encoder=encoder)
         for level in LEVELS:
             for score in score_answers(answers_of(release, level, draws), session):
-                cluster = f"r{number}" if len(releases) > 1 else score.task_id
+                cluster = f"{folder}|{score.task_id}"
                 for name, metric in score.metrics.items():
                     if metric.value is not None and np.isfinite(metric.value):
                         ladder.add(f"{score.family}:{name}", level, cluster, float(metric.value))
             for name, value in bulk_aucs(folder, level, seed + number).items():
-                ladder.add(f"{name}:auc", level, f"r{number}" if len(releases) > 1 else name, value)
+                ladder.add(f"{name}:auc", level, f"{folder}|{name}", value)
+                ladder.add("emergence:every_set:auc", level, f"{folder}|{name}", value)  # the sets pooled
         print(f"  {folder}: {len(release.tasks)} tasks, {len(release.questions)} forecast questions",
               flush=True)
     return ladder
 
 
 def _interval(clusters: dict[str, list[float]], samples: int, seed: int) -> MeanWithInterval:
-    """Mean with a bootstrap interval resampling clusters, each counting once (a task of one release is
-    its own cluster: the plain bootstrap over tasks)."""
+    """Mean with a bootstrap interval resampling clusters, each counting once (with tasks as clusters:
+    the plain bootstrap over tasks)."""
     return cluster_bootstrap_mean([clusters[name] for name in sorted(clusters)], samples, seed,
                                   equal_weights=True)
 
@@ -210,6 +284,26 @@ def _difference(high: dict[str, list[float]], low: dict[str, list[float]], sampl
     shared = sorted(set(high) & set(low))
     pairs = {name: [np.mean(high[name]) - np.mean(low[name])] for name in shared}
     return _interval(pairs, samples, seed) if pairs else None
+
+
+def clusters_needed(high: dict[str, list[float]], low: dict[str, list[float]],
+                    share: float = 1.0) -> float | None:
+    """Clusters at which a paired step would separate from 0: (2.8 SD / mean)^2 of its differences (80 %
+    power, two-sided 5 %). ``share`` 1: the step is ``high`` - ``low`` itself (sample SD). ``share`` < 1:
+    the step of a lower level, whose difference on a task is the ``high`` - ``low`` one when its common
+    draw falls under that level (probability ``share``, e.g. 0.1 / 0.4) and 0 otherwise, so its mean is
+    ``share`` E[d] and its variance ``share`` E[d^2] - mean^2 (valid when clusters are tasks). None with
+    fewer than two clusters or a zero mean."""
+    shared = sorted(set(high) & set(low))
+    differences = np.array([np.mean(high[name]) - np.mean(low[name]) for name in shared])
+    if len(differences) < 2:
+        return None
+    mean = share * float(differences.mean())
+    if abs(mean) < 1e-12:
+        return None
+    spread = float(differences.std(ddof=1)) if share == 1.0 else \
+        float(np.sqrt(max(share * float(np.mean(differences ** 2)) - mean ** 2, 0.0)))
+    return (2.8 * spread / mean) ** 2
 
 
 def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
@@ -232,11 +326,16 @@ def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
         flat = span is None or not (span.low > 0 if sign > 0 else span.high < 0)
         marks = ([] if monotone else ["NON-MONOTONE"]) + (["FLAT"] if flat else [])
         count = sum(len(values) for values in by_level[0.0].values())
+        need = clusters_needed(by_level[0.1], by_level[0.0])
+        expected = clusters_needed(by_level[LEVELS[-1]], by_level[0.0], LEVELS[1] / LEVELS[-1]) \
+            if ladder.tasks_as_clusters else None
         line = (f"{metric[:56]:<56} " + "  ".join(f"{cells[level].mean:.3f} [{cells[level].low:.3f},"
                                                   f"{cells[level].high:.3f}]" for level in LEVELS)
                 + f"  {'yes' if separates else 'no'}"
                 + (f" ({step.mean:+.3f} [{step.low:+.3f}, {step.high:+.3f}])" if step else "")
-                + f"  n={count}" + (f"  {' '.join(marks)}" if marks else ""))
+                + f"  n={count} need={'-' if need is None else f'{need:.0f}'}"
+                + (f" (from p{LEVELS[-1]:g}: {expected:.0f})" if expected is not None else "")
+                + (f"  {' '.join(marks)}" if marks else ""))
         print(line)
         if marks:
             findings.append(f"{metric}: {' and '.join(marks).lower()}")
@@ -245,13 +344,32 @@ def report(ladder: Ladder, samples: int = 2000, seed: int = 11) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--release", type=Path, action="append", required=True, help="release folder")
+    parser.add_argument("--release", type=Path, action="append", default=[], help="release folder")
+    parser.add_argument("--first", type=int, default=0,
+                        help="number of the first release in the draws' seed (a run pooled after one over N "
+                             "releases: N, so the draws are those of one run over all)")
+    parser.add_argument("--save", type=Path, default=None, help="write the scored values here (JSON)")
+    parser.add_argument("--load", type=Path, action="append", default=[],
+                        help="add the values of an earlier --save (pooling runs over different releases)")
     parser.add_argument("--seed", type=int, default=5, help="seed of the skill draws and guesses")
     parser.add_argument("--samples", type=int, default=2000, help="bootstrap resamples")
     args = parser.parse_args()
-    print(f"ladder on {len(args.release)} release(s), p in {', '.join(f'{level:g}' for level in LEVELS)}")
-    ladder = collect(args.release, args.seed)
-    findings = report(ladder, args.samples)
+    print(f"ladder on {len(args.release)} release(s) and {len(args.load)} saved run(s), p in "
+          f"{', '.join(f'{level:g}' for level in LEVELS)}")
+    ladder = collect(args.release, args.seed, args.first) if args.release else Ladder()
+    for path in args.load:
+        ladder.load(path)
+    if args.save:
+        ladder.save(args.save)
+    releases = {cluster.split("|", 1)[0] for levels in ladder.values.values() for clusters in levels.values()
+                for cluster in clusters}
+    if len(releases) > 1:
+        print("\nreleases resampled (each counts once):")
+        findings = report(ladder.by_release(), args.samples)
+        print("\ntasks resampled, pooled over the releases (need: in tasks):")
+        report(ladder, args.samples)
+    else:
+        findings = report(ladder, args.samples)
     for finding in findings:
         print(f"NAMED: {finding}")
     return 1 if findings else 0
