@@ -11,7 +11,9 @@ of its window papers (``stats.window_titles[o]``).
   is the credited share of the first :data:`MAX_MILESTONES` milestones (0 with none).
 - **Go/no-go**: the criterion is read as a checkable condition on the top option's window: a paper count
   ("at least 10 new papers"), a share growth in per cent ("its share grows by 20 %"), growth in words
-  ("keeps growing", "gains share") or newcomers ("newcomers keep publishing"). Its verdict (go when the
+  ("keeps growing", "gains share"), a newcomer share in per cent ("newcomers write at least 40 % of its
+  papers": the window's newcomer share reaches it) or newcomers in words ("newcomers keep publishing": the
+  newcomer share does not fall below the option's own before the cutoff). Its verdict (go when the
   condition held in the window) is right when going was right: the top option sits in the upper half of the
   hidden ranking. Score 1 when the verdict is right, 0 when wrong or when nothing in the criterion can be
   checked.
@@ -68,7 +70,15 @@ def criterion_verdict(criterion: str, outcome: Mapping[str, Any]) -> tuple[bool 
         wanted_pct, seen_pct = float(found.group(1)), (math.exp(growth) - 1.0) * 100.0
         return seen_pct >= wanted_pct, f"share growth {wanted_pct:g} % wanted, {seen_pct:+.0f} % seen"
     if NEWCOMERS.search(criterion) and "newcomer_share" in outcome:
-        share, before = float(outcome["newcomer_share"]), float(outcome.get("baseline_newcomer_share", 0.0))
+        share = float(outcome["newcomer_share"])
+        if found := PERCENT.search(criterion):  # a stated share is the bar, not the option's own past
+            stated = found.group(1)
+            wanted_pct = float(stated)
+            decimals = len(stated.partition(".")[2])
+            # met when the share, rounded as the bar is stated, reaches it (88 % is met by 0.875)
+            met = round(share * 100.0, decimals) >= wanted_pct
+            return met, f"newcomer share {stated} % wanted, {share * 100.0:.1f} % seen"
+        before = float(outcome.get("baseline_newcomer_share", 0.0))
         return share >= before, f"newcomer share {share:.0%} in the window vs {before:.0%} before"
     if GROWTH.search(criterion):
         return growth > 0, f"share growth {growth:+.2f} (log)"

@@ -35,6 +35,32 @@ def test_the_go_no_go_criterion_is_read_against_the_window() -> None:
     assert criterion_verdict("trust your instincts", STATS["options"]["A"])[0] is None
 
 
+def test_a_stated_newcomer_share_is_the_bar_not_the_options_own_past() -> None:
+    # A's newcomers wrote 60 % of its window papers (40 % before the cutoff), B's 20 % (50 % before)
+    assert criterion_verdict("continue if newcomers write at least 55 % of its papers",
+                             STATS["options"]["A"])[0]
+    assert not criterion_verdict("continue if newcomers write at least 65 % of its papers",
+                                 STATS["options"]["A"])[0]
+    assert criterion_verdict("go on while newcomers write 15% of its window papers", STATS["options"]["B"])[0]
+    rounded = {"newcomer_share": 0.875, "baseline_newcomer_share": 0.9}  # a bar stated rounded is met
+    assert criterion_verdict("newcomers wrote 88% of its papers", rounded)[0]
+    assert not criterion_verdict("newcomers wrote 87.6% of its papers", rounded)[0]
+
+
+def test_the_keys_own_plan_passes_its_go_no_go() -> None:
+    """The planning builder's key states its top option's window newcomer share in its criterion; read as
+    the bar, the key's own plan says go for the option that was right to go (main read it as 'share at
+    least the option's own before the cutoff' and failed the key on 10 of 25 real tasks)."""
+    stats = {"options": {"A": {"window": 12, "log_share_growth": 0.4, "newcomer_share": 0.4483,
+                               "baseline_newcomer_share": 0.7},
+                         "B": {"window": 3, "log_share_growth": -0.3, "newcomer_share": 0.2,
+                               "baseline_newcomer_share": 0.1}}}
+    key = ("continue if newcomers keep publishing in GUI agents (they wrote 45% of its window papers); stop "
+           "if its papers come back to the teams already in it")
+    scored = plan_outcome("A", [], key, ["A", "B"], stats)
+    assert scored is not None and scored["go_no_go"] == 1.0, scored
+
+
 def test_plan_scores() -> None:
     good = plan_outcome("A", ["release a benchmark for GUI agents", "a first result in month one"],
                         "go if at least 10 new papers", ["A", "B"], STATS)
