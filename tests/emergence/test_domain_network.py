@@ -68,6 +68,7 @@ def test_the_cached_network_is_keyed_on_what_changes_it(papers: list[Paper]) -> 
     assert len(changed["settings"].vocabulary) == 50 < len(first.vocabulary)
     assert changed["kb"].network.papers < first.network.papers
     # a view without a KB path is known by itself: another such view over other papers is not served it
-    bare = [CutoffView(papers, CONFIG.cutoff, None), CutoffView(papers[: len(papers) // 2], CONFIG.cutoff, None)]
+    bare = [CutoffView(papers, CONFIG.cutoff, None),
+            CutoffView(papers[: len(papers) // 2], CONFIG.cutoff, None)]
     counts = [domain_network(item, "synthetic", CONFIG.cutoff, 3, SETTINGS).network.papers for item in bare]
     assert counts[1] < counts[0] == first.network.papers
