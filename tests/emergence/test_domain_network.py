@@ -8,8 +8,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from foresci.emergence.build import snapshot_at
-from foresci.emergence.concepts import concept_papers
 from foresci.emergence.config import load_emergence_settings
 from foresci.kb.models import Paper
 from foresci.sim.emergence import generate_emergence_world
@@ -27,21 +25,24 @@ def _view(papers: list[Paper], path: str, fingerprint: str = "f") -> CutoffView:
     return CutoffView(papers, CONFIG.cutoff, SimpleNamespace(path=path, fingerprint=fingerprint))
 
 
-def test_the_network_baselines_and_the_learned_model_read_one_network(papers: list[Paper]) -> None:
+def test_the_network_baselines_read_the_shared_network_which_is_the_snapshots(papers: list[Paper]) -> None:
+    """The learned model's side: tests/emergence/test_methods.py (``learned_links``'s model holds this very
+    network object)."""
     from foresci.agents.baselines.pair_network import _network
-    from foresci.emergence.pair_model import fit_domain_model
+    from foresci.emergence.domain_network import cutoff_network, domain_network
 
     view = _view(papers, "one-network")
     task = SimpleNamespace(domain="synthetic", cutoff=CONFIG.cutoff, horizon="3m")
     columns, network = _network(view, task)  # type: ignore[arg-type]
-    model = fit_domain_model(view, "synthetic", CONFIG.cutoff, 3)
-    assert model.snapshot.network is network  # one computation, not two equal ones
-    assert columns == {name: column for column, name in enumerate(model.snapshot.vocabulary.names)}
-    # what each caller computed before, in its own paper order (by date then id; by date only): equal
-    shown = [paper for paper in papers if paper.announced <= CONFIG.cutoff]
-    by_id = sorted(shown, key=lambda paper: (paper.announced, paper.paper_id))
-    alone = snapshot_at(concept_papers(by_id[::-1], SETTINGS.vocabulary), CONFIG.cutoff, 3, SETTINGS)
-    assert alone.network.digest() == network.digest() and alone.vocabulary == model.snapshot.vocabulary
+    shared = domain_network(view, "synthetic", CONFIG.cutoff, 3)
+    assert shared.network is network  # one computation, not two equal ones
+    assert columns == {name: column for column, name in enumerate(shared.vocabulary.names)}
+    # what each caller computed before, in its own paper order (by date then id; by date only, as
+    # snapshot_at, which builds on cutoff_network): equal
+    by_id = sorted(shared.papers, key=lambda paper: (paper.announced, paper.paper_id))
+    assert [paper.paper_id for paper in by_id] != [paper.paper_id for paper in shared.papers][::-1]
+    alone = cutoff_network(by_id[::-1], CONFIG.cutoff, 3, SETTINGS)
+    assert alone.network.digest() == network.digest() and alone.vocabulary == shared.vocabulary
 
 
 def test_the_cached_network_is_keyed_on_what_changes_it(papers: list[Paper]) -> None:
