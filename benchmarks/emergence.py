@@ -13,7 +13,8 @@ size), the audit (AUC of degree alone, positive share) and the paired difference
 attachment; at the end a table of every row.
 
 Sources: the daily files (default ``../shared/corpora/arxiv-daily``: every paper, one network) or a built
-KB with ``--kb PATH`` (one network per screened domain; ``--domain`` picks some).
+KB with ``--kb PATH`` (one network per screened domain; ``--domain`` picks some, ``--cutoff`` some of the
+two cutoffs: for development on a part of the table).
 
 Goals (exit 1 when missed): every row has candidates and positives and no feature reads after its
 cutoff; every network baseline's AUC interval at k = 1 lies above 0.5; and in every trainable row with at
@@ -172,6 +173,8 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder of daily JSONL files")
     parser.add_argument("--kb", type=Path, default=None, help="a built KB: one network per domain")
     parser.add_argument("--domain", action="append", default=[], help="KB domain (repeatable; default all)")
+    parser.add_argument("--cutoff", action="append", default=[], type=date.fromisoformat,
+                        choices=CUTOFFS, help="cutoff (repeatable; default both)")
     parser.add_argument("--out", type=Path, default=None, help="write every row as JSON here")
     parser.add_argument("--save-mined", type=Path, default=None, help="write the mined papers (pickle)")
     parser.add_argument("--mined", type=Path, default=None, help="read the mined papers (pickle)")
@@ -179,7 +182,8 @@ def main() -> int:
     args = parser.parse_args()
     settings: EmergenceSettings = load_emergence_settings()
     started = time.perf_counter()
-    end = max(shift_months(cutoff, months) for cutoff in CUTOFFS for months in settings.targets.window_months)
+    cutoffs = tuple(sorted(set(args.cutoff))) or CUTOFFS
+    end = max(shift_months(cutoff, months) for cutoff in cutoffs for months in settings.targets.window_months)
     if args.mined:
         import pickle
 
@@ -201,7 +205,7 @@ def main() -> int:
     table = []
     for source, papers in sources.items():
         trained: dict = {}  # one model per cutoff, shared by its windows
-        for cutoff in CUTOFFS:
+        for cutoff in cutoffs:
             vocabulary = mine_vocabulary(papers, cutoff, settings.vocabulary)
             merged = sum(map(len, vocabulary.aliases))
             print(f"\n{source} vocabulary at {cutoff}: {len(vocabulary)} concepts ({merged} near-synonym "

@@ -16,11 +16,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from foresci.emergence.candidates import Candidates, candidate_pairs, pair_counts, positives
-from foresci.emergence.concepts import ConceptPaper, Vocabulary, mine_vocabulary
+from foresci.emergence.concepts import ConceptPaper, Vocabulary
 from foresci.emergence.config import EmergenceSettings
+from foresci.emergence.domain_network import CutoffNetwork, cutoff_network
 from foresci.emergence.features import PairFeatures, pair_features
-from foresci.emergence.months import shift_months
-from foresci.emergence.network import ConceptNetwork, build_network, cooccurrence, incidence
+from foresci.emergence.months import shift_months as shift_months  # re-exported: callers import it here
+from foresci.emergence.network import ConceptNetwork, cooccurrence, incidence
 
 
 @dataclass(frozen=True)
@@ -64,19 +65,23 @@ def snapshot_at(papers: Sequence[ConceptPaper], cutoff: date, recent_months: int
     ``vocabulary`` replaces the one mined at ``cutoff`` (the learned baseline's training snapshot reads its
     application cutoff's concepts, known at that later cutoff).
     """
-    before = sorted((paper for paper in papers if paper.announced <= cutoff),
-                    key=lambda paper: paper.announced)
-    vocabulary = vocabulary or mine_vocabulary(before, cutoff, settings.vocabulary)
-    paper_concepts = incidence(before, vocabulary)
-    network = build_network(before, paper_concepts, cutoff, shift_months(cutoff, -recent_months))
+    return snapshot_of(cutoff_network(papers, cutoff, recent_months, settings, vocabulary), settings, limit,
+                       embed)
+
+
+def snapshot_of(base: CutoffNetwork, settings: EmergenceSettings, limit: int | None = None,
+                embed: NameEmbedder | None = None) -> Snapshot:
+    """The snapshot of a network at a cutoff (:func:`foresci.emergence.domain_network.cutoff_network`):
+    its candidate pairs (``limit``: as in :func:`snapshot_at`) and their features."""
+    network, vocabulary = base.network, base.vocabulary
     targets = settings.targets
     candidates = candidate_pairs(network, limit or targets.max_candidates, targets.sample_seed)
     vectors = np.asarray(embed(list(vocabulary.names)), dtype=np.float64) \
         if embed and len(vocabulary) else None
-    return Snapshot(cutoff=cutoff, vocabulary=vocabulary, network=network, candidates=candidates,
-                    features=pair_features(network, candidates.pairs, vectors), paper_concepts=paper_concepts,
-                    titles=tuple(paper.title for paper in before),
-                    paper_ids=tuple(paper.paper_id for paper in before))
+    return Snapshot(cutoff=base.cutoff, vocabulary=vocabulary, network=network, candidates=candidates,
+                    features=pair_features(network, candidates.pairs, vectors),
+                    paper_concepts=base.paper_concepts, titles=tuple(paper.title for paper in base.papers),
+                    paper_ids=tuple(paper.paper_id for paper in base.papers))
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,11 @@ closeness of a pair, the vectors of the concepts' names (the KB's embedder; a fi
 
 Beyond degree (baseline II): each concept's papers in the last three calendar months and the three before
 (growth and acceleration), its neighbours gained in the last three months, the pair's common neighbours
-gained in them, the days since each concept's first paper, and the cosine of the two names' vectors."""
+gained in them, the days since each concept's first paper, and the cosine of the two names' vectors.
+Short-span versions read the last calendar month (papers, and the change from the month before), the
+days since each concept's first paper capped at :data:`RECENT_AGE_DAYS`, and the last-month papers of
+the pair's common neighbours (its neighbourhood's growth): a KB only a few months old covers them at the
+training snapshot."""
 
 from __future__ import annotations
 
@@ -26,32 +30,41 @@ FEATURE_NAMES: tuple[str, ...] = (
     "log_min_growth", "log_max_growth", "min_acceleration", "max_acceleration", "log_min_last_month",
     "log_max_last_month", "log_min_new_neighbours", "log_max_new_neighbours", "min_new_neighbour_share",
     "max_new_neighbour_share", "log_common_neighbours_gained", "log_min_age_days", "log_max_age_days",
-    "name_similarity",
+    "name_similarity", "min_month_acceleration", "max_month_acceleration", "log_min_recent_age",
+    "log_max_recent_age", "log_common_neighbours_activity",
 )
-HISTORY_FEATURES: frozenset[str] = frozenset({
-    "log_min_growth", "log_max_growth", "min_acceleration", "max_acceleration", "log_min_last_month",
-    "log_max_last_month", "log_min_new_neighbours", "log_max_new_neighbours", "min_new_neighbour_share",
-    "max_new_neighbour_share", "log_common_neighbours_gained", "log_min_age_days", "log_max_age_days",
-})
-"""Features that read the months before a snapshot (growth, acceleration, neighbours gained, age). They
-mean the same at a training snapshot and at the cutoff only when the papers cover at least
-:data:`HISTORY_MONTHS` before the training snapshot; a KB that starts later makes every concept look new
-and growing there, so the learned baseline leaves them out (``feature_columns``)."""
 HISTORY_MONTHS = 2 * GROWTH_MONTHS
+RECENT_AGE_DAYS = 90
+"""The cap of the short-span age (``log_*_recent_age``): 'first used within the last 90 days, and when'."""
+HISTORY_NEEDED: dict[str, int] = {
+    **dict.fromkeys(("log_min_last_month", "log_max_last_month", "log_common_neighbours_activity"), 2),
+    **dict.fromkeys(("min_month_acceleration", "max_month_acceleration"), 3),
+    **dict.fromkeys(("log_min_growth", "log_max_growth", "log_min_recent_age", "log_max_recent_age"),
+                    GROWTH_MONTHS + 1),
+    **dict.fromkeys(("min_acceleration", "max_acceleration", "log_min_new_neighbours",
+                     "log_max_new_neighbours", "min_new_neighbour_share", "max_new_neighbour_share",
+                     "log_common_neighbours_gained", "log_min_age_days", "log_max_age_days"), HISTORY_MONTHS),
+}
+"""Calendar months of papers (the training snapshot's own, maybe partial, included) a feature that reads
+the months before a snapshot needs up to the training snapshot: its span in whole months plus the first,
+maybe partial, month. With fewer, a KB that starts later makes every concept look new and growing there,
+so the learned baseline leaves it out (``feature_columns``)."""
+HISTORY_FEATURES: frozenset[str] = frozenset(HISTORY_NEEDED)
+"""Features that read the months before a snapshot (growth, acceleration, neighbours gained, age)."""
 
 
 def feature_columns(history_months: float, chosen: Sequence[str] | None = None) -> tuple[int, ...]:
     """The columns of :meth:`PairFeatures.matrix` a model trained with ``history_months`` of papers up to
     its training snapshot reads (calendar months holding papers, the snapshot's own included): those
-    ``chosen`` (None: all), without the history ones below :data:`HISTORY_MONTHS`. An unknown name raises
-    ValueError."""
+    ``chosen`` (None: all), without the history ones whose :data:`HISTORY_NEEDED` exceeds it. An unknown
+    name raises ValueError."""
     unknown = sorted(set(chosen or ()) - set(FEATURE_NAMES))
     if unknown:
         raise ValueError(f"unknown learned feature(s) {', '.join(unknown)}; expected some of "
                          f"{', '.join(FEATURE_NAMES)}")
     return tuple(index for index, name in enumerate(FEATURE_NAMES)
                  if (chosen is None or name in chosen)
-                 and (history_months >= HISTORY_MONTHS or name not in HISTORY_FEATURES))
+                 and history_months >= HISTORY_NEEDED.get(name, 0))
 
 
 _CHUNK = 20_000  # pairs per sparse product (bounds the memory of the common-neighbour rows)
@@ -82,6 +95,9 @@ class PairFeatures:
     age_left: np.ndarray  # days from the concept's first paper to the cutoff
     age_right: np.ndarray
     similarity: np.ndarray  # cosine of the two names' vectors (0 without an embedder)
+    previous_month_left: np.ndarray | None = None  # papers in the calendar month before the last one
+    previous_month_right: np.ndarray | None = None
+    common_activity: np.ndarray | None = None  # last-month papers of the pair's common neighbours
 
     def baseline(self, name: str) -> np.ndarray:
         """The score of baseline ``name`` (one of :data:`BASELINES`, or ``degree``: d_i + d_j)."""
@@ -118,6 +134,11 @@ class PairFeatures:
         def new_share(new: np.ndarray, degree: np.ndarray) -> np.ndarray:
             return new / np.maximum(degree, 1)
 
+        size = len(self.degree_left)
+        zeros = np.zeros(size)
+        before_left = zeros if self.previous_month_left is None else self.previous_month_left
+        before_right = zeros if self.previous_month_right is None else self.previous_month_right
+        recent_age = np.minimum(np.stack([self.age_left, self.age_right]), RECENT_AGE_DAYS)
         columns = [
             np.log1p(self.baseline("preferential_attachment")), np.log1p(self.common), self.adamic_adar,
             self.baseline("jaccard"), self.resource_allocation, np.log1p(low_degree), np.log1p(high_degree),
@@ -131,6 +152,10 @@ class PairFeatures:
             *both(new_share(self.new_degree_left, self.degree_left),
                   new_share(self.new_degree_right, self.degree_right)),
             np.log1p(self.common_gained), *np.log1p(both(self.age_left, self.age_right)), self.similarity,
+            *both(acceleration(self.last_month_left, before_left),
+                  acceleration(self.last_month_right, before_right)),
+            *np.log1p(both(recent_age[0], recent_age[1])),
+            np.log1p(zeros if self.common_activity is None else self.common_activity),
         ]
         raw = np.stack([np.asarray(column, dtype=np.float64) for column in columns], axis=1)
         if len(raw) == 0:
@@ -166,20 +191,22 @@ def pair_features(network: ConceptNetwork, pairs: np.ndarray,
     safe = np.maximum(degree, 2).astype(np.float64)  # a common neighbour has degree >= 2
     inverse_log = 1.0 / np.log(safe)
     inverse = 1.0 / safe
-    common, adamic, resource = [], [], []
+    size = len(degree)
+    monthly = network.monthly if network.monthly is not None else np.zeros((size, GROWTH_BUCKETS), np.int64)
+    growth = monthly[:, :GROWTH_MONTHS].sum(axis=1).astype(np.float64)
+    previous = monthly[:, GROWTH_MONTHS:2 * GROWTH_MONTHS].sum(axis=1).astype(np.float64)
+    last_month = monthly[:, 0].astype(np.float64) if monthly.shape[1] else np.zeros(size)
+    month_before = monthly[:, 1].astype(np.float64) if monthly.shape[1] > 1 else np.zeros(size)
+    common, adamic, resource, activity = [], [], [], []
     for start in range(0, len(pairs), _CHUNK):
         chunk = pairs[start:start + _CHUNK]
         shared = sp.csr_matrix(adjacency[chunk[:, 0]].multiply(adjacency[chunk[:, 1]]))
         common.append(np.asarray(shared.sum(axis=1)).ravel())
         adamic.append(shared @ inverse_log)
         resource.append(shared @ inverse)
+        activity.append(shared @ last_month)
     empty = np.zeros(0, dtype=np.float64)
     left, right = pairs[:, 0], pairs[:, 1]
-    size = len(degree)
-    monthly = network.monthly if network.monthly is not None else np.zeros((size, GROWTH_BUCKETS), np.int64)
-    growth = monthly[:, :GROWTH_MONTHS].sum(axis=1).astype(np.float64)
-    previous = monthly[:, GROWTH_MONTHS:2 * GROWTH_MONTHS].sum(axis=1).astype(np.float64)
-    last_month = monthly[:, 0].astype(np.float64) if monthly.shape[1] else np.zeros(size)
     earlier = network.earlier_weights if network.earlier_weights is not None else sp.csr_matrix((size, size))
     new_degree = (degree - np.diff(earlier.indptr)).astype(np.float64)
     common_all = np.concatenate(common) if common else empty
@@ -198,4 +225,6 @@ def pair_features(network: ConceptNetwork, pairs: np.ndarray,
         new_degree_left=new_degree[left], new_degree_right=new_degree[right],
         common_gained=np.maximum(common_all - common_before, 0.0), age_left=age[left], age_right=age[right],
         similarity=name_similarity(name_vectors, pairs),
+        previous_month_left=month_before[left], previous_month_right=month_before[right],
+        common_activity=np.concatenate(activity) if activity else empty,
     )

@@ -1,11 +1,12 @@
 """The learned link predictor of one domain at one cutoff, for answering methods (pre-cutoff data only).
 
-:func:`domain_model` builds, from the papers a ``KBView`` at the cutoff shows for a domain (core papers,
-as the family's builder reads them), the snapshot at the cutoff and the learned baseline trained on the
-latest window the cutoff closes (:func:`foresci.emergence.evaluate.train_learned`; a model that is not
-trainable scores every pair 0.5); it
-then scores any candidate pair named by its two concepts. Results are kept per (KB, domain, cutoff,
-months) for the process, so a run's tasks and questions of one window share one computation.
+:func:`domain_model` builds, from the domain's network a ``KBView`` at the cutoff shows
+(:func:`foresci.emergence.domain_network.domain_network`: core papers, as the family's builder reads
+them; the same computation the network baselines read), the snapshot at the cutoff and the learned
+baseline trained on the latest window the cutoff closes (:func:`foresci.emergence.evaluate.train_learned`;
+a model that is not trainable scores every pair 0.5); it then scores any candidate pair named by its two
+concepts. Results are kept per (KB, domain, cutoff, months) for the process, so a run's tasks and
+questions of one window share one computation.
 """
 
 from __future__ import annotations
@@ -17,14 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from foresci.emergence.build import Snapshot, snapshot_at
-from foresci.emergence.concepts import concept_papers
+from foresci.emergence.build import Snapshot, snapshot_of
 from foresci.emergence.config import EmergenceSettings, load_emergence_settings
+from foresci.emergence.domain_network import domain_network, source_key
 from foresci.emergence.evaluate import train_learned
 from foresci.emergence.learned import LearnedModel
-
-STATUSES = ("core",)
-"""The screening statuses the family's builder reads (``foresci.kb.screen.CANDIDATE_STATUSES``)."""
 
 
 @dataclass(frozen=True)
@@ -57,29 +55,25 @@ def fit_domain_model(view: Any, domain: str | None, cutoff: date, months: int,
     """The :class:`DomainModel` of ``domain`` (None: every paper) from what ``view`` (a KB view at
     ``cutoff``) shows."""
     settings = settings or load_emergence_settings()
-    shown = view.papers(domain=domain, statuses=STATUSES) if domain else view.papers()
-    papers = [paper for paper in shown if paper.announced <= cutoff]
-    concepts = concept_papers(papers, settings.vocabulary)
-    snapshot = snapshot_at(concepts, cutoff, max(months, 1), settings, settings.targets.question_candidates)
+    base = domain_network(view, domain, cutoff, max(months, 1), settings)
+    snapshot = snapshot_of(base, settings, settings.targets.question_candidates)
     train_k = settings.learned.train_min_papers or settings.release.forecast_min_papers
-    model = train_learned(concepts, cutoff, train_k, settings)
+    model = train_learned(base.papers, cutoff, train_k, settings)
     pairs = snapshot.candidates.pairs
     codes = pairs[:, 0] * len(snapshot.vocabulary) + pairs[:, 1] if len(pairs) else np.zeros(0, np.int64)
     return DomainModel(snapshot=snapshot, model=model, probabilities=model.score(snapshot.features.matrix()),
                        codes=np.asarray(codes, dtype=np.int64))
 
 
-_MODELS: dict[tuple[str, str | None, str, int], DomainModel] = {}
-_LOCKS: dict[tuple[str, str | None, str, int], threading.Lock] = {}
+_MODELS: dict[tuple[Any, ...], DomainModel] = {}
+_LOCKS: dict[tuple[Any, ...], threading.Lock] = {}
 _GUARD = threading.Lock()
 _KEPT = 8
 
 
 def domain_model(view: Any, domain: str | None, cutoff: date, months: int) -> DomainModel:
     """:func:`fit_domain_model`, computed once per (KB, domain, cutoff, months) in this process."""
-    kb = getattr(view, "kb", None)
-    key = (f"{getattr(kb, 'path', id(kb))}:{getattr(kb, 'fingerprint', '')}", domain, cutoff.isoformat(),
-           months)
+    key = (source_key(view), domain, cutoff.isoformat(), months)
     with _GUARD:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:

@@ -111,7 +111,7 @@ def test_history_features_are_left_out_where_the_papers_do_not_cover_them() -> N
 
     from foresci.emergence.features import HISTORY_FEATURES, feature_columns
 
-    short = {FEATURE_NAMES[column] for column in feature_columns(3.4)}
+    short = {FEATURE_NAMES[column] for column in feature_columns(1.0)}
     assert short and not short & HISTORY_FEATURES and "name_similarity" in short
     assert {FEATURE_NAMES[column] for column in feature_columns(6.5)} == set(FEATURE_NAMES)
     chosen = ["log_preferential_attachment", "log_min_age_days", "log_min_growth"]
@@ -205,3 +205,49 @@ def test_rows_with_too_few_positives_are_named_underpowered_and_left_out_of_the_
     assert lift_verdict(_row(500, (0.02, 0.01, 0.03))) == "ok" and " ok;" in table_line("d", 3, _row(500, (
         0.02, 0.01, 0.03)))
     assert lift_verdict(_row(500, None)) == "NOT TRAINABLE"
+
+
+def test_short_span_features_are_read_where_a_young_kb_covers_them() -> None:
+    from foresci.emergence.features import HISTORY_FEATURES, HISTORY_NEEDED, feature_columns
+
+    # the arXiv corpus from 2025-03-18: a 2025-09-30 model trains at 2025-06-30, four calendar months
+    four = {FEATURE_NAMES[column] for column in feature_columns(4)}
+    assert {"log_min_last_month", "min_month_acceleration", "log_max_recent_age",
+            "log_common_neighbours_activity", "log_min_growth"} <= four
+    assert not four & {"min_acceleration", "log_min_age_days", "log_common_neighbours_gained"}
+    two = {FEATURE_NAMES[column] for column in feature_columns(2)}
+    assert "log_min_last_month" in two and "min_month_acceleration" not in two
+    assert all(HISTORY_NEEDED[name] >= 2 for name in HISTORY_FEATURES)
+
+
+def test_short_span_features_read_the_last_month_a_capped_age_and_the_shared_neighbours_activity() -> None:
+    from foresci.emergence.features import RECENT_AGE_DAYS
+
+    cutoff = date(2025, 6, 30)
+    papers = [_paper(1, date(2025, 1, 5), "a", "c"), _paper(2, date(2025, 5, 10), "b", "c"),
+              _paper(3, date(2025, 6, 3), "a", "d"), _paper(4, date(2025, 6, 9), "c", "x"),
+              _paper(5, date(2025, 6, 12), "c", "y"), _paper(6, date(2025, 6, 20), "b", "d")]
+    settings = EmergenceSettings(vocabulary=VocabularySettings(min_document_frequency=1, min_words=1))
+    vocabulary = mine_vocabulary(papers, cutoff, settings.vocabulary)
+    names = list(vocabulary.keys)
+    network = build_network(papers, incidence(papers, vocabulary), cutoff, shift_months(cutoff, -3))
+    pairs = np.asarray([sorted((names.index("a"), names.index("b")))], dtype=np.int64)
+    features = pair_features(network, pairs)
+    column = {name: index for index, name in enumerate(FEATURE_NAMES)}
+    # a and b share c (2 papers in June) and d (2 papers in June): the neighbourhood's last month
+    assert features.common_activity is not None and features.common_activity.tolist() == [4.0]
+    # a: 1 paper in June, 0 in May -> (1 - 0) / (1 + 0 + 1); b: 1 in June, 1 in May -> 0
+    left_is_a = names.index("a") < names.index("b")
+    a, b = (0, 1) if left_is_a else (1, 0)
+    assert [features.last_month_left[0], features.last_month_right[0]][a] == 1
+    assert features.previous_month_left is not None and features.previous_month_right is not None
+    assert [features.previous_month_left[0], features.previous_month_right[0]][b] == 1
+    raw = np.stack([features.age_left, features.age_right])[:, 0]
+    assert raw[a] == (cutoff - date(2025, 1, 5)).days > RECENT_AGE_DAYS  # a: first used in January
+    assert raw[b] == (cutoff - date(2025, 5, 10)).days < RECENT_AGE_DAYS  # b: in May
+    # one pair: every percentile is 1, so read the columns' order on two pairs instead
+    two = np.asarray([pairs[0], sorted((names.index("x"), names.index("y")))], dtype=np.int64)
+    both = pair_features(network, two).matrix()
+    activity = column["log_common_neighbours_activity"]
+    assert both[0, activity] > both[1, activity]
+    assert both[0, column["max_month_acceleration"]] <= both[1, column["max_month_acceleration"]]

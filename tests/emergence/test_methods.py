@@ -94,6 +94,10 @@ def test_learned_links_ranks_and_forecasts_from_the_view_only(
     from foresci.emergence.scoring import score_pairs
 
     model = domain_model(tools.view, "synthetic", CONFIG.cutoff, 3)
+    from foresci.agents.baselines.pair_network import _network
+
+    # the network baselines and the learned model read one computation (emergence/domain_network.py)
+    assert items[0].task.horizon == "3m" and _network(tools.view, items[0].task)[1] is model.snapshot.network
     bulk = emergence_release_parts([evidence], TaskSettings(), forecast_questions=0)
     names = [(row["first"], row["second"]) for row in bulk.public_files["emergence_pairs.jsonl"]]
     labels = np.asarray([row["window_papers"] >= 1 for row in bulk.hidden_files["emergence_hidden.jsonl"]])

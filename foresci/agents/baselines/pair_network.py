@@ -8,56 +8,34 @@ the cutoff (what the family's builder reads), the concept vocabulary mined from 
 degrees, common neighbours, Adamic–Adar, resource allocation and each concept's papers in the last three
 months). A task of an older release that states ``pair_signals`` is read as stated.
 
-The network is computed once per (view, domain, cutoff, horizon) in the process.
+The network is computed once per (KB, domain, cutoff, horizon) in the process, by
+:func:`foresci.emergence.domain_network.domain_network`: the computation the learned link predictor
+(:mod:`foresci.emergence.pair_model`) reads too.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
 
 from foresci.tasks.models import Task
 
-STATUSES = ("core",)
-"""The screening statuses the family's builder reads."""
 SIGNALS = ("degree_first", "degree_second", "papers_first", "papers_second", "recent_first", "recent_second",
            "common_neighbours", "adamic_adar", "resource_allocation", "growth_first", "growth_second")
 """Per pair: what the older releases stated (the first nine) and each concept's papers in the last
 three calendar months (``growth_*``)."""
 
-_NETWORKS: dict[tuple[int, str, str, str], tuple[Any, dict[str, int], Any]] = {}
-_GUARD = threading.Lock()
-_KEPT = 8
-
 
 def _network(view: Any, task: Task) -> tuple[dict[str, int], Any]:
-    """(concept name -> column, the network) of the task's domain at its cutoff, from ``view``."""
-    from foresci.emergence.concepts import concept_papers, mine_vocabulary
-    from foresci.emergence.config import load_emergence_settings
-    from foresci.emergence.months import shift_months
-    from foresci.emergence.network import build_network, incidence
+    """(concept name -> column, the network) of the task's domain at its cutoff, from ``view``: the one
+    cached computation the learned link predictor reads too
+    (:func:`foresci.emergence.domain_network.domain_network`), its recent span the task's horizon."""
+    from foresci.emergence.domain_network import domain_network
     from foresci.tasks.windows import HORIZON_MONTHS
 
-    key = (id(view), task.domain, task.cutoff.isoformat(), task.horizon)
-    with _GUARD:
-        found = _NETWORKS.get(key)
-        if found is not None and found[0] is view:
-            return found[1], found[2]
-    settings = load_emergence_settings()
-    papers = sorted((paper for paper in view.papers(domain=task.domain, statuses=STATUSES)
-                     if paper.announced <= task.cutoff), key=lambda paper: (paper.announced, paper.paper_id))
-    concepts = concept_papers(papers, settings.vocabulary)
-    vocabulary = mine_vocabulary(concepts, task.cutoff, settings.vocabulary)
-    network = build_network(concepts, incidence(concepts, vocabulary), task.cutoff,
-                            shift_months(task.cutoff, -HORIZON_MONTHS.get(task.horizon, 3)))
-    columns = {name: column for column, name in enumerate(vocabulary.names)}
-    with _GUARD:
-        if len(_NETWORKS) >= _KEPT:
-            _NETWORKS.pop(next(iter(_NETWORKS)))
-        _NETWORKS[key] = (view, columns, network)
-    return columns, network
+    found = domain_network(view, task.domain, task.cutoff, HORIZON_MONTHS.get(task.horizon, 3))
+    return found.columns, found.network
 
 
 def pair_signals(view: Any, task: Task) -> dict[str, dict[str, float]]:
