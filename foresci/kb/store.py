@@ -349,7 +349,7 @@ class KnowledgeBase:
             chosen = everything[begin:stop]
         else:
             mask = self.domain_mask(domain, statuses)
-            chosen = [everything[row] for row in np.flatnonzero(mask[begin:stop]) + begin]
+            chosen = [everything[row] for row in (np.flatnonzero(mask[begin:stop]) + begin).tolist()]
         return chosen if until is None else [paper.as_of(until) for paper in chosen]
 
     @cached_property
