@@ -1,11 +1,14 @@
-"""A text's extracted noun-phrase rows kept on disk, so a round's opening mines each paper's text once.
+"""A text's extracted noun-phrase rows (and induction's term list) kept on disk, so a round's opening mines
+each paper's text once.
 
 :func:`foresci.taxonomy.phrases.document_phrase_rows` is a pure function of the text, the word limits and
 the extraction code; extracting costs about 1.3 ms a text, reading it back here about 0.03 ms. Every round
 opens on the KB the previous one read plus a month of papers, so without this store each opening mined
 all ~24,000 texts of the four real domains again (~30 s of its CPU). The store is a SQLite table in the
-cache folder: key = a hash of (word limits, text), value = the rows in :mod:`marshal` form. It is tied to
-the extraction code: a change of ``phrases.py`` or of the lemminflect version empties it.
+cache folder: key = a hash of (word limits, text), value = the rows in :mod:`marshal` form. The unigram and
+bigram terms induction's term matrix counts (:func:`foresci.taxonomy.text.terms`) are kept the same way
+(:func:`stored`). It is tied to the extraction code: a change of ``phrases.py``, ``text.py`` or of the
+lemminflect version empties it.
 
 Active only inside :func:`phrase_store` (the round's opening uses it); elsewhere nothing is read or
 written. Fresh rows are written in batches and when the block ends; a process forked inside the block
@@ -20,7 +23,7 @@ import marshal
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +32,12 @@ _BATCH = 4096  # fresh rows held in memory before they are written
 
 
 def code_version() -> str:
-    """A hash of what the rows depend on besides the text: ``phrases.py`` and the lemminflect version."""
+    """A hash of what the rows depend on besides the text: ``phrases.py``, ``text.py`` and the lemminflect
+    version."""
     import lemminflect
 
-    source = Path(__file__).with_name("phrases.py").read_bytes()
+    folder = Path(__file__).parent
+    source = (folder / "phrases.py").read_bytes() + b"\0" + (folder / "text.py").read_bytes()
     return hashlib.sha256(source + str(getattr(lemminflect, "__version__", "")).encode()).hexdigest()[:24]
 
 
@@ -121,6 +126,20 @@ class PhraseStore:
 
 
 _ACTIVE: list[PhraseStore] = []
+
+
+def stored(kind: str, text: str, compute: Callable[[str], Any]) -> Any:
+    """``compute(text)`` (a pure function of the text named ``kind``), read from the active store when it
+    holds it and kept there when not; computed as is outside a :func:`phrase_store` block."""
+    store = active()
+    if store is None:
+        return compute(text)
+    key = hashlib.blake2b(f"{kind}:{text}".encode(), digest_size=16).digest()
+    value = store.get(key)
+    if value is None:
+        value = compute(text)
+        store.put(key, value)
+    return value
 
 
 def active() -> PhraseStore | None:

@@ -54,3 +54,29 @@ def test_changed_extraction_code_empties_the_store(tmp_path: Path, monkeypatch: 
     with phrase_store(tmp_path) as store:
         assert _rows(TEXT) == phrases._mined_rows(TEXT, 2, 8)
         assert (store.hits, store.misses) == (0, 1)
+
+
+def test_the_term_matrix_reads_each_texts_terms_from_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from foresci.taxonomy import text as text_module
+
+    split: list[str] = []
+    terms = text_module.terms
+
+    def counted(text: str) -> list[str]:
+        split.append(text)
+        return terms(text)
+
+    monkeypatch.setattr(text_module, "terms", counted)
+    texts = [TEXT, OTHER, TEXT + " Query rewriting helps.", OTHER]
+    plain = text_module.TermMatrix(texts, min_df=1)
+    assert len(split) == 4
+    with phrase_store(tmp_path):
+        first = text_module.TermMatrix(texts, min_df=1)
+    assert len(split) == 7  # three distinct texts mined into the store
+    with phrase_store(tmp_path):
+        again = text_module.TermMatrix(texts, min_df=1)
+    assert len(split) == 7  # read back
+    for matrix in (first, again):
+        assert matrix.vocabulary == plain.vocabulary and (matrix.matrix != plain.matrix).nnz == 0
