@@ -102,10 +102,17 @@ class TranscriptLog:
 
     def write(self, transcript: Transcript, unit: Unit, key: str, **about: Any) -> str:
         """Store ``transcript`` of the unit ``key`` (fsynced before this returns); return its id."""
-        stored = pack(transcript, unit, key, **about)
-        line = json.dumps(stored, ensure_ascii=False, sort_keys=True, default=str)  # dates as ISO text
-        self._log.append_line(redact(mask_urls_in(line), self._secrets) + "\n")
-        return str(stored["id"])
+        written, line = transcript_line(transcript, unit, key, self._secrets, **about)
+        self._log.append_line(line)
+        return written
+
+
+def transcript_line(transcript: Transcript, unit: Unit, key: str, secrets: Sequence[str],
+                    **about: Any) -> tuple[str, str]:
+    """The id and the JSONL line (newline included) :meth:`TranscriptLog.write` stores for a transcript."""
+    stored = pack(transcript, unit, key, **about)
+    line = json.dumps(stored, ensure_ascii=False, sort_keys=True, default=str)  # dates as ISO text
+    return str(stored["id"]), redact(mask_urls_in(line), secrets) + "\n"
 
 
 def read_transcripts(path: Path, ids: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:

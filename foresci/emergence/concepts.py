@@ -120,11 +120,12 @@ def is_generic(key: str, settings: VocabularySettings) -> bool:
 
 
 def _canonical_forms(papers: Sequence[ConceptPaper], frequency: Mapping[str, int],
-                     surfaces: Mapping[str, Counter[str]], settings: VocabularySettings) -> dict[str, str]:
-    """Key -> its canonical form (:mod:`foresci.emergence.synonyms`): itself unless synonyms are merged."""
+                     surfaces: Iterable[str], settings: VocabularySettings) -> dict[str, str]:
+    """Key -> its canonical form (:mod:`foresci.emergence.synonyms`): itself unless synonyms are merged
+    (``surfaces``: the distinct written forms of the papers' phrases)."""
     if not settings.merge_synonyms:
         return {key: key for key in frequency}
-    capitals = capital_words(form for forms in surfaces.values() for form in forms)
+    capitals = capital_words(surfaces)
     acronyms = learn_acronyms(frequency, capitals, settings.min_document_frequency)
     return synonym_groups(frequency, acronyms, settings.synonym_heads)
 
@@ -163,12 +164,11 @@ def _mined_vocabulary(papers: Sequence[ConceptPaper], cutoff: date,
     """
     visible = [paper for paper in papers if paper.announced <= cutoff]
     key_frequency: Counter[str] = Counter()
-    surfaces: dict[str, Counter[str]] = {}
+    written_forms: set[str] = set()  # surface counts are read for the chosen concepts only (below)
     for paper in visible:
         key_frequency.update(paper.phrases.keys())
-        for key, forms in paper.phrases.items():
-            surfaces.setdefault(key, Counter()).update(forms)
-    canonical = _canonical_forms(visible, key_frequency, surfaces, settings)
+        written_forms.update(*paper.phrases.values())
+    canonical = _canonical_forms(visible, key_frequency, written_forms, settings)
     members: dict[str, list[str]] = {}
     for key in sorted(key_frequency, key=lambda key: (-key_frequency[key], key)):
         members.setdefault(canonical[key], []).append(key)
@@ -198,6 +198,11 @@ def _mined_vocabulary(papers: Sequence[ConceptPaper], cutoff: date,
         for column in generic_columns(matrix, settings.min_neighbour_information):
             del kept[order[column]]
     chosen = sorted(kept.items(), key=lambda item: (-item[1], item[0]))[: settings.vocabulary_size]
+    named = {member for key, _ in chosen for member in members[canonical[key]]}
+    surfaces: dict[str, Counter[str]] = {key: Counter() for key in named}
+    for paper in visible:
+        for key in named.intersection(paper.phrases):
+            surfaces[key].update(paper.phrases[key])
     names = []
     aliases = []
     for key, _ in chosen:

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from foresci.kb.sparse_side import SparseSide
 
 CURRENT_NAME = "CURRENT"
+_KEPT_ANSWERS = 64  # KnowledgeBase.papers answers remembered per KB object
 
 
 def live_generation(path: Path) -> Path:
@@ -170,6 +171,7 @@ class KnowledgeBase:
             raise ValueError(f"{generation / 'papers.sqlite'}: rows are not in announcement order")
         self._papers: list[Paper] | None = None
         self._masks: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+        self._chosen: dict[tuple[object, ...], list[Paper]] = {}  # papers(): the last answers, by arguments
         self.one_shot = False  # see open()
         self._prefetched = False
         self._prefetch_thread: threading.Thread | None = None
@@ -344,13 +346,22 @@ class KnowledgeBase:
         """
         stop = self.size if until is None else self.prefix(until)
         begin = 0 if since is None else self.start(since)
-        everything = self.all_papers()
-        if domain is None:
-            chosen = everything[begin:stop]
-        else:
-            mask = self.domain_mask(domain, statuses)
-            chosen = [everything[row] for row in np.flatnonzero(mask[begin:stop]) + begin]
-        return chosen if until is None else [paper.as_of(until) for paper in chosen]
+        key = (stop, begin, until, domain, None if domain is None else tuple(sorted(statuses)))
+        found = self._chosen.get(key)
+        if found is None:
+            everything = self.all_papers()
+            if domain is None:
+                found = everything[begin:stop]
+            else:
+                mask = self.domain_mask(domain, statuses)
+                found = [everything[row] for row in (np.flatnonzero(mask[begin:stop]) + begin).tolist()]
+            if until is not None:
+                found = [paper.as_of(until) for paper in found]
+            if len(self._chosen) >= _KEPT_ANSWERS:  # a round's opening asks ~130 times for ~20 distinct sets
+                with contextlib.suppress(RuntimeError, KeyError, StopIteration):  # another thread evicted
+                    self._chosen.pop(next(iter(self._chosen)))
+            self._chosen[key] = found
+        return list(found)
 
     @cached_property
     def dense(self) -> DenseSide:

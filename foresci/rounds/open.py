@@ -42,6 +42,7 @@ from foresci.rounds.submit import (
 from foresci.tasks.forecast import chosen_rules, make_package, question_rule
 from foresci.tasks.windows import make_window
 from foresci.taxonomy.models import Snapshot
+from foresci.taxonomy.phrase_store import phrase_store
 from foresci.taxonomy.rules import RULE_FILES, TaxonomyRules
 
 KB_BASELINES = ("persistence", "trend")
@@ -159,7 +160,7 @@ def open_round(
     if (target / ROUND_FILE).is_file():
         return round_id
     rules = rules or TaxonomyRules.load(settings.taxonomy)
-    with atomic_folder(target) as staging:
+    with phrase_store(settings.cache_dir), atomic_folder(target) as staging:
         used = round_snapshots(kb, cutoff, settings, snapshots, taxonomy_dir, rules)
         if view_for is not None and snapshots is None and taxonomy_dir is None:
             share_snapshots(view_for(cutoff), used, settings, rules)

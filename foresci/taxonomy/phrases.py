@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from foresci.taxonomy.phrase_store import active, row_key
+
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?%?|"
                     r"[^\sA-Za-z0-9]")
 
@@ -392,6 +394,20 @@ def narrowed_rows(rows: PhraseRows, min_words: int, max_words: int) -> PhraseRow
 
 
 def _extracted_rows(text: str, min_words: int, max_words: int) -> PhraseRows:
+    """:func:`_mined_rows`, read from the active phrase store when it holds them (and kept there when not:
+    :mod:`foresci.taxonomy.phrase_store`, a round's opening mines each text once across rounds)."""
+    store = active()
+    if store is None:
+        return _mined_rows(text, min_words, max_words)
+    key = row_key(text, min_words, max_words)
+    rows: PhraseRows | None = store.get(key)
+    if rows is None:
+        rows = _mined_rows(text, min_words, max_words)
+        store.put(key, rows)
+    return rows
+
+
+def _mined_rows(text: str, min_words: int, max_words: int) -> PhraseRows:
     """:func:`document_phrases` as immutable rows, extracted from the text.
 
     The same phrases, in the same order, as :func:`_phrase_spans` over :func:`tokenize` gives (a token is

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
+from foresci.taxonomy.phrase_store import stored
+
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 _STOPWORD_TEXT = """
@@ -69,7 +71,7 @@ class TermMatrix:
         rows: list[int] = []
         columns: list[int] = []
         for row, text in enumerate(texts):
-            for term in terms(text):
+            for term in stored("terms", text, terms):  # kept across openings inside a phrase store block
                 rows.append(row)
                 columns.append(index.setdefault(term, len(index)))
         self.all_terms = sorted(index, key=index.__getitem__)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -66,4 +67,11 @@ def accepted_venue_family(paper: Paper) -> str | None:
     acceptance-only parser still counts no submission, workshop or "under review" as a venue)."""
     if paper.comment is None:
         return paper.venue_family
-    return parse_venue_status(paper.comment).accepted_family
+    return _accepted_family(paper.comment)
+
+
+@lru_cache(maxsize=1 << 16)
+def _accepted_family(comment: str) -> str | None:
+    """:func:`accepted_venue_family` of a comment, parsed once per distinct comment (a round's opening reads
+    each paper's venue for every window and question writer: ~70,000 parses)."""
+    return parse_venue_status(comment).accepted_family

@@ -119,6 +119,23 @@ def test_papers_since_until(built_kb: KnowledgeBase) -> None:
     assert isinstance(built_kb.max_date, date)
 
 
+def test_papers_answers_are_remembered_per_arguments(built_kb: KnowledgeBase) -> None:
+    domain = built_kb.domains[0]
+    until = built_kb.min_date + timedelta(days=4)
+    first = built_kb.papers(until=until, domain=domain)
+    built = len(built_kb._chosen)
+    first.clear()  # a caller's list: the remembered answer stays
+    again = built_kb.papers(until=until, domain=domain, statuses=("support", "core"))
+    assert len(built_kb._chosen) == built  # the same answer, not selected again
+    assert [paper.paper_id for paper in again] == [
+        paper.paper_id for paper in built_kb.papers() if paper.announced <= until
+        and built_kb.domain_mask(domain)[built_kb.row_of(paper.paper_id) or 0]]
+    assert again and all(paper.announced <= until for paper in again)
+    built_kb.papers(until=until, domain=domain, statuses=("core",))
+    built_kb.papers(until=until + timedelta(days=1), domain=domain)
+    assert len(built_kb._chosen) == built + 2  # other statuses, another day: selected
+
+
 @pytest.mark.parametrize("domain", [None, "visual_generative_modeling_and_diffusion"])
 def test_dense_ranking_is_exact_within_the_prefix(built_kb: KnowledgeBase, domain: str | None) -> None:
     view = KBView(built_kb, built_kb.min_date + timedelta(days=3))

@@ -161,3 +161,35 @@ def test_biweekly_rounds_are_every_fourteen_days_and_their_windows_are_horizons(
         question = ForecastQuestion(question_id="q", kind="binary", domain="d", cutoff=cutoff, text="t",
                                     resolution_rule="r", window_start=frame.start, window_end=frame.end)
         assert _horizon(question) == "3m" and frame.start > cutoff
+
+
+def test_a_rounds_transcripts_are_built_in_memory_as_the_log_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    from types import SimpleNamespace
+
+    from foresci.core.settings import Settings
+    from foresci.core.transcript_log import TranscriptLog, read_transcripts
+    from foresci.core.transcripts import Transcript
+    from foresci.rounds import answering
+
+    transcripts = [Transcript(events=[{"kind": "baseline_read", "t_s": 0.1, "counts": [1, 2]}]),
+                   Transcript(events=[{"kind": "note", "t_s": 0.2, "text": "see http://127.0.0.1:9/x"}])]
+    rows = [SimpleNamespace(status="ok", error=None, transcript=None),
+            SimpleNamespace(status="failed", error="boom", transcript=None)]
+    entries = [("forecast", "q-1", transcripts[0], rows[0]), ("answer", "t-1", transcripts[1], rows[1])]
+    log = TranscriptLog(tmp_path / "log.jsonl")
+    for kind, key, transcript, row in entries:
+        log.write(transcript, kind, key, status=row.status, error=row.error)
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda handle: synced.append(handle))
+    text = answering._transcripts(Settings(), entries)  # type: ignore[arg-type]
+    assert synced == []  # nothing written and fsynced line by line (~900 fsyncs in a real opening)
+    assert text is not None and rows[0].transcript == answering.transcript_id("forecast", "q-1")
+    (tmp_path / "built.jsonl").write_bytes(text)
+    built, logged = read_transcripts(tmp_path / "built.jsonl"), read_transcripts(tmp_path / "log.jsonl")
+    assert list(built) == [row.transcript for row in rows]
+    unnamed = [[{**item, "id": None} for item in stored.values()] for stored in (built, logged)]
+    assert unnamed[0] == unnamed[1]
+    assert answering._transcripts(Settings(), []) is None

@@ -97,3 +97,22 @@ def test_signals_are_attached_to_the_final_snapshot_only_by_default(planted_hist
     assert not any(node.signals for node in planted_history.snapshots[0].nodes)
     assert Settings().taxonomy.signals_every_slice is False
     assert np.isfinite([node.cohesion or 0 for node in planted_history.final.nodes]).all()
+
+
+def test_a_comments_accepted_venue_is_parsed_once() -> None:
+    from foresci.taxonomy import venues
+
+    def paper(comment: str | None) -> Paper:
+        return Paper(paper_id="2501.00001", title="t", abstract="a", announced=date(2025, 1, 2),
+                     comment=comment,
+                     venue_family="ACL/EMNLP/NAACL")
+
+    venues._accepted_family.cache_clear()
+    comment = "Accepted at ICML 2025"
+    family = venues.parse_venue_status(comment).accepted_family
+    assert family is not None and venues.accepted_venue_family(paper(comment)) == family
+    assert venues.accepted_venue_family(paper(comment)) == family
+    assert venues._accepted_family.cache_info().hits == 1  # the second paper with it: not parsed again
+    assert venues.accepted_venue_family(paper("Under review at ICML 2025")) is None  # another comment: parsed
+    assert venues._accepted_family.cache_info().misses == 2
+    assert venues.accepted_venue_family(paper(None)) == "ACL/EMNLP/NAACL"

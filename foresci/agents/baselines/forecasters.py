@@ -31,6 +31,7 @@ from foresci.agents.baselines.measure import (
     months_before,
     months_read,
     node_series,
+    paper_months,
     stable_reference,
 )
 from foresci.agents.baselines.routing import option_node, routed_taxonomy
@@ -124,7 +125,7 @@ class Forecaster:
         if routed is None or not found or any(item is None for item in found.values()):
             self._measured_by = "keywords of the options (not every option has a node in T(t))"
             return candidate_series(self.view, task, months, reference)
-        announced = {paper.paper_id: month_of(paper.announced) for paper in self.view.papers(task.domain)}
+        announced = paper_months(self.view, task.domain)
         hows = sorted({item.how for item in found.values() if item is not None})
         self._measured_by = f"papers T(t) routes into {' / '.join(hows)}"
         measured = {}

@@ -11,6 +11,7 @@ least ``min_hits`` of them.
 from __future__ import annotations
 
 import math
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -68,17 +69,51 @@ class Reference:
     description: str
 
 
+_CATEGORY_MONTHS: weakref.WeakKeyDictionary[Any, dict[tuple[str, frozenset[str]], Counter[str]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def category_months(view: KBViewLike, first: str, wanted: set[str]) -> Counter[str]:
+    """Papers per month from ``first`` on whose primary category is in ``wanted``; counted once per view
+    (a round's opening asks for it once per baseline answer: ~40 passes over every paper otherwise)."""
+    try:
+        memo = _CATEGORY_MONTHS.setdefault(view, {})
+    except TypeError:  # a view that cannot be weakly referenced: counted every time
+        memo = {}
+    key = (first, frozenset(wanted))
+    found = memo.get(key)
+    if found is None:
+        found = Counter()
+        for paper in view.papers(None):
+            month = month_of(paper.announced)
+            if month >= first and paper.primary_category in wanted:
+                found[month] += 1
+        memo[key] = found
+    return Counter(found)
+
+
+_PAPER_MONTHS: weakref.WeakKeyDictionary[Any, dict[str | None, dict[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def paper_months(view: KBViewLike, domain: str | None) -> dict[str, str]:
+    """Paper id -> 'YYYY-MM' of the view's papers of ``domain``, read once per view and domain (shared:
+    read it, do not change it)."""
+    try:
+        memo = _PAPER_MONTHS.setdefault(view, {})
+    except TypeError:  # a view that cannot be weakly referenced: read every time
+        memo = {}
+    found = memo.get(domain)
+    if found is None:
+        found = memo[domain] = {paper.paper_id: month_of(paper.announced) for paper in view.papers(domain)}
+    return found
+
+
 def stable_reference(
     view: KBViewLike, domain: str | None, months: list[str], categories: list[str]
 ) -> Reference:
     """Monthly counts of papers in ``categories`` when they cover every month, else the domain's counts."""
     wanted = set(categories)
-    first = months[0]
-    counts: Counter[str] = Counter()
-    for paper in view.papers(None):
-        month = month_of(paper.announced)
-        if month >= first and paper.primary_category in wanted:
-            counts[month] += 1
+    counts = category_months(view, months[0], wanted)
     if categories and all(counts.get(month, 0) > 0 for month in months):
         return Reference(
             {month: counts[month] for month in months},
