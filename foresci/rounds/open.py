@@ -198,7 +198,8 @@ def open_round(
                 settings=settings,
                 snapshots=used,
                 taxonomy_dir=taxonomy_dir,
-                extra_questions=emergence_questions(emergence, window, pairs, supply.concept_cap),
+                extra_questions=emergence_questions(emergence, window, pairs, supply.concept_cap,
+                                                    supply.emergence_strata),
                 supply=supply,
                 seed=f"{config.seed}:{round_id}:{window}",
             )
@@ -232,6 +233,7 @@ def open_round(
             "by_rule": dict(Counter(question_rule(question) for question in questions)),
             "supply": {"questions": wanted, "emergence_questions": pairs, "node_cap": supply.node_cap,
                        "concept_cap": supply.concept_cap, "venue_cap": supply.venue_cap,
+                       "emergence_strata": list(supply.emergence_strata),
                        "min_node_papers": supply.min_node_papers,
                        "rules": chosen_rules(supply)},
         }
