@@ -233,6 +233,7 @@ def open_round(
             "by_rule": dict(Counter(question_rule(question) for question in questions)),
             "supply": {"questions": wanted, "emergence_questions": pairs, "node_cap": supply.node_cap,
                        "concept_cap": supply.concept_cap, "venue_cap": supply.venue_cap,
+                       "emergence_strata": list(supply.emergence_strata),
                        "min_node_papers": supply.min_node_papers,
                        "rules": chosen_rules(supply)},
         }

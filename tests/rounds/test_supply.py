@@ -1,7 +1,7 @@
 """A round's question supply (foresci.tasks.forecast.supply_questions): every rule, the node cap, naive
 answers from pre-cutoff facts only, the resolution of the new rules, share growth and its mirror share
-decline, the venue cap, the concept cap of the ceq- questions and the ledger's override of the supply
-size."""
+decline, the venue cap, the concept cap and the stratum weights of the ceq- questions and the ledger's
+override of the supply size."""
 
 from __future__ import annotations
 
@@ -10,12 +10,16 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
+from foresci.rounds.config import RoundSettings
 from foresci.rounds.family_tasks import PreCutoffReader
 from foresci.rounds.ledger import LedgerConfig, init_ledger, load_round
 from foresci.rounds.open import open_round
 from foresci.rounds.submit import round_questions
 from foresci.tasks.families.concept_emergence.forecasts import KEYS_PARAM
-from foresci.tasks.families.concept_emergence.rounds import EmergenceFreeze
+from foresci.tasks.families.concept_emergence.rounds import EmergenceFreeze, strata_of, stratum_cycle
 from foresci.tasks.forecast import RULES, freeze_questions, question_rule, resolve_questions
 from tests.rounds.helpers import toy_settings
 from tests.tasks.toy import CUTOFF, ToyKB
@@ -147,6 +151,38 @@ def test_emergence_questions_cap_each_concept() -> None:
     assert max(uncapped.values()) > 1  # the cap, not the world, keeps the concepts apart
 
 
+def test_stratum_cycle_gives_each_stratum_its_weight_interleaved() -> None:
+    assert stratum_cycle([1, 1, 1, 1]) == [0, 1, 2, 3]  # equal weights: the rotation rounds had before
+    cycle = stratum_cycle([1, 2, 4, 4])
+    assert Counter(cycle) == {0: 1, 1: 2, 2: 4, 3: 4}
+    assert all(cycle[index - 1] != cycle[index] for index in range(len(cycle)))  # interleaved, wrapping too
+    assert Counter(stratum_cycle([0, 0, 3, 1])) == {2: 3, 3: 1}
+    with pytest.raises(ValueError, match="stratum weights"):
+        stratum_cycle([0, 0, 0, 0])
+    with pytest.raises(ValidationError, match="emergence_strata"):
+        RoundSettings(emergence_strata=[0, 0, 0, 0])
+    with pytest.raises(ValidationError):
+        RoundSettings(emergence_strata=[1, 2, 4])
+    assert RoundSettings().emergence_strata[0] < RoundSettings().emergence_strata[-1]  # the top stratum least
+
+
+def test_emergence_questions_follow_the_stratum_weights() -> None:
+    from tests.rounds.test_emergence_items import CUTOFF as WORLD_CUTOFF
+    from tests.rounds.test_emergence_items import DOMAIN, WorldKB
+
+    freeze = EmergenceFreeze(PreCutoffReader(WorldKB(until=WORLD_CUTOFF), WORLD_CUTOFF), [DOMAIN], "1:r")
+    snapshot = freeze.snapshot(DOMAIN, "3m")
+    stratum = {tuple(snapshot.vocabulary.keys[int(c)] for c in snapshot.candidates.pairs[row]): position
+               for position, rows in enumerate(strata_of(snapshot)) for row in rows}
+    weighted = freeze.questions("3m", 11, strata_weights=[1, 2, 4, 4])
+    drawn = [stratum[tuple(question.params[KEYS_PARAM])] for question in weighted]
+    assert Counter(drawn) == {0: 1, 1: 2, 2: 4, 3: 4}
+    rates = freeze.stratum_base_rates(DOMAIN, "3m")
+    assert [question.baseline for question in weighted] == [rates[position] for position in drawn]
+    only_low = freeze.questions("3m", 6, strata_weights=[0, 0, 1, 1])
+    assert {stratum[tuple(question.params[KEYS_PARAM])] for question in only_low} == {2, 3}
+
+
 def test_round_takes_supply_size_from_settings_unless_the_ledger_sets_it(tmp_path: Path) -> None:
     settings = toy_settings()
     settings.rounds.questions = 20
@@ -161,4 +197,5 @@ def test_round_takes_supply_size_from_settings_unless_the_ledger_sets_it(tmp_pat
         sizes[name] = len(round_questions(ledger / "rounds" / round_id, manifest))
         assert manifest.counts["supply"]["node_cap"] == settings.rounds.node_cap
         assert manifest.counts["supply"]["venue_cap"] == settings.rounds.venue_cap
+        assert manifest.counts["supply"]["emergence_strata"] == settings.rounds.emergence_strata
     assert sizes == {"default": 20, "ledger": 6}

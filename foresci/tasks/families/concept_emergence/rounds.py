@@ -31,8 +31,10 @@ spread the items over pairs from very to hardly likely without looking at the wi
   emergence_task`); its id hashes ``("round", the option labels)``. Tasks that the leakage lint flags are
   dropped.
 - ``ceq-`` questions cycle the domains and strata (the i-th question of a window reads domain ``i mod D``
-  and stratum ``(i div D + i mod D) mod 4``: every run of D questions spans the strata, shifted by one each
-  run, so a few questions do not all come from the top strata), one uniform pair each, with the
+  and the stratum at place ``(i div D + i mod D) mod L`` of the stratum cycle, :func:`stratum_cycle` of
+  the weights ``rounds.emergence_strata``, L slots long: every run of D questions spans the cycle,
+  shifted by one each run, so a few questions do not all come from the top strata; equal weights give
+  0, 1, 2, 3), one uniform pair each, with the
   release's question text plus the concept keys in ``params``. Their naive probability (``baseline``) is
   the positive share of the same stratum one window earlier: the snapshot at ``t - window`` ranked the
   same way, its pairs counted in ``(t - window, t]`` (pre-cutoff papers only; smoothed
@@ -106,6 +108,23 @@ TASK_PAIRS = len(STRATA)
 """Pairs a ``ce-`` task shows (before its "none of these" option)."""
 SCORES = ("preferential_attachment", "resource_allocation")
 """The pre-cutoff network measures whose rank shares, averaged, order the candidates into strata."""
+
+
+def stratum_cycle(weights: Sequence[int]) -> list[int]:
+    """One cycle of stratum indices (highest stratum 0) holding ``weights[s]`` slots of stratum ``s``,
+    interleaved by smooth weighted round robin (each slot goes to the stratum furthest behind its share;
+    ties to the higher stratum): (1, 1, 1, 1) gives 0, 1, 2, 3; (1, 2, 4, 4) gives 11 slots, one of them
+    the top stratum's."""
+    if len(weights) != len(STRATA) or min(weights) < 0 or sum(weights) <= 0:
+        raise ValueError(f"stratum weights {list(weights)}: need {len(STRATA)} counts >= 0, not all 0")
+    credit = [0] * len(weights)
+    cycle: list[int] = []
+    for _ in range(sum(weights)):
+        credit = [have + weight for have, weight in zip(credit, weights, strict=True)]
+        pick = max(range(len(credit)), key=lambda index: (credit[index], -index))
+        credit[pick] -= sum(weights)
+        cycle.append(pick)
+    return cycle
 
 
 def _months(window: Window) -> int:
@@ -256,8 +275,8 @@ class EmergenceFreeze:
 
     def round_questions(self, window: str, wanted: int, supply: Any) -> list[ForecastQuestion]:
         """A round's ``ceq-`` questions of one window (none outside the family's horizons); ``supply``: the
-        rounds settings (``concept_cap``)."""
-        return emergence_questions(self, window, wanted, supply.concept_cap)
+        rounds settings (``concept_cap``, ``emergence_strata``)."""
+        return emergence_questions(self, window, wanted, supply.concept_cap, supply.emergence_strata)
 
     # ---- ceq- questions --------------------------------------------------------------------------------
     def stratum_base_rates(self, name: str, horizon: str) -> list[float]:
@@ -275,11 +294,14 @@ class EmergenceFreeze:
             rates.append(round((hits + 0.5) / (len(rows) + 1), 6))
         return rates
 
-    def questions(self, horizon: str, wanted: int, concept_cap: int | None = None) -> list[ForecastQuestion]:
-        """``wanted`` binary questions about the window, cycling domains and strata, at most
-        ``concept_cap`` naming one concept in a domain (module docstring; None: no cap)."""
+    def questions(self, horizon: str, wanted: int, concept_cap: int | None = None,
+                  strata_weights: Sequence[int] | None = None) -> list[ForecastQuestion]:
+        """``wanted`` binary questions about the window, cycling domains and the strata of
+        :func:`stratum_cycle` (``strata_weights``; None: equal), at most ``concept_cap`` naming one concept
+        in a domain (module docstring; None: no cap)."""
         if wanted <= 0 or not self.domains:
             return []
+        cycle = stratum_cycle([1] * len(STRATA) if strata_weights is None else strata_weights)
         window = make_window(self.cutoff, horizon)
         k = self.settings.release.forecast_min_papers
         words = [self.settings.vocabulary.min_words, self.settings.vocabulary.max_words]
@@ -288,10 +310,10 @@ class EmergenceFreeze:
         seen: set[str] = set()
         named: Counter[tuple[str, str]] = Counter()  # (domain, concept key) -> questions naming it
         position, misses = 0, 0
-        slots = len(self.domains) * len(STRATA)
+        slots = len(self.domains) * len(cycle)
         while len(made) < wanted and misses < slots:
             name = self.domains[position % len(self.domains)]
-            stratum = (position // len(self.domains) + position % len(self.domains)) % len(STRATA)
+            stratum = cycle[(position // len(self.domains) + position % len(self.domains)) % len(cycle)]
             position += 1
             if name not in state:
                 snapshot = self.snapshot(name, horizon)
@@ -410,9 +432,11 @@ def emergence_windows(windows: Sequence[str]) -> list[str]:
 
 
 def emergence_questions(freeze: EmergenceFreeze | None, window: str, wanted: int,
-                        concept_cap: int | None = None) -> list[ForecastQuestion]:
+                        concept_cap: int | None = None,
+                        strata_weights: Sequence[int] | None = None) -> list[ForecastQuestion]:
     """The ``ceq-`` questions of one window of the round (none without a freeze or outside the family's
-    horizons), at most ``concept_cap`` naming one concept of a domain."""
+    horizons), at most ``concept_cap`` naming one concept of a domain, the strata weighted by
+    ``strata_weights`` (:func:`stratum_cycle`; None: equal)."""
     if freeze is None or window not in emergence_windows([window]):
         return []
-    return freeze.questions(window, wanted, concept_cap)
+    return freeze.questions(window, wanted, concept_cap, strata_weights)
