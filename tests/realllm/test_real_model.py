@@ -4,10 +4,10 @@ The toy world of the agents tests (a real KB, post-cutoff papers marked) has one
 registered LLM method answers every task (the full method x family grid), then every row is evaluated
 offline, and one row of each family, each by a different method, is judged by the same model (the judge's
 prompts and metrics depend on the family and the answer, not on the method that wrote it; judging all 24
-rows took 1,262 s of the test's 2,076 s in a run at load 15, and two rows per family 614 s in all in CI). Every row must be a schema-valid answer or an
-error row with its reason; no prompt may carry anything after the cutoff; a rerun must make zero model
-calls. A recording proxy (the scripted server in forwarding mode) sits between foresci and the model
-server, so every prompt the model saw is read back.
+rows took 1,262 s of the test's 2,076 s in a run at load 15, and two rows per family 614 s in all in CI).
+Every row must be a schema-valid answer or an error row with its reason; no prompt may carry anything after
+the cutoff; a rerun must make zero model calls. A recording proxy (the scripted server in forwarding mode)
+sits between foresci and the model server, so every prompt the model saw is read back.
 
 What keeps the grid within a CI budget on two cores, without faking any step: the compact settings of
 :func:`_settings` (two evidence papers, one review round, one judge pass, capped output) and the server's
