@@ -9,6 +9,10 @@ An extension is an importable module whose import registers what it defines (``@
   (``[project.entry-points."foresci.extensions"] novelty = "my_lab.novelty"``).
 
 A module that cannot be imported is an :class:`ExtensionError` naming it and where it was named.
+
+Extensions are trusted: they run in foresci's process. A method submitted to be benchmarked is not an
+extension: it is a plug-in of its own entry-point group ``foresci.methods``
+(:data:`foresci.methods.loading.ENTRY_POINT_GROUP`), imported only inside its sandbox worker.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""The one registry scheme of foresci's plug-in kinds (task families, metrics): named items registered by
-importing the module that defines them, the shipped modules first in the order their kind states once,
-then the extensions' (:mod:`foresci.core.extensions`), in registration order.
+"""The one registry scheme of foresci's plug-in kinds (task families, metrics, methods): named items
+registered by importing the module that defines them, the shipped modules first in the order their kind
+states once, then the extensions' (:mod:`foresci.core.extensions`), in registration order.
 
 A kind makes one :class:`Registry` with the tuple of its shipped modules; its decorator
-(``@register_family``, ``@register_metric``) checks the item and calls :meth:`Registry.add`; readers call
-:meth:`Registry.ordered` or :meth:`Registry.get`, which import the shipped modules (once) and the
-extensions (once per process) before answering.
+(``@register_family``, ``@register_metric``, ``@method``) checks the item and calls :meth:`Registry.add`;
+readers call :meth:`Registry.ordered` or :meth:`Registry.get`, which import the shipped modules (once) and
+the extensions (once per process) before answering. A shipped module that registers nothing of its kind
+is a :class:`RegistryError` naming it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ import importlib
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from foresci.core.errors import UserError
+
 ItemT = TypeVar("ItemT")
+
+
+class RegistryError(UserError):
+    """A module in a kind's stated tuple of shipped modules that registers nothing of that kind."""
 
 
 class Registry(Generic[ItemT]):
@@ -29,7 +36,7 @@ class Registry(Generic[ItemT]):
         self.shipped = shipped
         self.entries: dict[str, ItemT] = {}
         self._module_of = module_of
-        self._shipped_loaded = False
+        self._imported: set[str] = set()
         self._ordered: tuple[ItemT, ...] | None = None
 
     def add(self, name: str, item: ItemT) -> None:
@@ -47,11 +54,16 @@ class Registry(Generic[ItemT]):
         self._ordered = None
 
     def load(self) -> None:
-        """Import the shipped modules (once), then any extension not imported yet."""
-        if not self._shipped_loaded:
-            self._shipped_loaded = True
-            for module in self.shipped:
-                importlib.import_module(module)
+        """Import the shipped modules not imported yet (each must register an item), then any extension
+        not imported yet."""
+        for module in self.shipped:
+            if module not in self._imported:
+                imported = importlib.import_module(module)
+                if not any(self._module_of(item) == module for item in self.entries.values()):
+                    raise RegistryError(f"shipped {self.kind} module {module!r} registers no {self.kind}: "
+                                        "register one in it or take it out of the shipped tuple",
+                                        path=getattr(imported, "__file__", None))
+                self._imported.add(module)
         from foresci.core.extensions import load_extensions
 
         if load_extensions():

@@ -23,6 +23,10 @@ from foresci.methods.references import is_path_reference as is_path_reference
 from foresci.methods.registry import MethodSpec, as_spec, lookup, register, registered, shipped_methods
 
 ENTRY_POINT_GROUP = "foresci.methods"
+"""The entry-point group of method plug-ins: a group of its own, not ``foresci.extensions``. foresci imports
+every extension in its own process before it reads a registry (extensions are trusted code); one group for
+both would make the host import a submitted method's code. A plug-in of this group is located without
+importing it and imported only in its sandbox worker (``--trust-plugin``: here, behind the wall)."""
 
 
 def installed_plugins() -> dict[str, EntryPoint]:

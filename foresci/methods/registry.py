@@ -3,10 +3,13 @@
 A method is registered by name with two flags that drive everything the runner and CLI do with it:
 ``needs_kb`` (it reads the knowledge base: it gets KB tools bound to the task cutoff, and ``--kb`` is
 required) and ``uses_llm`` (it calls a backbone: it runs once per ``--model``, gets the chat-model client,
-has a name-only mode, and needs an endpoint). The shipped methods register here like any plug-in: each
-module of :mod:`foresci.methods.shipped` is found by scanning that package (a new shipped method is its
-module and its prompt file ``agents/<name>.yaml``; ``@method`` is all it takes to register); third-party
-ones load by entry point, ``module:obj`` or URL (:mod:`foresci.methods.loading`).
+has a name-only mode, and needs an endpoint). Methods are held in a
+:class:`~foresci.core.registry.Registry` like task families and metrics: the shipped method modules are
+stated once, in their order, in :data:`SHIPPED_METHODS` (a new shipped method is its module there and its
+prompt file ``agents/<name>.yaml``), and ``@method`` adds to it. Third-party methods load by entry point
+(group ``foresci.methods``), ``module:obj``, path or URL (:mod:`foresci.methods.loading`); they are not
+imported in foresci's process but described and run in a sandboxed worker, which registers them in its own
+process with the same ``@method``/:func:`register`.
 
     from foresci.methods import method
 
@@ -23,8 +26,6 @@ own support artifact. An optional forecast hook answers numeric/binary forecast 
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from foresci.contracts import ContractStatus, ForecastAnswer, SupportArtifact
+from foresci.core.registry import Registry
 
 if TYPE_CHECKING:
     from foresci.core.settings import Settings
@@ -119,7 +121,7 @@ class MethodSpec:
     serve over the tool channel. Every other method runs in foresci's process behind the plug-in wall
     (:mod:`foresci.methods.wall`; ``--trust-plugin``). ``prompts`` declares the templates of a shipped
     method's prompt file ``agents/<name>.yaml`` and the variables the code passes to each (checked when the
-    prompts load); ``order`` places a shipped method in listings and runs (lower first).
+    prompts load). A shipped method's place in listings and runs is its module's in :data:`SHIPPED_METHODS`.
     """
 
     name: str
@@ -131,7 +133,6 @@ class MethodSpec:
     source: str = ""
     isolated: bool = False
     prompts: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    order: int | None = None
     version: str = ""
     families: frozenset[str] | None = None
     answers: Callable[[str], bool] | None = None
@@ -156,7 +157,22 @@ class MethodSpec:
         return [None] if mode == "full" else []
 
 
-_REGISTRY: dict[str, MethodSpec] = {}
+SHIPPED_PACKAGE = "foresci.methods.shipped"
+
+SHIPPED_METHODS = ("native", "hybrid_rag", "coi", "research_agent", "aris", "react", "baselines", "emergence")
+"""The shipped method modules of :data:`SHIPPED_PACKAGE`, in the order of listings and runs (within a
+module, its methods' registration order): stated here once."""
+
+
+def _module_of(spec: MethodSpec) -> str:
+    return spec.source.partition(":")[0]
+
+
+METHODS: Registry[MethodSpec] = Registry(
+    "method", tuple(f"{SHIPPED_PACKAGE}.{name}" for name in SHIPPED_METHODS), _module_of)
+"""Every registered method by name: the shipped ones, then those registered since (plug-ins proxied by
+foresci, HTTP agents, extensions'; inside a sandbox worker, the plug-in itself)."""
+_REGISTRY = METHODS.entries  # name -> method, in registration order
 _LOCK = threading.Lock()
 
 
@@ -202,27 +218,26 @@ def as_spec(target: Any, name: str | None = None, needs_kb: bool = False, uses_l
 def register(spec: MethodSpec) -> MethodSpec:
     """Add ``spec`` to the registry; a name already taken by another method is an error."""
     with _LOCK:
-        taken = _REGISTRY.get(spec.name)
+        taken = METHODS.entries.get(spec.name)
         if taken is not None and taken.source != spec.source:
             raise ValueError(f"method name {spec.name!r} is already registered by {taken.source}")
-        _REGISTRY[spec.name] = spec
+        METHODS.add(spec.name, spec)
     return spec
 
 
 def lookup(name: str) -> MethodSpec | None:
     """The method registered as ``name`` so far (the shipped ones are not loaded for this), or None."""
     with _LOCK:
-        return _REGISTRY.get(name)
+        return METHODS.entries.get(name)
 
 
 def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
-           prompts: Mapping[str, set[str] | frozenset[str]] | None = None,
-           order: int | None = None, version: str = "",
+           prompts: Mapping[str, set[str] | frozenset[str]] | None = None, version: str = "",
            families: Iterable[str] | None = None,
            answers: Callable[[str], bool] | None = None) -> Callable[[Any], MethodSpec]:
     """Decorator registering an answer function (or a class with ``answer`` and optional ``forecast``)
     as method ``name``; returns the :class:`MethodSpec` (use ``@spec.forecaster`` to add a forecast hook).
-    ``prompts`` (template key -> variables) and ``order`` are for shipped methods (:class:`MethodSpec`).
+    ``prompts`` (template key -> variables) is for shipped methods (:class:`MethodSpec`).
     ``version`` names this version of the method on its rows (default: a hash of its source file).
     ``families`` limits the method to those task families (default: every family); a run asks it nothing
     else, so a family it cannot answer is left out, not an error row. ``answers``: the same, decided by
@@ -232,7 +247,6 @@ def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
     def decorate(target: Any) -> MethodSpec:
         spec = as_spec(target, name=name, needs_kb=needs_kb, uses_llm=uses_llm, version=version)
         spec.prompts = {key: frozenset(variables) for key, variables in (prompts or {}).items()}
-        spec.order = order
         spec.families = frozenset(families) if families is not None else None
         spec.answers = answers
         return register(spec)
@@ -240,31 +254,12 @@ def method(name: str, *, needs_kb: bool = False, uses_llm: bool = False,
     return decorate
 
 
-SHIPPED_PACKAGE = "foresci.methods.shipped"
-
-
-def shipped_modules() -> list[str]:
-    """The modules of :data:`SHIPPED_PACKAGE` (found by scanning the package, not listed anywhere)."""
-    package = importlib.import_module(SHIPPED_PACKAGE)
-    return sorted(f"{SHIPPED_PACKAGE}.{info.name}" for info in pkgutil.iter_modules(package.__path__))
-
-
-def _load_shipped() -> None:
-    for module in shipped_modules():
-        importlib.import_module(module)
-
-
 def registered() -> dict[str, MethodSpec]:
-    """Every registered method by name: the shipped ones first, by their ``order`` (those without one
-    after them), then the others in registration order."""
-    _load_shipped()
-
-    def place(spec: MethodSpec) -> tuple[int, int]:
-        ordered = spec.shipped and spec.order is not None
-        return (0, spec.order or 0) if ordered else (1, 0)
-
+    """Every registered method by name: the shipped ones first, in :data:`SHIPPED_METHODS` order, then the
+    others in registration order (loads the shipped modules and the extensions once)."""
+    METHODS.load()
     with _LOCK:
-        ordered = sorted(_REGISTRY.values(), key=place)  # stable: registration order within a place
+        ordered = METHODS.ordered_now()
     return {spec.name: spec for spec in ordered}
 
 

@@ -1,6 +1,6 @@
-"""A new shipped LLM method is one module and one YAML: dropped into the shipped package and the prompt
-folder (temp copies here, nothing in foresci edited), it is listed, its prompts load and render, and the
-runner answers tasks and forecast questions with it."""
+"""A new shipped LLM method is one module (named in SHIPPED_METHODS) and one YAML: dropped into the shipped
+package and the prompt folder (temp copies here, nothing in foresci edited), it is listed in its stated
+place, its prompts load and render, and the runner answers tasks and forecast questions with it."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def echo_graph() -> Any:
     return graph.compile()
 
 
-@method("{NAME}", uses_llm=True, order=65, prompts={{"echo": {{"brief", "contract", "tone"}}}})
+@method("{NAME}", uses_llm=True, prompts={{"echo": {{"brief", "contract", "tone"}}}})
 def toy_echo(inputs):
     return run_llm_method(echo_graph, inputs)
 
@@ -87,8 +87,8 @@ YAML = """templates:
 
 @pytest.fixture
 def dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The toy module in (a folder of) the shipped package and its YAML in a copy of ``agents/``; the
-    registry and module table restored afterwards."""
+    """The toy module in (a folder of) the shipped package, named after ``react`` in the stated tuple, and
+    its YAML in a copy of ``agents/``; the registry and module table restored afterwards."""
     package_dir = tmp_path / "shipped"
     package_dir.mkdir()
     (package_dir / f"{NAME}.py").write_text(MODULE)
@@ -97,9 +97,17 @@ def dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (agents_dir / f"{NAME}.yaml").write_text(YAML)
     registry.registered()  # the shipped methods load into the real registry before it is swapped
     monkeypatch.setattr(shipped_package, "__path__", [*shipped_package.__path__, str(package_dir)])
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     monkeypatch.setattr(agent_prompts, "declarative_dir", lambda name: tmp_path / name)
-    yield agents_dir
+    methods = registry.METHODS
+    stated = list(methods.shipped)
+    stated.insert(stated.index(f"{shipped_package.__name__}.react") + 1, f"{shipped_package.__name__}.{NAME}")
+    with pytest.MonkeyPatch.context() as swap:
+        swap.setattr(methods, "shipped", tuple(stated))
+        swap.setattr(methods, "entries", dict(methods.entries))
+        swap.setattr(methods, "_imported", set(methods._imported))
+        methods.forget_order()
+        yield agents_dir
+    methods.forget_order()
     sys.modules.pop(f"{shipped_package.__name__}.{NAME}", None)
 
 
@@ -114,7 +122,7 @@ def test_a_dropped_module_is_listed_with_its_prompts(dropped: Path) -> None:
     methods = registry.registered()
     assert NAME in registry.shipped_methods(uses_llm=True)
     names = list(methods)
-    assert names.index("react") < names.index(NAME) < names.index("trend"), "order=65 places it"
+    assert names.index("react") < names.index(NAME) < names.index("trend"), "its place in the tuple places it"
     spec = methods[NAME]
     assert spec.shipped and spec.uses_llm and spec.forecast is not None
     book = prompt_book()

@@ -129,7 +129,7 @@ def aris_graph() -> Any:
     return graph.compile()
 
 
-@method("aris", needs_kb=True, uses_llm=True, order=50,
+@method("aris", needs_kb=True, uses_llm=True,
         prompts={"plan_queries": {"brief", "contract", "max_queries"},
                  "build_evidence": {"brief", "evidence", "signals", "contract"},
                  "render": {"brief", "claims", "signals", "contract"}})

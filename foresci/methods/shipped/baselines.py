@@ -44,7 +44,7 @@ def _forecast(kind: Kind, question: ForecastQuestion, inputs: ForecastInput) -> 
     return forecast_question(kind, _kb_tools(inputs.tools, kind).view, question, inputs.settings.agents)
 
 
-@method("trend", needs_kb=True, order=70)
+@method("trend", needs_kb=True)
 def trend(inputs: MethodInput) -> MethodResult:
     """Momentum of normalised shares, fragmentation, venue shares, bottleneck recurrence."""
     return _answer("trend", inputs)
@@ -56,7 +56,7 @@ def trend_forecast(question: ForecastQuestion, inputs: ForecastInput) -> Forecas
     return _forecast("trend", question, inputs)
 
 
-@method("persistence", needs_kb=True, order=71)
+@method("persistence", needs_kb=True)
 def persistence(inputs: MethodInput) -> MethodResult:
     """The past continues: the biggest recent direction wins, rankings by pre-cutoff volume."""
     return _answer("persistence", inputs)
@@ -101,7 +101,7 @@ def _states_counts(family: str) -> bool:
         return False
 
 
-@method("recency", needs_kb=True, order=72, answers=_states_counts)
+@method("recency", needs_kb=True, answers=_states_counts)
 def recency(inputs: MethodInput) -> MethodResult:
     """The naive recency forecaster: the option with the highest recent / pre-cutoff paper ratio, from the
     counts the task states or, where it states none (tasks built since issue 43), the KB's (families whose

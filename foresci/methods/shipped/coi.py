@@ -130,7 +130,7 @@ def coi_graph() -> Any:
     return graph.compile()
 
 
-@method("coi", needs_kb=True, uses_llm=True, order=30,
+@method("coi", needs_kb=True, uses_llm=True,
         prompts={"read_chains": {"brief", "chains"},
                  "answer": {"brief", "chains", "trend_reading", "contract"}})
 def coi(inputs: MethodInput) -> MethodResult:

@@ -57,31 +57,31 @@ def _network(score: str, inputs: MethodInput) -> MethodResult:
     return MethodResult(answer=answer, support=support)
 
 
-@method("preferential_attachment", needs_kb=True, order=80, answers=pairs_concepts)
+@method("preferential_attachment", needs_kb=True, answers=pairs_concepts)
 def preferential_attachment(inputs: MethodInput) -> MethodResult:
     """Pairs of well-connected concepts meet first: the product of the two concepts' degrees."""
     return _network("preferential_attachment", inputs)
 
 
-@method("common_neighbours", needs_kb=True, order=81, answers=pairs_concepts)
+@method("common_neighbours", needs_kb=True, answers=pairs_concepts)
 def common_neighbours(inputs: MethodInput) -> MethodResult:
     """Pairs sharing the most neighbouring concepts meet first."""
     return _network("common_neighbours", inputs)
 
 
-@method("adamic_adar", needs_kb=True, order=82, answers=pairs_concepts)
+@method("adamic_adar", needs_kb=True, answers=pairs_concepts)
 def adamic_adar(inputs: MethodInput) -> MethodResult:
     """Shared neighbours, each weighted by 1 / log(its degree): rare shared concepts count more."""
     return _network("adamic_adar", inputs)
 
 
-@method("jaccard", needs_kb=True, order=83, answers=pairs_concepts)
+@method("jaccard", needs_kb=True, answers=pairs_concepts)
 def jaccard(inputs: MethodInput) -> MethodResult:
     """Shared neighbours over all neighbours of the two concepts."""
     return _network("jaccard", inputs)
 
 
-@method("resource_allocation", needs_kb=True, order=84, answers=pairs_concepts)
+@method("resource_allocation", needs_kb=True, answers=pairs_concepts)
 def resource_allocation(inputs: MethodInput) -> MethodResult:
     """Shared neighbours, each weighted by 1 / its degree."""
     return _network("resource_allocation", inputs)
@@ -98,7 +98,7 @@ def _model(tools: Any, domain: str, cutoff: Any, horizon: str) -> Any:
     return domain_model(view, domain, cutoff, HORIZON_MONTHS[horizon])
 
 
-@method("learned_links", needs_kb=True, order=85, answers=pairs_concepts)
+@method("learned_links", needs_kb=True, answers=pairs_concepts)
 def learned_links(inputs: MethodInput) -> MethodResult:
     """A logistic regression on the network features, trained at ``t - window`` (labels up to ``t``)."""
     task = inputs.task

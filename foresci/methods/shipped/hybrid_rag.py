@@ -61,7 +61,7 @@ def hybrid_rag_graph() -> Any:
     return graph.compile()
 
 
-@method("hybrid_rag", needs_kb=True, uses_llm=True, order=20,
+@method("hybrid_rag", needs_kb=True, uses_llm=True,
         prompts={"answer": {"brief", "evidence", "contract"}})
 def hybrid_rag(inputs: MethodInput) -> MethodResult:
     """The hybrid_rag graph on one task."""

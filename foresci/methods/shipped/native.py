@@ -16,7 +16,7 @@ from foresci.methods.shipped.forecasting import NO_LITERATURE, answer_reply, ask
 from foresci.tasks.models import ForecastQuestion
 
 
-@method("native", needs_kb=False, uses_llm=True, order=10,
+@method("native", needs_kb=False, uses_llm=True,
         prompts={"answer": {"brief", "contract"}})
 def native(inputs: MethodInput) -> MethodResult:
     """The native graph on one task."""

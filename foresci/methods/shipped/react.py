@@ -131,7 +131,7 @@ def react_graph() -> Any:
     return graph.compile()
 
 
-@method("react", needs_kb=True, uses_llm=True, order=60,
+@method("react", needs_kb=True, uses_llm=True,
         prompts={"instructions": {"brief", "contract", "tool_budget", "max_steps"},
                  "answer": {"brief", "evidence", "findings", "contract"},
                  "forecast_search": {"question", "facts", "tool_budget", "max_steps"}})

@@ -139,7 +139,7 @@ def research_agent_graph() -> Any:
     return graph.compile()
 
 
-@method("research_agent", needs_kb=True, uses_llm=True, order=40,
+@method("research_agent", needs_kb=True, uses_llm=True,
         prompts={"draft": {"brief", "evidence", "contract"},
                  "review": {"brief", "draft", "rubric", "reviewer"},
                  "refine": {"brief", "evidence", "draft", "reviews", "contract"}})
