@@ -252,36 +252,33 @@ class TaskFamily:
         """The ``top_choice`` metric: was the answer's first pick the hidden one? None: not applicable."""
         return None
 
+    def _hook_module(self, module_name: str | None, what: str, wanted: tuple[str, ...]) -> Any:
+        """The module ``module_name`` holding ``wanted`` callables (``what`` names it in errors); a
+        FamilyDefinitionError when the family names none, it cannot be imported or it lacks one."""
+        if module_name is None:
+            raise FamilyDefinitionError(f"family {self.name!r} has no {what}")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            raise FamilyDefinitionError(f"family {self.name!r}: cannot load its {what} "
+                                        f"{module_name!r}: {error}") from error
+        missing = [name for name in wanted if not callable(getattr(module, name, None))]
+        if missing:
+            raise FamilyDefinitionError(f"family {self.name!r}: {what} {module_name!r} define no "
+                                        f"{' or '.join(missing)}")
+        return module
+
     def round_hooks(self) -> Any:
         """The module of its round hooks (``round_tasks``); a FamilyDefinitionError when it lacks one."""
         if self.round_tasks is None:
             raise FamilyDefinitionError(f"family {self.name!r} freezes no round tasks (round_tasks is None)")
-        try:
-            module = importlib.import_module(self.round_tasks)
-        except ImportError as error:
-            raise FamilyDefinitionError(f"family {self.name!r}: cannot load its round hooks "
-                                        f"{self.round_tasks!r}: {error}") from error
-        missing = [name for name in ("freeze", "resolve") if not callable(getattr(module, name, None))]
-        if missing:
-            raise FamilyDefinitionError(f"family {self.name!r}: round hooks {self.round_tasks!r} define no "
-                                        f"{' or '.join(missing)}")
-        return module
+        return self._hook_module(self.round_tasks, "round hooks", ("freeze", "resolve"))
 
     def round_items_hooks(self) -> Any:
         """The module of its own round items (``round_items``); a FamilyDefinitionError when it lacks one."""
         if self.round_items is None:
             raise FamilyDefinitionError(f"family {self.name!r} has no round items (round_items is None)")
-        try:
-            module = importlib.import_module(self.round_items)
-        except ImportError as error:
-            raise FamilyDefinitionError(f"family {self.name!r}: cannot load its round items "
-                                        f"{self.round_items!r}: {error}") from error
-        missing = [name for name in ("open_items", "resolve_items")
-                   if not callable(getattr(module, name, None))]
-        if missing:
-            raise FamilyDefinitionError(f"family {self.name!r}: round items {self.round_items!r} define no "
-                                        f"{' or '.join(missing)}")
-        return module
+        return self._hook_module(self.round_items, "round items", ("open_items", "resolve_items"))
 
     def round_horizons(self, windows: Sequence[str]) -> list[str]:
         """The windows its round tasks ask about: its fixed cycle (``venue_cycle``) if it reads one, else
