@@ -71,15 +71,22 @@ class Reference:
 
 _CATEGORY_MONTHS: weakref.WeakKeyDictionary[Any, dict[tuple[str, frozenset[str]], Counter[str]]] = (
     weakref.WeakKeyDictionary())
+_PAPER_MONTHS: weakref.WeakKeyDictionary[Any, dict[str | None, dict[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def _view_memo(memos: weakref.WeakKeyDictionary[Any, dict[Any, Any]], view: KBViewLike) -> dict[Any, Any]:
+    """``view``'s memo in ``memos`` (kept while the view lives); a fresh one, so the answer is computed
+    every time, for a view that cannot be weakly referenced."""
+    try:
+        return memos.setdefault(view, {})
+    except TypeError:
+        return {}
 
 
 def category_months(view: KBViewLike, first: str, wanted: set[str]) -> Counter[str]:
     """Papers per month from ``first`` on whose primary category is in ``wanted``; counted once per view
     (a round's opening asks for it once per baseline answer: ~40 passes over every paper otherwise)."""
-    try:
-        memo = _CATEGORY_MONTHS.setdefault(view, {})
-    except TypeError:  # a view that cannot be weakly referenced: counted every time
-        memo = {}
+    memo = _view_memo(_CATEGORY_MONTHS, view)
     key = (first, frozenset(wanted))
     found = memo.get(key)
     if found is None:
@@ -92,16 +99,10 @@ def category_months(view: KBViewLike, first: str, wanted: set[str]) -> Counter[s
     return Counter(found)
 
 
-_PAPER_MONTHS: weakref.WeakKeyDictionary[Any, dict[str | None, dict[str, str]]] = weakref.WeakKeyDictionary()
-
-
 def paper_months(view: KBViewLike, domain: str | None) -> dict[str, str]:
     """Paper id -> 'YYYY-MM' of the view's papers of ``domain``, read once per view and domain (shared:
     read it, do not change it)."""
-    try:
-        memo = _PAPER_MONTHS.setdefault(view, {})
-    except TypeError:  # a view that cannot be weakly referenced: read every time
-        memo = {}
+    memo = _view_memo(_PAPER_MONTHS, view)
     found = memo.get(domain)
     if found is None:
         found = memo[domain] = {paper.paper_id: month_of(paper.announced) for paper in view.papers(domain)}
