@@ -29,6 +29,7 @@ from foresci.tasks.hidden import LEGACY_FIELDS, make_hidden_target, parse_hidden
 from foresci.tasks.hidden_io import load_hidden
 from foresci.tasks.models import Candidate, Task
 from tests.evaluation.fixtures import answers, release_rows
+from tests.support.families import registered_family
 
 SHIPPED = ("direction_forecasting", "bottleneck_opportunity", "strategic_planning", "venue_positioning")
 TASK = {"task_id": "t1", "domain": "toy", "cutoff": date(2025, 12, 31), "horizon": "3m",
@@ -51,12 +52,8 @@ class _NoBaseline(TaskFamily):
 @pytest.fixture
 def extra_family() -> Iterator[TaskFamily]:
     """A family registered for one test, then removed from the registry again."""
-    register_family(_NoBaseline)
-    try:
-        yield get_family(_NoBaseline.name)
-    finally:
-        registry._REGISTRY.pop(_NoBaseline.name, None)
-        registry._family_tuple.cache_clear()
+    with registered_family(_NoBaseline) as family:
+        yield family
 
 
 def test_the_shipped_families_come_first_in_their_order_with_distinct_abbreviations() -> None:

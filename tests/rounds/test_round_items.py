@@ -15,13 +15,12 @@ from foresci.core.settings import Settings
 from foresci.rounds.family_tasks import load_frozen, resolve_tasks
 from foresci.rounds.ledger import LedgerConfig, init_ledger, load_round, round_dir
 from foresci.rounds.open import open_round
-from foresci.tasks.families import TaskFamily, register_family
-from foresci.tasks.families import base as family_base
-from foresci.tasks.families.lookup import FAMILIES
+from foresci.tasks.families import TaskFamily
 from foresci.tasks.families.round_outcome import Frozen, Resolved, resolution_row
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.windows import Window, make_window
 from tests.rounds.test_emergence_items import CUTOFF, DOMAIN, SNAPSHOTS, WINDOW, WorldKB
+from tests.support.families import registered_family
 
 NAME = "itemised_toy_family"
 CALLS: list[tuple[str, Any]] = []
@@ -77,13 +76,9 @@ def resolve_items(frozen: Sequence[Frozen], window: Window, kb: Any) -> list[dic
 
 @pytest.fixture
 def itemised() -> Iterator[None]:
-    register_family(_Itemised)
     CALLS.clear()
-    try:
+    with registered_family(_Itemised):
         yield
-    finally:
-        FAMILIES.remove(NAME)
-        family_base._family_tuple.cache_clear()
 
 
 def test_a_family_from_outside_opens_and_resolves_its_own_round_items(itemised: None, tmp_path: Path) -> None:

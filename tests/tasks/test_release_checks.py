@@ -14,9 +14,7 @@ from pydantic import BaseModel
 from foresci.tasks.audit import audit_tasks, render_audit
 from foresci.tasks.builders.common import Built, select_balanced
 from foresci.tasks.config import TaskSettings
-from foresci.tasks.families import TaskFamily, get_family, register_family
-from foresci.tasks.families import base as family_base
-from foresci.tasks.families.lookup import FAMILIES
+from foresci.tasks.families import TaskFamily
 from foresci.tasks.hidden import HiddenTarget, make_hidden_target
 from foresci.tasks.models import Candidate, Task
 from foresci.tasks.release_checks import (
@@ -28,6 +26,7 @@ from foresci.tasks.release_checks import (
     trajectory_consistent,
 )
 from foresci.tasks.text_index import TextIndex
+from tests.support.families import registered_family
 
 SETTINGS = TaskSettings()
 
@@ -222,12 +221,8 @@ class _Gated(TaskFamily):
 @pytest.fixture
 def gated() -> Iterator[TaskFamily]:
     """The gated family registered for one test, then removed again."""
-    register_family(_Gated)
-    try:
-        yield get_family(_Gated.name)
-    finally:
-        FAMILIES.remove(_Gated.name)
-        family_base._family_tuple.cache_clear()
+    with registered_family(_Gated) as family:
+        yield family
 
 
 def test_a_family_from_outside_gates_its_tasks_and_counts_its_defects_through_its_hooks(
